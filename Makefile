@@ -1,0 +1,45 @@
+# scorekit — two commands set everything up on a fresh machine:
+#   make demo   create .venv, install everything, run the main job on shipped example data
+#   make test   create .venv if needed, install everything, run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+PYTEST_ARGS ?=
+
+.PHONY: all install sysdeps demo test test-fast bench clean
+
+all: test
+
+sysdeps:
+	@bash scripts/sysdeps.sh
+
+# torch first, pinned to the CPU wheel (2.13.0) that this platform serves from local disk: a bare
+# `torch` requirement would pull a multi-GB CUDA build. Then scorekit with every extra.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip setuptools wheel
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[all,test]'
+	@touch $(STAMP)
+
+install: sysdeps $(STAMP)
+
+demo: install
+	@bash examples/demo.sh
+
+test: install
+	$(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser" $(PYTEST_ARGS)
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .hypothesis src/*.egg-info

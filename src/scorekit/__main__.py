@@ -1,0 +1,5 @@
+import sys
+
+from scorekit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,104 @@
+"""The ``scorekit`` command: a thin layer over the Python API.
+
+Each sub-command lives in its own module ``scorekit.cli.<module>`` exposing a click command named
+``command``; modules are imported only when their sub-command runs, so ``scorekit retrieval``
+never pays for importing torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from scorekit import __version__
+from scorekit.errors import ScorekitError
+
+# sub-command name -> (module, one-line help shown in `scorekit --help`)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "retrieval": ("scorekit.cli.retrieval", "Rank metrics (nDCG, MAP, MRR, P/R, hit rate) for TREC/JSON runs; compare systems with significance tests."),
+    "caption": ("scorekit.cli.caption", "Caption / generation metrics: METEOR, CIDEr-D, BLEU, ROUGE-L, BERTScore, CLIPScore (Korean and English)."),
+    "summary": ("scorekit.cli.summary", "Score given n-word summaries: ROUGE-1/2, BERTScore, Efficiency, Density."),
+    "sweep": ("scorekit.cli.sweep", "The magic-n sweep: summarise every document at every n and tabulate the metrics."),
+    "train-summarizer": ("scorekit.cli.rl", "Train the reinforcement-learned n-word summariser (Phase 2)."),
+    "summarize": ("scorekit.cli.rl", "Summarise documents to n words with a trained policy, TextRank or lead-n."),
+    "topics": ("scorekit.cli.topics", "Topic-model metrics: semantic coherence, distinctiveness, diversity, NPMI/C_V/UMass."),
+    "absa": ("scorekit.cli.absa", "Conflict-Review aspect-sentiment metrics: scorecards, aggregation, reports."),
+    "report": ("scorekit.cli.report", "Render result JSON files into one self-contained HTML report."),
+    "runs": ("scorekit.cli.runs", "The run history: list, show, compare and remove recorded evaluations."),
+}
+
+
+def _available(name: str) -> bool:
+    module = SUBCOMMANDS[name][0]
+    return importlib.util.find_spec(module) is not None
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in SUBCOMMANDS if _available(name)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in SUBCOMMANDS or not _available(name):
+            return None
+        module = importlib.import_module(SUBCOMMANDS[name][0])
+        attr = name.replace("-", "_")
+        cmd = getattr(module, attr, None) or getattr(module, "command")
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help from the table above, so `scorekit --help` imports nothing heavy.
+        rows = [(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            name = args[0] if args else ""
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise click.UsageError(f"No such command '{name}'.{hint}", ctx) from None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="scorekit")
+def cli() -> None:
+    """scorekit — exact, fast evaluation for retrieval, captioning, summarisation, topic models
+    and aspect-sentiment pipelines, in Korean and English.
+
+    Every sub-command prints a table, writes JSON with --output (metrics, per-item details and a
+    signature string that pins how the numbers were computed) and exits 2 with one clear line on
+    a user mistake. Run `scorekit COMMAND --help` for details.
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    from scorekit import progress
+
+    progress.enable(True)
+    try:
+        cli.main(args=argv, prog_name="scorekit", standalone_mode=False)
+    except ScorekitError as exc:
+        click.echo(f"scorekit: error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("scorekit: aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

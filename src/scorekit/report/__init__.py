@@ -1,0 +1,1 @@
+"""Presentation: terminal/CSV/Markdown/LaTeX tables, HTML reports, plots, run history."""

@@ -1,0 +1,106 @@
+"""Render one table as a rich terminal table, CSV, Markdown or LaTeX.
+
+A table is a header row plus data rows of str/float/int/None. Floats print with ``digits``
+decimals (4 by default) everywhere except CSV, which keeps full precision.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+FORMATS = ("table", "csv", "markdown", "latex", "json")
+
+
+def fmt_cell(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row])
+    return buf.getvalue()
+
+
+def to_markdown(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(str(h)) for h in header) + " |"]
+    aligns = []
+    for j in range(len(header)):
+        numeric = rows and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
+        aligns.append("---:" if numeric else ":---")
+    lines.append("| " + " | ".join(aligns) + " |")
+    for row in rows:
+        lines.append("| " + " | ".join(esc(fmt_cell(v, digits)) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+def latex_escape(s: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+
+
+def to_latex(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4,
+             caption: str | None = None, label: str | None = None) -> str:
+    cols = "l" + "r" * (len(header) - 1)
+    out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+           " & ".join(latex_escape(str(h)) for h in header) + r" \\", r"\midrule"]
+    for row in rows:
+        # cells may carry markup already (e.g. significance superscripts) when pre-formatted
+        out.append(" & ".join(c if isinstance(c, LatexRaw) else latex_escape(fmt_cell(c, digits))
+                              for c in row) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        out.append(rf"\caption{{{latex_escape(caption)}}}")
+    if label:
+        out.append(rf"\label{{{label}}}")
+    out.append(r"\end{table}")
+    return "\n".join(out) + "\n"
+
+
+class LatexRaw(str):
+    """A cell already in LaTeX markup; not escaped."""
+
+
+def to_rich(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4,
+            title: str | None = None):
+    from rich.table import Table
+
+    table = Table(title=title, header_style="bold", title_justify="left")
+    for j, h in enumerate(header):
+        numeric = bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
+        table.add_column(str(h), justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*(fmt_cell(v, digits) for v in row))
+    return table
+
+
+def render(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
+           digits: int = 4, title: str | None = None):
+    """Return a string (csv/markdown/latex) or a rich renderable (table)."""
+    if fmt == "csv":
+        return to_csv(header, rows)
+    if fmt == "markdown":
+        return (f"**{title}**\n\n" if title else "") + to_markdown(header, rows, digits)
+    if fmt == "latex":
+        return to_latex(header, rows, digits, caption=title)
+    return to_rich(header, rows, digits, title)

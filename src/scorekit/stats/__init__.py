@@ -1,0 +1,1 @@
+"""Statistics shared by every family: bootstrap CIs, paired significance tests, correlation."""

@@ -1,0 +1,1 @@
+"""scorekit.summarization"""

@@ -1,0 +1,80 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scorekit import __version__
+from scorekit.errors import InputError, UnknownNameError
+from scorekit.io.atomic import atomic_write, read_text
+from scorekit.registry import Registry
+from scorekit.report import tables
+from scorekit.result import Result
+from scorekit.signature import make_signature, parse_signature
+
+
+def test_signature_orders_params_and_ends_with_version():
+    sig = make_signature("retrieval", {"rel": 1, "measures": ["ndcg@10", "mrr"]}, tie="docid-desc")
+    assert sig == f"task:retrieval|rel:1|measures:ndcg@10,mrr|tie:docid-desc|version:{__version__}"
+    assert parse_signature(sig)["measures"] == "ndcg@10,mrr"
+
+
+def test_unknown_name_suggests_closest():
+    reg = Registry("measure")
+    reg.register("ndcg", object())
+    reg.register("mrr", object())
+    with pytest.raises(UnknownNameError) as err:
+        reg.get("ndgc")
+    assert "did you mean 'ndcg'" in str(err.value)
+
+
+def test_input_error_names_file_and_line(tmp_path):
+    err = InputError("expected 4 columns, found 3", tmp_path / "q.txt", 7)
+    assert str(err) == f"{tmp_path / 'q.txt'}:7: expected 4 columns, found 3"
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(RuntimeError):
+        with atomic_write(target) as fh:
+            fh.write("{half")
+            raise RuntimeError("boom")
+    assert not target.exists()
+    assert list(tmp_path.iterdir()) == []
+    with atomic_write(target) as fh:
+        fh.write("{}")
+    assert target.read_text() == "{}"
+
+
+def test_read_text_reports_invalid_utf8_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"ok\nfine\n\xff\xfe broken\n")
+    with pytest.raises(InputError) as err:
+        read_text(p)
+    assert str(err.value).startswith(f"{p}:3: invalid UTF-8")
+
+
+def test_result_json_round_trip_drops_nonfinite():
+    r = Result("retrieval", {"ndcg@10": 0.5, "bad": float("nan")}, "sig", per_item=[{"id": "q1", "ndcg@10": 0.5}])
+    data = json.loads(r.to_json())
+    assert data["metrics"] == {"ndcg@10": 0.5, "bad": None}
+    assert Result.from_dict(data).per_item[0]["id"] == "q1"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "latex"])
+def test_table_formats(fmt):
+    out = tables.render(["system", "ndcg@10"], [["run_a", 0.123456], ["run_b", None]], fmt)
+    assert ("run\\_a" if fmt == "latex" else "run_a") in out
+    if fmt == "csv":
+        assert "0.123456" in out
+    else:
+        assert "0.1235" in out
+    if fmt == "latex":
+        assert r"\toprule" in out and "run\\_a" in out
+
+
+def test_cli_help_and_unknown_command():
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "scorekit" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "nope"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "No such command" in proc.stderr and "Traceback" not in proc.stderr
