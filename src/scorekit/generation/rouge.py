@@ -1,0 +1,359 @@
+"""ROUGE-N and ROUGE-L with rouge-score semantics, Korean through Kiwi, and pycocoevalcap's ROUGE-L.
+
+Definitions (Lin 2004; spec ``nword-summarization.md`` "Phase 1 Metrics" §1 and the caption spec):
+
+* ROUGE-N: ``hits = sum_g min(count_pred(g), count_ref(g))`` over the n-grams ``g``;
+  ``P = hits / max(#pred n-grams, 1)``, ``R = hits / max(#ref n-grams, 1)``,
+  ``F = 2PR / (P + R)`` (0 when ``P + R == 0``). The spec's formula is the recall ``R``
+  (its worked example: ROUGE-1 = 3/4, ROUGE-2 = 1/3).
+* ROUGE-L: ``P = LCS / |pred|``, ``R = LCS / |ref|``, ``F = 2PR / (P + R)``; all 0 when either
+  side is empty — exactly ``rouge_score.rouge_scorer.RougeScorer`` (``rougeL``, not ``rougeLsum``).
+* Several references (``rouge_multi``): per kind, the reference with the highest F (the first on
+  ties), as ``RougeScorer.score_multi`` does.
+* COCO ROUGE-L (``coco_rouge_l``): pycocoevalcap's ``Rouge.calc_score``: ``P* = max_r LCS/|pred|``
+  and ``R* = max_r LCS/|ref_r|`` taken independently over the references, then
+  ``F = (1 + b^2) P* R* / (R* + b^2 P*)`` with ``b = 1.2``; the corpus score is the mean.
+
+Tokenisation (``rouge_tokenize``): English exactly as rouge-score's ``DefaultTokenizer``
+(lower-case, every run of characters outside ``[a-z0-9]`` is a separator, optional Porter stem
+of tokens longer than 3 characters — NLTK's ``PorterStemmer``, as rouge-score uses). rouge-score
+deletes every Hangul character, so Korean text scores 0 there; here text with Hangul (or
+``lang="ko"``) goes through Kiwi morphemes with particles and punctuation dropped (``stem=True``
+uses Kiwi lemmas, e.g. ``갔`` -> ``가다``). All text is NFC-normalised first.
+
+Speed: the LCS length is computed bit-parallel (Hyyrö 2004) on Python integers — one addition,
+one subtraction and three bit operations per token of the prediction instead of the
+``|pred| x |ref|`` dynamic-programming table — and a reference can be prepared once
+(:class:`PreparedReference`) and scored against many predictions (the n-sweep, RL rewards).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from scorekit.errors import UnknownNameError
+from scorekit.text.normalize import nfc
+
+KINDS = ("rouge1", "rouge2", "rougeL")
+_KIND_RE = re.compile(r"^rouge([1-9])$")
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+_VALID_TOKEN_RE = re.compile(r"^[a-z0-9]+$")
+
+
+class Score(NamedTuple):
+    precision: float
+    recall: float
+    fmeasure: float
+
+
+def fmeasure(precision: float, recall: float) -> float:
+    """Harmonic mean, 0 when both are 0 (``rouge_score.scoring.fmeasure``)."""
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+# --------------------------------------------------------------------------- tokenisation
+
+_stem_cache: dict[str, str] = {}
+_stemmer = None
+
+
+def _stem(token: str) -> str:
+    global _stemmer
+    out = _stem_cache.get(token)
+    if out is None:
+        if _stemmer is None:
+            from nltk.stem import porter
+
+            _stemmer = porter.PorterStemmer()
+        out = _stemmer.stem(token)
+        _stem_cache[token] = out
+    return out
+
+
+def _english_tokens(text: str, stem: bool) -> list[str]:
+    # Equivalent to rouge-score's sub(non-alnum, " ") + split + filter: maximal [a-z0-9] runs.
+    tokens = _TOKEN_RE.findall(text.lower())
+    if stem:
+        tokens = [_stem(t) if len(t) > 3 else t for t in tokens]
+        tokens = [t for t in tokens if _VALID_TOKEN_RE.match(t)]
+    return tokens
+
+
+def _korean_select(morphs, stem: bool) -> list[str]:
+    from scorekit.text.korean import select
+
+    return [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True, lemma=stem)]
+
+
+def _wants_korean(text: str, lang: str) -> bool:
+    from scorekit.text.korean import has_hangul
+
+    if lang == "ko":
+        return True
+    if lang == "en":
+        return has_hangul(text)
+    raise UnknownNameError("language", lang, ["en", "ko"])
+
+
+def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[str]:
+    """Tokens for ROUGE: rouge-score's tokenizer for English, Kiwi morphs for Korean.
+
+    ``lang="en"`` still sends text containing Hangul to Kiwi (rouge-score would drop it all).
+    """
+    text = nfc(text)
+    if _wants_korean(text, lang):
+        from scorekit.text.korean import analyze
+
+        return _korean_select(analyze(text), stem)
+    return _english_tokens(text, stem)
+
+
+def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool = False,
+                         korean: Sequence[bool] | None = None) -> list[list[str]]:
+    """Tokenise many texts; the Korean ones go to Kiwi in one multithreaded batch.
+
+    ``korean`` forces the choice per text (used to tokenise a prediction and its references
+    the same way); by default each text is checked for Hangul as in :func:`rouge_tokenize`.
+    """
+    texts = [nfc(t) for t in texts]
+    flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
+    out: list[list[str] | None] = [None] * len(texts)
+    ko_idx = [i for i, f in enumerate(flags) if f]
+    if ko_idx:
+        from scorekit.text.korean import analyze_batch
+
+        for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
+            out[i] = _korean_select(morphs, stem)
+    for i, f in enumerate(flags):
+        if not f:
+            out[i] = _english_tokens(texts[i], stem)
+    return out  # type: ignore[return-value]
+
+
+def coco_tokenize(text: str) -> list[str]:
+    """pycocoevalcap's Rouge splits on single spaces (its input is PTB-tokenised already)."""
+    return text.split(" ")
+
+
+# --------------------------------------------------------------------------- statistics
+
+def ngram_counts(tokens: Sequence[str], n: int) -> Counter:
+    if n == 1:
+        return Counter(tokens)
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def _score_counts(pred: Counter, ref: Counter) -> Score:
+    if len(pred) < len(ref):
+        hits = sum(min(c, ref[g]) for g, c in pred.items() if g in ref)
+    else:
+        hits = sum(min(c, pred[g]) for g, c in ref.items() if g in pred)
+    p_total = sum(pred.values())
+    r_total = sum(ref.values())
+    precision = hits / max(p_total, 1)
+    recall = hits / max(r_total, 1)
+    return Score(precision, recall, fmeasure(precision, recall))
+
+
+def rouge_n(pred: Sequence[str], ref: Sequence[str], n: int) -> Score:
+    """ROUGE-N of one prediction against one reference (token lists)."""
+    if n <= 0:
+        raise ValueError(f"ROUGE-N needs n >= 1, got {n}")
+    return _score_counts(ngram_counts(pred, n), ngram_counts(ref, n))
+
+
+def _match_masks(tokens: Iterable) -> dict:
+    masks: dict = {}
+    bit = 1
+    for t in tokens:
+        masks[t] = masks.get(t, 0) | bit
+        bit <<= 1
+    return masks
+
+
+def _lcs_with_masks(masks: dict, m: int, seq: Iterable) -> int:
+    # Hyyrö's bit-vector LCS: V has a 0 at row i once row i is matched; LCS = zeros in V.
+    full = (1 << m) - 1
+    v = full
+    get = masks.get
+    for y in seq:
+        mask = get(y)
+        if mask is not None:
+            u = v & mask
+            v = ((v + u) | (v - u)) & full
+    return m - v.bit_count()
+
+
+def lcs_length(a: Sequence, b: Sequence) -> int:
+    """Length of the longest common subsequence of two token sequences (bit-parallel)."""
+    if not a or not b:
+        return 0
+    if len(a) < len(b):
+        a, b = b, a
+    return _lcs_with_masks(_match_masks(a), len(a), b)
+
+
+def _lcs_score(lcs: int, n_pred: int, n_ref: int) -> Score:
+    if n_pred == 0 or n_ref == 0:
+        return Score(0.0, 0.0, 0.0)
+    precision = lcs / n_pred
+    recall = lcs / n_ref
+    return Score(precision, recall, fmeasure(precision, recall))
+
+
+def rouge_l(pred: Sequence[str], ref: Sequence[str]) -> Score:
+    """ROUGE-L (sentence-level LCS) of one prediction against one reference."""
+    return _lcs_score(lcs_length(pred, ref), len(pred), len(ref))
+
+
+def _check_kinds(kinds: Sequence[str]) -> list[str]:
+    kinds = list(kinds)
+    for k in kinds:
+        if k != "rougeL" and not _KIND_RE.match(k):
+            raise UnknownNameError("ROUGE kind", k, ["rouge1", "rouge2", "rouge3", "rouge4", "rougeL"])
+    return kinds
+
+
+class PreparedReference:
+    """One reference's n-gram counts and LCS match masks, computed once, scored many times."""
+
+    __slots__ = ("tokens", "_counts", "_masks")
+
+    def __init__(self, tokens: Sequence[str]):
+        self.tokens = list(tokens)
+        self._counts: dict[int, Counter] = {}
+        self._masks: dict | None = None
+
+    def counts(self, n: int) -> Counter:
+        c = self._counts.get(n)
+        if c is None:
+            c = self._counts[n] = ngram_counts(self.tokens, n)
+        return c
+
+    def score(self, pred: Sequence[str], kind: str, pred_counts: dict[int, Counter] | None = None) -> Score:
+        if kind == "rougeL":
+            if not pred or not self.tokens:
+                return Score(0.0, 0.0, 0.0)
+            if self._masks is None:
+                self._masks = _match_masks(self.tokens)
+            lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
+            return _lcs_score(lcs, len(pred), len(self.tokens))
+        n = int(kind[5:])
+        pc = None if pred_counts is None else pred_counts.get(n)
+        if pc is None:
+            pc = ngram_counts(pred, n)
+            if pred_counts is not None:
+                pred_counts[n] = pc
+        return _score_counts(pc, self.counts(n))
+
+
+def rouge_multi(pred_tokens: Sequence[str],
+                refs_tokens: Sequence[Sequence[str] | PreparedReference],
+                kinds: Sequence[str] = KINDS) -> dict[str, Score]:
+    """Scores against several references: per kind the reference with the best F (first on
+    ties), as ``RougeScorer.score_multi``. References may be :class:`PreparedReference`."""
+    kinds = _check_kinds(kinds)
+    if not refs_tokens:
+        raise ValueError("rouge_multi needs at least one reference")
+    refs = [r if isinstance(r, PreparedReference) else PreparedReference(r) for r in refs_tokens]
+    pred_counts: dict[int, Counter] = {}
+    out: dict[str, Score] = {}
+    for kind in kinds:
+        best: Score | None = None
+        for ref in refs:
+            s = ref.score(pred_tokens, kind, pred_counts)
+            if best is None or s.fmeasure > best.fmeasure:
+                best = s
+        out[kind] = best  # type: ignore[assignment]
+    return out
+
+
+def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *,
+                 kinds: Sequence[str] = KINDS, lang: str = "en", stem: bool = False
+                 ) -> dict[str, dict[str, np.ndarray]]:
+    """Per-item ROUGE of texts: ``{kind: {"precision"|"recall"|"fmeasure": array}}``.
+
+    A reference may be one string or a list of strings (best-of as :func:`rouge_multi`). A pair
+    whose prediction or any reference contains Hangul (or every pair, with ``lang="ko"``) is
+    tokenised entirely by Kiwi so both sides split alike.
+    """
+    from scorekit.text.korean import has_hangul
+
+    kinds = _check_kinds(kinds)
+    if len(predictions) != len(references):
+        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    if lang not in ("en", "ko"):
+        raise UnknownNameError("language", lang, ["en", "ko"])
+    refs = [[r] if isinstance(r, str) else list(r) for r in references]
+    texts: list[str] = []
+    flags: list[bool] = []
+    spans: list[tuple[int, int]] = []
+    for p, rs in zip(predictions, refs):
+        group = [p] + rs
+        ko = lang == "ko" or any(has_hangul(t) for t in group)
+        spans.append((len(texts), len(group)))
+        texts += group
+        flags += [ko] * len(group)
+    toks = rouge_tokenize_batch(texts, stem=stem, korean=flags)
+    out = {k: {f: np.zeros(len(predictions)) for f in Score._fields} for k in kinds}
+    for i, (start, size) in enumerate(spans):
+        res = rouge_multi(toks[start], toks[start + 1:start + size], kinds)
+        for k, s in res.items():
+            out[k]["precision"][i], out[k]["recall"][i], out[k]["fmeasure"][i] = s
+    return out
+
+
+# --------------------------------------------------------------------------- COCO ROUGE-L
+
+def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]],
+                 beta: float = 1.2) -> float:
+    """pycocoevalcap ``Rouge().calc_score`` on token lists (use :func:`coco_tokenize` on
+    PTB-tokenised strings to match it byte for byte). An empty prediction scores 0; an empty
+    reference contributes P = R = 0 (pycocoevalcap would divide by zero on either)."""
+    if not refs_tokens:
+        raise ValueError("coco_rouge_l needs at least one reference")
+    n_pred = len(pred_tokens)
+    if n_pred == 0:
+        return 0.0
+    masks = _match_masks(pred_tokens)
+    prec: list[float] = []
+    rec: list[float] = []
+    for ref in refs_tokens:
+        if not ref:
+            prec.append(0.0)
+            rec.append(0.0)
+            continue
+        lcs = _lcs_with_masks(masks, n_pred, ref)
+        prec.append(lcs / float(n_pred))
+        rec.append(lcs / float(len(ref)))
+    prec_max = max(prec)
+    rec_max = max(rec)
+    if prec_max != 0 and rec_max != 0:
+        return ((1 + beta ** 2) * prec_max * rec_max) / float(rec_max + beta ** 2 * prec_max)
+    return 0.0
+
+
+def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
+                        refs_tokens: Sequence[Sequence[Sequence[str]]],
+                        beta: float = 1.2) -> tuple[float, np.ndarray]:
+    """``(mean, per-item scores)`` as pycocoevalcap's ``Rouge().compute_score``."""
+    if len(preds_tokens) != len(refs_tokens):
+        raise ValueError(f"{len(preds_tokens)} predictions but {len(refs_tokens)} reference sets")
+    scores = np.array([coco_rouge_l(p, r, beta) for p, r in zip(preds_tokens, refs_tokens)],
+                      dtype=np.float64)
+    return float(np.mean(scores)) if len(scores) else float("nan"), scores
+
+
+def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool) -> dict:
+    """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
+    from scorekit.text.korean import kiwi_version
+
+    return {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
+            "ko": f"kiwi-{kiwi_version()}", "stem": stem}
