@@ -1,0 +1,201 @@
+"""Offline loading of Hugging Face models, shared by every neural metric.
+
+Nothing here may reach the network: a model is either a local directory or a name that is
+already in the local Hugging Face cache (``local_files_only=True`` everywhere). Anything else is
+a :class:`~scorekit.errors.MissingDependencyError` that says how to provide the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import InputError, MissingDependencyError
+
+SEED = 42
+_lock = threading.Lock()
+
+_HOW_TO_PROVIDE = (
+    "pass a local model directory (one holding config.json, the weights and the tokenizer files), "
+    "or put the model in the local Hugging Face cache while online once, e.g. "
+    "`huggingface-cli download {name}` — scorekit never downloads at run time"
+)
+
+
+def require_torch():
+    """Import torch and transformers, or say how to install them."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise MissingDependencyError(
+            f"neural metrics need torch and transformers ({exc.name} is not installed): "
+            "pip install torch==2.13.0 && pip install 'scorekit[neural]'"
+        ) from exc
+    import torch
+
+    return torch
+
+
+def resolve_model_dir(model: str | os.PathLike) -> Path:
+    """A local directory for ``model``: the path itself, or the snapshot in the local HF cache."""
+    path = Path(os.path.expanduser(str(model)))
+    if path.exists():
+        if not path.is_dir():
+            raise InputError("not a model directory (expected a folder holding config.json)", path)
+        if not (path / "config.json").is_file():
+            raise InputError(
+                "not a Hugging Face model directory: no config.json in it "
+                "(expected config.json, model weights and tokenizer files)",
+                path,
+            )
+        return path.resolve()
+    # "org/name" may be a Hub id in the local cache; anything more path-like is a missing folder
+    looks_like_path = path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1
+    if not looks_like_path:
+        try:
+            from huggingface_hub import snapshot_download
+
+            snap = Path(snapshot_download(str(model), local_files_only=True))
+            if (snap / "config.json").is_file():
+                return snap
+        except Exception:  # not in the cache (or no huggingface_hub): fall through to one message
+            pass
+    raise MissingDependencyError(
+        f"model {str(model)!r} is not on disk (neither a directory nor in the local Hugging Face "
+        f"cache); " + _HOW_TO_PROVIDE.format(name=model)
+    )
+
+
+def model_display_name(model_dir: Path, requested: str | os.PathLike | None) -> str:
+    """A short, stable name for signatures (the HF id when given one, else the folder name)."""
+    if requested is not None and not Path(os.path.expanduser(str(requested))).exists():
+        return str(requested)
+    from scorekit.neural.encoder import default_model_path
+
+    try:
+        if model_dir == default_model_path().resolve():
+            return "all-MiniLM-L6-v2"
+    except MissingDependencyError:
+        pass
+    name = model_dir.name
+    if name in {"model", "snapshot"} or len(name) == 40:  # .../<pkg>/model or an HF snapshot hash
+        name = model_dir.parent.name + "/" + name
+    return name
+
+
+def fingerprint(model_dir: Path) -> str:
+    """A hash of the model's config and weight-file sizes: changes when the model does."""
+    h = hashlib.sha256()
+    h.update((model_dir / "config.json").read_bytes())
+    for p in sorted(model_dir.iterdir()):
+        if p.is_file() and p.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}:
+            h.update(f"{p.name}:{p.stat().st_size}".encode())
+    return h.hexdigest()[:16]
+
+
+def pick_device(device: str | None) -> str:
+    torch = require_torch()
+    if device:
+        return device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def pick_dtype(device: str, precision: str | None):
+    """fp32 on CPU; on GPU bf16 where supported, else fp16 (unless ``precision`` says otherwise)."""
+    torch = require_torch()
+    table = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+    if precision is not None:
+        if precision not in table:
+            from scorekit.errors import UnknownNameError
+
+            raise UnknownNameError("precision", precision, table)
+        return precision, table[precision]
+    if device.startswith("cuda"):
+        if torch.cuda.is_bf16_supported():
+            return "bf16", torch.bfloat16
+        return "fp16", torch.float16
+    return "fp32", torch.float32
+
+
+@dataclass
+class Loaded:
+    model_dir: Path
+    name: str
+    tokenizer: Any
+    model: Any
+    device: str
+    precision: str
+    fingerprint: str
+    max_length: int  # the model's window in tokens (special tokens included)
+
+
+_cache: dict[tuple, Loaded] = {}
+
+
+def model_window(model_dir: Path, tokenizer, config) -> int:
+    """The longest input the model accepts: sentence-transformers' max_seq_length when the folder
+    has one, else the tokenizer's model_max_length capped by the position embeddings."""
+    st = model_dir / "sentence_bert_config.json"
+    if st.is_file():
+        try:
+            value = json.loads(st.read_text()).get("max_seq_length")
+            if value:
+                return int(value)
+        except (ValueError, OSError):
+            pass
+    window = getattr(tokenizer, "model_max_length", None) or 10**9
+    pos = getattr(config, "max_position_embeddings", None)
+    if pos:
+        # RoBERTa-style models reserve padding_idx + 1 positions
+        offset = 2 if getattr(config, "model_type", "") in {"roberta", "xlm-roberta", "camembert"} else 0
+        window = min(window, pos - offset)
+    return int(min(window, 10**6))
+
+
+def load(model: str | os.PathLike, *, device: str | None = None, precision: str | None = None,
+         requested: str | os.PathLike | None = None, model_class: str = "AutoModel") -> Loaded:
+    """Load tokenizer + model (cached per arguments), strictly from local files."""
+    torch = require_torch()
+    model_dir = resolve_model_dir(model)
+    dev = pick_device(device)
+    prec, dtype = pick_dtype(dev, precision)
+    key = (str(model_dir), dev, prec, model_class)
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+        import transformers
+
+        torch.manual_seed(SEED)
+        bars = transformers.utils.logging.is_progress_bar_enabled()
+        transformers.utils.logging.disable_progress_bar()  # no "Loading weights" noise
+        try:
+            config = transformers.AutoConfig.from_pretrained(model_dir, local_files_only=True)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+            cls = getattr(transformers, model_class)
+            net = cls.from_pretrained(model_dir, local_files_only=True, config=config)
+        except (OSError, ValueError, KeyError) as exc:
+            raise InputError(f"cannot load a Hugging Face model from this directory: {exc}".splitlines()[0],
+                             model_dir) from exc
+        finally:
+            if bars:
+                transformers.utils.logging.enable_progress_bar()
+        net.eval()
+        net.to(device=dev, dtype=dtype)
+        loaded = Loaded(
+            model_dir=model_dir,
+            name=model_display_name(model_dir, requested if requested is not None else model),
+            tokenizer=tokenizer,
+            model=net,
+            device=dev,
+            precision=prec,
+            fingerprint=fingerprint(model_dir),
+            max_length=model_window(model_dir, tokenizer, config),
+        )
+        _cache[key] = loaded
+        return loaded

