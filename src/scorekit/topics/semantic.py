@@ -1,0 +1,306 @@
+"""Semantic topic metrics of topic-metrics.md: SC, SD, VD, CD, SemDiv and the Overall score.
+
+Implemented exactly as the spec writes them (every weight a parameter), over word-embedding
+matrices, so the formulas are independent of the encoder:
+
+* §1  ``SC(T) = (1/|W|) * Σ_w λ_w * cos(e_w, e_T)``, ``e_T`` the mean of the topic's word
+  embeddings, ``λ`` the PageRank of the keyword similarity graph (edges where cos ≥
+  ``threshold_edge`` = 0.3, damping 0.85; :mod:`scorekit.topics.pagerank`).
+* §2  ``SD(Ti, Tj) = (1 - cos(e_Ti, e_Tj)) * (1 - γ * OH(Ti, Tj))``,
+  ``OH = |Wi ∩ Wj| / min(|Wi|, |Wj|)``, γ = 0.7.
+* §3  ``VD = mean_{i<j} SD(Ti, Tj)``; ``CD = 1 - |∪ Wi| / Σ |Wi|``;
+  ``SemDiv = α * VD + β * CD`` (α = β = 0.5).
+* §4  ``Overall = α * SC + β * SD_avg + γ * SemDiv + λ * SIS`` (0.4, 0.4, 0.2, 0.2), with SC the
+  mean per-topic SC and ``SD_avg`` the mean pairwise SD.
+
+Spec quirks kept as written (see docs/topics.md): λ already sums to 1, so the ``1/|W|`` factor
+makes SC ≈ (weighted mean cosine) / |W| — 0.3047 for a 3-word topic, not a [0, 1] score; CD is 0
+when keyword sets are disjoint and grows with overlap (it measures redundancy); ``SD_avg`` is
+the same number as VD, so SD enters Overall twice; the Overall weights sum to 1.2; SIS is never
+defined — it is an input, and without it Overall drops the λ term (weights then sum to 1.0).
+
+Everything is vectorised: SC runs PageRank for all same-size topics as one tensor; SD for all
+pairs comes from two Gram matrices (topic-embedding cosines, keyword-set intersections) computed
+block by block, so 1,000 topics (~500,000 pairs) take well under a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from scorekit.errors import ScorekitError
+from scorekit.topics.pagerank import DAMPING, MAX_ITER, THRESHOLD_EDGE, TOL, keyword_weights
+
+
+@dataclass(frozen=True)
+class SemanticParams:
+    """Every parameter of the spec's semantic metrics, with the spec's values as defaults."""
+
+    threshold_edge: float = THRESHOLD_EDGE   # §2: similarity graph edge threshold
+    damping: float = DAMPING                 # PageRank damping
+    gamma_overlap: float = 0.7               # §2: γ_direct in SD
+    alpha_vd: float = 0.5                    # §3: SemDiv weight of VD
+    beta_cd: float = 0.5                     # §3: SemDiv weight of CD
+    w_sc: float = 0.4                        # §4: Overall weight α of SC
+    w_sd: float = 0.4                        # §4: Overall weight β of SD_avg
+    w_semdiv: float = 0.2                    # §4: Overall weight γ of SemDiv
+    w_sis: float = 0.2                       # §4: Overall weight λ of SIS
+    sc_size_normalize: bool = True           # §1's 1/|W| factor (False: plain λ-weighted mean)
+    pagerank_tol: float = TOL
+    pagerank_max_iter: int = MAX_ITER
+
+    def signature_params(self) -> dict[str, object]:
+        d = asdict(self)
+        return {
+            "thr": d["threshold_edge"], "damp": d["damping"], "gamma": d["gamma_overlap"],
+            "semdiv": f"{d['alpha_vd']},{d['beta_cd']}",
+            "overall": f"{d['w_sc']},{d['w_sd']},{d['w_semdiv']},{d['w_sis']}",
+            "sc_norm": "1/|W|" if d["sc_size_normalize"] else "none",
+        }
+
+
+# --- the formulas on their intermediate values (the spec's toy examples feed these) -------------
+
+def semantic_coherence_from_parts(weights: Sequence[float], cosines: Sequence[float], *,
+                                  size_normalize: bool = True) -> float:
+    """§1: ``(1/|W|) * Σ λ_w cos(e_w, e_T)`` from the λ and cosine of each keyword."""
+    lam = np.asarray(weights, dtype=np.float64)
+    cos = np.asarray(cosines, dtype=np.float64)
+    if lam.shape != cos.shape or lam.ndim != 1 or lam.size == 0:
+        raise ValueError("weights and cosines must be equal-length non-empty vectors")
+    total = float(np.dot(lam, cos))
+    return total / lam.size if size_normalize else total
+
+
+def semantic_distinctiveness(similarity: float | np.ndarray, overlap: float | np.ndarray,
+                             gamma: float = 0.7) -> float | np.ndarray:
+    """§2: ``(1 - sim(e_Ti, e_Tj)) * (1 - γ * OH(Ti, Tj))`` (scalars or arrays)."""
+    return (1.0 - np.asarray(similarity, dtype=np.float64)) * (1.0 - gamma * np.asarray(overlap, dtype=np.float64))
+
+
+def hierarchical_overlap(words_i: Sequence[str], words_j: Sequence[str]) -> float:
+    """§2: ``OH = |Wi ∩ Wj| / min(|Wi|, |Wj|)``."""
+    a, b = set(words_i), set(words_j)
+    return len(a & b) / min(len(a), len(b))
+
+
+def vector_diversity(pair_sd: Sequence[float]) -> float:
+    """§3: ``VD = (1 / C(n, 2)) * Σ_{i<j} SD(Ti, Tj)`` from the pairwise SD values."""
+    sd = np.asarray(pair_sd, dtype=np.float64)
+    return float(sd.mean()) if sd.size else float("nan")
+
+
+def content_diversity(topics: Sequence[Sequence[str]]) -> float:
+    """§3: ``CD = 1 - |∪ Wi| / Σ |Wi|`` — 0 when no keyword is shared (a spec quirk)."""
+    total = sum(len(t) for t in topics)
+    if total == 0:
+        return float("nan")
+    union = set().union(*map(set, topics))
+    return 1.0 - len(union) / total
+
+
+def semantic_diversity(vd: float, cd: float, *, alpha: float = 0.5, beta: float = 0.5) -> float:
+    """§3: ``SemDiv = α * VD + β * CD``."""
+    return alpha * vd + beta * cd
+
+
+def overall_score(sc: float, sd_avg: float, semdiv: float, sis: float | None = None, *,
+                  w_sc: float = 0.4, w_sd: float = 0.4, w_semdiv: float = 0.2,
+                  w_sis: float = 0.2) -> float:
+    """§4: ``α * SC + β * SD_avg + γ * SemDiv + λ * SIS``; without SIS the λ term is left out."""
+    score = w_sc * sc + w_sd * sd_avg + w_semdiv * semdiv
+    if sis is not None:
+        score += w_sis * sis
+    return score
+
+
+# --- the vectorised whole path over embeddings ---------------------------------------------------
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x / np.maximum(norms, 1e-12)
+
+
+@dataclass
+class CoherenceDetail:
+    """Per-topic SC with its parts: λ (PageRank weights) and cos(e_w, e_T) per keyword."""
+
+    sc: np.ndarray                    # (T,)
+    weights: list[np.ndarray]         # T arrays of |W_i| λ values
+    cosines: list[np.ndarray]         # T arrays of |W_i| cosines
+    topic_vectors: np.ndarray         # (T, d) e_T (means of the word embeddings)
+
+
+def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticParams = SemanticParams()
+                       ) -> CoherenceDetail:
+    """§1 for many topics: ``word_vectors[i]`` is the ``(|W_i|, d)`` embedding matrix of topic i.
+
+    Topics of equal size are stacked into one ``(T, n, d)`` tensor: one batched Gram product for
+    the keyword similarities, one batched PageRank, one batched cosine to the topic mean.
+    """
+    t = len(word_vectors)
+    if t == 0:
+        raise ScorekitError("no topics to score")
+    dim = word_vectors[0].shape[1]
+    sc = np.empty(t)
+    weights: list[np.ndarray] = [np.empty(0)] * t
+    cosines: list[np.ndarray] = [np.empty(0)] * t
+    topic_vectors = np.empty((t, dim))
+    by_size: dict[int, list[int]] = {}
+    for i, m in enumerate(word_vectors):
+        if m.ndim != 2 or m.shape[1] != dim:
+            raise ValueError(f"topic {i}: expected a (n, {dim}) matrix, got {m.shape}")
+        by_size.setdefault(m.shape[0], []).append(i)
+    for n, idx in by_size.items():
+        emb = np.stack([np.asarray(word_vectors[i], dtype=np.float64) for i in idx])  # (B, n, d)
+        unit = _unit(emb)
+        sim = unit @ unit.transpose(0, 2, 1)                                         # (B, n, n)
+        lam = keyword_weights(sim, threshold_edge=params.threshold_edge, damping=params.damping,
+                              tol=params.pagerank_tol, max_iter=params.pagerank_max_iter)
+        centre = emb.mean(axis=1)                                                    # e_T
+        cos = np.einsum("bnd,bd->bn", unit, _unit(centre))
+        scores = (lam * cos).sum(axis=1)
+        if params.sc_size_normalize:
+            scores = scores / n
+        for k, i in enumerate(idx):
+            sc[i] = scores[k]
+            weights[i] = lam[k]
+            cosines[i] = cos[k]
+            topic_vectors[i] = centre[k]
+    return CoherenceDetail(sc=sc, weights=weights, cosines=cosines, topic_vectors=topic_vectors)
+
+
+@dataclass
+class DistinctivenessDetail:
+    """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others, and the
+    full matrices when they are small enough to keep (``keep_matrix``)."""
+
+    vd: float
+    per_topic: np.ndarray                          # (T,) mean SD of topic i to every other topic
+    n_pairs: int
+    sd: np.ndarray | None = None                   # (T, T) SD matrix (diagonal 0)
+    cosine: np.ndarray | None = None               # (T, T) cos(e_Ti, e_Tj)
+    overlap: np.ndarray | None = None              # (T, T) OH
+    lowest: list[tuple[int, int, float, float, float]] = field(default_factory=list)
+
+
+def _incidence(topics: Sequence[Sequence[str]]):
+    from scipy import sparse
+
+    vocab: dict[str, int] = {}
+    rows, cols = [], []
+    for i, words in enumerate(topics):
+        for w in set(words):
+            rows.append(i)
+            cols.append(vocab.setdefault(w, len(vocab)))
+    data = np.ones(len(rows), dtype=np.float64)
+    return sparse.csr_matrix((data, (rows, cols)), shape=(len(topics), max(len(vocab), 1)))
+
+
+def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
+                                 gamma: float = 0.7, keep_matrix: bool | None = None,
+                                 block: int = 1024, lowest: int = 0) -> DistinctivenessDetail:
+    """§2-§3: SD for every pair i < j, from ``cos = U U^T`` (unit topic vectors) and
+    ``|Wi ∩ Wj| = B B^T`` (keyword incidence), one block of rows at a time.
+
+    ``lowest`` keeps the ``lowest`` least distinct pairs ``(i, j, sd, cos, oh)``.
+    """
+    tv = np.asarray(topic_vectors, dtype=np.float64)
+    t = tv.shape[0]
+    if t != len(topics):
+        raise ValueError("one topic vector per topic expected")
+    if keep_matrix is None:
+        keep_matrix = t <= 2000
+    unit = _unit(tv)
+    inc = _incidence(topics)
+    sizes = np.array([len(set(w)) for w in topics], dtype=np.float64)
+    per_topic_sum = np.zeros(t)
+    total = 0.0
+    mats = (np.zeros((t, t)), np.zeros((t, t)), np.zeros((t, t))) if keep_matrix else None
+    cand: list[tuple[float, int, int, float, float]] = []
+    for start in range(0, t, block):
+        stop = min(start + block, t)
+        cos = unit[start:stop] @ unit.T                                  # (b, T)
+        inter = (inc[start:stop] @ inc.T).toarray()                      # (b, T)
+        oh = inter / np.minimum(sizes[start:stop, None], sizes[None, :])
+        sd = semantic_distinctiveness(cos, oh, gamma)
+        rows = np.arange(start, stop)
+        sd[rows - start, rows] = 0.0                                     # no self pairs
+        per_topic_sum[start:stop] += sd.sum(axis=1)
+        # strict upper triangle of this block: columns j > i
+        upper = np.arange(t)[None, :] > rows[:, None]
+        total += float(sd[upper].sum())
+        if mats is not None:
+            mats[0][start:stop] = sd
+            mats[1][start:stop] = cos
+            mats[2][start:stop] = oh
+        if lowest:
+            vals = np.where(upper, sd, np.inf).ravel()
+            k = min(lowest, int(upper.sum()))
+            if k:
+                pick = np.argpartition(vals, k - 1)[:k]
+                for flat in pick:
+                    r, c = divmod(int(flat), t)
+                    cand.append((float(vals[flat]), start + r, c, float(cos[r, c]), float(oh[r, c])))
+    n_pairs = t * (t - 1) // 2
+    vd = total / n_pairs if n_pairs else float("nan")
+    per_topic = per_topic_sum / (t - 1) if t > 1 else np.full(t, np.nan)
+    cand.sort()
+    low = [(i, j, s, c, o) for s, i, j, c, o in cand[:lowest]]
+    detail = DistinctivenessDetail(vd=vd, per_topic=per_topic, n_pairs=n_pairs, lowest=low)
+    if mats is not None:
+        detail.sd, detail.cosine, detail.overlap = mats
+    return detail
+
+
+@dataclass
+class SemanticScores:
+    """Model-level metrics plus the per-topic and per-pair details they came from."""
+
+    metrics: dict[str, float]
+    coherence: CoherenceDetail
+    distinctiveness: DistinctivenessDetail
+    cd: float
+    sis: float | None
+    params: SemanticParams
+    notes: list[str]
+
+
+def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+                     *, params: SemanticParams = SemanticParams(), sis: float | None = None,
+                     lowest_pairs: int = 0) -> SemanticScores:
+    """Every semantic metric for a topic set, given each topic's word-embedding matrix (or a
+    word -> vector mapping). Metric keys: ``sc``, ``sd_avg``, ``vd``, ``cd``, ``semdiv``, ``overall``."""
+    if not topics:
+        raise ScorekitError("the topic list is empty")
+    if isinstance(word_vectors, Mapping):
+        word_vectors = [np.stack([word_vectors[w] for w in words]) for words in topics]
+    coh = semantic_coherence(word_vectors, params=params)
+    dist = semantic_distinctiveness_all(coh.topic_vectors, topics, gamma=params.gamma_overlap,
+                                        lowest=lowest_pairs)
+    cd = content_diversity(topics)
+    sc = float(coh.sc.mean())
+    semdiv = semantic_diversity(dist.vd, cd, alpha=params.alpha_vd, beta=params.beta_cd)
+    overall = overall_score(sc, dist.vd, semdiv, sis, w_sc=params.w_sc, w_sd=params.w_sd,
+                            w_semdiv=params.w_semdiv, w_sis=params.w_sis)
+    notes = []
+    if sis is None:
+        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
+                     f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
+                     "without the lambda*SIS term")
+    if len(topics) < 2:
+        notes.append("one topic: SD, VD, SemDiv and Overall need at least two topics (reported as null)")
+    metrics = {"sc": sc, "sd_avg": dist.vd, "vd": dist.vd, "cd": cd, "semdiv": semdiv, "overall": overall}
+    return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=cd, sis=sis,
+                          params=params, notes=notes)
+
+
+__all__ = [
+    "SemanticParams", "SemanticScores", "CoherenceDetail", "DistinctivenessDetail",
+    "content_diversity", "hierarchical_overlap", "overall_score", "score_embeddings",
+    "semantic_coherence", "semantic_coherence_from_parts", "semantic_distinctiveness",
+    "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity",
+]
