@@ -1,0 +1,172 @@
+"""Synonym lexicons for the Korean METEOR synonym stage (spec caption-metrics §2.5).
+
+A lexicon is a set of synonym *pairs*. Following the spec's ``EnhancedKoreanMETEOR.synonym_match``
+(``w2 in synonyms[w1]`` or ``w1 in synonyms[w2]``) a pair is symmetric but not transitive: in
+``바다 -> 해양, 바닷가, 해변`` each listed word is a synonym of ``바다``, not of each other.
+
+File formats (UTF-8, every string NFC-normalised on load):
+
+* TSV (``*.tsv``, ``*.txt``): one entry per line, ``head<TAB>synonym<TAB>synonym...``; blank lines
+  and lines starting with ``#`` are ignored. A line with no synonym or an empty field is an error
+  naming ``file:line``.
+* JSON (``*.json``): an object ``{"head": ["synonym", ...], ...}`` (a single string is accepted
+  for one synonym) — exactly the shape of the spec's ``_load_korean_synonyms`` dictionary.
+
+:meth:`Lexicon.load` merges the shipped starter lexicon (``scorekit/data/lexicon/``) with any
+user files; :meth:`Lexicon.merge` unions two lexicons. The lexicon only holds strings; turning its
+words into the lemma keys the metric matches on is the metric's job (``meteor_ko``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from scorekit.errors import InputError
+from scorekit.io.atomic import read_text
+from scorekit.text.normalize import nfc
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "lexicon"
+
+
+class Lexicon:
+    """An immutable set of symmetric synonym pairs between NFC-normalised words."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]] = (), sources: Iterable[str] = ()):
+        table: dict[str, set[str]] = {}
+        for a, b in pairs:
+            a, b = nfc(a).strip(), nfc(b).strip()
+            if not a or not b or a == b:
+                continue
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
+        self._table = {k: frozenset(v) for k, v in table.items()}
+        self.sources = tuple(sources)
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, mapping: Mapping[str, Iterable[str] | str], source: str = "<dict>") -> Lexicon:
+        pairs = []
+        for head, syns in mapping.items():
+            for syn in [syns] if isinstance(syns, str) else syns:
+                pairs.append((head, syn))
+        return cls(pairs, [source])
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Lexicon:
+        """One lexicon file, TSV or JSON (by extension: ``.json`` is JSON, anything else TSV)."""
+        p = Path(path)
+        text = read_text(p, "lexicon file")
+        pairs = _parse_json(text, p) if p.suffix.lower() == ".json" else _parse_tsv(text, p)
+        return cls(pairs, [str(p)])
+
+    @classmethod
+    def default(cls) -> Lexicon:
+        """The starter Korean lexicon shipped with scorekit (covers every example in the spec)."""
+        return _default()
+
+    @classmethod
+    def load(cls, *paths: str | os.PathLike, include_default: bool = True) -> Lexicon:
+        """The starter lexicon (unless ``include_default=False``) merged with each user file."""
+        lex = cls.default() if include_default else cls()
+        for path in paths:
+            lex = lex.merge(cls.read(path))
+        return lex
+
+    def merge(self, other: Lexicon) -> Lexicon:
+        return Lexicon([*self.pairs(), *other.pairs()], [*self.sources, *other.sources])
+
+    # -- queries ---------------------------------------------------------------------------
+    def synonyms(self, word: str) -> frozenset[str]:
+        """The words paired with ``word`` (not including ``word`` itself)."""
+        return self._table.get(nfc(word), frozenset())
+
+    def are_synonyms(self, a: str, b: str) -> bool:
+        a, b = nfc(a), nfc(b)
+        return a == b or b in self._table.get(a, ())
+
+    def words(self) -> list[str]:
+        return sorted(self._table)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return sorted((a, b) for a, syns in self._table.items() for b in syns if a < b)
+
+    def __len__(self) -> int:
+        return len(self.pairs())
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and nfc(word) in self._table
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Short content hash, for signatures: two lexicons with the same pairs share it."""
+        h = hashlib.sha1("\n".join(f"{a}\t{b}" for a, b in self.pairs()).encode("utf-8"))
+        return h.hexdigest()[:10]
+
+    def __repr__(self) -> str:
+        return f"Lexicon({len(self)} pairs, {len(self._table)} words, fingerprint={self.fingerprint})"
+
+
+def _parse_tsv(text: str, path: Path) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) < 2:
+            raise InputError(
+                "expected 'word<TAB>synonym[<TAB>synonym...]' (tab-separated, at least one synonym)",
+                path, lineno)
+        if any(not f for f in fields):
+            raise InputError(f"empty field {fields.index('') + 1} (two tabs in a row or a trailing tab?)",
+                             path, lineno)
+        head = fields[0]
+        pairs.extend((head, syn) for syn in fields[1:])
+    return pairs
+
+
+def _parse_json(text: str, path: Path) -> list[tuple[str, str]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError('expected a JSON object {"word": ["synonym", ...]}', path)
+    pairs: list[tuple[str, str]] = []
+    for head, syns in data.items():
+        if isinstance(syns, str):
+            syns = [syns]
+        if not isinstance(syns, list) or not syns or not all(isinstance(s, str) and s.strip() for s in syns):
+            raise InputError(f"entry {head!r}: expected a non-empty list of non-empty strings", path,
+                             _line_of_key(text, head))
+        if not head.strip():
+            raise InputError("empty word as a key", path, _line_of_key(text, head))
+        pairs.extend((head, s) for s in syns)
+    return pairs
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    needle = json.dumps(key, ensure_ascii=False)
+    pos = text.find(needle)
+    if pos < 0:
+        needle = json.dumps(key)
+        pos = text.find(needle)
+    return None if pos < 0 else text.count("\n", 0, pos) + 1
+
+
+@functools.lru_cache(maxsize=1)
+def _default() -> Lexicon:
+    root = DATA_DIR
+    pairs: list[tuple[str, str]] = []
+    names = []
+    for entry in sorted(root.iterdir()) if root.is_dir() else []:
+        if entry.name.endswith((".tsv", ".json")):
+            text = entry.read_text(encoding="utf-8")
+            path = Path(f"scorekit/data/lexicon/{entry.name}")
+            pairs.extend(_parse_json(text, path) if entry.name.endswith(".json") else _parse_tsv(text, path))
+            names.append(f"scorekit:{entry.name}")
+    return Lexicon(pairs, names)

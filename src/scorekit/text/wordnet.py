@@ -1,0 +1,162 @@
+"""A small, fast WordNet 3.0 reader for METEOR's synonym stage (no nltk_data, no nltk reader).
+
+It reads the Princeton database files that Debian's ``wordnet-base`` package installs in
+``/usr/share/wordnet`` (``index.{noun,verb,adj,adv}``, ``data.*``, ``*.exc``) and reproduces
+exactly what METEOR needs from ``nltk.corpus.wordnet``:
+
+* :meth:`WordNet.synsets` — the synsets of ``nltk.corpus.wordnet.synsets(word)`` (as
+  ``(pos, offset)`` pairs, in nltk's order): the word is lower-cased, then for each part of speech
+  in nltk's ``POS_LIST`` order (n, v, a, r) nltk's ``_morphy`` gives candidate base forms — the
+  exception list entry if the word has one (``geese -> goose``, ``better -> good, well``),
+  otherwise one application of each detachment rule (``-ies -> -y``, ``-ing -> -e`` / ``-ing -> ``,
+  ...) — keeping the word itself and each candidate that the index lists for that part of speech;
+  the synsets are the index's offsets for each kept form.
+* :meth:`WordNet.lemma_names` — a synset's lemma names as nltk's ``Synset.lemma_names()`` gives
+  them (case kept, adjective syntactic markers such as ``(a)``/``(p)`` removed).
+* :meth:`WordNet.synonyms` — what ``nltk.translate.meteor_score`` builds for a hypothesis word:
+  the lemma names without ``_`` of all its synsets, plus the word itself. Cached per word.
+
+The index files are parsed once on first use (~0.3 s); data lines are parsed lazily, by byte
+offset, and cached. Set ``SCOREKIT_WORDNET_DIR`` to read the files from elsewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+from scorekit.errors import MissingDependencyError
+
+DEFAULT_DIR = "/usr/share/wordnet"
+POS_LIST = ("n", "v", "a", "r")  # nltk's POS_LIST order (satellites 's' live in index.adj as 'a')
+_FILEMAP = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+
+# nltk's Morphy detachment rules (WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS), same order.
+SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
+          ("shes", "sh"), ("men", "man"), ("ies", "y")),
+    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
+          ("ing", "e"), ("ing", "")),
+    "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "r": (),
+}
+# nltk strips an adjective's syntactic marker with exactly this pattern.
+_MARKER = re.compile(r"(.*?)(\([^()]*\))?$")
+
+
+class WordNet:
+    """WordNet 3.0 database files read directly; see the module docstring."""
+
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root or os.environ.get("SCOREKIT_WORDNET_DIR") or DEFAULT_DIR)
+        missing = [f"{kind}.{name}" for name in _FILEMAP.values() for kind in ("index", "data")
+                   if not (self.root / f"{kind}.{name}").is_file()]
+        if missing:
+            raise MissingDependencyError(
+                f"WordNet 3.0 database not found in {self.root} (missing {', '.join(missing)}): "
+                "install it with `apt-get install wordnet-base` or point SCOREKIT_WORDNET_DIR at a "
+                "directory holding index.*, data.* and *.exc"
+            )
+        self._index: dict[str, dict[str, str]] | None = None   # pos -> lemma -> rest of index line
+        self._exc: dict[str, dict[str, list[str]]] | None = None
+        self._data: dict[str, bytes] = {}
+        self._names: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._syn_cache: dict[str, frozenset[str]] = {}
+
+    # -- loading ---------------------------------------------------------------------------
+    def _load(self) -> None:
+        index: dict[str, dict[str, str]] = {}
+        for pos, name in _FILEMAP.items():
+            table: dict[str, str] = {}
+            text = (self.root / f"index.{name}").read_text(encoding="utf-8")
+            for line in text.splitlines():
+                if not line or line[0] == " ":  # licence header lines start with a space
+                    continue
+                lemma, _, rest = line.partition(" ")
+                table[lemma] = rest  # a repeated lemma: the later line wins, as in nltk
+            index[pos] = table
+        exc: dict[str, dict[str, list[str]]] = {}
+        for pos, name in _FILEMAP.items():
+            table_exc: dict[str, list[str]] = {}
+            path = self.root / f"{name}.exc"
+            if path.is_file():
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    terms = line.split()
+                    if terms:
+                        table_exc[terms[0]] = terms[1:]
+            exc[pos] = table_exc
+        self._index, self._exc = index, exc
+
+    @property
+    def index(self) -> dict[str, dict[str, str]]:
+        if self._index is None:
+            self._load()
+        return self._index  # type: ignore[return-value]
+
+    def _offsets(self, pos: str, form: str) -> list[int]:
+        rest = self.index[pos].get(form)
+        if rest is None:
+            return []
+        f = rest.split()  # pos n_synsets p_cnt ptr... n_senses tagsense_cnt offsets...
+        n_synsets, p_cnt = int(f[1]), int(f[2])
+        start = 3 + p_cnt + 2
+        return [int(x) for x in f[start:start + n_synsets]]
+
+    # -- morphy ----------------------------------------------------------------------------
+    def morphy_forms(self, form: str, pos: str) -> list[str]:
+        """nltk's ``WordNetCorpusReader._morphy(form, pos)``: base forms present in the index."""
+        table = self.index[pos]
+        exceptions = self._exc[pos]  # type: ignore[index]
+        if form in exceptions:
+            forms = exceptions[form]
+        else:
+            forms = [form[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if form.endswith(old)]
+        out: list[str] = []
+        for f in [form, *forms]:
+            if f in table and f not in out:
+                out.append(f)
+        return out
+
+    def synsets(self, word: str) -> list[tuple[str, int]]:
+        """``(pos, offset)`` of each synset ``nltk.corpus.wordnet.synsets(word)`` returns, in order."""
+        word = word.lower()
+        return [(pos, off) for pos in POS_LIST for form in self.morphy_forms(word, pos)
+                for off in self._offsets(pos, form)]
+
+    # -- data ------------------------------------------------------------------------------
+    def lemma_names(self, pos: str, offset: int) -> tuple[str, ...]:
+        key = (pos, offset)
+        names = self._names.get(key)
+        if names is None:
+            data = self._data.get(pos)
+            if data is None:
+                data = self._data[pos] = (self.root / f"data.{_FILEMAP[pos]}").read_bytes()
+            end = data.index(b"\n", offset)
+            fields = data[offset:end].split(b" ", 4 + 2 * 256)
+            n = int(fields[3], 16)
+            raw = [fields[4 + 2 * k].decode("utf-8") for k in range(n)]
+            names = tuple(_MARKER.match(r).group(1) for r in raw)  # type: ignore[union-attr]
+            self._names[key] = names
+        return names
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        """METEOR's synonym set of ``word``: lemma names without ``_`` of its synsets, plus itself."""
+        syns = self._syn_cache.get(word)
+        if syns is None:
+            out = {word}
+            for pos, off in self.synsets(word):
+                out.update(n for n in self.lemma_names(pos, off) if "_" not in n)
+            syns = self._syn_cache[word] = frozenset(out)
+        return syns
+
+
+@functools.lru_cache(maxsize=4)
+def _cached(root: str) -> WordNet:
+    return WordNet(root)
+
+
+def get_wordnet(root: str | os.PathLike | None = None) -> WordNet:
+    """The shared reader for ``root`` (default ``$SCOREKIT_WORDNET_DIR`` or /usr/share/wordnet)."""
+    return _cached(str(root or os.environ.get("SCOREKIT_WORDNET_DIR") or DEFAULT_DIR))
