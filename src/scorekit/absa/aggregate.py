@@ -1,0 +1,168 @@
+"""The structural aggregator (spec §1 step 4, §7) and the multi-seed mean ± std.
+
+``aggregate_run`` -> metrics of one run; ``structural_metrics_csv`` / ``structural_metrics_md``
+render one row per run, one column per metric (spec names); ``aggregate_seeds`` gives
+mean and standard deviation of every numeric metric across seed runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorekit.absa.metrics import METRIC_NAMES, compute_metrics
+from scorekit.absa.stats import RunStats, stats_matrix
+from scorekit.signature import make_signature
+
+SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
+OVERRIDE_SUMMARY_NAME = "override_gate_debug_summary.json"
+
+
+def signature(override_summary: bool = False) -> str:
+    """Pins what changes the numbers: matching unit, averaging, empty rule, conflict rule."""
+    return make_signature("absa", {
+        "unit": "aspect_term+polarity", "norm": "nfc+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
+        "f1": "macro-rows", "empty_gold": "match-iff-empty", "rep": "explicit>conf>no_drop", "override": override_summary,
+    })
+
+
+@dataclass
+class RunAggregate:
+    run_id: str
+    metrics: dict[str, Any]
+    stats: RunStats
+    matrix: np.ndarray = field(repr=False)
+    signature: str = ""
+
+
+def aggregate_run(scorecards: Sequence[dict], run_id: str = "run",
+                  override_summary: Mapping[str, Any] | None = None) -> RunAggregate:
+    """All §3–§6 metrics of one run's scorecards."""
+    matrix = stats_matrix(scorecards)
+    stats = RunStats.from_matrix(matrix)
+    return RunAggregate(run_id, compute_metrics(stats, override_summary), stats, matrix,
+                        signature(override_summary is not None))
+
+
+def run_id_from_dir(name: str) -> tuple[str, str | None]:
+    """``<run_id>__seed<N>_proposed`` -> (run_id, N); other names -> (name, None)."""
+    m = SEED_DIR.match(name)
+    return (m["run_id"], m["seed"]) if m else (name, None)
+
+
+def _csv_cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
+    """CSV: header ``run_id,<metric>...``; one row per run; N/A is an empty cell."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run_id", *METRIC_NAMES])
+    for run_id, metrics in runs:
+        w.writerow([run_id, *(_csv_cell(metrics.get(m)) for m in METRIC_NAMES)])
+    return buf.getvalue()
+
+
+def _md_cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "N/A"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v).replace("|", "\\|")
+
+
+def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: str | None = None) -> str:
+    """Markdown table, same columns as the CSV (floats to 4 decimals, None as N/A)."""
+    lines = ["| run_id | " + " | ".join(METRIC_NAMES) + " |",
+             "|:---|" + "---:|" * len(METRIC_NAMES)]
+    for run_id, metrics in runs:
+        lines.append(f"| {_md_cell(run_id)} | " + " | ".join(_md_cell(metrics.get(m)) for m in METRIC_NAMES) + " |")
+    out = "# structural_metrics\n\n" + "\n".join(lines) + "\n"
+    if sig:
+        out += f"\n`signature: {sig}`\n"
+    return out
+
+
+def parse_metrics_csv(text: str) -> list[dict[str, Any]]:
+    """Rows of a structural_metrics.csv as dicts (numbers parsed; empty -> None)."""
+    rows = []
+    for raw in csv.DictReader(io.StringIO(text)):
+        row: dict[str, Any] = {}
+        for k, v in raw.items():
+            if k is None:
+                continue
+            if v is None or v == "":
+                row[k] = None
+                continue
+            try:
+                row[k] = float(v)
+            except ValueError:
+                row[k] = v
+        rows.append(row)
+    return rows
+
+
+@dataclass
+class SeedAggregate:
+    metrics: list[str]
+    mean: list[float | None]
+    std: list[float | None]
+    n: list[int]
+    seeds: list[str]
+
+
+def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> SeedAggregate:
+    """Mean and population standard deviation (ddof=0) of each metric over the seeds that have a
+    value for it (N/A seeds are left out of that metric; a metric N/A everywhere stays N/A)."""
+    names = [m for m in METRIC_NAMES]
+    for _, metrics in seed_metrics:
+        names += [k for k, v in metrics.items() if k not in names and k != "run_id"
+                  and isinstance(v, (int, float)) and not isinstance(v, bool)]
+    values = np.full((len(seed_metrics), len(names)), np.nan)
+    for i, (_, metrics) in enumerate(seed_metrics):
+        for j, name in enumerate(names):
+            v = metrics.get(name)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                values[i, j] = float(v)
+    present = ~np.isnan(values)
+    n = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(values, axis=0) / np.where(n, n, 1)
+        dev = np.where(present, values - mean, 0.0)
+        std = np.sqrt((dev ** 2).sum(axis=0) / np.where(n, n, 1))
+    return SeedAggregate(
+        names,
+        [float(m) if k else None for m, k in zip(mean, n)],
+        [float(s) if k else None for s, k in zip(std, n)],
+        [int(k) for k in n],
+        [s for s, _ in seed_metrics],
+    )
+
+
+def aggregated_csv(agg: SeedAggregate) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["metric", "mean", "std", "n_seeds"])
+    for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n):
+        w.writerow([name, _csv_cell(m), _csv_cell(s), k])
+    return buf.getvalue()
+
+
+def aggregated_md(agg: SeedAggregate, title: str) -> str:
+    lines = [f"# {title}", "", f"seeds: {', '.join(agg.seeds)}", "",
+             "| Metric | Mean | Std | n_seeds |", "|:---|---:|---:|---:|"]
+    for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n):
+        lines.append(f"| {name} | {_md_cell(m)} | {_md_cell(s)} | {k} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,55 @@
+"""Normalisation for matching (aspect_term, polarity) pairs — spec §3.1 ``normalize_for_eval`` /
+``normalize_polarity``.
+
+Rules (also in docs/absa.md):
+
+aspect_term
+  1. NFC (Korean arriving as decomposed jamo must match its composed twin);
+  2. ``casefold`` (English case; Hangul is unaffected);
+  3. every run of whitespace (incl. U+3000 and NBSP) becomes one space, ends stripped;
+  4. leading/trailing punctuation and quote/bracket marks are stripped
+     (``.,;:!?"'`“”‘’()[]{}<>「」『』《》〈〉…·~``), then whitespace again.
+  ``None``/non-text -> ``""``. The empty term means an *implicit* aspect.
+
+polarity
+  ``pos|positive|긍정`` -> positive, ``neg|negative|부정`` -> negative,
+  ``neu|neutral|중립`` -> neutral, ``mixed|혼합`` -> mixed (case/space-insensitive).
+  Missing or empty -> ``neutral`` and the caller records a *neutral fallback* (a forbidden
+  fallback for the implicit-invalid metric, §3.5). Any other string is kept lower-cased: it is an
+  invalid polarity that can never match a valid gold polarity.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WS = re.compile(r"\s+")
+_EDGE_PUNCT = ".,;:!?\"'`“”‘’()[]{}<>「」『』《》〈〉…·~"
+
+POLARITY_SYNONYMS = {
+    "pos": "positive", "positive": "positive", "긍정": "positive",
+    "neg": "negative", "negative": "negative", "부정": "negative",
+    "neu": "neutral", "neutral": "neutral", "중립": "neutral",
+    "mixed": "mixed", "혼합": "mixed",
+}
+#: polarities a prediction may carry to count as "valid" (§3.5 pred_valid_polars)
+VALID_POLARITIES = frozenset({"positive", "negative", "neutral"})
+
+
+def normalize_term(value: object) -> str:
+    """Normalised aspect term; ``""`` for implicit / missing."""
+    if not isinstance(value, str) or not value:
+        return ""
+    text = unicodedata.normalize("NFC", value).casefold()
+    text = _WS.sub(" ", text).strip()
+    text = text.strip(_EDGE_PUNCT).strip()
+    return text
+
+
+def normalize_polarity(value: object) -> tuple[str, bool]:
+    """``(polarity, missing)``: canonical polarity and whether it was missing (-> neutral)."""
+    if not isinstance(value, str) or not value.strip():
+        return "neutral", True
+    key = unicodedata.normalize("NFC", value).strip().casefold()
+    return POLARITY_SYNONYMS.get(key, key), False

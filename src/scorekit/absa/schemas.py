@@ -1,0 +1,128 @@
+"""Pydantic models of the rows scorekit reads and writes (spec §1–§3).
+
+``FinalOutputRow`` is one line of ``outputs.jsonl`` (``FinalOutputSchema.model_dump()``);
+``Scorecard`` is one line of ``scorecards.jsonl`` (``make_scorecard`` output). Both are tolerant
+(unknown fields are kept) but the fields the metrics read must have the right shape; a row that
+does not is skipped by the reader with its line and field named.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: F401
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class AspectTermSpan(_Open):
+    term: Optional[str] = None
+    span: Optional[dict[str, Any]] = None
+
+
+class TupleItem(_Open):
+    """One (aspect_ref, aspect_term, polarity) tuple as the pipeline writes it."""
+
+    aspect_ref: Optional[str] = None
+    aspect_term: Union[str, AspectTermSpan, None] = None
+    polarity: Optional[str] = None
+    label: Optional[str] = None
+    is_implicit: Optional[bool] = None
+    grounding: Optional[str] = None
+    confidence: Optional[float] = None
+    drop_reason: Optional[str] = None
+
+
+TupleList = Optional[list[TupleItem]]
+
+
+class FinalResult(_Open):
+    label: Optional[str] = None
+    stage1_tuples: TupleList = None
+    final_tuples: TupleList = None
+    final_tuples_pre_review: TupleList = None
+    final_tuples_post_review: TupleList = None
+    final_aspects: TupleList = None
+
+
+class AnalysisFlags(_Open):
+    review_actions: Optional[list[Any]] = None
+    arb_actions: Optional[list[Any]] = None
+
+
+class TraceStep(_Open):
+    stage: Optional[str] = None
+    agent: Optional[str] = None
+    output: Optional[dict[str, Any]] = None
+    notes: Optional[Any] = None
+    error: Optional[Any] = None
+
+
+class Inputs(_Open):
+    aspect_sentiments: TupleList = None
+    gold_tuples: TupleList = None
+    gold_triplets: TupleList = None
+    gold: TupleList = None
+
+
+class Meta(_Open):
+    text_id: Union[str, int, None] = None
+    input_text: Optional[str] = None
+    run_id: Optional[str] = None
+
+
+class LabelBlock(_Open):
+    label: Optional[str] = None
+
+
+class FinalOutputRow(_Open):
+    """One row of outputs.jsonl (FinalOutputSchema)."""
+
+    meta: Optional[Meta] = None
+    stage1_ate: Optional[LabelBlock] = None
+    stage2_ate: Optional[LabelBlock] = None
+    final_result: Optional[FinalResult] = None
+    analysis_flags: Optional[AnalysisFlags] = None
+    process_trace: Optional[list[TraceStep]] = None
+    inputs: Optional[Inputs] = None
+    gold_tuples: TupleList = None
+    gold_triplets: TupleList = None
+    gold: TupleList = None
+
+
+class StageDelta(_Open):
+    changed: bool
+    change_type: str = Field(pattern="^(guided_by_review|unguided|none)$")
+    pairs_changed: Optional[bool] = None
+    label_changed: Optional[bool] = None
+
+
+class Runtime(_Open):
+    uid: Union[str, int, None] = None
+    parsed_output: Optional[FinalOutputRow] = None
+    flags: Optional[dict[str, Any]] = None
+
+
+class ValidatorBlock(_Open):
+    stage: Optional[str] = None
+    structural_risks: Optional[list[Any]] = None
+
+
+class Scorecard(_Open):
+    """One row of scorecards.jsonl."""
+
+    run_id: Optional[str] = None
+    text_id: Union[str, int, None] = None
+    runtime: Runtime
+    stage_delta: Optional[StageDelta] = None
+    inputs: Optional[Inputs] = None
+    validator: Optional[list[ValidatorBlock]] = None
+
+
+def first_error(exc: ValidationError) -> tuple[str, str]:
+    """(dotted field path, message) of the first validation error."""
+    err = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "<row>"
+    return loc, err["msg"]

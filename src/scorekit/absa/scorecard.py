@@ -1,0 +1,75 @@
+"""``make_scorecard(entry)``: one outputs.jsonl row -> one scorecards.jsonl row (spec §1, §4.1).
+
+The scorecard wraps the row as ``runtime.parsed_output`` (the aggregator reads everything
+through that wrap), copies the gold and the input aspect sentiments into ``inputs``, and records
+``stage_delta`` computed by the single-source function :func:`scorekit.absa.sources.stage_delta`
+— the very function the aggregator falls back on, so both always agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scorekit.absa import sources
+
+SCORECARD_VERSION = 1
+_PARSE_MARKERS = ("json_parse", "atsa_parse", "schema_validation", "parse_failed")
+
+
+def _failure_flags(entry: dict) -> dict[str, Any]:
+    """parse_failed / generate_failed from the row's flags or its process_trace errors."""
+    flags = entry.get("flags") if isinstance(entry.get("flags"), dict) else {}
+    parse_failed = bool(flags.get("parse_failed"))
+    generate_failed = bool(flags.get("generate_failed"))
+    error = None
+    for step in entry.get("process_trace") or []:
+        if not isinstance(step, dict):
+            continue
+        for key in ("error", "notes"):
+            text = step.get(key)
+            if not isinstance(text, str) or not text:
+                continue
+            if key == "error" and error is None:
+                error = text
+            if any(m in text for m in _PARSE_MARKERS):
+                parse_failed = True
+            if "generate_failed" in text:
+                generate_failed = True
+    return {"parse_failed": parse_failed, "generate_failed": generate_failed, "error": error,
+            "analysis_flags": entry.get("analysis_flags")}
+
+
+def make_scorecard(entry: dict, *, run_id: str | None = None) -> dict[str, Any]:
+    """Build the scorecard of one FinalOutputSchema row (a plain dict)."""
+    meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
+    text_id = meta.get("text_id", meta.get("uid"))
+    record: dict[str, Any] = {"runtime": {"parsed_output": entry}}
+    gold = sources.gold_items(record)
+    inputs: dict[str, Any] = {}
+    entry_inputs = entry.get("inputs") if isinstance(entry.get("inputs"), dict) else {}
+    if isinstance(entry_inputs.get("aspect_sentiments"), list):
+        inputs["aspect_sentiments"] = entry_inputs["aspect_sentiments"]
+    if gold is not None:
+        for holder in (entry_inputs, entry):
+            raw = next((holder[k] for k in ("gold_tuples", "gold", "gold_triplets")
+                        if isinstance(holder.get(k), list)), None)
+            if raw is not None:
+                inputs["gold_tuples"] = raw
+                break
+    record = {
+        "scorecard_version": SCORECARD_VERSION,
+        "run_id": run_id if run_id is not None else meta.get("run_id"),
+        "text_id": text_id,
+        "meta": {"text_id": text_id, "input_text": meta.get("input_text"),
+                 "protocol_mode": meta.get("protocol_mode", "conflict_review_v1")},
+        "inputs": inputs,
+        "runtime": {"uid": text_id, "parsed_output": entry, "flags": _failure_flags(entry)},
+        "validator": [],  # CR has no validator (§4.3)
+    }
+    record["stage_delta"] = sources.stage_delta(record)
+    return record
+
+
+def wrap(entry: dict) -> dict[str, Any]:
+    """The §1 aggregator wrap, ``{"runtime": {"parsed_output": entry}}``."""
+    return {"runtime": {"parsed_output": entry}}

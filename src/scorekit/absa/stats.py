@@ -1,0 +1,256 @@
+"""Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard).
+
+Every metric of §3–§6 is a ratio of *sums* of these columns, so a run's statistics are the
+column sums, shards merge by addition (:meth:`RunStats.merge`), and aggregating 100,000
+scorecards is one ``ndarray.sum(axis=0)`` after the per-row extraction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorekit.absa.normalize import VALID_POLARITIES
+from scorekit.absa import sources
+from scorekit.absa.sources import Item
+
+# Column order of a statistics row. Counts are 0/1 per row unless noted.
+FIELDS: tuple[str, ...] = (
+    "n",                      # 1 per scorecard
+    "gold_annotated",         # row carries a gold list (possibly empty): fix/break/net_gain rows
+    "gold_f1",                # row has >= 1 gold pair: F1 rows (N_gold)
+    "f1_s1", "f1_s2", "f1_s2_after_rep",          # per-row F1 (float; 0 unless gold_f1)
+    "gold_explicit", "f1_s2_explicit",            # explicit gold present; F1 vs explicit gold
+    "gold_implicit", "f1_s2_implicit",            # implicit gold present; polarity-only F1
+    "implicit_invalid",       # §3.5 implicit gold row with no valid pred / parse fail / neutral fallback
+    "n_gold_pairs", "n_gold_explicit_pairs", "n_gold_implicit_pairs",   # counts (ints)
+    "n_fix", "n_break", "n_still", "n_keep",      # §3.3 transitions (gold_annotated rows)
+    "conflict_raw", "conflict_after_rep",         # §3.4
+    "changed", "guided_by_review", "unguided",    # §4.1/4.2 (stage_delta)
+    "changed_improved", "changed_degraded",       # changed and delta_f1 >0 / <0
+    "review_action", "arb_action",                # §4.2
+    "src_final_tuples", "src_final_aspects", "src_inputs_aspect_sentiments", "src_none",  # §5
+    "src_stage1_tuples", "src_trace_atsa", "src_stage1_fallback",
+    "n_pred_used",            # pred pairs entering the F1 (gold_f1 rows; int)
+    "s1_risk", "s2_risk", "risk_cleared", "negation_contrast", "outcome_residual_risk",  # §4.3
+    "parse_failed",
+)
+INDEX = {name: i for i, name in enumerate(FIELDS)}
+WIDTH = len(FIELDS)
+
+
+def pair_counts(gold: frozenset, pred: frozenset) -> int:
+    """True positives on (aspect_term, polarity) pairs.
+
+    Explicit gold pairs match exactly; an implicit gold pair (term ``""``) matches any one
+    still-unmatched predicted pair with the same polarity (one-to-one).
+    """
+    explicit_gold = {g for g in gold if g[0]}
+    matched = pred & explicit_gold
+    tp = len(matched)
+    implicit_pols = {p for t, p in gold if not t}
+    if implicit_pols:
+        remaining = {p for t, p in pred - matched}
+        tp += len(implicit_pols & remaining)
+    return tp
+
+
+def f1_pairs(gold: frozenset, pred: frozenset) -> float:
+    """F1 = 2PR/(P+R) = 2·tp / (|pred| + |gold|); 0 when gold is empty or nothing matches."""
+    if not gold:
+        return 0.0
+    tp = pair_counts(gold, pred)
+    return 2.0 * tp / (len(pred) + len(gold)) if tp else 0.0
+
+
+def sets_match_with_empty_rule(gold: frozenset, pred: frozenset) -> bool:
+    """``tuple_sets_match_with_empty_rule``: empty gold matches only an empty prediction;
+    otherwise a match is precision = recall = 1 under the F1 rule above."""
+    if not gold:
+        return not pred
+    tp = pair_counts(gold, pred)
+    return tp == len(pred) == len(gold)
+
+
+def _rep_key(it: Item) -> tuple[bool, float, bool]:
+    # explicit > implicit, then higher confidence, then no drop_reason (§3.4)
+    return (it.explicit, it.confidence, not it.has_drop_reason)
+
+
+def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
+    """(conflict_raw, conflict_after_rep, representative pairs) for one row's final tuples.
+
+    Items are grouped by normalised aspect_term (implicit items, term ``""``, name no aspect and
+    are neither grouped nor dropped). Raw conflict: a group with >= 2 polarities. Representative
+    selection keeps the items with the best key (explicit, confidence, no drop_reason); a conflict
+    *remains* when those tied best items still carry >= 2 polarities. The representative of a
+    group is its first best item.
+    """
+    groups: dict[str, list[Item]] = {}
+    rep: set[tuple[str, str]] = set()
+    for it in items:
+        if it.term:
+            groups.setdefault(it.term, []).append(it)
+        else:
+            rep.add((it.term, it.polarity))
+    raw = after = False
+    for term, group in groups.items():
+        if len(group) == 1:
+            rep.add((term, group[0].polarity))
+            continue
+        best = max(_rep_key(it) for it in group)
+        top = [it for it in group if _rep_key(it) == best]
+        rep.add((term, top[0].polarity))
+        if len({it.polarity for it in group}) > 1:
+            raw = True
+            if len({it.polarity for it in top}) > 1:
+                after = True
+    return raw, after, frozenset(rep)
+
+
+def parse_failed(record: dict) -> bool:
+    runtime = record.get("runtime") if isinstance(record.get("runtime"), dict) else {}
+    flags = runtime.get("flags") if isinstance(runtime.get("flags"), dict) else {}
+    top = record.get("flags") if isinstance(record.get("flags"), dict) else {}
+    if flags.get("parse_failed") or flags.get("generate_failed") or top.get("parse_failed") \
+            or top.get("generate_failed"):
+        return True
+    err = runtime.get("error")
+    return isinstance(err, str) and bool(err.strip())
+
+
+def _validator(record: dict) -> tuple[bool, bool, bool]:
+    s1 = s2 = neg = False
+    blocks = record.get("validator")
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, dict):
+            continue
+        risks = block.get("structural_risks")
+        risks = risks if isinstance(risks, list) else []
+        stage = str(block.get("stage", "")).lower()
+        if risks and stage == "stage1":
+            s1 = True
+        if risks and stage == "stage2":
+            s2 = True
+        for r in risks:
+            rid = str(r.get("risk_id", "") if isinstance(r, dict) else r).upper()
+            if "NEGATION" in rid or "CONTRAST" in rid:
+                neg = True
+    return s1, s2, neg
+
+
+def row_stats(record: dict) -> tuple[float, ...]:
+    """The statistics row of one scorecard (see FIELDS)."""
+    final = sources.extract_final(record)
+    stage1 = sources.extract_stage1(record, final)
+    s1_pairs, s2_pairs = stage1.pairs, final.pairs
+    gold = sources.gold_items(record)
+
+    row = [0.0] * WIDTH
+    row[0] = 1.0
+    raw, after, rep_pairs = conflicts(final.items)
+    row[INDEX["conflict_raw"]] = raw
+    row[INDEX["conflict_after_rep"]] = after
+
+    delta_f1 = 0.0
+    if gold is not None:
+        gold_pairs = frozenset((it.term, it.polarity) for it in gold)
+        row[INDEX["gold_annotated"]] = 1
+        m1 = sets_match_with_empty_rule(gold_pairs, s1_pairs)
+        m2 = sets_match_with_empty_rule(gold_pairs, s2_pairs)
+        row[INDEX["n_fix" if m2 else "n_still"] if not m1 else INDEX["n_keep" if m2 else "n_break"]] = 1
+        if gold_pairs:
+            explicit = frozenset(g for g in gold_pairs if g[0])
+            implicit_pols = frozenset(p for t, p in gold_pairs if not t)
+            f1_1, f1_2 = f1_pairs(gold_pairs, s1_pairs), f1_pairs(gold_pairs, s2_pairs)
+            delta_f1 = f1_2 - f1_1
+            row[INDEX["gold_f1"]] = 1
+            row[INDEX["f1_s1"]] = f1_1
+            row[INDEX["f1_s2"]] = f1_2
+            row[INDEX["f1_s2_after_rep"]] = f1_pairs(gold_pairs, rep_pairs)
+            row[INDEX["n_gold_pairs"]] = len(gold_pairs)
+            row[INDEX["n_gold_explicit_pairs"]] = len(explicit)
+            row[INDEX["n_gold_implicit_pairs"]] = len(gold_pairs) - len(explicit)
+            row[INDEX["n_pred_used"]] = len(s2_pairs)
+            if explicit:
+                row[INDEX["gold_explicit"]] = 1
+                row[INDEX["f1_s2_explicit"]] = f1_pairs(explicit, s2_pairs)
+            if implicit_pols:
+                valid = frozenset(it.polarity for it in final.items
+                                  if it.polarity in VALID_POLARITIES and not it.polarity_missing)
+                inter = len(implicit_pols & valid)
+                row[INDEX["gold_implicit"]] = 1
+                row[INDEX["f1_s2_implicit"]] = 2.0 * inter / (len(implicit_pols) + len(valid)) if inter else 0.0
+                neutral_fallback = any(it.polarity_missing for it in final.items)
+                row[INDEX["implicit_invalid"]] = (not valid) or parse_failed(record) or neutral_fallback
+
+    delta = record.get("stage_delta")
+    if not isinstance(delta, dict) or "changed" not in delta:
+        delta = sources.stage_delta(record)  # the same SSOT function make_scorecard uses
+    if delta.get("changed"):
+        row[INDEX["changed"]] = 1
+        if delta.get("change_type") == "guided_by_review":
+            row[INDEX["guided_by_review"]] = 1
+        else:
+            row[INDEX["unguided"]] = 1
+        row[INDEX["changed_improved"]] = delta_f1 > 0
+        row[INDEX["changed_degraded"]] = delta_f1 < 0
+    row[INDEX["review_action"]] = sources.has_actions(record, "review_actions")
+    row[INDEX["arb_action"]] = sources.has_actions(record, "arb_actions")
+
+    row[INDEX[{"final_tuples": "src_final_tuples", "final_aspects": "src_final_aspects",
+               "inputs.aspect_sentiments": "src_inputs_aspect_sentiments",
+               "none": "src_none"}[final.source]]] = 1
+    if stage1.source != "none":
+        row[INDEX[{"stage1_tuples": "src_stage1_tuples", "trace_atsa": "src_trace_atsa",
+                   "final_fallback": "src_stage1_fallback"}[stage1.source]]] = 1
+
+    s1r, s2r, neg = _validator(record)
+    row[INDEX["s1_risk"]] = s1r
+    row[INDEX["s2_risk"]] = s2r
+    row[INDEX["risk_cleared"]] = s1r and not s2r
+    row[INDEX["negation_contrast"]] = neg
+    row[INDEX["outcome_residual_risk"]] = s2r or after
+    row[INDEX["parse_failed"]] = parse_failed(record)
+    return tuple(float(v) for v in row)
+
+
+def stats_matrix(records: Iterable[dict]) -> np.ndarray:
+    """(n_rows, WIDTH) float64 matrix of per-scorecard statistics."""
+    rows = [row_stats(r) for r in records]
+    if not rows:
+        return np.zeros((0, WIDTH))
+    return np.asarray(rows, dtype=np.float64)
+
+
+@dataclass
+class RunStats:
+    """Column sums of the statistics matrix: everything a run's metrics need."""
+
+    totals: np.ndarray
+
+    @classmethod
+    def empty(cls) -> "RunStats":
+        return cls(np.zeros(WIDTH))
+
+    @classmethod
+    def from_matrix(cls, matrix: np.ndarray) -> "RunStats":
+        return cls(matrix.sum(axis=0) if len(matrix) else np.zeros(WIDTH))
+
+    @classmethod
+    def from_records(cls, records: Iterable[dict]) -> "RunStats":
+        return cls.from_matrix(stats_matrix(records))
+
+    def merge(self, other: "RunStats") -> "RunStats":
+        return RunStats(self.totals + other.totals)
+
+    def __add__(self, other: "RunStats") -> "RunStats":
+        return self.merge(other)
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.totals[INDEX[name]])
+
+    def to_dict(self) -> dict[str, float]:
+        return {name: float(v) for name, v in zip(FIELDS, self.totals)}

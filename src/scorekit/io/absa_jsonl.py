@@ -1,0 +1,152 @@
+"""Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3).
+
+A malformed line (bad JSON, invalid UTF-8, not an object, a field of the wrong shape) is
+skipped, recorded with its line number and field, and the rest of the file is read. Callers
+report the skips (the CLI prints one warning line per skipped row, up to a limit, and the count).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import InputError
+from scorekit.io.atomic import check_readable
+
+try:  # orjson parses 3-5x faster; plain json is the fallback
+    import orjson as _orjson
+
+    def _loads(raw: bytes) -> Any:
+        return _orjson.loads(raw)
+
+    _DecodeErrors: tuple[type[Exception], ...] = (_orjson.JSONDecodeError, UnicodeDecodeError)
+except ImportError:  # pragma: no cover
+    def _loads(raw: bytes) -> Any:
+        return json.loads(raw.decode("utf-8"))
+
+    _DecodeErrors = (json.JSONDecodeError, UnicodeDecodeError)
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    line: int
+    field: str | None
+    reason: str
+
+    def describe(self, path: str | os.PathLike | None = None) -> str:
+        where = f"{path}:{self.line}" if path is not None else f"line {self.line}"
+        what = f"field {self.field!r}: " if self.field else ""
+        return f"{where}: skipped row: {what}{self.reason}"
+
+
+@dataclass
+class ReadResult:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)    # line number of each kept row
+    skipped: list[SkippedRow] = field(default_factory=list)
+    path: str | None = None
+
+    @property
+    def n_skipped(self) -> int:
+        return len(self.skipped)
+
+    def warnings(self, limit: int = 20) -> list[str]:
+        out = [s.describe(self.path) for s in self.skipped[:limit]]
+        if len(self.skipped) > limit:
+            out.append(f"{self.path}: … and {len(self.skipped) - limit} more skipped rows")
+        return out
+
+
+def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    data = gzip.open(path, "rb").read() if path.suffix == ".gz" else path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for i, raw in enumerate(data.split(b"\n"), start=1):
+        yield i, raw
+
+
+def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str = "JSONL file",
+               validate: bool = True) -> ReadResult:
+    """Read every JSON object line of ``path``; skip (and record) malformed ones.
+
+    ``model`` is a pydantic model class the row must validate against (the validated model is
+    discarded: metrics work on the plain dicts, which keep every field as written).
+    """
+    from scorekit.absa.schemas import ValidationError, first_error
+
+    p = check_readable(path, what)
+    result = ReadResult(path=str(p))
+    validator = model.model_validate if (model is not None and validate) else None
+    for lineno, raw in _raw_lines(p):
+        if not raw.strip():
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            result.skipped.append(SkippedRow(lineno, None, f"invalid UTF-8 at byte {exc.start}"))
+            continue
+        try:
+            row = _loads(raw)
+        except _DecodeErrors as exc:
+            result.skipped.append(SkippedRow(lineno, None, f"not valid JSON ({exc})"))
+            continue
+        if not isinstance(row, dict):
+            result.skipped.append(SkippedRow(lineno, None, f"expected a JSON object, found {type(row).__name__}"))
+            continue
+        if validator is not None:
+            try:
+                validator(row)
+            except ValidationError as exc:
+                loc, msg = first_error(exc)
+                result.skipped.append(SkippedRow(lineno, loc, msg))
+                continue
+        result.rows.append(row)
+        result.lines.append(lineno)
+    return result
+
+
+def read_outputs(path: str | os.PathLike, *, validate: bool = True) -> ReadResult:
+    from scorekit.absa.schemas import FinalOutputRow
+
+    return read_jsonl(path, FinalOutputRow, what="outputs.jsonl", validate=validate)
+
+
+def read_scorecards(path: str | os.PathLike, *, validate: bool = True) -> ReadResult:
+    from scorekit.absa.schemas import Scorecard
+
+    return read_jsonl(path, Scorecard, what="scorecards.jsonl", validate=validate)
+
+
+def write_jsonl(path: str | os.PathLike, rows, *, ensure_dir: bool = True) -> int:
+    """Write rows atomically (never a half-written file); returns the number written."""
+    from scorekit.io.atomic import atomic_write
+
+    p = Path(path)
+    if ensure_dir:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with atomic_write(p) as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False))
+            fh.write("\n")
+            n += 1
+    return n
+
+
+def read_json_object(path: str | os.PathLike, what: str = "JSON file") -> dict[str, Any]:
+    """A whole-file JSON object (e.g. override_gate_debug_summary.json); InputError otherwise."""
+    from scorekit.io.atomic import read_text
+
+    text = read_text(path, what)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, found {type(data).__name__}", path)
+    return data
