@@ -1,0 +1,390 @@
+"""Inline SVG charts for the HTML report: no JavaScript library, no network, scale to any width.
+
+Every chart is one ``<svg class="sk-chart" data-chart="KIND">`` with a ``viewBox`` (so it shrinks
+to a phone-width window) and every mark that encodes a number carries that number twice: in
+``data-*`` attributes at full precision (what tests and scripts read) and in a ``<title>``
+tooltip (what a person hovering sees). Text is HTML-escaped and NFC-normalised.
+
+Primitives: :func:`bar_chart`, :func:`grouped_bars` (system comparisons, with significance
+markers), :func:`histogram` and :func:`box_plot` (per-item score distributions) and
+:func:`line_chart` (curves with a confidence band, e.g. the n-sweep).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scorekit.text.normalize import nfc
+
+# Okabe–Ito: distinguishable for colour-blind readers and in greyscale print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+FONT = 12
+CHAR_W = 7.3  # rough average glyph width at FONT px, for layout only (Hangul is wider: 2x)
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def esc(value: Any) -> str:
+    return html.escape(nfc(str(value)), quote=True)
+
+
+def num_attr(value: float | None) -> str:
+    """Full-precision number for a data attribute (``nan`` for a missing value)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "nan"
+    return repr(float(value))
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if float(value).is_integer() and abs(value) >= 1000:
+        return f"{int(value)}"
+    return f"{float(value):.{digits}f}"
+
+
+def text_width(s: str) -> float:
+    return sum(2 * CHAR_W if ord(ch) > 0x2E80 else CHAR_W for ch in s)
+
+
+def clip_label(s: str, width: float) -> str:
+    s = nfc(str(s))
+    if text_width(s) <= width:
+        return s
+    out = ""
+    for ch in s:
+        if text_width(out + ch + "…") > width:
+            break
+        out += ch
+    return out + "…"
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
+    """Round tick positions covering [lo, hi] (the classic 1-2-5 steps; whole numbers for
+    counts when ``integer``)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        hi = lo + 1.0
+    raw = (hi - lo) / max(count, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    if integer:
+        step = max(1.0, math.ceil(step))
+    start = math.floor(lo / step + 1e-9) * step
+    ticks = []
+    t = start
+    while t <= hi + step * 1e-6:
+        ticks.append(round(t, 12))
+        t += step
+    if ticks[-1] < hi - step * 1e-6:
+        ticks.append(round(t, 12))
+    return ticks
+
+
+def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, float]:
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    lo = min(finite) if finite else 0.0
+    hi = max(finite) if finite else 1.0
+    if include_zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if hi == lo:
+        hi = lo + (abs(lo) or 1.0)
+    ticks = nice_ticks(lo, hi)
+    return ticks[0], ticks[-1]
+
+
+def _tick_label(t: float) -> str:
+    return f"{t:g}"
+
+
+def _open(kind: str, width: float, height: float, title: str | None, attrs: str = "") -> list[str]:
+    label = esc(title or kind)
+    return [
+        f'<svg class="sk-chart" data-chart="{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
+        f'aria-label="{label}" viewBox="0 0 {width:g} {height:g}" preserveAspectRatio="xMinYMin meet" '
+        f'style="max-width:{width:g}px"{attrs}>',
+        f"<title>{label}</title>",
+    ]
+
+
+def _heading(title: str | None, width: float) -> str:
+    if not title:
+        return ""
+    return (f'<text class="sk-chart-title" x="0" y="{FONT + 2}" font-size="{FONT + 1}" '
+            f'font-weight="600">{esc(clip_label(title, width / 1.1))}</text>')
+
+
+def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
+    """Legend swatches flowing left to right, wrapping; returns the elements and the height used."""
+    out, x, row_h = [], 0.0, FONT + 8
+    rows = 1
+    for i, name in enumerate(names):
+        label = clip_label(name, 160)
+        w = 16 + text_width(label) + 14
+        if x > 0 and x + w > width:
+            x, rows = 0.0, rows + 1
+        yy = y + (rows - 1) * row_h
+        out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">'
+                   f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
+                   f'<text x="{x + 15:g}" y="{yy + 10:g}" font-size="{FONT}">{esc(label)}</text></g>')
+        x += w
+    return out, rows * row_h if names else 0.0
+
+
+def _x_axis(x0: float, x1: float, y: float, lo: float, hi: float, height: float,
+            label: str | None = None) -> list[str]:
+    """Vertical grid lines with value labels under a horizontal value axis."""
+    out = []
+    for t in nice_ticks(lo, hi):
+        if t < lo - 1e-12 or t > hi + 1e-12:
+            continue
+        x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
+        out.append(f'<line class="sk-grid" x1="{x:.2f}" y1="{y - height:.2f}" x2="{x:.2f}" y2="{y:.2f}" '
+                   f'stroke="#ddd" stroke-width="1"/>')
+        out.append(f'<text class="sk-tick" x="{x:.2f}" y="{y + FONT + 2:.2f}" font-size="{FONT - 1}" '
+                   f'text-anchor="middle" fill="#555">{_tick_label(t)}</text>')
+    if label:
+        out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y + 2 * FONT + 6:.2f}" '
+                   f'font-size="{FONT - 1}" text-anchor="middle" fill="#333">{esc(label)}</text>')
+    return out
+
+
+def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
+            label: str | None = None, integer: bool = False) -> list[str]:
+    """Horizontal grid lines with value labels left of a vertical value axis (y0 top, y1 bottom)."""
+    out = []
+    for t in nice_ticks(lo, hi, integer=integer):
+        if t < lo - 1e-12 or t > hi + 1e-12:
+            continue
+        y = y1 - (t - lo) / (hi - lo) * (y1 - y0)
+        out.append(f'<line class="sk-grid" x1="{x0:.2f}" y1="{y:.2f}" x2="{x1:.2f}" y2="{y:.2f}" '
+                   f'stroke="#ddd" stroke-width="1"/>')
+        out.append(f'<text class="sk-tick" x="{x0 - 4:.2f}" y="{y + 4:.2f}" font-size="{FONT - 1}" '
+                   f'text-anchor="end" fill="#555">{_tick_label(t)}</text>')
+    if label:
+        out.append(f'<text class="sk-axis-label" x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}" '
+                   f'fill="#333">{esc(label)}</text>')
+    return out
+
+
+def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str | None = None,
+              xlabel: str | None = None, digits: int = 4, width: float = 560) -> str:
+    """Horizontal bars, one per label (long labels fit, and it reads well on a phone)."""
+    return grouped_bars(list(labels), {"": list(values)}, title=title, xlabel=xlabel, digits=digits,
+                        width=width, kind="bar")
+
+
+def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
+                 markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
+                 xlabel: str | None = None, digits: int = 4, width: float = 560,
+                 kind: str = "grouped-bars", colors: Sequence[str] | None = None) -> str:
+    """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
+    system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant)."""
+    markers = markers or {}
+    names = list(series)
+    values = [v for s in series.values() for v in s]
+    lo, hi = _domain([v for v in values if v is not None])
+    label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
+    x0, x1 = label_w, width - 78
+    bar_h, gap = 14.0, 10.0
+    top = (FONT + 10) if title else 0.0
+    pick = (lambda i: colors[i % len(colors)]) if colors else color
+    legend, legend_h = _legend(names, top, width, pick) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
+    y = top + legend_h + 4
+    plot_top = y
+    body: list[str] = []
+    for ci, cat in enumerate(categories):
+        group_h = bar_h * len(names)
+        body.append(f'<text class="sk-label" x="{label_w - 6:g}" y="{y + group_h / 2 + 4:.2f}" '
+                    f'font-size="{FONT}" text-anchor="end"><title>{esc(cat)}</title>'
+                    f'{esc(clip_label(cat, label_w - 10))}</text>')
+        for si, name in enumerate(names):
+            v = series[name][ci] if ci < len(series[name]) else None
+            yy = y + si * bar_h
+            mark = markers.get((cat, name), "")
+            tip = f"{cat}{' · ' + name if name else ''}: {fmt(v, digits)}{' ' + mark if mark else ''}"
+            attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
+                     + (f' data-marker="{esc(mark)}"' if mark else ""))
+            if v is None or not math.isfinite(v):
+                body.append(f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
+                            f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" '
+                            f'fill="#888">–</text></g>')
+                continue
+            zero = x0 + (0 - lo) / (hi - lo) * (x1 - x0)
+            xv = x0 + (v - lo) / (hi - lo) * (x1 - x0)
+            bx, bw = min(zero, xv), abs(xv - zero)
+            body.append(f'<rect class="sk-bar" {attrs} x="{bx:.2f}" y="{yy + 1:.2f}" '
+                        f'width="{max(bw, 0.5):.2f}" height="{bar_h - 2:g}" fill="{pick(si)}">'
+                        f'<title>{esc(tip)}</title></rect>')
+            body.append(f'<text class="sk-value" x="{max(zero, xv) + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
+                        f'font-size="{FONT - 1}">{fmt(v, digits)}'
+                        + (f'<tspan class="sk-marker" font-weight="700" fill="#b00"> {esc(mark)}</tspan>'
+                           if mark else "") + "</text>")
+        y += bar_h * len(names) + gap
+    plot_bottom = y - gap + 2
+    axis = _x_axis(x0, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel)
+    height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
+    out = _open(kind, width, height, title)
+    out.append(_heading(title, width))
+    out += legend + axis + body
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[float, float] | None = None,
+              title: str | None = None, xlabel: str | None = None, width: float = 560,
+              height: float = 200) -> str:
+    """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
+    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if value_range is None:
+        value_range = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+        if value_range[0] == value_range[1]:
+            value_range = (value_range[0] - 0.5, value_range[1] + 0.5)
+    counts, edges = np.histogram(x, bins=bins, range=value_range)
+    top = (FONT + 14) if title else 8.0
+    x0, x1 = 40.0, width - 10
+    y0, y1 = top + FONT + 10, top + FONT + 10 + height
+    cmax = max(int(counts.max()) if counts.size else 0, 1)
+    cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
+    out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
+                f' data-n="{x.size}"')
+    out.append(_heading(title, width))
+    out += _y_axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True)
+    bw = (x1 - x0) / bins
+    for i, c in enumerate(counts):
+        h = c / cmax_axis * (y1 - y0)
+        tip = f"[{edges[i]:.4g}, {edges[i + 1]:.4g}{']' if i == bins - 1 else ')'}: {int(c)}"
+        out.append(f'<rect class="sk-bin" data-count="{int(c)}" data-lo="{num_attr(edges[i])}" '
+                   f'data-hi="{num_attr(edges[i + 1])}" x="{x0 + i * bw + 1:.2f}" y="{y1 - h:.2f}" '
+                   f'width="{bw - 2:.2f}" height="{h:.2f}" fill="{color(0)}"><title>{esc(tip)}</title></rect>')
+    for i in range(0, bins + 1, max(1, bins // 5)):
+        xx = x0 + i * bw
+        out.append(f'<text class="sk-tick" x="{xx:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
+                   f'text-anchor="middle" fill="#555">{edges[i]:.3g}</text>')
+    if xlabel:
+        out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
+                   f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def box_stats(values: Sequence[float]) -> dict[str, float]:
+    """Tukey box: quartiles (linear interpolation, as numpy), whiskers at the furthest data within
+    1.5 IQR of the box, and the mean."""
+    x = np.sort(np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float))
+    if x.size == 0:
+        return {"n": 0}
+    q1, med, q3 = (float(v) for v in np.percentile(x, [25, 50, 75]))
+    iqr = q3 - q1
+    lo_w = float(x[x >= q1 - 1.5 * iqr].min())
+    hi_w = float(x[x <= q3 + 1.5 * iqr].max())
+    return {"n": int(x.size), "min": float(x[0]), "q1": q1, "median": med, "q3": q3, "max": float(x[-1]),
+            "mean": float(x.mean()), "whisker_low": lo_w, "whisker_high": hi_w}
+
+
+def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
+             xlabel: str | None = None, width: float = 560) -> str:
+    """Horizontal box plots, one per series; the diamond is the mean."""
+    stats = {name: box_stats(vals) for name, vals in series.items()}
+    all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
+    lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
+    label_w = min(170.0, max([text_width(n) for n in series] + [40.0]) + 12)
+    x0, x1 = label_w, width - 14
+    row_h = 26.0
+    top = (FONT + 14) if title else 6.0
+    sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
+    body = []
+    y = top
+    for i, (name, s) in enumerate(stats.items()):
+        body.append(f'<text class="sk-label" x="{label_w - 6:g}" y="{y + row_h / 2 + 4:.2f}" '
+                    f'font-size="{FONT}" text-anchor="end"><title>{esc(name)}</title>'
+                    f'{esc(clip_label(name, label_w - 10))}</text>')
+        if s["n"]:
+            attrs = " ".join(f'data-{k.replace("_", "-")}="{num_attr(v)}"' for k, v in s.items())
+            tip = (f"{name}: n={s['n']} median={s['median']:.4f} mean={s['mean']:.4f} "
+                   f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]")
+            c = color(i)
+            cy = y + row_h / 2
+            body.append(
+                f'<g class="sk-box" data-series="{esc(name)}" {attrs}><title>{esc(tip)}</title>'
+                f'<line x1="{sx(s["whisker_low"]):.2f}" y1="{cy:.2f}" x2="{sx(s["whisker_high"]):.2f}" '
+                f'y2="{cy:.2f}" stroke="{c}" stroke-width="1.5"/>'
+                f'<rect x="{sx(s["q1"]):.2f}" y="{y + 5:.2f}" width="{max(sx(s["q3"]) - sx(s["q1"]), 1):.2f}" '
+                f'height="{row_h - 10:g}" fill="{c}" fill-opacity="0.25" stroke="{c}" stroke-width="1.5"/>'
+                f'<line x1="{sx(s["median"]):.2f}" y1="{y + 5:.2f}" x2="{sx(s["median"]):.2f}" '
+                f'y2="{y + row_h - 5:.2f}" stroke="{c}" stroke-width="2.5"/>'
+                f'<path d="M{sx(s["mean"]):.2f},{cy - 5:.2f} l5,5 l-5,5 l-5,-5 z" fill="#fff" stroke="{c}"/>'
+                "</g>")
+        y += row_h
+    axis = _x_axis(x0, x1, y, lo, hi, y - top, xlabel)
+    out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
+    out.append(_heading(title, width))
+    out += axis + body
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], *,
+               title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
+               width: float = 560, height: float = 220, digits: int = 4) -> str:
+    """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
+    ``high`` optional: drawn as a shaded confidence band)."""
+    names = list(series)
+    ys = [v for s in series.values() for key in ("mean", "low", "high") for v in (s.get(key) or [])
+          if v is not None and math.isfinite(v)]
+    lo, hi = _domain(ys or [0.0, 1.0], include_zero=False)
+    xs = [float(v) for v in x]
+    xlo, xhi = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if xhi == xlo:
+        xlo, xhi = xlo - 1, xhi + 1
+    top = (FONT + 14) if title else 6.0
+    legend, legend_h = _legend(names, top, width)
+    x0, x1 = 44.0, width - 12
+    y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
+    sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
+    sy = lambda v: y1 - (v - lo) / (hi - lo) * (y1 - y0)  # noqa: E731
+    out = _open("line", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title)
+    out.append(_heading(title, width))
+    out += legend + _y_axis(x0, x1, y0, y1, lo, hi, ylabel)
+    for xv in xs:
+        out.append(f'<text class="sk-tick" x="{sx(xv):.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
+                   f'text-anchor="middle" fill="#555">{xv:g}</text>')
+    if xlabel:
+        out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
+                   f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
+    for i, name in enumerate(names):
+        s, c = series[name], color(i)
+        mean = list(s.get("mean") or [])
+        low, high = list(s.get("low") or []), list(s.get("high") or [])
+        pts = [(xs[j], mean[j], low[j] if j < len(low) else None, high[j] if j < len(high) else None)
+               for j in range(min(len(xs), len(mean)))]
+        band = [(px, pl, ph) for px, _, pl, ph in pts if pl is not None and ph is not None
+                and math.isfinite(pl) and math.isfinite(ph)]
+        g = [f'<g class="sk-series" data-series="{esc(name)}">']
+        if len(band) >= 2:
+            poly = [f"{sx(px):.2f},{sy(ph):.2f}" for px, _, ph in band]
+            poly += [f"{sx(px):.2f},{sy(pl):.2f}" for px, pl, _ in reversed(band)]
+            g.append(f'<polygon class="sk-band" points="{" ".join(poly)}" fill="{c}" fill-opacity="0.15" '
+                     f'stroke="none"/>')
+        line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in pts if pm is not None and math.isfinite(pm)]
+        if line:
+            g.append(f'<polyline class="sk-line" points="{" ".join(line)}" fill="none" stroke="{c}" '
+                     f'stroke-width="2"/>')
+        for px, pm, pl, ph in pts:
+            if pm is None or not math.isfinite(pm):
+                continue
+            ci = f" [{fmt(pl, digits)}, {fmt(ph, digits)}]" if pl is not None and ph is not None else ""
+            tip = f"{name} @ {px:g}: {fmt(pm, digits)}{ci}"
+            g.append(f'<circle class="sk-point" data-series="{esc(name)}" data-x="{num_attr(px)}" '
+                     f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}" '
+                     f'cx="{sx(px):.2f}" cy="{sy(pm):.2f}" r="3.5" fill="{c}"><title>{esc(tip)}</title></circle>')
+        g.append("</g>")
+        out += g
+    out.append("</svg>")
+    return "\n".join(out)
