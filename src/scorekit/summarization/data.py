@@ -1,0 +1,290 @@
+"""Summarisation inputs: (document, reference) pairs from JSONL/JSON/CSV, single-role text files
+for ``scorekit summary``, and the spec's corpora (CNN/DailyMail 3.0.0, XSUM) through Hugging
+Face ``datasets`` — from local files or the local cache only, never downloaded at run time.
+
+Field names (first present wins): id ``id``; document ``document``, ``article``, ``source``,
+``text``; reference ``reference``, ``references``, ``highlights``, ``summary``; prediction
+``prediction``, ``summary``, ``candidate``, ``text``. A reference may be a list of strings
+(several references; ROUGE takes the best). Every problem is reported as ``file:line: message``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import InputError, MissingDependencyError, ScorekitError
+from scorekit.io.atomic import open_text, read_text
+from scorekit.text.normalize import nfc
+
+ID_FIELDS = ("id",)
+DOCUMENT_FIELDS = ("document", "article", "source", "text")
+REFERENCE_FIELDS = ("reference", "references", "highlights", "summary")
+PREDICTION_FIELDS = ("prediction", "summary", "candidate", "text")
+
+
+@dataclass
+class Pairs:
+    ids: list[str]
+    documents: list[str]
+    references: list[str | list[str]]
+    source: str = ""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def head(self, limit: int | None) -> "Pairs":
+        if limit is None:
+            return self
+        return Pairs(self.ids[:limit], self.documents[:limit], self.references[:limit], self.source)
+
+
+def _suffix(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return name.rsplit(".", 1)[-1] if "." in name else ""
+
+
+def iter_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` from .jsonl, .json (array of objects), .csv, .tsv or .txt (one text per
+    line, record ``{"text": line}``)."""
+    p = Path(path)
+    kind = _suffix(p)
+    if kind == "jsonl":
+        text = read_text(p, "JSONL file")
+        for no, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", p, no) from None
+            if not isinstance(rec, dict):
+                raise InputError("expected a JSON object per line", p, no)
+            yield no, rec
+    elif kind == "json":
+        try:
+            data = json.loads(read_text(p, "JSON file"))
+        except ValueError as exc:
+            raise InputError(f"invalid JSON ({exc.msg})", p, getattr(exc, "lineno", None)) from None
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise InputError("expected a JSON array of objects", p)
+        for i, rec in enumerate(data, 1):
+            yield i, rec  # record number (the file may be one line)
+    elif kind in ("csv", "tsv"):
+        try:
+            with open_text(p, "CSV file") as fh:
+                reader = csv.DictReader(fh, delimiter="\t" if kind == "tsv" else ",")
+                if not reader.fieldnames:
+                    raise InputError("empty CSV file (expected a header row)", p, 1)
+                for rec in reader:
+                    if None in rec:
+                        raise InputError("more fields than the header has", p, reader.line_num)
+                    yield reader.line_num, rec
+        except UnicodeDecodeError:
+            read_text(p)  # re-read to report the line of the bad byte
+            raise
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", p) from None
+    elif kind == "txt":
+        for no, line in enumerate(read_text(p, "text file").splitlines(), 1):
+            yield no, {"text": line}
+    else:
+        raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv or .txt)", p)
+
+
+def _field(rec: dict, names: Sequence[str]) -> tuple[str | None, Any]:
+    for n in names:
+        if n in rec and rec[n] is not None:
+            return n, rec[n]
+    return None, None
+
+
+def _text(value: Any, what: str, path: Path, line: int, rid: str, allow_list: bool) -> str | list[str]:
+    if allow_list and isinstance(value, list):
+        if not value:
+            raise InputError(f"empty {what} list (id {rid})", path, line)
+        out = [_text(v, what, path, line, rid, False) for v in value]
+        return out  # type: ignore[return-value]
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {type(value).__name__} (id {rid})", path, line)
+    if not value.strip():
+        raise InputError(f"empty {what} (id {rid})", path, line)
+    return nfc(value)
+
+
+def read_pairs(path: str | os.PathLike) -> Pairs:
+    """(document, reference) pairs; ids default to the record number."""
+    p = Path(path)
+    ids, docs, refs = [], [], []
+    seen: dict[str, int] = {}
+    for no, rec in iter_records(p):
+        _, rid = _field(rec, ID_FIELDS)
+        rid = str(rid) if rid is not None else str(len(ids) + 1)
+        if rid in seen:
+            raise InputError(f"duplicate id {rid!r} (first at line {seen[rid]})", p, no)
+        seen[rid] = no
+        dname, doc = _field(rec, DOCUMENT_FIELDS)
+        if dname is None:
+            raise InputError(f"no document field (expected one of {', '.join(DOCUMENT_FIELDS)})", p, no)
+        rname, ref = _field(rec, [f for f in REFERENCE_FIELDS if f != dname])
+        if rname is None:
+            raise InputError(f"no reference field (expected one of {', '.join(REFERENCE_FIELDS)})", p, no)
+        docs.append(_text(doc, "document", p, no, rid, False))
+        refs.append(_text(ref, "reference", p, no, rid, True))
+        ids.append(rid)
+    if not ids:
+        raise InputError("no (document, reference) records", p)
+    return Pairs(ids, docs, refs, str(p))
+
+
+def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], list[str | list[str]], list[int]]:
+    """One role's texts (``prediction``, ``reference`` or ``document``): ``(ids or None, texts,
+    lines)``. A reference may be a list; empty texts are errors except empty predictions."""
+    fields = {"prediction": PREDICTION_FIELDS, "reference": REFERENCE_FIELDS,
+              "document": DOCUMENT_FIELDS}[role]
+    p = Path(path)
+    ids: list[str | None] = []
+    texts: list[str | list[str]] = []
+    lines: list[int] = []
+    for no, rec in iter_records(p):
+        _, rid = _field(rec, ID_FIELDS)
+        name, value = _field(rec, fields)
+        if name is None:
+            raise InputError(f"no {role} field (expected one of {', '.join(fields)})", p, no)
+        label = str(rid) if rid is not None else f"record {len(texts) + 1}"
+        if role == "prediction" and isinstance(value, str) and not value.strip():
+            texts.append("")  # an empty summary is a legitimate (bad) prediction
+        else:
+            texts.append(_text(value, role, p, no, label, role == "reference"))
+        ids.append(str(rid) if rid is not None else None)
+        lines.append(no)
+    if not texts:
+        raise InputError(f"no {role}s", p)
+    return ids, texts, lines
+
+
+def align(named: dict[str, tuple[str, tuple[list, list, list]]]) -> tuple[list[str], dict[str, list]]:
+    """Align several role files by id when all carry ids, else by position (counts must agree)."""
+    items = list(named.items())
+    with_ids = all(all(i is not None for i in data[0]) for _, (_, data) in items)
+    first_role, (first_path, (first_ids, _, _)) = items[0]
+    if with_ids:
+        order = list(first_ids)
+        out: dict[str, list] = {}
+        for role, (path, (ids, texts, lines)) in items:
+            index = {i: k for k, i in enumerate(ids)}
+            if len(index) != len(ids):
+                dup = next(i for i in ids if ids.count(i) > 1)
+                raise InputError(f"duplicate id {dup!r}", path, lines[ids.index(dup)])
+            missing = [i for i in order if i not in index]
+            if missing:
+                raise InputError(f"no {role} for id {missing[0]!r} ({len(missing)} missing)", path)
+            extra = [i for i in ids if i not in set(order)]
+            if extra:
+                raise InputError(f"id {extra[0]!r} has no {first_role}", path, lines[ids.index(extra[0])])
+            out[role] = [texts[index[i]] for i in order]
+        return [str(i) for i in order], out
+    n = len(first_ids)
+    for role, (path, (ids, _, _)) in items:
+        if len(ids) != n:
+            raise InputError(f"{len(ids)} {role}s but {n} {first_role}s in {first_path} "
+                             "(give every record an id to align by id)", path)
+    return [str(i + 1) for i in range(n)], {role: data[1] for role, (_, data) in items}
+
+
+# --------------------------------------------------------------------------- Hugging Face corpora
+
+@dataclass(frozen=True)
+class HFCorpus:
+    name: str
+    hub_id: str
+    config: str | None
+    document: str
+    reference: str
+
+
+CORPORA = {
+    "cnn_dailymail": HFCorpus("CNN/DailyMail 3.0.0", "cnn_dailymail", "3.0.0", "article", "highlights"),
+    "xsum": HFCorpus("XSUM", "xsum", None, "document", "summary"),
+}
+
+
+def _builder_for(path: Path) -> str:
+    kind = _suffix(path if path.is_file() else next(iter(sorted(path.glob("*.*"))), path))
+    return {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv", "arrow": "arrow"}.get(kind, "")
+
+
+def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
+                files: str | os.PathLike | None = None, cache_dir: str | None = None) -> Pairs:
+    """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary).
+
+    With ``files`` (a parquet/jsonl/csv/arrow file or a folder of them, e.g. the Hub's
+    ``test-*.parquet``) those are read; otherwise the local Hugging Face cache, offline. Nothing
+    is ever downloaded: a corpus that is not on disk raises :class:`MissingDependencyError`.
+    """
+    from scorekit.errors import UnknownNameError
+
+    if name not in CORPORA:
+        raise UnknownNameError("dataset", name, CORPORA)
+    corpus = CORPORA[name]
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import datasets
+    except ImportError as exc:
+        raise MissingDependencyError("loading CNN/DailyMail or XSUM needs the datasets package: "
+                                     "pip install datasets") from exc
+    how = (f"{corpus.name} is not available offline. Provide it as local files "
+           f"(parquet/jsonl/csv with columns {corpus.document!r}, {corpus.reference!r}) and pass them "
+           f"with --dataset-files, or fill the Hugging Face cache once on a machine with network: "
+           f"python -c \"import datasets; datasets.load_dataset('{corpus.hub_id}'"
+           + (f", '{corpus.config}'" if corpus.config else "") + f", split='{split}')\"")
+    if hasattr(datasets, "config"):
+        datasets.config.HF_DATASETS_OFFLINE = True
+        if hasattr(datasets.config, "HF_HUB_OFFLINE"):
+            datasets.config.HF_HUB_OFFLINE = True
+    split_arg = split if limit is None else f"{split}[:{int(limit)}]"
+    try:
+        if files is not None:
+            fp = Path(files)
+            if not fp.exists():
+                raise InputError("dataset files not found", fp)
+            builder = _builder_for(fp)
+            if not builder:
+                raise InputError("expected parquet, jsonl, json, csv or arrow files", fp)
+            data_files = str(fp) if fp.is_file() else sorted(str(f) for f in fp.iterdir() if f.is_file())
+            ds = datasets.load_dataset(builder, data_files={split: data_files}, split=split_arg,
+                                       cache_dir=cache_dir)
+        else:
+            args = (corpus.hub_id, corpus.config) if corpus.config else (corpus.hub_id,)
+            ds = datasets.load_dataset(*args, split=split_arg, cache_dir=cache_dir)
+    except ScorekitError:
+        raise
+    except Exception as exc:  # datasets raises many types (ConnectionError, FileNotFoundError, ...)
+        raise MissingDependencyError(f"{how} ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
+    missing = [c for c in (corpus.document, corpus.reference) if c not in ds.column_names]
+    if missing:
+        raise InputError(f"{corpus.name}: missing column(s) {', '.join(missing)} "
+                         f"(found {', '.join(ds.column_names)})", files)
+    id_col = "id" if "id" in ds.column_names else None
+    ids, docs, refs = [], [], []
+    for i, row in enumerate(ds):
+        rid = str(row[id_col]) if id_col else str(i + 1)
+        doc, ref = row[corpus.document], row[corpus.reference]
+        if not isinstance(ref, str) or not ref.strip():
+            raise InputError(f"{corpus.name}: empty reference (id {rid}, row {i + 1})", files)
+        if not isinstance(doc, str) or not doc.strip():
+            raise InputError(f"{corpus.name}: empty document (id {rid}, row {i + 1})", files)
+        ids.append(rid)
+        docs.append(nfc(doc))
+        refs.append(nfc(ref))
+    if not ids:
+        raise InputError(f"{corpus.name}: no rows in split {split!r}", files)
+    return Pairs(ids, docs, refs, f"{name}:{split}")

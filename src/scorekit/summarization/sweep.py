@@ -1,0 +1,244 @@
+"""The magic-n sweep (nword-summarization.md, Phase 1 "실험 설정": N_LIST, every document at every n).
+
+For every summariser and every ``n`` in ``N_LIST`` each document is summarised to ``n`` words
+and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency when a BERTScorer is
+given, Density against the document itself). Each (summariser, n, metric) cell reports the mean
+over documents and its 95% percentile-bootstrap CI (:func:`scorekit.stats.bootstrap.bootstrap_mean_ci`).
+
+Recommended n interval — the "gain band" rule (:func:`recommend_interval`): take the quality
+curve ``q(n)`` (mean BERTScore F1 when computed, else mean ROUGE-1 F) of the TextRank summariser
+(else the first summariser that is not ``random``), its running maximum ``c(n)``, and the share of
+the sweep's total gain each n has reached, ``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``.
+The interval is every n with ``0.5 <= g(n) <= 0.9``: below half the gain the summary is still
+losing meaning (의미 손실); past 90% more words add little but redundancy, and Efficiency
+(F1 per word) keeps falling. On news data the quality curve is concave in n and the band lands in
+the middle of N_LIST, as the spec's choice (7, 9, 11, 13) does; the bounds are parameters. A
+flat curve (no gain) recommends the shortest n; if no n falls inside the band (a jump), the first
+n past the lower bound is recommended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ScorekitError
+from scorekit.progress import track
+from scorekit.stats.bootstrap import bootstrap_mean_ci
+from scorekit.summarization.metrics import (
+    ROUGE_KINDS, bertscore_signature, prepare_contexts, score_predictions,
+)
+from scorekit.summarization.summarizers import check_n, make_summarizer
+
+N_LIST = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21)
+TABLE_METRICS = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density")
+PLOT_METRICS = ("rouge1", "rouge2", "rouge1_r", "rouge2_r", "bertscore_f1", "efficiency", "density")
+
+
+@dataclass
+class SweepResult:
+    ns: list[int]
+    summarizers: list[str]
+    ids: list[str]
+    # summariser -> metric -> (len(ns), n_docs) per-document values
+    values: dict[str, dict[str, np.ndarray]]
+    # summariser -> metric -> {"mean": [...], "low": [...], "high": [...]} over ns
+    series: dict[str, dict[str, dict[str, list[float]]]]
+    short_documents: dict[int, int]      # n -> documents with fewer than n words
+    recommendation: dict[str, Any]
+    params: dict[str, Any] = field(default_factory=dict)
+    summaries: dict[str, list[list[str]]] | None = None  # summariser -> [n index][doc]
+
+    def metrics(self) -> list[str]:
+        first = next(iter(self.series.values()))
+        return list(first)
+
+
+def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: float = 0.5,
+                       high: float = 0.9) -> list[int]:
+    """The gain-band rule (module docstring): the n whose share of the total quality gain over
+    the sweep lies in ``[low, high]``."""
+    if not 0.0 <= low <= high <= 1.0:
+        raise ScorekitError(f"gain band must satisfy 0 <= low <= high <= 1, got {low}, {high}")
+    order = np.argsort(ns)
+    ns = [int(ns[i]) for i in order]
+    q = np.asarray(quality, dtype=np.float64)[order]
+    if len(ns) == 0:
+        return []
+    if np.any(~np.isfinite(q)):
+        raise ScorekitError("cannot recommend n: the quality curve has missing values")
+    envelope = np.maximum.accumulate(q)
+    total = envelope[-1] - q[0]
+    if total <= 0:
+        return [ns[0]]
+    gain = (envelope - q[0]) / total
+    chosen = [n for n, g in zip(ns, gain) if low - 1e-12 <= g <= high + 1e-12]
+    if not chosen:
+        chosen = [next(n for n, g in zip(ns, gain) if g >= low)]
+    return chosen
+
+
+def _quality_source(series: dict, summarizers: Sequence[str]) -> tuple[str, str]:
+    candidates = [s for s in summarizers if s == "textrank"] + [s for s in summarizers if s != "random"]
+    summ = candidates[0] if candidates else summarizers[0]
+    metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
+    return summ, metric
+
+
+def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]], *,
+              ns: Sequence[int] = N_LIST, summarizers: Sequence[str] = ("lead", "textrank"),
+              ids: Sequence[str] | None = None, bertscorer=None, embed=None, lang: str = "en",
+              stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
+              band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False) -> SweepResult:
+    """Summarise every document at every n with every summariser and score it."""
+    ns = [check_n(n) for n in ns]
+    if not ns:
+        raise ScorekitError("no values of n to sweep")
+    if len(set(ns)) != len(ns):
+        raise ScorekitError(f"duplicate values of n: {ns}")
+    if len(documents) != len(references):
+        raise ScorekitError(f"{len(documents)} documents but {len(references)} references")
+    if not documents:
+        raise ScorekitError("no documents to sweep")
+    summarizers = list(dict.fromkeys(summarizers))
+    ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(documents))]
+    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
+
+    values: dict[str, dict[str, np.ndarray]] = {}
+    series: dict[str, dict[str, dict[str, list[float]]]] = {}
+    summaries: dict[str, list[list[str]]] = {}
+    sig_params: dict[str, Any] = {}
+    short: dict[int, int] = {}
+    for name in summarizers:
+        summ = make_summarizer(name, embed=embed, seed=seed, lang=lang)
+        prepared = summ.prepare(documents)
+        sig_params[name] = summ.signature_params()
+        if not short:
+            short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
+        # one scoring call over every (n, document): BERTScore batches across all of them
+        preds = [summ.summarize(p, n) for n in track(ns, f"{name}: summarising", len(ns)) for p in prepared]
+        per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
+        values[name] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
+        series[name] = {}
+        for metric, arr in values[name].items():
+            cells = [bootstrap_mean_ci(row, n_resamples=n_resamples, confidence=confidence, seed=seed)
+                     for row in arr]
+            series[name][metric] = {"mean": [c[0] for c in cells], "low": [c[1] for c in cells],
+                                    "high": [c[2] for c in cells]}
+        if keep_summaries:
+            summaries[name] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
+
+    summ, metric = _quality_source(series, summarizers)
+    interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
+    recommendation = {
+        "interval": interval, "summarizer": summ, "metric": metric,
+        "rule": f"gain band: n whose share of the total gain of running-max mean {metric} "
+                f"({summ}) over the sweep is in [{band[0]}, {band[1]}]",
+    }
+    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
+              "confidence": confidence, "lang": lang, "stem": stem,
+              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "band": list(band)}
+    return SweepResult(ns, summarizers, ids, values, series, short, recommendation, params,
+                       summaries if keep_summaries else None)
+
+
+def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS
+                ) -> tuple[list[str], list[list[Any]]]:
+    """Rows ``summarizer, n, <metric>, <metric> 95% CI, ..., short docs``."""
+    present = [m for m in metrics if m in sweep.metrics()]
+    header = ["summarizer", "n"]
+    for m in present:
+        header += [m, f"{m} CI"]
+    header.append("short docs")
+    rows = []
+    for name in sweep.summarizers:
+        for j, n in enumerate(sweep.ns):
+            row: list[Any] = [name, n]
+            for m in present:
+                s = sweep.series[name][m]
+                row += [s["mean"][j], f"[{s['low'][j]:.4f}, {s['high'][j]:.4f}]"]
+            row.append(sweep.short_documents[n])
+            rows.append(row)
+    return header, rows
+
+
+def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict | None = None):
+    """A :class:`Result`: metrics are the recommended-interval means of the quality summariser;
+    ``extra["sweep"]`` holds every curve (interfaces.md n-sweep convention)."""
+    from scorekit.generation.rouge import rouge_signature_params
+    from scorekit.result import Result
+    from scorekit.signature import make_signature
+
+    rec = sweep.recommendation
+    summ = rec["summarizer"]
+    idx = [sweep.ns.index(n) for n in rec["interval"]]
+    span = f"n{min(rec['interval'])}-{max(rec['interval'])}" if rec["interval"] else "n"
+    metrics = {f"{m}@{span}":
+               float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
+               for m in TABLE_METRICS if m in sweep.series[summ]}
+    per_item = []
+    for d, doc_id in enumerate(sweep.ids):
+        row: dict[str, Any] = {"id": doc_id}
+        for s in sweep.summarizers:
+            for metric in ("rouge1", "rouge2", "bertscore_f1"):
+                if metric in sweep.values[s]:
+                    for j, n in enumerate(sweep.ns):
+                        row[f"{s}/{metric}@{n}"] = float(sweep.values[s][metric][j, d])
+        per_item.append(row)
+    encoder = next((p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p), "none")
+    sig = make_signature("sweep", {
+        "n": sweep.ns, "summ": sweep.summarizers, "encoder": encoder,
+        **rouge_signature_params(ROUGE_KINDS, sweep.params["lang"], sweep.params["stem"]),
+        "bertscore": sweep.params["bertscore"], "seed": sweep.params["seed"],
+        "bootstrap": sweep.params["bootstrap"], "band": sweep.params["band"]})
+    extra = {
+        "sweep": {"n": sweep.ns, "series": sweep.series},
+        "recommendation": rec,
+        "short_documents": {str(n): c for n, c in sweep.short_documents.items()},
+    }
+    return Result(task="sweep", metrics=metrics, signature=sig, per_item=per_item,
+                  inputs={"n_documents": len(sweep.ids), **(inputs or {})}, extra=extra, name=name)
+
+
+def plot_sweep(sweep: SweepResult, directory: str | Path,
+               metrics: Sequence[str] = PLOT_METRICS) -> list[Path]:
+    """One PNG per metric (mean against n, a 95% CI band per summariser, the recommended
+    interval shaded). Written atomically; returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from scorekit.io.atomic import atomic_write
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ScorekitError(f"{directory}: plot directory does not exist")
+    rec = sweep.recommendation["interval"]
+    paths = []
+    for metric in [m for m in metrics if m in sweep.metrics()]:
+        fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+        for name in sweep.summarizers:
+            s = sweep.series[name][metric]
+            ax.plot(sweep.ns, s["mean"], marker="o", label=name)
+            ax.fill_between(sweep.ns, s["low"], s["high"], alpha=0.2)
+        if rec:
+            ax.axvspan(min(rec) - 0.5, max(rec) + 0.5, color="grey", alpha=0.15,
+                       label=f"recommended n {min(rec)}–{max(rec)}")
+        ax.set_xlabel("summary length n (words)")
+        ax.set_ylabel(metric)
+        ax.set_xticks(sweep.ns)
+        ax.set_title(f"{metric} against n ({len(sweep.ids)} documents, mean and 95% CI)")
+        ax.legend()
+        fig.tight_layout()
+        path = directory / f"sweep_{metric}.png"
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, format="png")
+        plt.close(fig)
+        paths.append(path)
+    return paths
