@@ -1,0 +1,189 @@
+"""BLEU, three ways, from one set of per-item sufficient statistics (spec caption-metrics.md §5.1).
+
+For a hypothesis ``h`` with references ``R`` the statistics are
+
+* ``correct[n]`` = sum over n-grams g of h of min(count_h(g), max_r count_r(g))  (clipped matches)
+* ``total[n]``   = max(0, |h| - n + 1)                                            (n-grams of h)
+* ``hyp_len`` = |h| and every reference length (the "closest" one is chosen per item: smallest
+  |len(r) - |h||, ties to the shorter reference — pycocoevalcap, sacrebleu and nltk agree).
+
+Corpus statistics are sums. The three scores:
+
+* :func:`coco_bleu` — pycocoevalcap ``Bleu(4)``: BLEU-n = BP * prod_{k<=n}((c_k + 1e-15) /
+  (t_k + 1e-9))^(1/n), BP = exp(1 - 1/ratio) when ratio = (hyp + 1e-15)/(ref + 1e-9) < 1; the same
+  formula per item gives its per-image scores (its "tiny"/"small" constants kept, so a sentence with
+  no matches scores ~1e-6^(1/n), not 0, exactly as pycocoevalcap).
+* :func:`sacrebleu_score` — sacrebleu ``BLEU.compute_bleu`` (0-100, smoothing ``exp`` by default,
+  ``floor``/``add-k``/``none``, ``effective_order``).
+* :func:`nltk_sentence_bleu` — ``nltk.translate.bleu_score.sentence_bleu`` with
+  ``SmoothingFunction().method1`` (epsilon 0.1 added to zero-count numerators; denominators at least
+  1; 0 when no unigram matches), the spec's §5.1 code with weights (1/n,...,1/n,0,...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scorekit.generation.ngrams import ngram_counts
+
+MAX_N = 4
+_TINY = 1e-15   # pycocoevalcap bleu_scorer: "so that if guess is 0 still return 0"
+_SMALL = 1e-9
+
+
+@dataclass(frozen=True)
+class BleuStats:
+    """Sufficient statistics of one item (or, after :func:`merge`, of a corpus)."""
+
+    hyp_len: int
+    ref_len: int                 # closest reference length (summed over items after merge)
+    correct: tuple[int, ...]
+    total: tuple[int, ...]
+    ref_lens: tuple[int, ...] = ()
+
+    @property
+    def max_n(self) -> int:
+        return len(self.correct)
+
+
+def closest_ref_len(hyp_len: int, ref_lens: Iterable[int]) -> int:
+    return min((abs(r - hyp_len), r) for r in ref_lens)[1]
+
+
+def _max_ref_counts(refs_tokens: Sequence[Sequence[str]], max_n: int) -> dict:
+    it = iter(refs_tokens)
+    merged = dict(ngram_counts(next(it), max_n))
+    for ref in it:
+        for g, c in ngram_counts(ref, max_n).items():
+            if c > merged.get(g, 0):
+                merged[g] = c
+    return merged
+
+
+def bleu_stats(hyp_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]],
+               max_n: int = MAX_N) -> BleuStats:
+    """Statistics of one hypothesis against its references (at least one)."""
+    if not refs_tokens:
+        raise ValueError("BLEU needs at least one reference")
+    ref_max = _max_ref_counts(refs_tokens, max_n)
+    correct = [0] * max_n
+    get = ref_max.get
+    for g, c in ngram_counts(hyp_tokens, max_n).items():
+        m = get(g)
+        if m:
+            correct[len(g) - 1] += c if c < m else m
+    hl = len(hyp_tokens)
+    ref_lens = tuple(len(r) for r in refs_tokens)
+    return BleuStats(hl, closest_ref_len(hl, ref_lens), tuple(correct),
+                     tuple(max(0, hl - k) for k in range(max_n)), ref_lens)
+
+
+def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
+                     max_n: int = MAX_N) -> list[BleuStats]:
+    return [bleu_stats(h, r, max_n) for h, r in zip(hyps, refs, strict=True)]
+
+
+def merge(stats: Iterable[BleuStats]) -> BleuStats:
+    """Corpus statistics: sums of lengths and counts."""
+    stats = list(stats)
+    if not stats:
+        raise ValueError("no statistics to merge")
+    n = stats[0].max_n
+    return BleuStats(
+        sum(s.hyp_len for s in stats), sum(s.ref_len for s in stats),
+        tuple(sum(s.correct[k] for s in stats) for k in range(n)),
+        tuple(sum(s.total[k] for s in stats) for k in range(n)),
+    )
+
+
+def _coco_from(s: BleuStats) -> list[float]:
+    out, bleu = [], 1.0
+    for k in range(s.max_n):
+        bleu *= float(s.correct[k] + _TINY) / (s.total[k] + _SMALL)
+        out.append(bleu ** (1.0 / (k + 1)))
+    ratio = (s.hyp_len + _TINY) / (s.ref_len + _SMALL)
+    if ratio < 1:
+        bp = math.exp(1 - 1 / ratio)
+        out = [b * bp for b in out]
+    return out
+
+
+def coco_bleu(stats: Sequence[BleuStats]) -> tuple[list[float], list[list[float]]]:
+    """pycocoevalcap ``Bleu(n).compute_score``: ([BLEU-1..n] of the corpus, per-item lists)."""
+    return _coco_from(merge(stats)), [_coco_from(s) for s in stats]
+
+
+def sacrebleu_score(s: BleuStats, *, smooth_method: str = "exp", smooth_value: float | None = None,
+                    effective_order: bool = False) -> float:
+    """sacrebleu ``BLEU.compute_bleu`` on (merged) statistics; 0-100."""
+    defaults = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+    if smooth_method not in defaults:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}")
+    if smooth_value is None:
+        smooth_value = defaults[smooth_method]
+    correct, total = list(s.correct), list(s.total)
+    sys_len, ref_len = s.hyp_len, s.ref_len
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    max_n = len(correct)
+    precisions = [0.0] * max_n
+    if not any(correct):
+        return 0.0
+    smooth_mteval, eff_order = 1.0, max_n
+    for n in range(1, max_n + 1):
+        if smooth_method == "add-k" and n > 1:
+            correct[n - 1] += smooth_value
+            total[n - 1] += smooth_value
+        if total[n - 1] == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if correct[n - 1] == 0:
+            if smooth_method == "exp":
+                smooth_mteval *= 2
+                precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1])
+            elif smooth_method == "floor":
+                precisions[n - 1] = 100.0 * smooth_value / total[n - 1]
+        else:
+            precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
+    logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
+    return bp * math.exp(sum(logs) / eff_order)
+
+
+def nltk_weights(n: int, max_n: int = MAX_N) -> tuple[float, ...]:
+    """The spec's §5.1 weights for BLEU-n: (1/n,)*n + (0,)*(4-n)."""
+    return tuple([1.0 / n] * n + [0.0] * (max_n - n))
+
+
+def nltk_sentence_bleu(s: BleuStats, weights: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+                       epsilon: float = 0.1) -> float:
+    """nltk ``sentence_bleu(..., smoothing_function=SmoothingFunction(epsilon).method1)``.
+
+    ``s`` must carry at least ``len(weights)`` orders."""
+    if s.correct[0] == 0:
+        return 0.0
+    logs = []
+    for w, num, tot in zip(weights, s.correct, s.total):
+        den = max(1, tot)
+        p = (num + epsilon) / den if num == 0 else num / den
+        logs.append(w * math.log(p))
+    hyp, ref = s.hyp_len, s.ref_len
+    bp = 1 if hyp > ref else (0 if hyp == 0 else math.exp(1 - ref / hyp))
+    return bp * math.exp(math.fsum(logs))
+
+
+def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]], *,
+                tokenize: str = "13a", smooth_method: str = "exp", lowercase: bool = False) -> float:
+    """sacrebleu ``corpus_bleu`` on raw strings (references per item; any number >= 1)."""
+    from scorekit.text.tokenizers import tokenize_batch
+
+    def prep(texts):
+        texts = [t.lower() for t in texts] if lowercase else list(texts)
+        return tokenize_batch(texts, tokenize)
+
+    hyps = prep(predictions)
+    refs = [prep(rs) for rs in references]
+    return sacrebleu_score(merge(bleu_stats_batch(hyps, refs)), smooth_method=smooth_method)

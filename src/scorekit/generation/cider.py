@@ -1,0 +1,184 @@
+"""CIDEr-D and plain CIDEr (spec caption-metrics.md §3), vectorised over sparse n-gram matrices.
+
+For item i with candidate c and references S_i, order n (1..4):
+
+    g_n(s)[w] = tf_s(w) * (log N - log max(1, df(w)))        (tf-idf; N = number of items,
+                                                              df = items whose references hold w)
+    CIDEr-D_n(c, S_i) = 1/|S_i| sum_j  [sum_w min(g_n(c)[w], g_n(s_j)[w]) g_n(s_j)[w]]
+                                       / (||g_n(c)|| ||g_n(s_j)||) * exp(-(l_c - l_j)^2 / (2 sigma^2))
+    CIDEr-D(c, S_i) = 10 * mean_n CIDEr-D_n,      corpus score = mean over items.
+
+This is exactly pycocoevalcap's ``Cider`` (which, despite its name, *is* CIDEr-D: clipped counts,
+the Gaussian length penalty, sigma 6, the x10). Quirks kept for exactness: the "length" in the
+penalty is the number of **bigrams** (pycocoevalcap counts ``n == 1`` with 0-based n), so one-word
+and empty captions both have length 0; a cosine with a zero norm is left unnormalised (it is 0).
+
+Plain CIDEr (vrama91/cider ``Cider``) drops the clipping (``g_c * g_s``) and the penalty; the x10 and
+the division by |S_i| stay. Document frequencies come from the evaluated references (``df_mode
+"corpus"``) or from a corpus file (:func:`load_document_frequency`), e.g. the COCO validation set.
+
+Note the spec's §6.1 ``evaluate_single`` scores CIDEr on one item at a time: with N = 1 every idf
+is log 1 - log 1 = 0, so that CIDEr is always 0. scorekit scores the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scorekit.errors import InputError
+from scorekit.generation.ngrams import ngram_counts
+
+
+@dataclass
+class DocumentFrequency:
+    """n-gram document frequencies plus the corpus size N they were counted over."""
+
+    df: dict[tuple[str, ...], float]
+    n_docs: int
+
+    @property
+    def ref_len(self) -> float:
+        return float(np.log(float(self.n_docs)))
+
+
+@dataclass
+class CiderOutput:
+    score: float
+    scores: np.ndarray          # per item
+    per_order: np.ndarray       # (items, n): the x10-scaled per-order terms before averaging
+
+
+def document_frequency(refs_tokens: Sequence[Sequence[Sequence[str]]], n: int = 4) -> DocumentFrequency:
+    df: dict[tuple[str, ...], float] = {}
+    for refs in refs_tokens:
+        seen = set()
+        for r in refs:
+            seen.update(ngram_counts(r, n))
+        for g in seen:
+            df[g] = df.get(g, 0.0) + 1.0
+    return DocumentFrequency(df, len(refs_tokens))
+
+
+def save_document_frequency(dfo: DocumentFrequency, path: str | Path) -> None:
+    from scorekit.io.atomic import atomic_write
+
+    with atomic_write(path) as fh:
+        json.dump({"n_docs": dfo.n_docs, "df": {" ".join(g): c for g, c in dfo.df.items()}},
+                  fh, ensure_ascii=False)
+
+
+def load_document_frequency(path: str | Path) -> DocumentFrequency:
+    """Read ``{"n_docs": N, "df": {"a man": 12, ...}}`` (n-grams space-joined, tokenised as the
+    captions will be)."""
+    from scorekit.io.atomic import read_text
+
+    try:
+        data = json.loads(read_text(path, "document-frequency file"))
+        n_docs = int(data["n_docs"])
+        df = {tuple(k.split()): float(v) for k, v in data["df"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f'expected JSON {{"n_docs": N, "df": {{ngram: count}}}} ({exc})', path) from None
+    if n_docs < 1:
+        raise InputError("n_docs must be >= 1", path)
+    return DocumentFrequency(df, n_docs)
+
+
+def _triplets(counts_list, vocab):
+    """(row, column, count) triplets, interning n-grams into ``vocab`` as they come."""
+    rows, cols, vals = [], [], []
+    for i, counts in enumerate(counts_list):
+        for g, c in counts.items():
+            j = vocab.get(g)
+            if j is None:
+                j = vocab[g] = len(vocab)
+            rows.append(i)
+            cols.append(j)
+            vals.append(c)
+    return rows, cols, vals
+
+
+def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[Sequence[str]]], *,
+          n: int = 4, sigma: float = 6.0, clipped: bool = True, length_penalty: bool = True,
+          df: DocumentFrequency | None = None) -> CiderOutput:
+    """CIDEr-D (defaults) or, with ``clipped=False, length_penalty=False``, plain CIDEr."""
+    from scipy import sparse
+
+    if len(hyps_tokens) != len(refs_tokens):
+        raise ValueError("one reference list per hypothesis")
+    n_items = len(hyps_tokens)
+    if n_items == 0:
+        return CiderOutput(float("nan"), np.zeros(0), np.zeros((0, n)))
+    if any(len(r) == 0 for r in refs_tokens):
+        raise ValueError("every item needs at least one reference")
+
+    vocab: dict[tuple[str, ...], int] = {}
+    hyp_counts = [ngram_counts(h, n) for h in hyps_tokens]
+    ref_item = np.repeat(np.arange(n_items), [len(r) for r in refs_tokens])
+    ref_counts = [ngram_counts(r, n) for refs in refs_tokens for r in refs]
+    hr, hc, hv = _triplets(hyp_counts, vocab)
+    rr, rc, rv = _triplets(ref_counts, vocab)
+    V = len(vocab)
+    H = sparse.csr_matrix((np.asarray(hv, float), (hr, hc)), shape=(n_items, V))
+    R = sparse.csr_matrix((np.asarray(rv, float), (rr, rc)), shape=(len(ref_counts), V))
+
+    # idf per column: log N - log max(1, df)
+    if df is None:
+        A = sparse.csr_matrix((np.ones(len(ref_item)), (ref_item, np.arange(len(ref_item)))),
+                              shape=(n_items, len(ref_item)))
+        present = (A @ (R > 0).astype(float)) > 0
+        dfv = np.asarray(present.sum(axis=0), dtype=float).ravel()
+        ref_len = float(np.log(float(n_items)))
+    else:
+        dfv = np.zeros(V)
+        for g, j in vocab.items():
+            dfv[j] = df.df.get(g, 0.0)
+        ref_len = df.ref_len
+    idf = ref_len - np.log(np.maximum(1.0, dfv))
+    order = np.empty(V, dtype=np.int64)
+    for g, j in vocab.items():
+        order[j] = len(g) - 1
+    O = sparse.csr_matrix((np.ones(V), (np.arange(V), order)), shape=(V, n))
+
+    Hw = H.multiply(idf).tocsr()
+    Rw = R.multiply(idf).tocsr()
+    h_norm = np.sqrt(np.asarray((Hw.multiply(Hw) @ O).todense()))
+    r_norm = np.sqrt(np.asarray((Rw.multiply(Rw) @ O).todense()))
+    Hrep = Hw[ref_item]
+    if clipped:
+        # min over the candidate's n-grams only (a reference-only n-gram contributes nothing)
+        support = (H[ref_item] != 0).astype(float)
+        prod = Hrep.minimum(Rw).multiply(support).multiply(Rw)
+    else:
+        prod = Hrep.multiply(Rw)
+    val = np.asarray((prod @ O).todense())
+    denom = h_norm[ref_item] * r_norm
+    nz = (h_norm[ref_item] != 0) & (r_norm != 0)
+    val = np.where(nz, val / np.where(nz, denom, 1.0), val)
+    if length_penalty:
+        # pycocoevalcap's "length" is the bigram count
+        h_len = np.array([max(0, len(h) - 1) for h in hyps_tokens], dtype=float)
+        r_len = np.array([max(0, len(r) - 1) for refs in refs_tokens for r in refs], dtype=float)
+        delta = h_len[ref_item] - r_len
+        val = val * (np.e ** (-(delta ** 2) / (2 * sigma ** 2)))[:, None]
+    sums = np.zeros((n_items, n))
+    np.add.at(sums, ref_item, val)
+    n_refs = np.array([len(r) for r in refs_tokens], dtype=float)
+    per_order = sums / n_refs[:, None] * 10.0
+    scores = np.mean(sums, axis=1) / n_refs * 10.0
+    return CiderOutput(float(np.mean(scores)), scores, per_order)
+
+
+def cider_d(hyps_tokens, refs_tokens, *, sigma: float = 6.0, df: DocumentFrequency | None = None,
+            n: int = 4) -> CiderOutput:
+    """CIDEr-D = pycocoevalcap ``Cider`` (clipped, Gaussian length penalty, x10)."""
+    return cider(hyps_tokens, refs_tokens, n=n, sigma=sigma, df=df)
+
+
+def cider_plain(hyps_tokens, refs_tokens, *, df: DocumentFrequency | None = None, n: int = 4) -> CiderOutput:
+    """Original CIDEr (vrama91/cider ``Cider``): no clipping, no length penalty."""
+    return cider(hyps_tokens, refs_tokens, n=n, clipped=False, length_penalty=False, df=df)

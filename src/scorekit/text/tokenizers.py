@@ -1,0 +1,88 @@
+"""Named tokenizers shared by the text metrics (BLEU, CIDEr, ...), each NFC-normalising first.
+
+* ``coco``       — pycocoevalcap's PTBTokenizer + punctuation removal (:mod:`scorekit.text.english`).
+* ``13a``        — sacrebleu's default ``13a`` tokenizer (mteval-v13a), exactly; case kept.
+* ``kiwi``       — Korean surface morphs through Kiwi (punctuation dropped, particles kept, like
+                   the spec's ``okt.morphs`` tokenisation in §2.4/§5.1).
+* ``whitespace`` — ``str.split()``.
+
+A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once (Kiwi runs
+its batch multithreaded).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from scorekit.registry import Registry
+from scorekit.text.normalize import nfc
+
+TOKENIZERS: Registry[Callable[[str], list[str]]] = Registry("tokenizer")
+
+# sacrebleu 2.x tokenizer_13a + tokenizer_re, rule for rule.
+_13A_RULES = [
+    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+]
+
+
+@lru_cache(maxsize=2**16)
+def tokenize_13a_str(line: str) -> str:
+    """sacrebleu's 13a tokenisation of one line, as a space-joined string (sacrebleu strips the
+    right end of the line before tokenising)."""
+    line = line.rstrip()
+    line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    if "&" in line:
+        line = (line.replace("&quot;", '"').replace("&amp;", "&")
+                .replace("&lt;", "<").replace("&gt;", ">"))
+    line = f" {line} "
+    for rule, repl in _13A_RULES:
+        line = rule.sub(repl, line)
+    return " ".join(line.split())
+
+
+@TOKENIZERS.register("13a")
+def tokenize_13a(text: str) -> list[str]:
+    return tokenize_13a_str(nfc(text)).split()
+
+
+@TOKENIZERS.register("coco")
+def tokenize_coco(text: str) -> list[str]:
+    from scorekit.text.english import coco_tokenize
+
+    return coco_tokenize(text)
+
+
+@TOKENIZERS.register("kiwi")
+def tokenize_kiwi(text: str) -> list[str]:
+    from scorekit.text import korean
+
+    return korean.tokenize(text)
+
+
+@TOKENIZERS.register("whitespace")
+def tokenize_whitespace(text: str) -> list[str]:
+    return nfc(text).split()
+
+
+def get_tokenizer(name: str) -> Callable[[str], list[str]]:
+    return TOKENIZERS.get(name)
+
+
+def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
+    """Tokenise many texts; Kiwi gets the whole batch (multithreaded)."""
+    if name == "kiwi":
+        from scorekit.text import korean
+
+        return korean.tokenize_batch(list(texts))
+    fn = get_tokenizer(name)
+    return [fn(t) for t in texts]
+
+
+def default_tokenizer(lang: str) -> str:
+    """``coco`` for English captions, ``kiwi`` for Korean."""
+    return "kiwi" if lang == "ko" else "coco"
