@@ -1,13 +1,25 @@
 """What every evaluation sub-command shares: output options and result emission.
 
-``@output_options`` adds ``--output/-o FILE.json``, ``--format`` and ``--quiet``; ``emit`` prints
-the table(s) to stdout in the chosen format and writes the JSON atomically. Hooks registered in
-``EMIT_HOOKS`` (HTML report, run history) run after the JSON is written.
+``@output_options`` adds ``--output/-o FILE.json``, ``--format`` and ``--quiet``, plus the report
+and history options every evaluation gets for free:
+
+- ``--report FILE.html``: also write the self-contained HTML report of this run;
+- ``--record/--no-record``: save the run(s) in the run history (``scorekit runs``). Recording is
+  OFF by default (tests and CI never touch ``~/.scorekit``); set ``SCOREKIT_RECORD=1`` to record
+  every evaluation, and ``--no-record`` to skip one;
+- ``--store PATH``: which history database (default ``$SCOREKIT_STORE`` or ``~/.scorekit/runs.db``).
+
+The command function does not need parameters for these three: ``output_options`` takes them
+out of the call (unless the function names them itself) and ``emit`` finds them on the click
+context. ``emit`` writes the JSON atomically, then runs ``EMIT_HOOKS`` (the HTML report, the run
+history); printing tables stays the caller's job.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +36,24 @@ EXTRA_OPTIONS: list[Callable[[Callable], Callable]] = []
 EMIT_HOOKS: list[Callable[[Sequence[Result], dict[str, Any]], None]] = []
 
 
+# The report/history options, kept out of the command function's arguments (see module doc).
+SHARED_OPTIONS = ("report", "record", "store")
+_META_KEY = "scorekit.shared_options"
+RECORD_ENV = "SCOREKIT_RECORD"
+
+
+def _shared_options() -> list[Callable[[Callable], Callable]]:
+    return [
+        click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Also write a self-contained HTML report (charts, per-item drill-down) to this file."),
+        click.option("--record/--no-record", "record", default=None,
+                     help=f"Save the run in the run history (see `scorekit runs`). Off unless "
+                          f"{RECORD_ENV}=1."),
+        click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db)."),
+    ]
+
+
 def output_options(func: Callable) -> Callable:
     """Decorator adding the shared output options to a click command."""
     opts = [
@@ -33,9 +63,30 @@ def output_options(func: Callable) -> Callable:
                      default="table", show_default=True, help="How to print tables on stdout."),
         click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout (use with --output)."),
     ]
-    for opt in reversed(opts + EXTRA_OPTIONS):
-        func = opt(func)
-    return func
+    try:
+        named = set(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        named = set()
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        shared = {k: kwargs[k] for k in SHARED_OPTIONS if k in kwargs}
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None:
+            ctx.meta[_META_KEY] = shared
+        for k in shared:
+            if k not in named:
+                del kwargs[k]
+        return func(*args, **kwargs)
+
+    for opt in reversed(opts + _shared_options() + EXTRA_OPTIONS):
+        command = opt(command)
+    return command
+
+
+def shared_options_in_context() -> dict[str, Any]:
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
 
 
 def console():
@@ -81,8 +132,59 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
 
         data = payload if payload is not None else results[0].to_dict()
         write_json(output, json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
     for hook in EMIT_HOOKS:
-        hook(results, {"output": output, "fmt": fmt, "quiet": quiet, **options})
+        hook(results, {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts})
+
+
+def report_document(results: Sequence[Result], payload: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the HTML report renders for one emit: the JSON payload when it follows the result
+    conventions, else the result itself or the results as several runs."""
+    if payload is not None and ("runs" in payload or "metrics" in payload):
+        return payload
+    if len(results) == 1:
+        return results[0].to_dict()
+    first = results[0]
+    return {"task": first.task, "metrics": first.metrics, "signature": first.signature,
+            "runs": [r.to_dict() for r in results]}
+
+
+def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
+    path = opts.get("report")
+    if not path or not results:
+        return
+    from scorekit.report.html import render_report
+
+    doc = report_document(results, opts.get("payload"))
+    source = str(opts["output"]) if opts.get("output") else None
+    page = render_report([doc], sources=[source])
+    with atomic_write(Path(path)) as fh:
+        fh.write(page)
+    if not opts.get("quiet"):
+        click.echo(f"report: {path}", err=True)
+
+
+def record_enabled(flag: bool | None) -> bool:
+    """``--record``/``--no-record`` when given, else ``SCOREKIT_RECORD`` (1/true/yes/on)."""
+    if flag is not None:
+        return bool(flag)
+    return os.environ.get(RECORD_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
+    if not results or not record_enabled(opts.get("record")):
+        return
+    from scorekit.report.history import RunStore
+
+    source = str(opts["output"]) if opts.get("output") else None
+    with RunStore(opts.get("store")) as store:
+        ids = store.record_many(results, source=source)
+    if not opts.get("quiet"):
+        click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
+                   f"in {store.path}", err=True)
+
+
+EMIT_HOOKS += [_report_hook, _record_hook]
 
 
 def signature_line(sig: str, fmt: str) -> None:

@@ -1,0 +1,60 @@
+"""``scorekit report RESULT.json [RESULT.json ...] --out report.html [--png-dir DIR]``.
+
+Renders result JSON files (any sub-command's ``--output``) into one self-contained HTML page;
+``--png-dir`` also writes the charts as PNG (matplotlib) and the metric tables as LaTeX, for
+papers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from scorekit.errors import InputError
+from scorekit.io.atomic import atomic_write, read_text
+
+
+def load_result_json(path: Path) -> dict:
+    """Parse one result file with errors that name the file and line."""
+    text = read_text(path, "result JSON")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    from scorekit.report.html import load_doc
+
+    load_doc(data, str(path))  # validates the shape; raises a one-line ScorekitError
+    return data
+
+
+@click.command("report")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML file to write (self-contained: opens offline, on a phone too).")
+@click.option("--png-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Also write every chart as PNG and the metric tables as LaTeX into this directory.")
+@click.option("--title", help="Page title (default: 'scorekit report').")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+def command(results: tuple[Path, ...], out: Path, png_dir: Path | None, title: str | None, quiet: bool) -> None:
+    """Render RESULT.json files into one self-contained HTML report: metric tables, signatures
+    and inputs, system comparisons with significance markers, per-item score distributions, a
+    worst-first drill-down (captions beside their references), n-sweep curves."""
+    from scorekit.report.html import render_report
+
+    docs = [load_result_json(p) for p in results]
+    page = render_report(docs, title=title, sources=[str(p) for p in results])
+    written = []
+    if png_dir is not None:
+        from scorekit.report.plots import write_figures
+
+        png_dir.mkdir(parents=True, exist_ok=True)
+        written = write_figures(docs, png_dir, sources=[str(p) for p in results])
+    with atomic_write(out) as fh:
+        fh.write(page)
+    if not quiet:
+        click.echo(f"wrote {out} ({len(page.encode('utf-8')) // 1024 + 1} KiB, {len(docs)} result file"
+                   f"{'s' if len(docs) != 1 else ''})")
+        if written:
+            click.echo(f"wrote {len(written)} figure/table files to {png_dir}")

@@ -1,0 +1,260 @@
+"""``scorekit runs list|show|compare|rm|leaderboard``: the run history.
+
+Evaluations land here with ``--record`` (or ``SCOREKIT_RECORD=1``); ``--store PATH`` or
+``SCOREKIT_STORE`` picks the database (default ``~/.scorekit/runs.db``). ``compare`` pairs two
+runs over their shared per-item ids and applies the same paired significance tests as the
+retrieval comparison (``scorekit.stats.significance``), Holm–Bonferroni across metrics; its
+``--output`` JSON follows the multi-run convention, so ``scorekit report`` renders it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from scorekit.cli._common import print_table, signature_line, write_json
+from scorekit.errors import ScorekitError, UnknownNameError
+
+METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
+
+store_option = click.option(
+    "--store", type=click.Path(dir_okay=False, path_type=Path),
+    help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
+format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
+                             default="table", show_default=True, help="How to print tables on stdout.")
+
+
+def _open(store: Path | None, create: bool = False):
+    from scorekit.report.history import RunStore
+
+    return RunStore(store, create=create)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
+    parts = [f"{m}={v:.4f}" if _is_num(v) else f"{m}={v}" for m, v in list(metrics.items())[:k]]
+    return " ".join(parts) + (" …" if len(metrics) > k else "")
+
+
+@click.group("runs")
+def command() -> None:
+    """The run history: list, show, compare and remove recorded evaluations; leaderboards.
+
+    Record an evaluation with `--record` on any evaluation sub-command (or SCOREKIT_RECORD=1)."""
+
+
+@command.command("list")
+@click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
+@click.option("--name", help="Only runs whose system name contains this text.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many (newest first).")
+@store_option
+@format_option
+def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
+    """List recorded runs, newest first."""
+    with _open(store) as s:
+        runs = s.list(task=task, name=name, limit=limit)
+        if not runs and task and task not in s.tasks() and s.tasks():
+            raise UnknownNameError("task", task, s.tasks())
+    rows = [[r.id, r.task, r.name, r.recorded, r.n_items, _metrics_summary(r.metrics)] for r in runs]
+    print_table(["id", "task", "name", "recorded", "items", "metrics"], rows, fmt,
+                title=f"{len(rows)} run{'s' if len(rows) != 1 else ''}")
+
+
+@command.command("show")
+@click.argument("run_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
+@store_option
+@format_option
+def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
+    """Show one run: metrics, signature, inputs."""
+    with _open(store) as s:
+        data = s.get(run_id)
+        rec = s.record_of(run_id)
+    data.pop("_run_id", None)
+    if report:
+        _write_report(data, report)
+    if as_json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    info = [["id", rec.id], ["task", rec.task], ["name", rec.name], ["created", rec.created],
+            ["recorded", rec.recorded], ["source", rec.source], ["items", rec.n_items]]
+    info += [[f"input: {k}", v if not isinstance(v, (dict, list)) else json.dumps(v, ensure_ascii=False)]
+             for k, v in (data.get("inputs") or {}).items()]
+    print_table(["field", "value"], info, fmt, title=f"run #{rec.id}")
+    print_table(["metric", "value"], [[m, v] for m, v in (data.get("metrics") or {}).items()], fmt)
+    signature_line(data.get("signature") or "", fmt)
+
+
+def _write_report(doc: dict[str, Any], path: Path) -> None:
+    from scorekit.io.atomic import atomic_write
+    from scorekit.report.html import render_report
+
+    page = render_report([doc])
+    with atomic_write(path) as fh:
+        fh.write(page)
+
+
+def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
+                 alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
+    """Pair run ``b`` against the baseline ``a`` over their shared per-item ids; one paired test
+    per metric (``scorekit.stats.significance.paired_test``), Holm–Bonferroni across metrics.
+    Returns the multi-run JSON document (``runs`` + ``comparison``)."""
+    if a.get("task") != b.get("task"):
+        raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
+    ia = {str(r.get("id")): r for r in a.get("per_item") or []}
+    ib = {str(r.get("id")): r for r in b.get("per_item") or []}
+    shared = [i for i in ia if i in ib]
+    if not shared:
+        raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
+                            "pair (were they evaluated on the same queries/items?)")
+    candidates = [k for k in dict.fromkeys(k for i in shared for k in ia[i]) if k != "id"
+                  and any(_is_num(ia[i].get(k)) and _is_num(ib[i].get(k)) for i in shared)]
+    if metrics:
+        for m in metrics:
+            if m not in candidates:
+                raise UnknownNameError("per-item metric", m, candidates)
+        candidates = list(metrics)
+    if not candidates:
+        raise ScorekitError("the two runs share no numeric per-item metric to test")
+    try:
+        from scorekit.stats.significance import holm_bonferroni, paired_test
+    except ImportError as exc:  # the retrieval family provides it
+        raise ScorekitError(f"significance tests are not available in this installation ({exc})") from None
+    import numpy as np
+
+    tests, values = [], []
+    for m in candidates:
+        pairs = [(ia[i][m], ib[i][m]) for i in shared if _is_num(ia[i].get(m)) and _is_num(ib[i].get(m))]
+        xa = np.array([p[0] for p in pairs], dtype=float)
+        xb = np.array([p[1] for p in pairs], dtype=float)
+        tr = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
+        tests.append(tr)
+        values.append((float(xa.mean()), float(xb.mean()), len(pairs)))
+    adjusted = [float(p) for p in holm_bonferroni([float(t.p_value) for t in tests])]
+    name_a = str(a.get("name") or "A")
+    name_b = str(b.get("name") or "B")
+    if name_a == name_b:
+        name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
+    rows = []
+    for m, t, (va, vb, n), padj in zip(candidates, tests, values, adjusted):
+        p = float(t.p_value)
+        rows.append({"system": name_b, "measure": m, "value": vb, "baseline_value": va,
+                     "improvement_pct": ((vb - va) / va * 100) if va else None,
+                     "p_value": p if math.isfinite(p) else None, "p_adjusted": padj if math.isfinite(padj) else None,
+                     "significant": bool(math.isfinite(padj) and padj < alpha), "statistic":
+                     float(t.statistic) if t.statistic is not None and math.isfinite(float(t.statistic)) else None,
+                     "n": n})
+    ra, rb = dict(a, name=name_a), dict(b, name=name_b)
+    ra.pop("_run_id", None)
+    rb.pop("_run_id", None)
+    return {"task": a.get("task"), "metrics": a.get("metrics") or {}, "signature": a.get("signature") or "",
+            "runs": [ra, rb],
+            "comparison": {"baseline": name_a, "method": method, "alpha": alpha, "n_shared": len(shared),
+                           "rows": rows}}
+
+
+@command.command("compare")
+@click.argument("baseline_id", type=int)
+@click.argument("run_id", type=int)
+@click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
+              help="Paired test: Student's t, Fisher randomization, Wilcoxon signed-rank, paired bootstrap.")
+@click.option("--metric", "metrics", multiple=True, help="Per-item metric(s) to test (default: all shared).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--n-resamples", type=click.IntRange(min=100), default=10000, show_default=True)
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the comparison JSON (renders with `scorekit report`).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
+@store_option
+@format_option
+def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
+                n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
+                fmt: str) -> None:
+    """Compare RUN_ID against BASELINE_ID with paired significance tests over shared item ids."""
+    with _open(store) as s:
+        a, b = s.get(baseline_id), s.get(run_id)
+    if (a.get("signature") or "") != (b.get("signature") or ""):
+        click.echo(f"note: the signatures differ:\n  #{baseline_id}: {a.get('signature')}\n"
+                   f"  #{run_id}: {b.get('signature')}", err=True)
+    doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed)
+    if output:
+        write_json(output, json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
+    if report:
+        _write_report(doc, report)
+    comp = doc["comparison"]
+    rows = [[r["measure"], r["baseline_value"], r["value"], r["improvement_pct"], r["p_value"], r["p_adjusted"],
+             "*" if r["significant"] else "", r["n"]] for r in comp["rows"]]
+    print_table(["metric", comp["baseline"], doc["runs"][1]["name"], "Δ %", "p", "p (Holm)", "sig.", "n"], rows, fmt,
+                title=f"#{run_id} vs #{baseline_id} ({method} test, {comp['n_shared']} shared items, α={alpha})")
+
+
+@command.command("rm")
+@click.argument("run_ids", type=int, nargs=-1, required=True)
+@store_option
+def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
+    """Remove runs from the history (all or none: every id must exist)."""
+    with _open(store) as s:
+        for i in run_ids:
+            s.record_of(i)  # a missing id -> one clear error, nothing removed
+        removed = s.remove(list(run_ids))
+    click.echo(f"removed {', '.join(f'#{i}' for i in removed)}")
+
+
+@command.command("leaderboard")
+@click.option("--task", help="One task (default: a leaderboard per task in the store).")
+@click.option("--metric", help="Rank by this metric (default: the task's headline metric).")
+@click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
+@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@store_option
+@format_option
+def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: int, store: Path | None,
+                    fmt: str) -> None:
+    """Rank recorded runs per task by a metric (best run per system name)."""
+    from scorekit.report.html import PRIMARY_METRICS, lower_is_better
+
+    with _open(store) as s:
+        tasks = s.tasks()
+        if task and task not in tasks:
+            raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
+        for t in [task] if task else tasks:
+            names = s.metric_names(t)
+            m = metric
+            if m is None:
+                lower = {n.lower(): n for n in names}
+                m = next((lower[c] for c in PRIMARY_METRICS.get(t, ()) if c in lower), names[0] if names else None)
+            if m is None:
+                continue
+            if m not in names:
+                raise UnknownNameError(f"{t} metric", m, names)
+            lb = lower_is_better(m)
+            board = s.leaderboard(t, m, lower_is_better=lb, per_name=not all_runs, limit=top)
+            cols = [m] + [n for n in names if n != m][:5]
+            rows = [[k + 1, r.id, r.name] + [r.metrics.get(c) for c in cols] + [r.recorded]
+                    for k, r in enumerate(board)]
+            print_table(["rank", "id", "name"] + cols + ["recorded"], rows, fmt,
+                        title=f"{t}: by {m} ({'lower' if lb else 'higher'} is better)")
+
+
+@command.command("add")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@store_option
+def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
+    """Record existing result JSON files (every run of a multi-system file)."""
+    from scorekit.cli.report import load_result_json
+
+    docs = [(p, load_result_json(p)) for p in results]   # validate all before writing any
+    with _open(store, create=True) as s:
+        for p, data in docs:
+            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
+            ids = [s.record(dict(r, task=r.get("task") or data.get("task")), source=str(p)) for r in runs]
+            click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")

@@ -1,0 +1,255 @@
+"""The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers.
+
+:func:`write_figures` mirrors the HTML report: per result file a metrics bar chart (grouped by
+system, ``*`` on bars significantly different from the baseline), the per-item distribution of
+the primary metric (histogram, or box plots across systems), one n-sweep curve per metric with
+its confidence band, and ``*_metrics.tex`` / ``*_comparison.tex`` tables
+(:mod:`scorekit.report.tables`). The primitives (:func:`bar_png`, :func:`grouped_bars_png`,
+:func:`histogram_png`, :func:`box_png`, :func:`line_ci_png`) each write one PNG atomically.
+Korean labels use a Korean system font when one is installed (Noto Sans CJK KR, NanumGothic, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekit.io.atomic import atomic_write
+from scorekit.report import tables
+from scorekit.report.charts import PALETTE
+from scorekit.text.normalize import nfc
+
+DPI = 200
+_KOREAN_FONT_FILES = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
+    "/System/Library/Fonts/AppleSDGothicNeo.ttc",
+    "C:/Windows/Fonts/malgun.ttf",
+)
+_KOREAN_FAMILIES = ("Noto Sans CJK KR", "NanumGothic", "Apple SD Gothic Neo", "Malgun Gothic")
+
+
+@functools.lru_cache(maxsize=1)
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    from matplotlib import font_manager
+
+    for path in _KOREAN_FONT_FILES:   # fonts installed after matplotlib built its cache
+        if Path(path).exists():
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError):
+                pass
+    known = {f.name for f in font_manager.fontManager.ttflist}
+    families = [f for f in _KOREAN_FAMILIES if f in known]
+    plt.rcParams["font.family"] = ["DejaVu Sans", *families]   # fallback per glyph (matplotlib ≥ 3.6)
+    plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(PALETTE))
+    plt.rcParams["axes.spines.top"] = False
+    plt.rcParams["axes.spines.right"] = False
+    return plt
+
+
+def _save(fig, path: Path) -> Path:
+    plt = _pyplot()
+    fig.tight_layout()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # a missing glyph warns; the file is still written
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, format="png", dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _finite(values: Sequence[Any]) -> list[float]:
+    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+
+
+def bar_png(labels: Sequence[str], values: Sequence[float | None], path: Path, *, title: str | None = None) -> Path:
+    return grouped_bars_png(labels, {"": values}, path, title=title)
+
+
+def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], path: Path, *,
+                     markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None) -> Path:
+    """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends."""
+    plt = _pyplot()
+    markers = markers or {}
+    names = list(series)
+    n, k = len(categories), max(len(names), 1)
+    fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.32 * n * k + 0.9)))
+    h = 0.8 / k
+    for si, name in enumerate(names):
+        ys = [ci + (si - (k - 1) / 2) * h for ci in range(n)]
+        vals = [v if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else 0.0
+                for v in series[name]]
+        ax.barh(ys, vals, height=h * 0.9, label=nfc(name) or None, color=PALETTE[si % len(PALETTE)])
+        for y, v, cat in zip(ys, series[name], categories):
+            if v is None:
+                continue
+            mark = markers.get((cat, name), "")
+            ax.text(v, y, f" {v:.4g}{' ' + mark if mark else ''}", va="center", fontsize=7)
+    ax.set_yticks(range(n), [nfc(c) for c in categories])
+    ax.invert_yaxis()
+    ax.grid(axis="x", color="#ddd")
+    ax.set_axisbelow(True)
+    if any(names):
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if title:
+        ax.set_title(nfc(title), fontsize=10, loc="left")
+    ax.margins(x=0.15)
+    return _save(fig, path)
+
+
+def histogram_png(values: Sequence[float], path: Path, *, bins: int = 10,
+                  value_range: tuple[float, float] | None = None, title: str | None = None,
+                  xlabel: str | None = None) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.0, 3.0))
+    ax.hist(_finite(values), bins=bins, range=value_range, color=PALETTE[0], edgecolor="white")
+    ax.set_ylabel("count")
+    if xlabel:
+        ax.set_xlabel(nfc(xlabel))
+    if title:
+        ax.set_title(nfc(title), fontsize=10, loc="left")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    return _save(fig, path)
+
+
+def box_png(series: Mapping[str, Sequence[float]], path: Path, *, title: str | None = None,
+            xlabel: str | None = None) -> Path:
+    """Horizontal Tukey box plots (whiskers at 1.5 IQR, means as diamonds), one per series."""
+    plt = _pyplot()
+    names = list(series)
+    fig, ax = plt.subplots(figsize=(6.0, max(1.6, 0.45 * len(names) + 0.9)))
+    ax.boxplot([_finite(series[n]) for n in names], vert=False, showmeans=True, whis=1.5,
+               meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
+    ax.set_yticks(range(1, len(names) + 1), [nfc(n) for n in names])
+    ax.invert_yaxis()
+    if xlabel:
+        ax.set_xlabel(nfc(xlabel))
+    if title:
+        ax.set_title(nfc(title), fontsize=10, loc="left")
+    return _save(fig, path)
+
+
+def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], path: Path, *,
+                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None) -> Path:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    xs = np.asarray(x, dtype=float)
+    for i, (name, s) in enumerate(series.items()):
+        c = PALETTE[i % len(PALETTE)]
+        mean = np.asarray([np.nan if v is None else v for v in s.get("mean", [])], dtype=float)
+        ax.plot(xs[: mean.size], mean, marker="o", ms=3, color=c, label=nfc(name))
+        low, high = s.get("low"), s.get("high")
+        if low and high:
+            lo = np.asarray([np.nan if v is None else v for v in low], dtype=float)
+            hi = np.asarray([np.nan if v is None else v for v in high], dtype=float)
+            m = min(lo.size, hi.size, xs.size)
+            ax.fill_between(xs[:m], lo[:m], hi[:m], color=c, alpha=0.15, linewidth=0)
+    ax.grid(color="#eee")
+    ax.legend(fontsize=7, frameon=False)
+    if xlabel:
+        ax.set_xlabel(nfc(xlabel))
+    if ylabel:
+        ax.set_ylabel(nfc(ylabel))
+    if title:
+        ax.set_title(nfc(title), fontsize=10, loc="left")
+    return _save(fig, path)
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^0-9A-Za-z_.@-]+", "_", nfc(str(s))).strip("_") or "x"
+
+
+def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[str | None] | None = None) -> list[Path]:
+    """Write the report's figures (PNG) and tables (LaTeX) for each result document."""
+    from scorekit.report.html import (is_number, load_doc, lower_is_better, numeric_item_fields,
+                                      primary_metric)
+
+    out_dir = Path(out_dir)
+    written: list[Path] = []
+    used: set[str] = set()
+    for i, data in enumerate(documents):
+        if hasattr(data, "to_dict"):
+            data = data.to_dict()
+        doc = load_doc(data, sources[i] if sources else None, i)
+        stem = _slug(Path(doc.source).stem) if doc.source else f"result{i + 1}"
+        while stem in used:
+            stem += f"_{i + 1}"
+        used.add(stem)
+        names = [doc.run_name(k) for k in range(len(doc.runs))]
+        metric_names: list[str] = []
+        for r in doc.runs:
+            metric_names += [m for m in (r.get("metrics") or {}) if m not in metric_names]
+
+        # metrics: LaTeX table and a bar chart (significance markers from the comparison)
+        rows = [[n] + [(r.get("metrics") or {}).get(m) for m in metric_names] for n, r in zip(names, doc.runs)]
+        if metric_names:
+            p = out_dir / f"{stem}_metrics.tex"
+            with atomic_write(p) as fh:
+                fh.write(tables.to_latex(["system"] + metric_names, rows, caption=f"{doc.task}: {', '.join(names)}",
+                                         label=f"tab:{stem}"))
+            written.append(p)
+        markers: dict[tuple[str, str], str] = {}
+        comp = doc.comparison or {}
+        if isinstance(comp.get("rows"), list):
+            crow = []
+            for r in comp["rows"]:
+                sig = bool(r.get("significant"))
+                if sig:
+                    markers[(str(r.get("measure")), str(r.get("system")))] = "*"
+                val = tables.fmt_cell(r.get("value"))
+                crow.append([r.get("system"), r.get("measure"), tables.LatexRaw(val + (r"$^{*}$" if sig else "")),
+                             r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"), r.get("p_adjusted")])
+            p = out_dir / f"{stem}_comparison.tex"
+            with atomic_write(p) as fh:
+                fh.write(tables.to_latex(["system", "measure", "value", "baseline", "improvement %", "p", "p (Holm)"],
+                                         crow, caption=f"{doc.task}: against {comp.get('baseline')} "
+                                                       "(* significant after Holm-Bonferroni)"))
+            written.append(p)
+        charted = [m for m in metric_names if all(abs(v) <= 1.0 for r in doc.runs
+                                                  for v in [(r.get("metrics") or {}).get(m)] if is_number(v))]
+        if charted:
+            series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in charted]
+                      for n, r in zip(names, doc.runs)}
+            written.append(grouped_bars_png(charted, series, out_dir / f"{stem}_metrics.png", markers=markers,
+                                            title=f"{doc.task}" + (" (* significant vs baseline)" if markers else "")))
+
+        # per-item distribution of the primary metric
+        prim = primary_metric(doc)
+        items = [r.get("per_item") or [] for r in doc.runs]
+        if prim and prim in numeric_item_fields([row for it in items for row in it]):
+            p = out_dir / f"{stem}_{_slug(prim)}_per_item.png"
+            if doc.multi:
+                written.append(box_png({n: [row.get(prim) for row in it] for n, it in zip(names, items)}, p,
+                                       title=f"{prim} per item", xlabel=prim))
+            else:
+                vals = _finite([row.get(prim) for row in items[0]])
+                rng = (0.0, 1.0) if vals and all(0 <= v <= 1 for v in vals) else None
+                written.append(histogram_png(vals, p, value_range=rng, title=f"{prim} per item "
+                                             f"({'lower' if lower_is_better(prim, doc) else 'higher'} is better)",
+                                             xlabel=prim))
+
+        # n-sweep curves
+        sweep = doc.hints().get("sweep")
+        if isinstance(sweep, dict) and isinstance(sweep.get("series"), dict):
+            per_metric: dict[str, dict[str, Any]] = {}
+            for sysname, ms in sweep["series"].items():
+                for m, vals in ms.items():
+                    if isinstance(vals, dict):
+                        per_metric.setdefault(m, {})[sysname] = vals
+            for m, s in per_metric.items():
+                written.append(line_ci_png(sweep.get("n") or [], s, out_dir / f"{stem}_sweep_{_slug(m)}.png",
+                                           title=f"{m} by n", xlabel="n (words)", ylabel=m))
+    return written
