@@ -58,7 +58,7 @@ class SemanticParams:
             "thr": d["threshold_edge"], "damp": d["damping"], "gamma": d["gamma_overlap"],
             "semdiv": f"{d['alpha_vd']},{d['beta_cd']}",
             "overall": f"{d['w_sc']},{d['w_sd']},{d['w_semdiv']},{d['w_sis']}",
-            "sc_norm": "1/|W|" if d["sc_size_normalize"] else "none",
+            "sc_norm": "per-size" if d["sc_size_normalize"] else "none",
         }
 
 

@@ -1,0 +1,134 @@
+"""``scorekit topics``: semantic topic metrics (topic-metrics.md) with optional gensim-exact
+coherence over a reference corpus and meta-evaluation against ratings.
+
+    scorekit topics --topics topics.json
+    scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv --grid -o out.json
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from scorekit.cli._common import emit, output_options, print_table, signature_line
+
+_GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
+
+
+def _short(words: list[str], n: int = 5) -> str:
+    return ", ".join(words[:n]) + (", …" if len(words) > n else "")
+
+
+def _nullable(x):
+    return None if x is None or (isinstance(x, float) and x != x) else x
+
+
+@click.command("topics")
+@click.option("--topics", "topics_path", required=True, type=click.Path(path_type=Path),
+              help="Topics JSON: a list of keyword lists, or {name: [keywords]}.")
+@click.option("--ratings", "ratings_path", type=click.Path(path_type=Path),
+              help="Ratings CSV (topic,rater1,rater2,... or topic,rater,score) for the meta-evaluation.")
+@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
+              help="Reference corpus, one document per line: adds npmi, c_v, u_mass, topic_diversity.")
+@click.option("--sis", type=float, default=None,
+              help="Semantic Integration Score for Overall (the spec never defines it; without it Overall "
+                   "leaves the lambda*SIS term out).")
+@click.option("--model", "model", type=str, default=None,
+              help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
+@click.option("--tokenizer", type=click.Choice(["auto", "kiwi", "regex", "whitespace"]), default="auto",
+              show_default=True, help="How the corpus is tokenised (auto: Kiwi for Hangul, else \\w+ lower-cased).")
+@click.option("--threshold-edge", type=float, default=0.3, show_default=True, help="Keyword graph edge threshold.")
+@click.option("--damping", type=float, default=0.85, show_default=True, help="PageRank damping.")
+@click.option("--gamma", "gamma_overlap", type=float, default=0.7, show_default=True,
+              help="SD's overlap weight gamma_direct.")
+@click.option("--semdiv-weights", default="0.5,0.5", show_default=True, help="alpha,beta of SemDiv = a*VD + b*CD.")
+@click.option("--overall-weights", default="0.4,0.4,0.2,0.2", show_default=True,
+              help="Weights of SC, SD_avg, SemDiv, SIS in Overall.")
+@click.option("--topn", type=int, default=20, show_default=True, help="gensim's topn for the coherence anchors.")
+@click.option("--topk", type=int, default=10, show_default=True, help="Top-k words per topic for topic diversity.")
+@click.option("--grid", is_flag=True, help=_GRID_HELP)
+@click.option("--pairs", "max_pairs", type=int, default=10, show_default=True,
+              help="Print at most this many topic pairs (the least distinct first).")
+@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for the correlation CIs.")
+@click.option("--seed", type=int, default=42, show_default=True)
+@output_options
+def command(topics_path, ratings_path, corpus_path, sis, model, tokenizer, threshold_edge, damping,
+            gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
+            seed, output, fmt, quiet):
+    """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass)."""
+    from scorekit.errors import ScorekitError
+    from scorekit.io.topics import read_corpus, read_ratings, read_topics
+    from scorekit.topics.evaluate import evaluate_topics
+    from scorekit.topics.semantic import SemanticParams
+
+    def weights(text: str, n: int, what: str) -> list[float]:
+        try:
+            vals = [float(x) for x in text.split(",")]
+        except ValueError:
+            vals = []
+        if len(vals) != n:
+            raise ScorekitError(f"--{what} expects {n} comma-separated numbers, got {text!r}")
+        return vals
+
+    a_vd, b_cd = weights(semdiv_weights, 2, "semdiv-weights")
+    w_sc, w_sd, w_semdiv, w_sis = weights(overall_weights, 4, "overall-weights")
+    if not 0 < damping < 1:
+        raise ScorekitError(f"--damping must be between 0 and 1, got {damping}")
+    params = SemanticParams(threshold_edge=threshold_edge, damping=damping, gamma_overlap=gamma_overlap,
+                            alpha_vd=a_vd, beta_cd=b_cd, w_sc=w_sc, w_sd=w_sd, w_semdiv=w_semdiv, w_sis=w_sis)
+    topic_set = read_topics(topics_path)
+    ratings = read_ratings(ratings_path, topic_set) if ratings_path else None
+    corpus = read_corpus(corpus_path) if corpus_path else None
+    inputs = {"topics": str(topics_path)}
+    if ratings_path:
+        inputs["ratings"] = str(ratings_path)
+    if corpus_path:
+        inputs["corpus"] = str(corpus_path)
+    result = evaluate_topics(topic_set.topics, names=topic_set.names, model=model, params=params, sis=sis,
+                             corpus=corpus, tokenizer=tokenizer, topn=topn, topk=topk, ratings=ratings,
+                             grid=grid, n_resamples=n_resamples, seed=seed, name=topics_path.stem,
+                             inputs=inputs)
+    if not quiet:
+        _print(result, fmt, max_pairs)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
+
+
+def _print(result, fmt: str, max_pairs: int) -> None:
+    m = result.metrics
+    print_table(["metric", "value"], [[k, _nullable(v)] for k, v in m.items()], fmt, title="Topic metrics")
+    cols = [c for c in ("sc", "sd", "npmi", "c_v", "u_mass", "rating") if any(c in r for r in result.per_item)]
+    rows = [[r["id"], _short(r["keywords"])] + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
+    print_table(["topic", "keywords"] + cols, rows, fmt, title="Per topic (sd = mean SD to the other topics)")
+    pairs = result.extra["pairs"][:max_pairs] if max_pairs > 0 else []
+    if pairs:
+        title = f"Topic pairs, least distinct first ({len(pairs)} of {result.extra['n_pairs']})"
+        print_table(["topic a", "topic b", "SD", "cos(e_Ta, e_Tb)", "OH"],
+                    [[p["a"], p["b"], p["sd"], p["cos"], p["oh"]] for p in pairs], fmt, title=title)
+    meta = result.extra.get("meta", {})
+    if meta.get("correlations"):
+        print_table(["metric", "method", "statistic", "ci low", "ci high", "p", "n"],
+                    [[c["metric"], c["method"], _nullable(c["statistic"]), _nullable(c["low"]),
+                      _nullable(c["high"]), _nullable(c["p_value"]), c["n"]] for c in meta["correlations"]],
+                    fmt, title="Correlation with the mean rating (95% bootstrap CI)")
+    if meta.get("icc"):
+        print_table(["form", "ICC"], [[k, _nullable(v)] for k, v in meta["icc"].items()], fmt,
+                    title=f"Rater reliability ({len(meta['raters'])} raters; Shrout-Fleiss)")
+    if "gamma_grid" in meta:
+        has_r = any(r["r"] is not None for r in meta["gamma_grid"])
+        print_table(["gamma", "r (LLM/human)" if has_r else "r", "VD", "discrimination %", "selected"],
+                    [[r["value"], _nullable(r["r"]), r["mean"], _nullable(r["discrimination_pct"]),
+                      "✓" if r["selected"] else ""] for r in meta["gamma_grid"]],
+                    fmt, title="gamma_direct grid search (spec §5)")
+        print_table(["threshold_edge", "discrimination %", "mean SC", "r", "selected"],
+                    [[r["value"], _nullable(r["discrimination_pct"]), r["mean"], _nullable(r["r"]),
+                      "✓ optimal" if r["selected"] else ""] for r in meta["threshold_grid"]],
+                    fmt, title="threshold_edge grid search (spec §5; discrimination = 100*(max-min) of per-topic SC)")
+    if fmt in ("table", "markdown"):
+        for note in result.extra.get("notes", []):
+            click.echo(f"note: {note}")
+    signature_line(result.signature, fmt)
+
+
+__all__ = ["command"]

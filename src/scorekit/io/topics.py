@@ -1,0 +1,186 @@
+"""Readers for ``scorekit topics``: topic sets (JSON), ratings (CSV), a reference corpus (text).
+
+* Topics JSON: a list of keyword lists ``[["computer", "software"], ...]`` (topics are named
+  ``t1``, ``t2``, … in that order) or an object ``{"name": ["keyword", ...], ...}``. Keywords are
+  NFC-normalised and stripped; every topic needs at least two distinct, non-empty keywords.
+* Ratings CSV (header required; human or LLM scores of each topic): *wide*
+  ``topic,rater_a,rater_b,...`` (one column per rater) or *long* ``topic,rater,score``. ``topic``
+  is a topic name, or its 1-based position (``1`` or ``t1``) for list-form topics.
+* Corpus: UTF-8 text, one document per line (blank lines are skipped).
+
+Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorekit.errors import InputError, ScorekitError
+from scorekit.io.atomic import read_text
+
+
+def _element_lines(text: str) -> list[int]:
+    """Line of each top-level element's keyword list (where nesting goes from depth 1 to 2)."""
+    lines, depth, line, in_str, esc = [], 0, 1, False, False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth == 2:
+                lines.append(line)
+        elif ch in "]}":
+            depth -= 1
+    return lines
+
+
+@dataclass
+class TopicSet:
+    names: list[str]
+    topics: list[list[str]]
+    path: str | None = None
+    keyed: bool = False           # given as {name: [...]} (else a list)
+
+
+def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
+    from scorekit.topics.validate import validate_topics
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    lines = _element_lines(text)
+    if isinstance(data, dict):
+        names, raw, keyed = [str(k) for k in data], list(data.values()), True
+    elif isinstance(data, list):
+        names, raw, keyed = [f"t{i + 1}" for i in range(len(data))], data, False
+    else:
+        raise InputError("expected a JSON list of keyword lists or an object {name: [keywords]}", path, 1)
+    if not raw:
+        raise InputError("the topic list is empty: expected at least one topic of keywords", path, 1)
+    for i, words in enumerate(raw):
+        line = lines[i] if i < len(lines) else None
+        if not isinstance(words, list):
+            raise InputError(f"topic {names[i]!r}: expected a list of keywords, got {type(words).__name__}", path, line)
+        try:
+            validate_topics([words], [names[i]])
+        except ScorekitError as exc:
+            raise InputError(str(exc), path, line) from None
+    topics = validate_topics(raw, names)
+    return TopicSet(names=names, topics=topics, path=None if path is None else str(path), keyed=keyed)
+
+
+def read_topics(path: str | os.PathLike) -> TopicSet:
+    return parse_topics(read_text(path, "topics file"), path)
+
+
+@dataclass
+class Ratings:
+    """Scores of rated topics: ``matrix[i, r]`` is rater r's score of topic ``topic_index[i]``."""
+
+    topic_index: np.ndarray          # positions in the TopicSet
+    raters: list[str]
+    matrix: np.ndarray               # (n_rated, n_raters); NaN where a rater skipped a topic
+
+    @property
+    def mean(self) -> np.ndarray:
+        return np.nanmean(self.matrix, axis=1)
+
+
+def _topic_lookup(topics: TopicSet) -> dict[str, int]:
+    look = {n: i for i, n in enumerate(topics.names)}
+    if not topics.keyed:
+        look.update({str(i + 1): i for i in range(len(topics.names))})
+    return look
+
+
+def _number(value: str, path, line: int, what: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        raise InputError(f"{what}: {value!r} is not a number", path, line) from None
+    if not math.isfinite(x):
+        raise InputError(f"{what}: {value!r} is not a finite number", path, line)
+    return x
+
+
+def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = None) -> Ratings:
+    rows = list(csv.reader(io.StringIO(text)))
+    numbered = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    if not numbered:
+        raise InputError("empty ratings file: expected a header row and one row per topic", path, 1)
+    (hline, header), body = numbered[0], numbered[1:]
+    header = [h.strip() for h in header]
+    if len(header) < 2 or header[0].lower() not in ("topic", "id", "name"):
+        raise InputError("ratings header must start with a 'topic' column followed by rater columns "
+                         "(wide) or be 'topic,rater,score' (long)", path, hline)
+    look = _topic_lookup(topics)
+    long_form = [h.lower() for h in header] == ["topic", "rater", "score"]
+    raters: list[str] = []
+    scores: dict[int, dict[str, float]] = {}
+    if not long_form:
+        raters = header[1:]
+        if len(set(raters)) != len(raters):
+            raise InputError("duplicate rater column names", path, hline)
+    for line, row in body:
+        cells = [c.strip() for c in row]
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} fields, got {len(cells)}", path, line)
+        topic = cells[0]
+        if topic not in look:
+            hint = "" if topics.keyed else " (list-form topics are t1, t2, … or 1, 2, …)"
+            raise InputError(f"unknown topic {topic!r}{hint}", path, line)
+        t = look[topic]
+        slot = scores.setdefault(t, {})
+        if long_form:
+            rater = cells[1]
+            if rater not in raters:
+                raters.append(rater)
+            if rater in slot:
+                raise InputError(f"topic {topic!r} rated twice by {rater!r}", path, line)
+            slot[rater] = _number(cells[2], path, line, f"topic {topic!r}")
+        else:
+            if slot:
+                raise InputError(f"topic {topic!r} appears twice", path, line)
+            for rater, cell in zip(raters, cells[1:]):
+                slot[rater] = float("nan") if cell == "" else _number(cell, path, line, f"topic {topic!r}, {rater}")
+    if not scores:
+        raise InputError("no ratings: expected one row per rated topic after the header", path, hline)
+    order = sorted(scores)
+    matrix = np.array([[scores[t].get(r, float("nan")) for r in raters] for t in order], dtype=np.float64)
+    if np.isnan(matrix).all(axis=1).any():
+        bad = topics.names[order[int(np.flatnonzero(np.isnan(matrix).all(axis=1))[0])]]
+        raise InputError(f"topic {bad!r} has no score", path)
+    return Ratings(topic_index=np.array(order, dtype=np.int64), raters=raters, matrix=matrix)
+
+
+def read_ratings(path: str | os.PathLike, topics: TopicSet) -> Ratings:
+    return parse_ratings(read_text(path, "ratings file"), topics, path)
+
+
+def read_corpus(path: str | os.PathLike) -> list[str]:
+    """Documents of a reference corpus: one per non-blank line."""
+    docs = [line for line in read_text(path, "corpus file").splitlines() if line.strip()]
+    if not docs:
+        raise InputError("the corpus is empty: expected one document per line", path)
+    return docs
+
+
+__all__ = ["Ratings", "TopicSet", "parse_ratings", "parse_topics", "read_corpus", "read_ratings", "read_topics"]

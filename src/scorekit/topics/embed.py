@@ -1,0 +1,53 @@
+"""Keyword embeddings for the semantic topic metrics: all-MiniLM-L6-v2 through the shared
+:class:`scorekit.neural.encoder.Encoder` (topic-metrics.md §1: 384-dim word embeddings).
+
+Every keyword is embedded once (NFC, as the encoder does); Korean keywords go through the same
+model. Topics are validated here: at least two keywords, no duplicates, no keyword the
+tokenizer turns into nothing (empty, whitespace, control or format characters only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from scorekit.errors import ScorekitError
+from scorekit.topics.validate import validate_topics
+
+
+class KeywordEmbedder:
+    """Embeds keywords with the shared encoder, checking that the tokenizer yields a token."""
+
+    def __init__(self, model: str | None = None, *, cache_dir=None, batch_size: int = 256):
+        from scorekit.neural.encoder import Encoder
+
+        self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size)
+        self.name = self.encoder.name
+
+    def signature_params(self) -> dict[str, object]:
+        return self.encoder.signature_params()
+
+    def _check_tokens(self, words: Sequence[str]) -> None:
+        tok = getattr(getattr(self.encoder, "_loaded", None), "tokenizer", None)
+        if tok is None:
+            return
+        for w in words:
+            if not tok.tokenize(w):
+                raise ScorekitError(f"keyword {w!r} cannot be embedded: the model's tokenizer "
+                                    "produces no token for it")
+
+    def embed(self, words: Sequence[str]) -> np.ndarray:
+        words = list(words)
+        self._check_tokens(words)
+        return self.encoder.embed(words)
+
+    def topic_vectors(self, topics: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """One ``(|W_i|, d)`` matrix per topic; each distinct keyword is embedded once."""
+        vocab = list(dict.fromkeys(w for t in topics for w in t))
+        emb = self.embed(vocab)
+        index = {w: i for i, w in enumerate(vocab)}
+        return [emb[[index[w] for w in t]] for t in topics]
+
+
+__all__ = ["KeywordEmbedder", "validate_topics"]
