@@ -1,0 +1,201 @@
+"""Readers for caption predictions and references (spec caption-metrics.md §8.1 evaluate.py).
+
+Accepted formats (chosen by extension; ``.gz`` allowed):
+
+* ``.json`` — an object keyed by id, as the spec's evaluate.py reads it:
+  predictions ``{"video_001": "caption"}`` or ``{"video_001": ["caption"]}`` (a one-element list);
+  references ``{"video_001": ["ref 1", "ref 2"]}`` (a bare string counts as one reference).
+  A JSON *list* of objects is read like JSONL.
+* ``.jsonl`` — one object per line: ``{"id": ..., "prediction": "..."}`` /
+  ``{"id": ..., "references": [...]}`` (also ``caption``/``captions``/``text``/``reference``).
+* ``.csv``/``.tsv`` — a header with ``id`` and a text column (``prediction``/``caption``/``text``
+  or ``reference``/``references``); reference ids may repeat, one row per reference.
+
+Errors name the file, the line (where the format has lines) and the id: non-string values, a
+prediction list with several captions, an empty reference list or reference, duplicate ids,
+invalid UTF-8. Pairing (:func:`pair`): the references define the test set. An id with references
+but no prediction scores as an empty prediction (0, counted); a prediction whose id has no
+references is dropped. Both are reported by name; ``strict=True`` makes either an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scorekit.errors import InputError
+from scorekit.io.atomic import read_text
+from scorekit.text.normalize import nfc
+
+PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
+REF_KEYS = ("references", "reference", "captions", "caption", "refs", "text")
+
+
+@dataclass
+class CaptionSet:
+    ids: list[str]
+    predictions: list[str]
+    references: list[list[str]]
+    warnings: list[str] = field(default_factory=list)
+    n_empty_predictions: int = 0
+    n_missing_predictions: int = 0
+    n_dropped_predictions: int = 0
+
+
+def _fmt(path: Path) -> str:
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    suffix = Path(name).suffix.lower()
+    if suffix in (".json", ".jsonl", ".csv", ".tsv"):
+        return suffix[1:]
+    raise InputError("unknown caption file format (expected .json, .jsonl, .csv or .tsv)", path)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """Best-effort line of a JSON key, so errors point into the file."""
+    pos = text.find(json.dumps(key, ensure_ascii=False) + ":")
+    if pos < 0:
+        pos = text.find(json.dumps(key) + ":")
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+def _prediction(value, path, line, key) -> str:
+    if isinstance(value, list):
+        if len(value) == 0:
+            return ""
+        if len(value) != 1:
+            raise InputError(f"id {key!r}: expected one prediction, got a list of {len(value)}", path, line)
+        value = value[0]
+    if not isinstance(value, str):
+        raise InputError(f"id {key!r}: prediction must be a string, got {type(value).__name__}", path, line)
+    return nfc(value)
+
+
+def _references(value, path, line, key) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise InputError(f"id {key!r}: references must be a list of strings, got {type(value).__name__}",
+                         path, line)
+    if not value:
+        raise InputError(f"id {key!r}: empty reference list", path, line)
+    out = []
+    for j, r in enumerate(value):
+        if not isinstance(r, str):
+            raise InputError(f"id {key!r}: reference {j + 1} must be a string, got {type(r).__name__}",
+                             path, line)
+        if not r.strip():
+            raise InputError(f"id {key!r}: reference {j + 1} is empty", path, line)
+        out.append(nfc(r))
+    return out
+
+
+def _pick(obj: dict, keys, path, line) -> object:
+    for k in keys:
+        if k in obj:
+            return obj[k]
+    raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
+
+
+def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
+    """(id, raw value, line) in file order."""
+    fmt = _fmt(path)
+    text = read_text(path, f"{kind} file")
+    keys = PRED_KEYS if kind == "predictions" else REF_KEYS
+    rows: list[tuple[str, object, int | None]] = []
+    if fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+        if isinstance(data, dict):
+            return [(str(k), v, _line_of(text, k)) for k, v in data.items()]
+        if not isinstance(data, list):
+            raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
+        objs = [(o, None) for o in data]
+    elif fmt == "jsonl":
+        objs = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                objs.append((json.loads(line), i))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON: {exc.msg}", path, i) from None
+    else:
+        reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
+        header = next(reader, None)
+        if not header or "id" not in header:
+            raise InputError("expected a header row with an 'id' column", path, 1)
+        col = next((header.index(k) for k in keys if k in header), None)
+        if col is None:
+            raise InputError(f"expected a text column named one of {', '.join(keys)}", path, 1)
+        idc = header.index("id")
+        for i, row in enumerate(reader, 2):
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise InputError(f"expected {len(header)} fields, got {len(row)}", path, i)
+            rows.append((row[idc], row[col], i))
+        return rows
+    for o, line in objs:
+        if not isinstance(o, dict) or "id" not in o:
+            raise InputError("expected an object with an 'id' key", path, line)
+        rows.append((str(o["id"]), _pick(o, keys, path, line), line))
+    return rows
+
+
+def read_predictions(path: str | Path) -> dict[str, str]:
+    path = Path(path)
+    out: dict[str, str] = {}
+    for key, value, line in _records(path, "predictions"):
+        if key in out:
+            raise InputError(f"duplicate prediction id {key!r}", path, line)
+        out[key] = _prediction(value, path, line, key)
+    return out
+
+
+def read_references(path: str | Path) -> dict[str, list[str]]:
+    path = Path(path)
+    fmt = _fmt(path)
+    out: dict[str, list[str]] = {}
+    for key, value, line in _records(path, "references"):
+        refs = _references(value, path, line, key)
+        if key in out and fmt not in ("csv", "tsv"):
+            raise InputError(f"duplicate reference id {key!r}", path, line)
+        out.setdefault(key, []).extend(refs)
+    if not out:
+        raise InputError("no references", path)
+    return out
+
+
+def _names(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(repr(i) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def pair(predictions: dict[str, str], references: dict[str, list[str]], *, strict: bool = False,
+         pred_path: str | Path | None = None, ref_path: str | Path | None = None) -> CaptionSet:
+    """Align by id in reference order; see the module docstring for the missing-id policy."""
+    missing = [k for k in references if k not in predictions]
+    extra = [k for k in predictions if k not in references]
+    if strict and missing:
+        raise InputError(f"{len(missing)} reference id(s) have no prediction: {_names(missing)}", pred_path)
+    if strict and extra:
+        raise InputError(f"{len(extra)} prediction id(s) have no references: {_names(extra)}", ref_path)
+    warnings = []
+    if missing:
+        warnings.append(f"{len(missing)} reference id(s) have no prediction and score 0: {_names(missing)}")
+    if extra:
+        warnings.append(f"{len(extra)} prediction id(s) have no references and are ignored: {_names(extra)}")
+    ids = list(references)
+    preds = [predictions.get(k, "") for k in ids]
+    empty = sum(1 for p in preds if not p.strip())
+    return CaptionSet(ids, preds, [references[k] for k in ids], warnings, empty, len(missing), len(extra))
+
+
+def read_caption_set(predictions: str | Path, references: str | Path, *, strict: bool = False) -> CaptionSet:
+    return pair(read_predictions(predictions), read_references(references), strict=strict,
+                pred_path=predictions, ref_path=references)
