@@ -172,10 +172,16 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
 
 
 def bertscore_signature(bertscorer) -> str:
-    sig = getattr(bertscorer, "signature", None)
-    if isinstance(sig, str):
-        return sig
-    return getattr(bertscorer, "model_name", None) or type(bertscorer).__name__
+    """Short pin of a BERTScorer for our signatures: ``model/L<layer>[/idf][/rescaled]``."""
+    name = getattr(bertscorer, "name", None) or type(bertscorer).__name__
+    parts = [str(name)]
+    if getattr(bertscorer, "num_layers", None) is not None:
+        parts.append(f"L{bertscorer.num_layers}")
+    if getattr(bertscorer, "idf", False):
+        parts.append("idf")
+    if getattr(bertscorer, "rescale", False):
+        parts.append("rescaled")
+    return "/".join(parts)
 
 
 def summary_metrics(predictions: Sequence[str], references: Sequence[str | Sequence[str]],

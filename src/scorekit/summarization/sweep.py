@@ -147,13 +147,18 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
                        summaries if keep_summaries else None)
 
 
-def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS
+def _short(x: float) -> str:
+    return f"{x:.3f}".replace("0.", ".", 1) if 0 <= x < 1 else f"{x:.3f}"
+
+
+def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS, *, compact: bool = False
                 ) -> tuple[list[str], list[list[Any]]]:
-    """Rows ``summarizer, n, <metric>, <metric> 95% CI, ..., short docs``."""
+    """Rows ``summarizer, n, <metric>, <metric> low, <metric> high, ..., short docs``; with
+    ``compact`` one cell per metric, ``mean [low, high]`` (for the terminal)."""
     present = [m for m in metrics if m in sweep.metrics()]
     header = ["summarizer", "n"]
     for m in present:
-        header += [m, f"{m} CI"]
+        header += [f"{m} [95% CI]"] if compact else [m, f"{m} low", f"{m} high"]
     header.append("short docs")
     rows = []
     for name in sweep.summarizers:
@@ -161,7 +166,10 @@ def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS
             row: list[Any] = [name, n]
             for m in present:
                 s = sweep.series[name][m]
-                row += [s["mean"][j], f"[{s['low'][j]:.4f}, {s['high'][j]:.4f}]"]
+                if compact:
+                    row.append(f"{s['mean'][j]:.3f} [{_short(s['low'][j])},{_short(s['high'][j])}]")
+                else:
+                    row += [s["mean"][j], s["low"][j], s["high"][j]]
             row.append(sweep.short_documents[n])
             rows.append(row)
     return header, rows

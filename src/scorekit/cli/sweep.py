@@ -1,0 +1,154 @@
+"""``scorekit sweep``: the magic-n sweep (nword-summarization.md Phase 1).
+
+    scorekit sweep --data docs.jsonl                       # N_LIST 1,3,...,21; lead + TextRank
+    scorekit sweep --data docs.jsonl --n 5,7,9 --summarizer lead,textrank,random --plot plots/
+    scorekit sweep --dataset cnn_dailymail --dataset-files test.parquet --limit 2000 -o sweep.json
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.errors import ScorekitError
+
+DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
+
+
+def parse_int_list(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ScorekitError(f"{what}: expected comma-separated integers, got {text!r}") from None
+    if not values:
+        raise ScorekitError(f"{what}: no values given")
+    bad = [v for v in values if v <= 0]
+    if bad:
+        raise ScorekitError(f"{what}: summary length n must be positive, got {bad[0]}")
+    return values
+
+
+def parse_band(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(x) for x in text.split(","))
+    except ValueError:
+        raise ScorekitError(f"--band: expected LOW,HIGH fractions like 0.5,0.9, got {text!r}") from None
+    return low, high
+
+
+def load_bertscorer_option(flag: bool | None, model: str | None):
+    """``--bertscore`` forces it (error if unavailable), ``--no-bertscore`` skips it, default:
+    use it when torch and the model are available, else warn and go on without."""
+    from scorekit.summarization.metrics import load_bertscorer
+
+    if flag is False:
+        return None
+    kwargs = {"model": model} if model else {}
+    scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
+    if scorer is None:
+        click.echo("scorekit: warning: BERTScore unavailable (torch/model missing); "
+                   "running ROUGE and Density only", err=True)
+    return scorer
+
+
+def write_table_file(path: Path, header, rows) -> None:
+    from scorekit.io.atomic import atomic_write
+    from scorekit.report import tables
+
+    fmt = {".csv": "csv", ".md": "markdown", ".tex": "latex"}.get(path.suffix.lower())
+    if fmt is None:
+        raise ScorekitError(f"{path}: --table must end in .csv, .md or .tex")
+    with atomic_write(path) as fh:
+        fh.write(tables.render(header, rows, fmt, digits=4))
+
+
+@click.command("sweep")
+@click.option("--data", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSONL/JSON/CSV of (document, reference) records.")
+@click.option("--dataset", type=click.Choice(["cnn_dailymail", "xsum"]),
+              help="Use CNN/DailyMail 3.0.0 or XSUM from local files or the local HF cache.")
+@click.option("--dataset-files", type=click.Path(path_type=Path),
+              help="Local parquet/jsonl/csv file(s) (a file or folder) holding --dataset's split.")
+@click.option("--split", default="test", show_default=True, help="Dataset split.")
+@click.option("--limit", type=click.IntRange(min=1), help="Use only the first LIMIT documents.")
+@click.option("--n", "n_list", default=DEFAULT_N, show_default=True, help="Summary lengths (words).")
+@click.option("--summarizer", "summarizers", default="lead,textrank", show_default=True,
+              help="Comma-separated: lead, textrank, random.")
+@click.option("--bertscore/--no-bertscore", default=None,
+              help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
+@click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
+@click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
+              help="Text language (Hangul is detected either way).")
+@click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
+@click.option("--seed", default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
+@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Bootstrap resamples for the 95% CIs.")
+@click.option("--band", default="0.5,0.9", show_default=True,
+              help="Gain band of the recommendation rule (share of the total quality gain).")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write one PNG per metric (mean and 95% CI against n) into this folder.")
+@click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the per-n table to this .csv/.md/.tex file.")
+@output_options
+def command(data, dataset, dataset_files, split, limit, n_list, summarizers, bertscore, bertscore_model,
+            lang, stem, seed, n_resamples, band, plot_dir, table_path, output, fmt, quiet, **options):
+    """Summarise every document at every n (lead-n, TextRank, random) and tabulate ROUGE-1/2,
+    BERTScore F1, Efficiency and Density with 95% bootstrap CIs; recommend an n interval."""
+    from scorekit.summarization.data import load_corpus, read_pairs
+    from scorekit.summarization.summarizers import SUMMARIZERS
+    from scorekit.summarization.sweep import plot_sweep, run_sweep, sweep_table, sweep_to_result
+
+    ns = parse_int_list(n_list, "--n")
+    names = [s.strip() for s in summarizers.split(",") if s.strip()]
+    for s in names:
+        SUMMARIZERS.get(s)  # unknown name -> did-you-mean error
+    if not names:
+        raise ScorekitError("--summarizer: no summariser given")
+    low_high = parse_band(band)
+    if (data is None) == (dataset is None):
+        raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
+    if plot_dir is not None and not plot_dir.is_dir():
+        raise ScorekitError(f"{plot_dir}: plot directory does not exist")
+    if data is not None:
+        if dataset_files is not None:
+            raise ScorekitError("--dataset-files goes with --dataset, not --data")
+        pairs = read_pairs(data).head(limit)
+    else:
+        pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
+    scorer = load_bertscorer_option(bertscore, bertscore_model)
+
+    sweep = run_sweep(pairs.documents, pairs.references, ns=ns, summarizers=names, ids=pairs.ids,
+                      bertscorer=scorer, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
+                      band=low_high)
+    result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
+                             inputs={"data": pairs.source})
+    header, rows = sweep_table(sweep)
+    if table_path is not None:
+        write_table_file(table_path, header, rows)
+    plots = plot_sweep(sweep, plot_dir) if plot_dir is not None else []
+    if plots:
+        result.extra["plots"] = [str(p) for p in plots]
+    emit(result, output=output, fmt=fmt, quiet=quiet, **options)
+
+    short = {n: c for n, c in sweep.short_documents.items() if c}
+    if short:
+        worst = max(short)
+        click.echo(f"scorekit: note: {short[worst]} of {len(pairs)} documents have fewer than {worst} "
+                   f"words; their summary is the whole document (per n: "
+                   + ", ".join(f"n={n}: {c}" for n, c in short.items()) + ")", err=True)
+    if quiet:
+        return
+    if fmt == "table":
+        header, rows = sweep_table(sweep, compact=True)
+    print_table(header, rows, fmt, title=f"n-word sweep over {len(pairs)} documents "
+                f"(mean and 95% bootstrap CI)")
+    rec = sweep.recommendation
+    line = (f"recommended n: {', '.join(map(str, rec['interval']))} — {rec['rule']}")
+    if fmt in ("table", "markdown"):
+        click.echo(("\n" if fmt == "markdown" else "") + line)
+    for p in plots:
+        if fmt == "table":
+            click.echo(f"plot: {p}")
+    signature_line(result.signature, fmt)
