@@ -69,22 +69,15 @@ def clip_label(s: str, width: float) -> str:
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
     """Round tick positions covering [lo, hi] (the classic 1-2-5 steps; whole numbers for
     counts when ``integer``)."""
-    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-        hi = lo + 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):
+        hi = lo + (abs(lo) or 1.0)   # a degenerate range: one unit (or |lo|) wide
     raw = (hi - lo) / max(count, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     if integer:
         step = max(1.0, math.ceil(step))
-    start = math.floor(lo / step + 1e-9) * step
-    ticks = []
-    t = start
-    while t <= hi + step * 1e-6:
-        ticks.append(round(t, 12))
-        t += step
-    if ticks[-1] < hi - step * 1e-6:
-        ticks.append(round(t, 12))
-    return ticks
+    k0, k1 = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [k * step for k in range(k0, max(k1, k0 + 1) + 1)]
 
 
 def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, float]:
@@ -282,8 +275,9 @@ def box_stats(values: Sequence[float]) -> dict[str, float]:
         return {"n": 0}
     q1, med, q3 = (float(v) for v in np.percentile(x, [25, 50, 75]))
     iqr = q3 - q1
-    lo_w = float(x[x >= q1 - 1.5 * iqr].min())
-    hi_w = float(x[x <= q3 + 1.5 * iqr].max())
+    # as matplotlib.cbook.boxplot_stats: a whisker never reaches inside the box
+    lo_w = min(float(x[x >= q1 - 1.5 * iqr].min()), q1)
+    hi_w = max(float(x[x <= q3 + 1.5 * iqr].max()), q3)
     return {"n": int(x.size), "min": float(x[0]), "q1": q1, "median": med, "q3": q3, "max": float(x[-1]),
             "mean": float(x.mean()), "whisker_low": lo_w, "whisker_high": hi_w}
 
@@ -306,7 +300,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                     f'font-size="{FONT}" text-anchor="end"><title>{esc(name)}</title>'
                     f'{esc(clip_label(name, label_w - 10))}</text>')
         if s["n"]:
-            attrs = " ".join(f'data-{k.replace("_", "-")}="{num_attr(v)}"' for k, v in s.items())
+            attrs = " ".join(f'data-{k.replace("_", "-")}="{v if k == "n" else num_attr(v)}"' for k, v in s.items())
             tip = (f"{name}: n={s['n']} median={s['median']:.4f} mean={s['mean']:.4f} "
                    f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]")
             c = color(i)

@@ -131,7 +131,11 @@ def box_png(series: Mapping[str, Sequence[float]], path: Path, *, title: str | N
     plt = _pyplot()
     names = list(series)
     fig, ax = plt.subplots(figsize=(6.0, max(1.6, 0.45 * len(names) + 0.9)))
-    ax.boxplot([_finite(series[n]) for n in names], vert=False, showmeans=True, whis=1.5,
+    import matplotlib
+
+    horizontal = ({"orientation": "horizontal"} if tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) >= (3, 10)
+                  else {"vert": False})
+    ax.boxplot([_finite(series[n]) for n in names], showmeans=True, whis=1.5, **horizontal,
                meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
     ax.set_yticks(range(1, len(names) + 1), [nfc(n) for n in names])
     ax.invert_yaxis()

@@ -1,0 +1,103 @@
+"""The inline SVG primitives: valid XML, and every number readable back from data attributes."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scorekit.report import charts
+
+SVG = "{http://www.w3.org/2000/svg}"
+finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)   # raises on malformed markup (unescaped text, bad attributes)
+    assert root.tag == f"{SVG}svg"
+    assert root.get("viewBox")  # scales with its container
+    return root
+
+
+def marks(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [e for e in root.iter() if cls in (e.get("class") or "").split()]
+
+
+@given(st.lists(finite, min_size=1, max_size=30), st.integers(1, 20))
+def test_histogram_counts_equal_numpy(values, bins):
+    root = parse(charts.histogram(values, bins=bins))
+    counts, edges = np.histogram(values, bins=bins,
+                                 range=(min(values), max(values)) if min(values) < max(values)
+                                 else (values[0] - 0.5, values[0] + 0.5))
+    got = marks(root, "sk-bin")
+    assert [int(e.get("data-count")) for e in got] == counts.tolist()
+    assert [float(e.get("data-lo")) for e in got] == pytest.approx(edges[:-1].tolist())
+    assert root.get("data-n") == str(len(values))
+
+
+@given(st.lists(finite, min_size=1, max_size=40))
+def test_box_stats_match_numpy_and_whiskers_stay_in_data(values):
+    s = charts.box_stats(values)
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    assert (s["q1"], s["median"], s["q3"]) == pytest.approx((q1, med, q3))
+    assert s["mean"] == pytest.approx(float(np.mean(values)))
+    from matplotlib.cbook import boxplot_stats
+
+    ref = boxplot_stats(np.asarray(values), whis=1.5)[0]   # matplotlib as the oracle for whiskers
+    assert (s["whisker_low"], s["whisker_high"]) == pytest.approx((ref["whislo"], ref["whishi"]))
+    root = parse(charts.box_plot({"a": values}))
+    (box,) = marks(root, "sk-box")
+    assert float(box.get("data-median")) == pytest.approx(med)
+    assert int(box.get("data-n")) == len(values)
+
+
+@given(st.lists(st.one_of(st.none(), finite), min_size=1, max_size=6),
+       st.lists(st.one_of(st.none(), finite), min_size=1, max_size=6))
+def test_grouped_bars_carry_every_value(a, b):
+    n = min(len(a), len(b))
+    cats = [f"m{i}" for i in range(n)]
+    root = parse(charts.grouped_bars(cats, {"A": a[:n], "B": b[:n]}, markers={("m0", "B"): "*"}))
+    bars = marks(root, "sk-bar")
+    assert len(bars) == 2 * n
+    for e in bars:
+        v = (a if e.get("data-series") == "A" else b)[int(e.get("data-category")[1:])]
+        got = float(e.get("data-value"))
+        assert (math.isnan(got) and v is None) or got == v
+    assert [e.get("data-marker") for e in bars if e.get("data-marker")] == ["*"]
+    for e in bars:  # a drawn bar lies inside the chart
+        if e.tag == f"{SVG}rect":
+            assert float(e.get("width")) >= 0 and float(e.get("x")) >= 0
+
+
+def test_line_chart_points_and_band():
+    x = [5, 10, 20]
+    s = {"lead": {"mean": [0.2, 0.3, 0.35], "low": [0.18, 0.27, 0.3], "high": [0.22, 0.33, 0.4]},
+         "rl": {"mean": [0.25, None, 0.4]}}
+    root = parse(charts.line_chart(x, s, title="rouge1"))
+    pts = marks(root, "sk-point")
+    got = {(p.get("data-series"), float(p.get("data-x"))): (float(p.get("data-y")), p.get("data-low")) for p in pts}
+    assert got[("lead", 10.0)] == (0.3, "0.27")
+    assert ("rl", 10.0) not in got and got[("rl", 20.0)][0] == 0.4
+    assert len(marks(root, "sk-band")) == 1  # only the series with low/high gets a band
+
+
+def test_text_is_escaped_and_nfc():
+    nfd = "\u1112\u1161\u11ab\u1100\u1173\u11af"  # 한글, decomposed
+    svg = charts.bar_chart([f"<script>{nfd}", "b&c"], [0.1, 0.2], title='"t"')
+    root = parse(svg)
+    assert "<script>" not in svg
+    assert "한글" in svg and nfd not in svg
+    assert [e.get("data-category") for e in marks(root, "sk-bar")] == ["<script>한글", "b&c"]
+
+
+@given(finite, finite)
+def test_nice_ticks_cover_the_range(lo, hi):
+    lo, hi = min(lo, hi), max(lo, hi)
+    t = charts.nice_ticks(lo, hi)
+    assert t[0] <= lo + 1e-9 and (t[-1] >= hi - 1e-9 or hi == lo)
+    assert all(b > a for a, b in zip(t, t[1:]))
+    assert len(t) <= 12
