@@ -27,8 +27,9 @@ from scorekit.io.atomic import read_text
 
 
 def _element_lines(text: str) -> list[int]:
-    """Line of each top-level element's keyword list (where nesting goes from depth 1 to 2)."""
+    """Line where each top-level element (a list item, or an object's value) starts."""
     lines, depth, line, in_str, esc = [], 0, 1, False, False
+    top_is_list, expect = False, False
     for ch in text:
         if ch == "\n":
             line += 1
@@ -40,14 +41,21 @@ def _element_lines(text: str) -> list[int]:
             elif ch == '"':
                 in_str = False
             continue
+        if ch.isspace():
+            continue
+        if depth == 1 and expect:
+            lines.append(line)
+            expect = False
         if ch == '"':
             in_str = True
         elif ch in "[{":
             depth += 1
-            if depth == 2:
-                lines.append(line)
+            if depth == 1:
+                top_is_list, expect = ch == "[", ch == "["
         elif ch in "]}":
             depth -= 1
+        elif depth == 1 and (ch == ":" or (ch == "," and top_is_list)):
+            expect = True
     return lines
 
 
