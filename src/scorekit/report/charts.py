@@ -167,7 +167,7 @@ def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
 
 
 def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str | None = None,
-              xlabel: str | None = None, digits: int = 4, width: float = 560) -> str:
+              xlabel: str | None = None, digits: int = 4, width: float = 460) -> str:
     """Horizontal bars, one per label (long labels fit, and it reads well on a phone)."""
     return grouped_bars(list(labels), {"": list(values)}, title=title, xlabel=xlabel, digits=digits,
                         width=width, kind="bar")
@@ -175,7 +175,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
                  markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
-                 xlabel: str | None = None, digits: int = 4, width: float = 560,
+                 xlabel: str | None = None, digits: int = 4, width: float = 460,
                  kind: str = "grouped-bars", colors: Sequence[str] | None = None) -> str:
     """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
     system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant)."""
@@ -183,7 +183,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     names = list(series)
     values = [v for s in series.values() for v in s]
     lo, hi = _domain([v for v in values if v is not None])
-    label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
+    label_w = min(180.0, max([text_width(c) for c in categories] + [40.0]) * 1.2 + 12)
     x0, x1 = label_w, width - 78
     bar_h, gap = 14.0, 10.0
     top = (FONT + 10) if title else 0.0
@@ -231,7 +231,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
 
 
 def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[float, float] | None = None,
-              title: str | None = None, xlabel: str | None = None, width: float = 560,
+              title: str | None = None, xlabel: str | None = None, width: float = 460,
               height: float = 200) -> str:
     """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
     x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
@@ -283,12 +283,12 @@ def box_stats(values: Sequence[float]) -> dict[str, float]:
 
 
 def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
-             xlabel: str | None = None, width: float = 560) -> str:
+             xlabel: str | None = None, width: float = 460) -> str:
     """Horizontal box plots, one per series; the diamond is the mean."""
     stats = {name: box_stats(vals) for name, vals in series.items()}
     all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
     lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
-    label_w = min(170.0, max([text_width(n) for n in series] + [40.0]) + 12)
+    label_w = min(180.0, max([text_width(n) for n in series] + [40.0]) * 1.2 + 12)
     x0, x1 = label_w, width - 14
     row_h = 26.0
     top = (FONT + 14) if title else 6.0
@@ -326,7 +326,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
 
 def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], *,
                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
-               width: float = 560, height: float = 220, digits: int = 4) -> str:
+               width: float = 460, height: float = 220, digits: int = 4) -> str:
     """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
     ``high`` optional: drawn as a shaded confidence band)."""
     names = list(series)

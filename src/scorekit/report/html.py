@@ -690,8 +690,10 @@ table.sk-table caption{text-align:left;color:var(--muted);font-size:.82rem;paddi
 .sk-table td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .sk-table td.best{font-weight:700}
 .sk-table td.sigmark{text-align:center;color:#b00;font-weight:700}
-.sk-items td{min-width:4em}
-.sk-items td:not(.num){max-width:28em}
+.sk-table th,.sk-table td{overflow-wrap:normal;word-break:normal}
+.sk-table td:first-child{white-space:nowrap}
+.sk-items td:not(.num){max-width:28em;min-width:9em;overflow-wrap:anywhere}
+.sk-items td:first-child{min-width:0}
 ol.refs{margin:0;padding-left:1.3em}
 .sk-kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
 details.sk-section{margin:.8em 0;border:1px solid var(--line);border-radius:6px;padding:4px 10px;min-width:0}
