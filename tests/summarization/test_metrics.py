@@ -1,0 +1,98 @@
+"""Summary metrics: the spec's Density code verbatim as oracle, Efficiency, ROUGE per item
+against rouge-score, Korean."""
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from scorekit.summarization import metrics as M
+
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+
+
+def simple_tokenize(text):  # the definition scorekit documents for the spec's undefined helper
+    return re.findall(r"\w+", text.lower())
+
+
+def compute_density(pred, original):  # nword-summarization.md, Phase 2 Metrics §4, verbatim
+    pred_tokens = simple_tokenize(pred)
+    orig_tokens = simple_tokenize(original)
+
+    pred_set = set(pred_tokens)
+    orig_set = set(orig_tokens)
+
+    if not pred_tokens:
+        return 0.0
+
+    overlap = pred_set & orig_set
+    return len(overlap) / len(pred_tokens)
+
+
+TEXT = st.lists(st.sampled_from(["the", "The", "court", "opened", "an", "inquiry", "x1", "café", ",", "."]),
+                max_size=15).map(" ".join)
+
+
+@given(TEXT, TEXT)
+def test_density_is_the_spec_code(pred, source):
+    assert M.density(pred, source) == compute_density(pred, source)
+    ctx = M.prepare_contexts(["ref"], [source])
+    if simple_tokenize(pred) or True:
+        per = M.score_predictions([pred], ctx)
+        assert per["density"][0] == compute_density(pred, source)
+
+
+def test_density_divides_a_set_by_a_token_count():
+    assert M.density("the the the", "the") == pytest.approx(1 / 3)
+    assert M.token_density("the the the", "the") == 1.0
+    assert M.density("", "anything") == 0.0 and M.token_density("", "x") == 0.0
+    # spec example: 11 of 12 prediction words occur in the source -> 0.92
+    src = " ".join(f"w{i}" for i in range(11))
+    pred = src + " novel"
+    assert M.density(pred, src) == M.token_density(pred, src) == pytest.approx(11 / 12)
+
+
+def test_efficiency_spec_example():
+    assert M.efficiency(0.42, "one two three four five six seven eight nine") == pytest.approx(0.42 / 9)
+    assert round(M.efficiency(0.42, " ".join(["w"] * 9)), 3) == 0.047  # spec prints 0.046 (truncated)
+    assert M.efficiency(0.5, "") == 0.5  # max(1, words)
+
+
+def test_korean_density_ignores_particles():
+    src = "서울시가 한강 공원에 자전거 도로를 만든다"
+    assert M.density("서울시는 자전거 도로 만든다", src) == 1.0
+    assert M.density("부산시는 다리를 만든다", src) < 1.0
+
+
+@given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=5))
+def test_rouge_per_item_equals_rouge_score(pairs):
+    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2"])
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+    per = M.score_predictions(preds, M.prepare_contexts(refs))
+    for i, (p, r) in enumerate(pairs):
+        s = sc.score(r, p)
+        assert per["rouge1"][i] == s["rouge1"].fmeasure
+        assert per["rouge2"][i] == s["rouge2"].fmeasure
+        assert per["rouge1_r"][i] == s["rouge1"].recall
+        assert per["rouge2_r"][i] == s["rouge2"].recall
+
+
+class FakeBERTScorer:
+    name, num_layers = "fake", 3
+
+    def score(self, candidates, references):
+        class Out:
+            f1 = np.array([0.5 + 0.01 * len(c.split()) for c in candidates])
+        return Out()
+
+
+def test_summary_metrics_result_and_efficiency():
+    res = M.summary_metrics(["a b c", "court opened"], ["a b", ["x", "court opened inquiry"]],
+                            ["a b c d", "the court opened"], ids=["d1", "d2"], bertscorer=FakeBERTScorer())
+    assert res.per_item[0]["id"] == "d1"
+    assert res.per_item[0]["efficiency"] == pytest.approx(0.53 / 3)
+    assert res.per_item[1]["rouge1_r"] == pytest.approx(2 / 3)  # best of two references
+    assert res.metrics["words"] == 2.5
+    assert "bertscore:fake/L3" in res.signature and res.signature.startswith("task:summary|")
+    assert res.metrics["density"] == 1.0

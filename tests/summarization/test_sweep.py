@@ -1,0 +1,84 @@
+"""The magic-n sweep: every document at every n, CIs, short documents, the gain-band rule, plots."""
+
+import json
+
+import numpy as np
+import pytest
+
+from scorekit.errors import ScorekitError
+from scorekit.stats.bootstrap import bootstrap_mean_ci
+from scorekit.summarization import sweep as SW
+from scorekit.summarization.data import read_pairs
+from scorekit.summarization.metrics import prepare_contexts, score_predictions
+from scorekit.summarization.summarizers import LeadSummarizer
+
+DATA = "examples/summarization/news_en.jsonl"
+
+
+def test_recommend_interval_rule():
+    ns = [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21]
+    concave = [1 - np.exp(-n / 7.5) for n in ns]  # diminishing returns
+    gain = (np.array(concave) - concave[0]) / (concave[-1] - concave[0])
+    expected = [n for n, g in zip(ns, gain) if 0.5 <= g <= 0.9]
+    assert SW.recommend_interval(ns, concave) == expected == [7, 9, 11, 13]
+    assert SW.recommend_interval(ns, [0.3] * len(ns)) == [1]  # flat: the shortest n
+    step = [0.0] * 5 + [1.0] * 6  # a jump straight past the band
+    assert SW.recommend_interval(ns, step) == [11]
+    # a dip does not un-reach the gain (running maximum)
+    assert SW.recommend_interval([1, 2, 3, 4], [0.0, 0.6, 0.1, 1.0]) == [2, 3]
+    with pytest.raises(ScorekitError):
+        SW.recommend_interval(ns, concave, low=0.9, high=0.5)
+
+
+def test_sweep_values_match_direct_scoring(fake_embed):
+    pairs = read_pairs(DATA).head(8)
+    pairs.documents[0] = "Too short to fill it."  # 5 words: shorter than n >= 7
+    res = SW.run_sweep(pairs.documents, pairs.references, ns=[3, 7, 21],
+                       summarizers=["lead", "textrank", "random"], embed=fake_embed, n_resamples=200)
+    assert res.short_documents == {3: 0, 7: 1, 21: 1}
+    assert set(res.values) == {"lead", "textrank", "random"}
+    assert res.values["lead"]["rouge1"].shape == (3, 8)
+    # lead at n=7 equals scoring the first 7 words directly
+    lead = LeadSummarizer()
+    preds = [lead.summarize(p, 7) for p in lead.prepare(pairs.documents)]
+    direct = score_predictions(preds, prepare_contexts(pairs.references, pairs.documents))
+    np.testing.assert_array_equal(res.values["lead"]["rouge1"][1], direct["rouge1"])
+    mean, low, high = bootstrap_mean_ci(direct["rouge2"], n_resamples=200, seed=42)
+    s = res.series["lead"]["rouge2"]
+    assert (s["mean"][1], s["low"][1], s["high"][1]) == (mean, low, high)
+    assert res.values["textrank"]["words"][2, 0] == 5  # the short document, whole
+    assert np.all(res.values["textrank"]["words"][1, 1:] == 7)
+    assert res.recommendation["summarizer"] == "textrank" and res.recommendation["metric"] == "rouge1"
+
+
+def test_sweep_result_json_and_plots(tmp_path, fake_embed):
+    pairs = read_pairs(DATA).head(6)
+    res = SW.run_sweep(pairs.documents, pairs.references, ns=[1, 5, 9], summarizers=["lead", "textrank"],
+                       embed=fake_embed, n_resamples=100, ids=pairs.ids)
+    result = SW.sweep_to_result(res, name="news")
+    data = json.loads(result.to_json())
+    sweep = data["extra"]["sweep"]
+    assert sweep["n"] == [1, 5, 9]
+    assert set(sweep["series"]["lead"]["rouge1"]) == {"mean", "low", "high"}
+    assert len(sweep["series"]["textrank"]["density"]["mean"]) == 3
+    assert data["signature"].startswith("task:sweep|n:1,5,9|summ:lead,textrank")
+    assert data["per_item"][0]["id"] == pairs.ids[0]
+    paths = SW.plot_sweep(res, tmp_path)
+    assert paths and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
+    header, rows = SW.sweep_table(res)
+    assert header[:3] == ["summarizer", "n", "rouge1"] and len(rows) == 6
+
+
+def test_sweep_korean(fake_embed):
+    pairs = read_pairs("examples/summarization/news_ko.jsonl")
+    res = SW.run_sweep(pairs.documents, pairs.references, ns=[5, 9], summarizers=["lead"], n_resamples=50)
+    assert 0.2 < res.series["lead"]["rouge1"]["mean"][1] < 1.0  # Kiwi tokens overlap; rouge-score gives 0
+
+
+def test_sweep_bad_input():
+    with pytest.raises(ScorekitError, match="positive"):
+        SW.run_sweep(["a b"], ["a"], ns=[0, 3], summarizers=["lead"])
+    with pytest.raises(ScorekitError, match="duplicate"):
+        SW.run_sweep(["a b"], ["a"], ns=[3, 3], summarizers=["lead"])
+    with pytest.raises(ScorekitError):
+        SW.run_sweep(["a b"], ["a", "b"], summarizers=["lead"])
