@@ -338,6 +338,8 @@ def report(metrics: dict[str, float], *, baseline_meteor: float = 0.3052) -> dic
     for key, t in TARGETS.items():
         value = metrics.get(key)
         base = baseline_meteor if key == "meteor" else t["baseline"]
+        if key == "meteor":  # §7: targets 1 and 2 are +10% and +20% over the baseline
+            t = {**t, "target_1": baseline_meteor * 1.1, "target_2": baseline_meteor * 1.2}
         reached = [name for name in ("target_1", "target_2", "final")
                    if value is not None and value >= t[name]]
         rows.append({"metric": key, "value": value, "baseline": base, "target_1": t["target_1"],

@@ -1,0 +1,128 @@
+"""``scorekit caption``: caption metrics with the spec's report (caption-metrics.md §6-§8)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from scorekit.cli._common import emit, output_options, print_table, signature_line
+
+
+def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
+    from scorekit.errors import InputError
+
+    exts = ((".jpg", ".jpeg", ".png", ".webp", ".bmp") if kind == "images"
+            else (".mp4", ".avi", ".mov", ".mkv", ".webm"))
+    if not directory.is_dir():
+        raise InputError(f"{kind} directory not found", directory)
+    by_stem = {p.stem: p for p in directory.iterdir() if p.suffix.lower() in exts}
+    missing = [i for i in ids if i not in by_stem]
+    if missing:
+        shown = ", ".join(repr(i) for i in missing[:5])
+        raise InputError(f"no {kind[:-1]} file for {len(missing)} id(s): {shown}", directory)
+    return [by_stem[i] for i in ids]
+
+
+@click.command("caption")
+@click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
+              help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
+@click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
+              help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
+@click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
+@click.option("--metrics", "-m", default=None,
+              help="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore). "
+                   "Known: bleu, bleu_1..bleu_4, meteor, rouge_l, rouge_l_coco, cider, cider_d, "
+                   "cider_plain, bertscore, clipscore.")
+@click.option("--baseline-meteor", type=float, default=0.3052, show_default=True,
+              help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
+@click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
+              show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "
+                                      "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100.")
+@click.option("--tokenizer", type=click.Choice(["coco", "13a", "kiwi", "whitespace"]), default=None,
+              help="Tokens for BLEU/CIDEr/English METEOR (default: coco for en, kiwi for ko).")
+@click.option("--cider-df", type=click.Path(path_type=Path), default=None,
+              help='CIDEr document frequencies from a file {"n_docs": N, "df": {ngram: count}} '
+                   "instead of the evaluated references.")
+@click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
+              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable.")
+@click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
+@click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
+@click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
+@click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
+@click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
+                                             "prediction scores 0, an unreferenced prediction is ignored).")
+@output_options
+def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
+            lexicon, images, videos, bert_model, clip_model, strict, output, fmt, quiet, **extra):
+    """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
+    (reference), with the comparison against the METEOR baseline and the §7 target table.
+
+    \b
+    Example:
+      scorekit caption -p preds.json -r refs.json --lang ko -o results.json
+    """
+    from scorekit.errors import ScorekitError
+    from scorekit.generation import suite
+    from scorekit.io.captions import read_caption_set
+    from scorekit.result import Result
+    from scorekit.signature import make_signature
+
+    if images and videos:
+        raise ScorekitError("give --images or --videos, not both")
+    data = read_caption_set(predictions, references, strict=strict)
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    if (images or videos) and names is None:
+        names = list(suite.DEFAULT_METRICS) + ["clipscore"]
+    options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
+               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model}
+    if images or videos:
+        kind = "images" if images else "videos"
+        options["media"] = _media_paths(images or videos, data.ids, kind)
+        options["media_kind"] = kind
+    for w in data.warnings:
+        click.echo(f"scorekit: warning: {w}", err=True)
+    out = suite.evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options)
+    for name, why in out.skipped.items():
+        click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
+
+    sig = make_signature("caption", {"lang": lang, "tok": tokenizer or suite.tokenizer_for(lang),
+                                     "metrics": list(out.metrics), **out.params})
+    rep = suite.report(out.metrics, baseline_meteor=baseline_meteor)
+    per_item = []
+    for i, id_ in enumerate(data.ids):
+        row = {"id": id_, "prediction": data.predictions[i], "references": data.references[i]}
+        row.update({k: float(v[i]) for k, v in out.per_item.items()})
+        per_item.append(row)
+    result = Result(
+        task="caption", metrics=out.metrics, signature=sig, per_item=per_item, name=predictions.stem,
+        inputs={"predictions": str(predictions), "references": str(references), "lang": lang,
+                "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
+                "n_missing_predictions": data.n_missing_predictions,
+                "n_ignored_predictions": data.n_dropped_predictions},
+        extra={"report": rep, "warnings": data.warnings, "skipped": out.skipped},
+    )
+    if not quiet:
+        _print_report(result, rep, fmt)
+    emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
+
+
+def _print_report(result, rep, fmt: str) -> None:
+    m = result.metrics
+    order = ["meteor", "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]
+    role = {"meteor": "primary", "cider": "secondary", "bertscore_f1": "secondary",
+            "bleu_4": "reference", "rouge_l": "reference"}
+    keys = [k for k in order if k in m] + [k for k in m if k not in order]
+    rows = [[k, m[k], role.get(k, "")] for k in keys]
+    print_table(["metric", "score", "role"], rows, fmt,
+                title=f"caption metrics ({result.inputs['n_items']} items, lang {result.inputs['lang']})")
+    t_rows = [[r["metric"], r["value"], r["baseline"], r["target_1"], r["target_2"], r["final"],
+               r["reached"] or "-"] for r in rep["targets"] if r["value"] is not None]
+    if t_rows:
+        print_table(["metric", "value", "baseline", "target 1 (+10%)", "target 2 (+20%)", "final", "reached"],
+                    t_rows, fmt, title="targets (spec §7)")
+    if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
+        sys.stdout.write(f"METEOR {m['meteor']:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
+                         f"{rep['meteor_improvement_pct']:+.2f}%\n")
+    signature_line(result.signature, fmt)

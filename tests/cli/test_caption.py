@@ -1,0 +1,77 @@
+"""`scorekit caption` end to end: JSON output, report, per-item text, clear errors (exit 2)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "caption"
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "scorekit", "caption", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_korean_example_json_output(tmp_path):
+    out = tmp_path / "res.json"
+    r = run("-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", "--lang", "ko",
+            "-m", "bleu,meteor,rouge_l,cider", "-o", out, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert data["task"] == "caption" and data["signature"].startswith("task:caption|lang:ko|tok:kiwi")
+    assert set(data["metrics"]) == {"bleu_1", "bleu_2", "bleu_3", "bleu_4", "meteor", "rouge_l", "cider"}
+    row = data["per_item"][0]
+    assert row["id"] == "video_001" and row["prediction"].startswith("파란") and len(row["references"]) == 2
+    rep = data["extra"]["report"]
+    assert rep["baseline_meteor"] == 0.3052
+    assert rep["meteor_improvement_pct"] == pytest.approx((data["metrics"]["meteor"] - 0.3052) / 0.3052 * 100)
+    assert "meteor" in r.stdout
+
+
+def test_english_jsonl_csv_and_empty_prediction(tmp_path):
+    out = tmp_path / "res.json"
+    r = run("-p", EXAMPLES / "predictions_en.jsonl", "-r", EXAMPLES / "references_en.csv", "--lang", "en",
+            "-m", "bleu_4,cider,meteor", "--baseline-meteor", "0.33", "-o", out, "-q")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    data = json.loads(out.read_text())
+    assert data["inputs"]["n_empty_predictions"] == 1
+    assert data["per_item"][3]["meteor"] == 0.0 and data["per_item"][3]["cider"] == 0.0
+    assert data["extra"]["report"]["baseline_meteor"] == 0.33
+
+
+@pytest.mark.parametrize("preds, refs, extra, pattern", [
+    ({"a": "x", "b": "y"}, {"a": ["x"], "c": ["z"]}, ["--strict"], "no prediction: 'c'"),
+    ({"a": 5}, {"a": ["x"]}, [], "id 'a': prediction must be a string, got int"),
+    ({"a": "x"}, {"a": []}, [], "id 'a': empty reference list"),
+    ({"a": "x"}, {"a": ["x"]}, ["-m", "blue"], "did you mean 'bleu'"),
+])
+def test_user_errors_exit_2_without_traceback(tmp_path, preds, refs, extra, pattern):
+    p, r_ = tmp_path / "p.json", tmp_path / "r.json"
+    p.write_text(json.dumps(preds))
+    r_.write_text(json.dumps(refs))
+    out = tmp_path / "out.json"
+    r = run("-p", p, "-r", r_, "--lang", "en", "-o", out, *extra)
+    assert r.returncode == 2
+    assert pattern in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+def test_one_sided_ids_warn_by_default(tmp_path):
+    p, r_ = tmp_path / "p.json", tmp_path / "r.json"
+    p.write_text(json.dumps({"a": "a dog", "extra": "x"}))
+    r_.write_text(json.dumps({"a": ["a dog"], "missing": ["a cat"]}))
+    r = run("-p", p, "-r", r_, "--lang", "en", "-m", "bleu_1")
+    assert r.returncode == 0
+    assert "'missing'" in r.stderr and "'extra'" in r.stderr
+
+
+def test_invalid_utf8_names_file_and_line(tmp_path):
+    p, r_ = tmp_path / "p.jsonl", tmp_path / "r.json"
+    p.write_bytes(b'{"id": "a", "prediction": "ok"}\n{"id": "b", "prediction": "\xc3("}\n')
+    r_.write_text(json.dumps({"a": ["x"], "b": ["y"]}))
+    r = run("-p", p, "-r", r_, "--lang", "en")
+    assert r.returncode == 2 and "p.jsonl:2: invalid UTF-8" in r.stderr
