@@ -182,11 +182,11 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
     """Compare RUN_ID against BASELINE_ID with paired significance tests over shared item ids."""
     with _open(store) as s:
         a, b = s.get(baseline_id), s.get(run_id)
+    doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed)
     if (a.get("signature") or "") != (b.get("signature") or ""):
         click.echo(f"note: the signatures differ:\n  #{baseline_id}: {a.get('signature')}\n"
                    f"  #{run_id}: {b.get('signature')}", err=True)
-    doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
-                       n_resamples=n_resamples, seed=seed)
     if output:
         write_json(output, json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
     if report:
