@@ -150,6 +150,8 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
     fields = {"prediction": PREDICTION_FIELDS, "reference": REFERENCE_FIELDS,
               "document": DOCUMENT_FIELDS}[role]
     p = Path(path)
+    if _suffix(p) == "txt":
+        fields = ("text",)  # one text per line, whatever the role
     ids: list[str | None] = []
     texts: list[str | list[str]] = []
     lines: list[int] = []

@@ -1,0 +1,50 @@
+"""`scorekit summary` through the CLI."""
+
+import json
+
+from scorekit.cli import main
+
+DEMO = "examples/summarization/summaries.jsonl"
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_summary_scores_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, stdout, err = run(["summary", "-p", DEMO, "-r", DEMO, "-s", DEMO, "--no-bertscore", "-o", str(out)],
+                            capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    assert {"rouge1", "rouge2", "density", "token_density", "words"} <= set(data["metrics"])
+    assert "bertscore_f1" not in data["metrics"]
+    assert data["per_item"][0]["id"] == "en01" and len(data["per_item"]) == 15
+    assert data["signature"].startswith("task:summary|")
+    ko = [r for r in data["per_item"] if r["id"].startswith("ko")]
+    assert all(r["rouge1"] > 0 for r in ko)  # Korean via Kiwi
+
+
+def test_txt_files_by_position(tmp_path, capsys):
+    p = tmp_path / "p.txt"
+    r = tmp_path / "r.txt"
+    p.write_text("court opened investigation\n")
+    r.write_text("the international court opened investigation\n")
+    code, stdout, _ = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore", "--format", "csv"], capsys)
+    assert code == 0
+    rows = dict(line.split(",", 1) for line in stdout.strip().splitlines()[1:])
+    assert float(rows["rouge1_r"]) == 0.6 and float(rows["rouge2_r"]) == 0.5
+
+
+def test_count_mismatch_and_empty_reference(tmp_path, capsys):
+    p = tmp_path / "p.txt"
+    r = tmp_path / "r.txt"
+    p.write_text("a\nb\n")
+    r.write_text("a\n")
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore"], capsys)
+    assert code == 2 and "1 references but 2 predictions" in err
+    r.write_text("a\n\n")
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore"], capsys)
+    assert code == 2 and f"{r}:2: empty reference" in err

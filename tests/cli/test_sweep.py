@@ -1,0 +1,82 @@
+"""`scorekit sweep` through the CLI: table, JSON extra["sweep"], plots, and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scorekit.cli import main
+
+DATA = "examples/summarization/news_en.jsonl"
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_sweep_lead_random_json_and_table(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    table = tmp_path / "t.csv"
+    code, stdout, err = run(["sweep", "--data", DATA, "--n", "3,9,15", "--summarizer", "lead,random",
+                             "--no-bertscore", "--bootstrap", "100", "-o", str(out), "--table", str(table),
+                             "--plot", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert "recommended n:" in stdout and "signature: " in stdout
+    data = json.loads(out.read_text())
+    assert data["task"] == "sweep" and data["extra"]["sweep"]["n"] == [3, 9, 15]
+    assert set(data["extra"]["sweep"]["series"]) == {"lead", "random"}
+    assert data["extra"]["recommendation"]["summarizer"] == "lead"
+    assert table.read_text().splitlines()[0].startswith("summarizer,n,rouge1,rouge1 low")
+    assert (tmp_path / "sweep_rouge1.png").exists()
+
+
+def test_short_documents_are_reported(tmp_path, capsys):
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"document": "Just four words here.", "reference": "four words"}) + "\n"
+                 + json.dumps({"document": " ".join(["word"] * 30), "reference": "word"}) + "\n")
+    code, stdout, err = run(["sweep", "--data", str(f), "--n", "2,5", "--summarizer", "lead",
+                             "--no-bertscore", "-q"], capsys)
+    assert code == 0
+    assert "1 of 2 documents have fewer than 5 words" in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n", "0,3"], "--n: summary length n must be positive, got 0"),
+    (["--n", "3,x"], "--n: expected comma-separated integers"),
+    (["--summarizer", "lead,textrnk"], "did you mean 'textrank'"),
+    (["--band", "0.5"], "--band"),
+])
+def test_bad_arguments_exit_2_with_one_line(args, message, capsys):
+    code, stdout, err = run(["sweep", "--data", DATA, "--no-bertscore", *args], capsys)
+    assert code == 2
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_empty_reference_names_line_and_no_output_written(tmp_path, capsys):
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"id": "a", "document": "Some text here.", "reference": "ok"}) + "\n"
+                 + json.dumps({"id": "b", "document": "More text.", "reference": ""}) + "\n")
+    out = tmp_path / "o.json"
+    code, _, err = run(["sweep", "--data", str(f), "--no-bertscore", "-o", str(out)], capsys)
+    assert code == 2 and f"{f}:2: empty reference (id b)" in err
+    assert not out.exists()
+
+
+def test_missing_dataset_is_a_clear_error(tmp_path, capsys):
+    code, _, err = run(["sweep", "--dataset", "xsum", "--no-bertscore"], capsys)
+    assert code == 2 and "XSUM is not available offline" in err
+
+
+@pytest.mark.slow
+def test_textrank_with_real_encoder_subprocess(tmp_path):
+    out = tmp_path / "s.json"
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "sweep", "--data", "examples/summarization/news_ko.jsonl",
+                           "--n", "5,9", "--summarizer", "textrank", "--no-bertscore", "-q", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert "encoder:all-MiniLM-L6-v2" in data["signature"]
+    assert 0 < data["extra"]["sweep"]["series"]["textrank"]["rouge1"]["mean"][1] < 1
