@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 _EDGE_PUNCT = ".,;:!?\"'`“”‘’()[]{}<>「」『』《》〈〉…·~"
@@ -41,6 +42,11 @@ def normalize_term(value: object) -> str:
     """Normalised aspect term; ``""`` for implicit / missing."""
     if not isinstance(value, str) or not value:
         return ""
+    return _normalize_term(value)
+
+
+@lru_cache(maxsize=65536)  # aspect terms repeat a lot across a run
+def _normalize_term(value: str) -> str:
     text = unicodedata.normalize("NFC", value).casefold()
     text = _WS.sub(" ", text).strip()
     text = text.strip(_EDGE_PUNCT).strip()
@@ -51,5 +57,10 @@ def normalize_polarity(value: object) -> tuple[str, bool]:
     """``(polarity, missing)``: canonical polarity and whether it was missing (-> neutral)."""
     if not isinstance(value, str) or not value.strip():
         return "neutral", True
+    return _normalize_polarity(value)
+
+
+@lru_cache(maxsize=4096)
+def _normalize_polarity(value: str) -> tuple[str, bool]:
     key = unicodedata.normalize("NFC", value).strip().casefold()
     return POLARITY_SYNONYMS.get(key, key), False

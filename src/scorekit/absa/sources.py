@@ -13,7 +13,7 @@ Every function takes a *record*: a scorecard, or any dict with ``runtime.parsed_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from scorekit.absa.normalize import normalize_polarity, normalize_term
 
@@ -21,8 +21,7 @@ STAGE1_SOURCES = ("stage1_tuples", "trace_atsa", "final_fallback", "none")
 FINAL_SOURCES = ("final_tuples", "final_aspects", "inputs.aspect_sentiments", "none")
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(NamedTuple):
     """One normalised tuple with what representative selection (§3.4) needs."""
 
     term: str               # normalised aspect_term, "" = implicit

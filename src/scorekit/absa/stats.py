@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -141,7 +142,7 @@ def _validator(record: dict) -> tuple[bool, bool, bool]:
     return s1, s2, neg
 
 
-def row_stats(record: dict) -> tuple[float, ...]:
+def row_stats(record: dict) -> list:
     """The statistics row of one scorecard (see FIELDS)."""
     final = sources.extract_final(record)
     stage1 = sources.extract_stage1(record, final)
@@ -214,7 +215,7 @@ def row_stats(record: dict) -> tuple[float, ...]:
     row[INDEX["negation_contrast"]] = neg
     row[INDEX["outcome_residual_risk"]] = s2r or after
     row[INDEX["parse_failed"]] = parse_failed(record)
-    return tuple(float(v) for v in row)
+    return row  # floats, ints and bools: numpy converts the whole matrix at once
 
 
 def stats_matrix(records: Iterable[dict]) -> np.ndarray:
@@ -222,7 +223,7 @@ def stats_matrix(records: Iterable[dict]) -> np.ndarray:
     rows = [row_stats(r) for r in records]
     if not rows:
         return np.zeros((0, WIDTH))
-    return np.asarray(rows, dtype=np.float64)
+    return np.fromiter(chain.from_iterable(rows), dtype=np.float64, count=len(rows) * WIDTH).reshape(len(rows), WIDTH)
 
 
 @dataclass

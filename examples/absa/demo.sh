@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Conflict-Review ABSA metrics on two tiny seed runs of Korean/English reviews (examples/absa/results).
+# Runs from the repo root; $SK is the scorekit executable. Writes into a temporary copy (§7 layout).
+set -euo pipefail
+SK=${SK:-scorekit}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cp -r examples/absa/results "$WORK/results"
+R="$WORK/results"
+
+echo "== 1. outputs.jsonl -> scorecards.jsonl (seed 42 has two malformed rows: skipped with line and field)"
+$SK absa scorecards "$R/cr_demo__seed42_proposed"
+$SK absa scorecards "$R/cr_demo__seed123_proposed"
+
+echo "== 2. structural metrics (derived/metrics/structural_metrics.csv + _table.md)"
+$SK absa aggregate "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed"
+
+echo "== 3. self-contained HTML report"
+$SK absa report "$R/cr_demo__seed42_proposed"
+
+echo "== 4. mean ± std across seeds"
+$SK absa aggregate-seeds "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed" --format markdown
+
+echo "== files written (§7):"
+(cd "$WORK" && find . -type f | sort)
