@@ -1,0 +1,92 @@
+"""`scorekit topics` end to end: JSON output, tables, and one-line errors with exit 2."""
+
+import json
+
+import pytest
+
+from scorekit.cli import main
+
+TOPICS = {"tech": ["computer", "software", "programming", "code"],
+          "cars": ["car", "engine", "vehicle", "road"],
+          "경제": ["경제", "시장", "주식", "금리"]}
+CORPUS = ("the computer runs software and programming code\n"
+          "a car engine drives the vehicle on the road\n"
+          "경제 성장과 주식 시장, 금리 인상\n"
+          "software code for the car engine\n"
+          "시장 경제와 금리\n")
+
+
+@pytest.fixture
+def files(tmp_path):
+    t = tmp_path / "topics.json"
+    t.write_text(json.dumps(TOPICS, ensure_ascii=False), encoding="utf-8")
+    c = tmp_path / "corpus.txt"
+    c.write_text(CORPUS, encoding="utf-8")
+    r = tmp_path / "ratings.csv"
+    r.write_text("topic,human,llm\ntech,4,5\ncars,3,3\n경제,2,3\n", encoding="utf-8")
+    return t, c, r, tmp_path
+
+
+@pytest.mark.slow
+def test_full_run_writes_json(files, capsys):
+    t, c, r, tmp = files
+    out = tmp / "out.json"
+    code = main(["topics", "--topics", str(t), "--corpus", str(c), "--ratings", str(r), "--grid",
+                 "--sis", "0.5", "-o", str(out), "--format", "markdown", "--bootstrap", "200"])
+    assert code == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert set(data["metrics"]) == {"sc", "sd_avg", "vd", "cd", "semdiv", "overall", "npmi", "c_v",
+                                    "u_mass", "topic_diversity"}
+    m = data["metrics"]
+    assert m["overall"] == pytest.approx(0.4 * m["sc"] + 0.4 * m["sd_avg"] + 0.2 * m["semdiv"] + 0.2 * 0.5)
+    assert [row["id"] for row in data["per_item"]] == ["tech", "cars", "경제"]
+    assert all("npmi" in row and "rating" in row for row in data["per_item"])
+    assert len(data["extra"]["pairs"]) == 3
+    meta = data["extra"]["meta"]
+    assert {c["method"] for c in meta["correlations"]} == {"pearson", "spearman", "kendall"}
+    assert "ICC(2,1)" in meta["icc"]
+    assert [g["value"] for g in meta["gamma_grid"]] == [0.5, 0.6, 0.7, 0.8, 0.9]
+    assert sum(g["selected"] for g in meta["threshold_grid"]) == 1
+    assert data["signature"].startswith("task:topics|model:all-MiniLM-L6-v2")
+    printed = capsys.readouterr().out
+    assert "gamma_direct grid search" in printed and "| sc |" in printed
+
+
+@pytest.mark.slow
+def test_without_sis_says_so(files, capsys):
+    t, *_ = files
+    assert main(["topics", "--topics", str(t)]) == 0
+    out = capsys.readouterr().out
+    assert "SIS is not defined by the spec" in out and "sis:none" in out.replace("\n", "")
+
+
+@pytest.mark.parametrize("content,msg", [
+    ("[]", "topics.json:1: the topic list is empty"),
+    ('[["solo"]]', "topics.json:1: topic 't1': has 1 keyword(s)"),
+    ('{"a": ["x", "y"],\n "b": ["x", "x"]}', "topics.json:2: topic 'b': duplicate keyword(s) 'x'"),
+    ('[["x", " "]]', "cannot be embedded"),
+    ("[[", "topics.json:1: invalid JSON"),
+])
+def test_bad_topics_exit_2_with_one_line(tmp_path, capsys, content, msg):
+    t = tmp_path / "topics.json"
+    t.write_text(content, encoding="utf-8")
+    out = tmp_path / "out.json"
+    code = main(["topics", "--topics", str(t), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert msg in err and "Traceback" not in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_bad_ratings_and_options(files, capsys):
+    t, c, r, tmp = files
+    r.write_text("topic,h\ntech,4\nplanes,2\n", encoding="utf-8")
+    assert main(["topics", "--topics", str(t), "--ratings", str(r)]) == 2
+    assert "ratings.csv:3: unknown topic 'planes'" in capsys.readouterr().err
+    assert main(["topics", "--topics", str(t), "--overall-weights", "1,2"]) == 2
+    assert "--overall-weights expects 4" in capsys.readouterr().err
+    assert main(["topics", "--topics", str(tmp / "missing.json")]) == 2
+    assert "missing.json: topics file not found" in capsys.readouterr().err
+    (tmp / "empty.txt").write_text("\n", encoding="utf-8")
+    assert main(["topics", "--topics", str(t), "--corpus", str(tmp / "empty.txt")]) == 2
+    assert "the corpus is empty" in capsys.readouterr().err
