@@ -110,8 +110,8 @@ def hbar_chart(items: Sequence[tuple[str, float | None]], *, lo: float = 0.0, hi
     return "".join(out)
 
 
-def histogram_chart(values: np.ndarray, *, lo: float = -1.0, hi: float = 1.0, bins: int = 10) -> str:
-    """Vertical histogram of per-sample ΔF1 (S2 − S1)."""
+def histogram_chart(values: np.ndarray, *, lo: float = -1.1, hi: float = 1.1, bins: int = 11) -> str:
+    """Vertical histogram of per-sample ΔF1 (S2 − S1); the middle bin is centred on 0 (unchanged F1)."""
     counts, edges = np.histogram(values, bins=bins, range=(lo, hi)) if len(values) else (np.zeros(bins, int),
                                                                                         np.linspace(lo, hi, bins + 1))
     width, height, pad = 560, 220, 30
@@ -122,13 +122,14 @@ def histogram_chart(values: np.ndarray, *, lo: float = -1.0, hi: float = 1.0, bi
         h = (height - 2 * pad) * c / top
         x = pad + i * bw
         mid = (edges[i] + edges[i + 1]) / 2
-        fill = "var(--good)" if mid > 0 else ("var(--bad)" if mid < 0 else "#888")
+        fill = "var(--good)" if mid > 1e-9 else ("var(--bad)" if mid < -1e-9 else "#888")
         out.append(f'<rect x="{x + 1:.1f}" y="{height - pad - h:.1f}" width="{bw - 2:.1f}" height="{h:.1f}" '
                    f'fill="{fill}"><title>[{edges[i]:.1f}, {edges[i + 1]:.1f}): {int(c)}</title></rect>')
         if c:
             out.append(f'<text x="{x + bw / 2:.1f}" y="{height - pad - h - 3:.1f}" text-anchor="middle">{int(c)}</text>')
-    for i in range(0, bins + 1, 2):
-        out.append(f'<text x="{pad + i * bw:.1f}" y="{height - 10}" text-anchor="middle">{edges[i]:.1f}</text>')
+    for i in range(0, bins, 2):
+        mid = (edges[i] + edges[i + 1]) / 2
+        out.append(f'<text x="{pad + (i + 0.5) * bw:.1f}" y="{height - 10}" text-anchor="middle">{mid:+.1f}</text>')
     out.append(f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#999"/></svg>')
     return "".join(out)
 
