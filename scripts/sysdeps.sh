@@ -3,9 +3,10 @@
 #   wordnet-base + wordnet-sense-index  WordNet 3.0 for METEOR's synonym stage (/usr/share/wordnet)
 #   default-jre-headless                Java for pycocoevalcap's PTBTokenizer/METEOR (test oracles only)
 #   chromium + chromium-driver          headless browser for the HTML report tests
+#   fonts-nanum                         a Korean font, so reports/PNG plots show Hangul in the browser tests
 # Installs only what is missing; needs root (or prints what to install).
 set -u
-pkgs=(wordnet-base wordnet-sense-index chromium chromium-driver)
+pkgs=(wordnet-base wordnet-sense-index chromium chromium-driver fonts-nanum)
 command -v java >/dev/null 2>&1 || pkgs+=(default-jre-headless)
 need=()
 for p in "${pkgs[@]}"; do

@@ -78,3 +78,15 @@ def test_cli_help_and_unknown_command():
     assert proc.returncode == 0 and "scorekit" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "scorekit", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and "No such command" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_atomic_write_gives_normal_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        with atomic_write(tmp_path / "r.json") as fh:
+            fh.write("{}")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644

@@ -31,6 +31,10 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp creates 0600 files; give the result the permissions a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         try:
