@@ -16,7 +16,7 @@ from scorekit.cli._common import emit, output_options, print_table, signature_li
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
 
-def _short(words: list[str], n: int = 5) -> str:
+def _short(words: list[str], n: int = 3) -> str:
     return ", ".join(words[:n]) + (", …" if len(words) > n else "")
 
 
