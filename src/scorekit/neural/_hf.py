@@ -132,17 +132,19 @@ class Loaded:
     device: str
     precision: str
     fingerprint: str
-    max_length: int  # the model's window in tokens (special tokens included)
+    max_length: int  # sentence-transformers' max_seq_length where given, else the model window
+    model_max_length: int  # the tokenizer's model_max_length capped by the position embeddings
 
 
 _cache: dict[tuple, Loaded] = {}
 
 
-def model_window(model_dir: Path, tokenizer, config) -> int:
+def model_window(model_dir: Path, tokenizer, config, *, sentence_transformers: bool = True) -> int:
     """The longest input the model accepts: sentence-transformers' max_seq_length when the folder
-    has one, else the tokenizer's model_max_length capped by the position embeddings."""
+    has one (and ``sentence_transformers``), else the tokenizer's model_max_length capped by the
+    position embeddings."""
     st = model_dir / "sentence_bert_config.json"
-    if st.is_file():
+    if sentence_transformers and st.is_file():
         try:
             value = json.loads(st.read_text()).get("max_seq_length")
             if value:
@@ -158,14 +160,62 @@ def model_window(model_dir: Path, tokenizer, config) -> int:
     return int(min(window, 10**6))
 
 
+def total_layers(net) -> int | None:
+    """How many transformer layers ``net`` has (None when the architecture is unknown)."""
+    for owner, attr in ((net, "layer"), (getattr(net, "encoder", None), "layer"),
+                        (getattr(net, "encoder", None), "block"), (getattr(net, "transformer", None), "layer"),
+                        (net, "layers")):
+        if owner is not None and hasattr(owner, attr):
+            return len(getattr(owner, attr))
+    if hasattr(net, "n_layers"):
+        return int(net.n_layers)
+    return getattr(getattr(net, "config", None), "num_hidden_layers", None)
+
+
+def keep_layers(net, num_layers: int, where: Path):
+    """Drop every layer above ``num_layers`` so the last hidden state is that layer's output —
+    the same surgery as bert_score's ``get_model`` (and so the same numbers, with less compute)."""
+    torch = require_torch()
+    if hasattr(net, "decoder") and hasattr(net, "encoder"):
+        net = net.encoder
+    n = total_layers(net)
+    if n is None:
+        raise InputError("cannot select a layer in this model architecture", where)
+    if not 0 <= num_layers <= n:
+        raise InputError(f"num_layers must be between 0 and {n} for this model, got {num_layers}", where)
+    if hasattr(net, "n_layers"):  # xlm
+        net.n_layers = num_layers
+    elif hasattr(net, "layer"):  # xlnet
+        net.layer = torch.nn.ModuleList(list(net.layer[:num_layers]))
+    elif hasattr(net, "encoder"):
+        if hasattr(net.encoder, "albert_layer_groups"):
+            net.encoder.config.num_hidden_layers = num_layers
+        elif hasattr(net.encoder, "block"):  # t5
+            net.encoder.block = torch.nn.ModuleList(list(net.encoder.block[:num_layers]))
+        else:  # bert, roberta, electra, ...
+            net.encoder.layer = torch.nn.ModuleList(list(net.encoder.layer[:num_layers]))
+    elif hasattr(net, "transformer"):  # distilbert
+        net.transformer.layer = torch.nn.ModuleList(list(net.transformer.layer[:num_layers]))
+    elif hasattr(net, "layers"):  # bart encoder
+        net.layers = torch.nn.ModuleList(list(net.layers[:num_layers]))
+    else:
+        raise InputError("cannot select a layer in this model architecture", where)
+    return net
+
+
 def load(model: str | os.PathLike, *, device: str | None = None, precision: str | None = None,
-         requested: str | os.PathLike | None = None, model_class: str = "AutoModel") -> Loaded:
-    """Load tokenizer + model (cached per arguments), strictly from local files."""
+         requested: str | os.PathLike | None = None, model_class: str = "AutoModel",
+         num_layers: int | None = None) -> Loaded:
+    """Load tokenizer + model (cached per arguments), strictly from local files.
+
+    With ``num_layers`` the model keeps only its first ``num_layers`` layers (a separate
+    instance, so the full model other metrics share is untouched).
+    """
     torch = require_torch()
     model_dir = resolve_model_dir(model)
     dev = pick_device(device)
     prec, dtype = pick_dtype(dev, precision)
-    key = (str(model_dir), dev, prec, model_class)
+    key = (str(model_dir), dev, prec, model_class, num_layers)
     with _lock:
         if key in _cache:
             return _cache[key]
@@ -186,6 +236,8 @@ def load(model: str | os.PathLike, *, device: str | None = None, precision: str 
             if bars:
                 transformers.utils.logging.enable_progress_bar()
         net.eval()
+        if num_layers is not None:
+            net = keep_layers(net, num_layers, model_dir)
         net.to(device=dev, dtype=dtype)
         loaded = Loaded(
             model_dir=model_dir,
@@ -196,6 +248,7 @@ def load(model: str | os.PathLike, *, device: str | None = None, precision: str 
             precision=prec,
             fingerprint=fingerprint(model_dir),
             max_length=model_window(model_dir, tokenizer, config),
+            model_max_length=model_window(model_dir, tokenizer, config, sentence_transformers=False),
         )
         _cache[key] = loaded
         return loaded
