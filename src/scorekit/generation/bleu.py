@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from scorekit.generation.ngrams import ngram_counts
+from scorekit.generation.ngrams import ngram_counts, ngram_matrix
 
 MAX_N = 4
 _TINY = 1e-15   # pycocoevalcap bleu_scorer: "so that if guess is 0 still return 0"
@@ -82,7 +82,50 @@ def bleu_stats(hyp_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]],
 
 def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
                      max_n: int = MAX_N) -> list[BleuStats]:
-    return [bleu_stats(h, r, max_n) for h, r in zip(hyps, refs, strict=True)]
+    """:func:`bleu_stats` for many items at once, vectorised over one sparse n-gram matrix:
+    the per-item reference maxima are a grouped max, the clipped matches ``min(h, max_r)``."""
+    import numpy as np
+    from scipy import sparse
+
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference lists")
+    if any(len(r) == 0 for r in refs):
+        raise ValueError("BLEU needs at least one reference per item")
+    n_items = len(hyps)
+    if n_items == 0:
+        return []
+    n_refs = np.fromiter((len(r) for r in refs), dtype=np.int64, count=n_items)
+    ref_item = np.repeat(np.arange(n_items), n_refs)
+    M = ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
+    G = M.counts.shape[1]
+    H = M.counts[:n_items]
+    R = M.counts[n_items:].tocoo()
+    # max over an item's references, per n-gram
+    key = ref_item[R.row] * G + R.col
+    srt = np.argsort(key, kind="stable")
+    key, val = key[srt], R.data[srt]
+    if len(key):
+        starts = np.concatenate(([0], np.nonzero(np.diff(key))[0] + 1))
+        ukey, umax = key[starts], np.maximum.reduceat(val, starts)
+    else:
+        ukey, umax = key, val
+    Rmax = sparse.csr_matrix((umax, (ukey // G, ukey % G)), shape=(n_items, G))
+    O = sparse.csr_matrix((np.ones(G), (np.arange(G), M.order)), shape=(G, max_n))
+    correct = np.rint(np.asarray((H.minimum(Rmax) @ O).todense())).astype(np.int64)
+    hyp_len = M.lengths[:n_items]
+    ref_len = M.lengths[n_items:]
+    # closest reference length, ties to the shorter: min of |r - h| * big + r within each item
+    big = int(ref_len.max(initial=0)) + 1
+    score = np.abs(ref_len - hyp_len[ref_item]) * big + ref_len
+    first = np.concatenate(([0], np.cumsum(n_refs)[:-1]))
+    closest = np.minimum.reduceat(score, first) % big
+    out = []
+    ref_lens_list = np.split(ref_len, np.cumsum(n_refs)[:-1])
+    for i in range(n_items):
+        hl = int(hyp_len[i])
+        out.append(BleuStats(hl, int(closest[i]), tuple(correct[i].tolist()),
+                             tuple(max(0, hl - k) for k in range(max_n)), tuple(ref_lens_list[i].tolist())))
+    return out
 
 
 def merge(stats: Iterable[BleuStats]) -> BleuStats:

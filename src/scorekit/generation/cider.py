@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from scorekit.errors import InputError
-from scorekit.generation.ngrams import ngram_counts
+from scorekit.generation.ngrams import ngram_counts, ngram_matrix
 
 
 @dataclass
@@ -88,20 +88,6 @@ def load_document_frequency(path: str | Path) -> DocumentFrequency:
     return DocumentFrequency(df, n_docs)
 
 
-def _triplets(counts_list, vocab):
-    """(row, column, count) triplets, interning n-grams into ``vocab`` as they come."""
-    rows, cols, vals = [], [], []
-    for i, counts in enumerate(counts_list):
-        for g, c in counts.items():
-            j = vocab.get(g)
-            if j is None:
-                j = vocab[g] = len(vocab)
-            rows.append(i)
-            cols.append(j)
-            vals.append(c)
-    return rows, cols, vals
-
-
 def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[Sequence[str]]], *,
           n: int = 4, sigma: float = 6.0, clipped: bool = True, length_penalty: bool = True,
           df: DocumentFrequency | None = None) -> CiderOutput:
@@ -116,15 +102,13 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
     if any(len(r) == 0 for r in refs_tokens):
         raise ValueError("every item needs at least one reference")
 
-    vocab: dict[tuple[str, ...], int] = {}
-    hyp_counts = [ngram_counts(h, n) for h in hyps_tokens]
+    # one n-gram matrix over candidates and references: rows 0..n_items-1 are the candidates
+    flat_refs = [r for refs in refs_tokens for r in refs]
     ref_item = np.repeat(np.arange(n_items), [len(r) for r in refs_tokens])
-    ref_counts = [ngram_counts(r, n) for refs in refs_tokens for r in refs]
-    hr, hc, hv = _triplets(hyp_counts, vocab)
-    rr, rc, rv = _triplets(ref_counts, vocab)
-    V = len(vocab)
-    H = sparse.csr_matrix((np.asarray(hv, float), (hr, hc)), shape=(n_items, V))
-    R = sparse.csr_matrix((np.asarray(rv, float), (rr, rc)), shape=(len(ref_counts), V))
+    M = ngram_matrix(list(hyps_tokens) + flat_refs, n)
+    H = M.counts[:n_items]
+    R = M.counts[n_items:]
+    V = M.counts.shape[1]
 
     # idf per column: log N - log max(1, df)
     if df is None:
@@ -134,15 +118,10 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
         dfv = np.asarray(present.sum(axis=0), dtype=float).ravel()
         ref_len = float(np.log(float(n_items)))
     else:
-        dfv = np.zeros(V)
-        for g, j in vocab.items():
-            dfv[j] = df.df.get(g, 0.0)
+        dfv = np.array([df.df.get(g, 0.0) for g in M.ngrams()], dtype=float)
         ref_len = df.ref_len
     idf = ref_len - np.log(np.maximum(1.0, dfv))
-    order = np.empty(V, dtype=np.int64)
-    for g, j in vocab.items():
-        order[j] = len(g) - 1
-    O = sparse.csr_matrix((np.ones(V), (np.arange(V), order)), shape=(V, n))
+    O = sparse.csr_matrix((np.ones(V), (np.arange(V), M.order)), shape=(V, n))
 
     Hw = H.multiply(idf).tocsr()
     Rw = R.multiply(idf).tocsr()
@@ -161,8 +140,8 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
     val = np.where(nz, val / np.where(nz, denom, 1.0), val)
     if length_penalty:
         # pycocoevalcap's "length" is the bigram count
-        h_len = np.array([max(0, len(h) - 1) for h in hyps_tokens], dtype=float)
-        r_len = np.array([max(0, len(r) - 1) for refs in refs_tokens for r in refs], dtype=float)
+        lens = np.maximum(0, M.lengths - 1).astype(float)
+        h_len, r_len = lens[:n_items], lens[n_items:]
         delta = h_len[ref_item] - r_len
         val = val * (np.e ** (-(delta ** 2) / (2 * sigma ** 2)))[:, None]
     sums = np.zeros((n_items, n))
