@@ -334,6 +334,8 @@ def bertscore(candidates: Sequence[str], references: Sequence[str] | Sequence[Se
     """BERTScore as a :class:`~scorekit.result.Result`: corpus means ``bertscore_p``,
     ``bertscore_r``, ``bertscore_f1`` and one per-item row per candidate. ``kw`` goes to
     :class:`BERTScorer` (model, num_layers, idf, rescale_with_baseline, baseline_path, ...)."""
+    if len(candidates) == 0:
+        raise ScorekitError("nothing to score: the list of candidates is empty")
     key = tuple(sorted((k, str(v)) for k, v in kw.items()))
     scorer = _scorers.get(key)
     if scorer is None:
