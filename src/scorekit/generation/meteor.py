@@ -31,8 +31,10 @@ and synonym sets per word, and aligns with dictionaries of reference positions.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -46,62 +48,121 @@ Text = str | Sequence[str]
 
 
 # -- the alignment (nltk's three greedy stages) ----------------------------------------------
-def _exact_stage(hyp_left: list[int], hkeys: Sequence[str], ref_left: list[int],
-                 rkeys: Sequence[str], pairs: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
-    """nltk ``_match_enums``: last hypothesis word first, each takes the highest free equal word."""
-    positions: dict[str, list[int]] = {}
-    for j in ref_left:
-        positions.setdefault(rkeys[j], []).append(j)
-    left: list[int] = []
-    used: set[int] = set()
-    for i in reversed(hyp_left):
-        p = positions.get(hkeys[i])
-        if p:
-            j = p.pop()
-            pairs.append((i, j))
-            used.add(j)
+class Prepared:
+    """One tokenised sentence: exact keys, stem keys, their sets, and (built on first need)
+    key -> ascending positions."""
+
+    __slots__ = ("exact", "stem", "eset", "sset", "_pos", "_spos", "_syn_union")
+
+    def __init__(self, exact: list[str], stem: list[str]):
+        self.exact, self.stem = exact, stem
+        self.eset, self.sset = set(exact), set(stem)
+        self._pos = self._spos = self._syn_union = None
+
+    def positions(self) -> dict[str, list[int]]:
+        if self._pos is None:
+            self._pos = _positions(self.exact, range(len(self.exact)))
+        return self._pos
+
+    def stem_positions(self) -> dict[str, list[int]]:
+        if self._spos is None:
+            self._spos = _positions(self.stem, range(len(self.stem)))
+        return self._spos
+
+    def syn_union(self, synonyms: Callable[[str], frozenset[str]]) -> frozenset[str]:
+        """Every synonym of every stem: a reference sharing none of these cannot match in stage 3."""
+        if self._syn_union is None:
+            self._syn_union = frozenset().union(*map(synonyms, self.sset))
+        return self._syn_union
+
+
+def _stage_pairs(hpos: dict[str, list[int]], rpos: dict[str, list[int]],
+                 pairs: list[tuple[int, int]], keys=None) -> None:
+    """nltk ``_match_enums``: walking the hypothesis from its last word, each word takes the
+    highest free equal reference word. Keys never interact, so for a key with hypothesis
+    positions a and reference positions b this pairs the last k = min(|a|, |b|) of each, in order."""
+    for w in hpos.keys() & rpos.keys() if keys is None else keys:
+        a, b = hpos[w], rpos[w]
+        if len(a) == 1 and len(b) == 1:
+            pairs.append((a[0], b[0]))
         else:
-            left.append(i)
-    left.reverse()
-    return left, ([j for j in ref_left if j not in used] if used else ref_left)
+            k = min(len(a), len(b))
+            if k:
+                pairs.extend(zip(a[len(a) - k:], b[len(b) - k:]))
 
 
-def _synonym_stage(hyp_left: list[int], hkeys: Sequence[str], ref_left: list[int],
-                   rkeys: Sequence[str], synonyms: Callable[[str], frozenset[str]],
-                   pairs: list[tuple[int, int]]) -> None:
-    """nltk ``_enum_wordnetsyn_match``: among the free reference words that are synonyms of the
-    hypothesis word, the highest-positioned one (unique, so iteration order cannot matter)."""
-    positions: dict[str, list[int]] = {}
-    for j in ref_left:
-        positions.setdefault(rkeys[j], []).append(j)
+def _positions(keys: Sequence[str], idx: Iterable[int]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i in idx:
+        p = out.get(keys[i])
+        if p is None:
+            out[keys[i]] = [i]
+        else:
+            p.append(i)
+    return out
+
+
+def _synonym_stage(hyp_left: list[int], hkeys: Sequence[str], rpos: dict[str, list[int]],
+                   synonyms: Callable[[str], frozenset[str]], pairs: list[tuple[int, int]]) -> None:
+    """nltk ``_enum_wordnetsyn_match``: walking the hypothesis from its last word, among the free
+    reference words that are synonyms of the word, the highest-positioned one (unique, so set
+    iteration order cannot matter)."""
     for i in reversed(hyp_left):
         syns = synonyms(hkeys[i])
+        if syns.isdisjoint(rpos):
+            continue
         best, best_word = -1, None
-        for word, p in positions.items():
+        for word, p in rpos.items():
             if p and p[-1] > best and word in syns:
                 best, best_word = p[-1], word
         if best_word is not None:
-            positions[best_word].pop()
+            rpos[best_word].pop()
             pairs.append((i, best))
 
 
-def align(h_exact: Sequence[str], h_stem: Sequence[str], r_exact: Sequence[str],
-          r_stem: Sequence[str], synonyms: Callable[[str], frozenset[str]]) -> tuple[int, int]:
-    """``(matches, chunks)`` of the staged alignment; stage 3 compares ``h_stem``/``r_stem`` keys."""
+def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -> tuple[int, int]:
+    """``(matches, chunks)`` of nltk's staged alignment: exact keys, then stem keys, then
+    synonyms of the hypothesis stem among the reference stems (nltk passes stemmed leftovers).
+    Set intersections decide first whether a stage can match anything at all, so most stages
+    cost one C-level set operation."""
     pairs: list[tuple[int, int]] = []
-    hyp_left, ref_left = _exact_stage(list(range(len(h_exact))), h_exact,
-                                      list(range(len(r_exact))), r_exact, pairs)
-    if hyp_left and ref_left:
-        hyp_left, ref_left = _exact_stage(hyp_left, h_stem, ref_left, r_stem, pairs)
+    nh, nr = len(h.exact), len(r.exact)
+    common = h.eset & r.eset
+    if common:
+        if len(h.eset) == nh and len(r.eset) == nr:  # no repeated word: one position each
+            hx, rx = h.exact.index, r.exact.index
+            pairs = [(hx(w), rx(w)) for w in common]
+        else:
+            _stage_pairs(h.positions(), r.positions(), pairs, common)
+    if len(pairs) < nh and len(pairs) < nr and (not h.sset.isdisjoint(r.sset)
+                                                 or not h.syn_union(synonyms).isdisjoint(r.sset)):
+        mh = {i for i, _ in pairs}
+        mr = {j for _, j in pairs}
+        hyp_left = [i for i in range(nh) if i not in mh]
+        ref_left = [j for j in range(nr) if j not in mr]
+        hs, rs = h.stem, r.stem
+        shared = {hs[i] for i in hyp_left}.intersection([rs[j] for j in ref_left])
+        if shared:
+            n0 = len(pairs)
+            hp, rp = h.stem_positions(), r.stem_positions()
+            _stage_pairs({k: [i for i in hp[k] if i not in mh] for k in shared},
+                         {k: [j for j in rp[k] if j not in mr] for k in shared}, pairs, shared)
+            mh.update(i for i, _ in pairs[n0:])
+            mr.update(j for _, j in pairs[n0:])
+            hyp_left = [i for i in hyp_left if i not in mh]
+            ref_left = [j for j in ref_left if j not in mr]
         if hyp_left and ref_left:
-            _synonym_stage(hyp_left, h_stem, ref_left, r_stem, synonyms, pairs)
+            if not h.syn_union(synonyms).isdisjoint([rs[j] for j in ref_left]):
+                _synonym_stage(hyp_left, hs, _positions(rs, ref_left), synonyms, pairs)
     if not pairs:
         return 0, 0
+    if len(pairs) == 1:
+        return 1, 1
     pairs.sort()
     chunks = 1
     pi, pj = pairs[0]
     for i, j in pairs[1:]:
-        if not (i == pi + 1 and j == pj + 1):
+        if i != pi + 1 or j != pj + 1:
             chunks += 1
         pi, pj = i, j
     return len(pairs), chunks
@@ -129,23 +190,25 @@ def _porter():
     return PorterStemmer()
 
 
-class _EnglishPrep:
-    """Per-word caches shared across calls: lower-cased word -> Porter stem."""
+class _StemCache(dict):
+    """Lower-cased word -> Porter stem, filled on first sight (shared across calls)."""
 
     def __init__(self):
-        self.stems: dict[str, str] = {}
+        super().__init__()
         self.stem = _porter().stem
 
-    def __call__(self, tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    def __missing__(self, word: str) -> str:
+        s = self[word] = self.stem(word)
+        return s
+
+
+class _EnglishPrep:
+    def __init__(self):
+        self.stems = _StemCache()
+
+    def __call__(self, tokens: Sequence[str]) -> Prepared:
         low = [t.lower() for t in tokens]
-        stems = self.stems
-        out = []
-        for w in low:
-            s = stems.get(w)
-            if s is None:
-                s = stems[w] = self.stem(w)
-            out.append(s)
-        return low, out
+        return Prepared(low, list(map(self.stems.__getitem__, low)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -153,16 +216,24 @@ def _english_prep() -> _EnglishPrep:
     return _EnglishPrep()
 
 
-def _as_tokens(text: Text, what: str) -> list[str]:
+def _as_tokens(text: Text, what) -> list[str]:
     """English input: a token list as given, or a string split on whitespace."""
     if isinstance(text, str):
         return text.split()
-    if not isinstance(text, Sequence) or not all(isinstance(t, str) for t in text):
-        raise InputError(f"{what}: expected a string or a list of string tokens, got {type(text).__name__}")
-    return list(text)
+    if type(text) is list or isinstance(text, Sequence):
+        for t in text:
+            if type(t) is not str and not isinstance(t, str):
+                break
+        else:
+            return text if type(text) is list else list(text)
+    what = what() if callable(what) else what
+    raise InputError(f"{what}: expected a string or a list of string tokens, got {type(text).__name__}")
 
 
-def _check_refs(refs: object, where: str) -> Sequence[Text]:
+def _check_refs(refs: object, where) -> Sequence[Text]:
+    if type(refs) is list and refs:
+        return refs
+    where = where() if callable(where) else where
     if isinstance(refs, str) or not isinstance(refs, Sequence):
         raise InputError(f"{where}: references must be a list (of strings or token lists)")
     if len(refs) == 0:
@@ -170,21 +241,40 @@ def _check_refs(refs: object, where: str) -> Sequence[Text]:
     return refs
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """The hot loop allocates many short-lived acyclic objects; cyclic-GC passes over a large
+    heap (e.g. a loaded nltk WordNet) would otherwise dominate its run time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _english_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text]],
                    alpha: float, beta: float, gamma: float, wordnet=None) -> np.ndarray:
+    with _gc_paused():
+        return _english_batch_loop(predictions, references, alpha, beta, gamma, wordnet)
+
+
+def _english_batch_loop(predictions, references, alpha, beta, gamma, wordnet) -> np.ndarray:
     from scorekit.text.wordnet import get_wordnet
 
-    syn = (wordnet or get_wordnet()).synonyms
+    wn = wordnet or get_wordnet()
+    syn = getattr(wn, "synonym_lookup", wn.synonyms)
     prep = _english_prep()
     out = np.zeros(len(predictions), dtype=np.float64)
     for k, (pred, refs) in enumerate(zip(predictions, references)):
-        refs = _check_refs(refs, f"item {k}")
-        h_low, h_stem = prep(_as_tokens(pred, f"item {k} prediction"))
+        refs = _check_refs(refs, lambda: f"item {k}")
+        h = prep(_as_tokens(pred, lambda: f"item {k} prediction"))
         best = None
         for r in refs:
-            r_low, r_stem = prep(_as_tokens(r, f"item {k} reference"))
-            m, chunks = align(h_low, h_stem, r_low, r_stem, syn) if h_low and r_low else (0, 0)
-            s = score_from_counts(m, len(h_low), len(r_low), chunks, alpha, beta, gamma)
+            rp = prep(_as_tokens(r, lambda: f"item {k} reference"))
+            m, chunks = align(h, rp, syn)
+            s = score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta, gamma)
             if best is None or s > best:
                 best = s
         out[k] = best

@@ -122,7 +122,7 @@ def _as_text(text, what: str) -> str:
 
 def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *, alpha: float = 0.9,
                         beta: float = 3.0, gamma: float = 0.5, lexicon=None) -> np.ndarray:
-    from scorekit.generation.meteor import _check_refs, align, score_from_counts
+    from scorekit.generation.meteor import Prepared, _check_refs, _gc_paused
 
     index = lemma_synonyms(resolve_lexicon(lexicon))
 
@@ -139,14 +139,21 @@ def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *
         spans.append((start, len(texts)))
     # analyse each distinct text once, in one multithreaded Kiwi batch
     distinct = list(dict.fromkeys(nfc(t) for t in texts))
-    analysed = dict(zip(distinct, units_batch(distinct)))
+    analysed = {t: Prepared(*u) for t, u in zip(distinct, units_batch(distinct))}
     out = np.zeros(len(spans), dtype=np.float64)
+    with _gc_paused():
+        _score_all(spans, texts, analysed, synonyms, out, alpha, beta, gamma)
+    return out
+
+
+def _score_all(spans, texts, analysed, synonyms, out, alpha, beta, gamma) -> None:
+    from scorekit.generation.meteor import align, score_from_counts
+
     for k, (start, end) in enumerate(spans):
-        h_surf, h_lem = analysed[nfc(texts[start])]
+        h = analysed[nfc(texts[start])]
         scores = []
         for t in texts[start + 1:end]:
-            r_surf, r_lem = analysed[nfc(t)]
-            m, chunks = align(h_surf, h_lem, r_surf, r_lem, synonyms) if h_surf and r_surf else (0, 0)
-            scores.append(score_from_counts(m, len(h_surf), len(r_surf), chunks, alpha, beta, gamma))
+            r = analysed[nfc(t)]
+            m, chunks = align(h, r, synonyms)
+            scores.append(score_from_counts(m, len(h.exact), len(r.exact), chunks, alpha, beta, gamma))
         out[k] = max(scores)
-    return out

@@ -63,7 +63,9 @@ class WordNet:
         self._exc: dict[str, dict[str, list[str]]] | None = None
         self._data: dict[str, bytes] = {}
         self._names: dict[tuple[str, int], tuple[str, ...]] = {}
-        self._syn_cache: dict[str, frozenset[str]] = {}
+        self._syn_cache = _SynonymCache(self._compute_synonyms)
+        #: ``synonyms`` as a C-level dict lookup once a word has been seen (the METEOR hot loop)
+        self.synonym_lookup = self._syn_cache.__getitem__
 
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
@@ -143,12 +145,24 @@ class WordNet:
 
     def synonyms(self, word: str) -> frozenset[str]:
         """METEOR's synonym set of ``word``: lemma names without ``_`` of its synsets, plus itself."""
-        syns = self._syn_cache.get(word)
-        if syns is None:
-            out = {word}
-            for pos, off in self.synsets(word):
-                out.update(n for n in self.lemma_names(pos, off) if "_" not in n)
-            syns = self._syn_cache[word] = frozenset(out)
+        return self._syn_cache[word]
+
+    def _compute_synonyms(self, word: str) -> frozenset[str]:
+        out = {word}
+        for pos, off in self.synsets(word):
+            out.update(n for n in self.lemma_names(pos, off) if "_" not in n)
+        return frozenset(out)
+
+
+class _SynonymCache(dict):
+    """word -> synonym set, computed on first lookup."""
+
+    def __init__(self, compute):
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, word: str) -> frozenset[str]:
+        syns = self[word] = self.compute(word)
         return syns
 
 
