@@ -132,7 +132,15 @@ class RunStore:
 
     def _init_schema(self) -> None:
         c = self.conn
-        app_id = c.execute("PRAGMA application_id").fetchone()[0]
+        # Read the marker and the table list in ONE read transaction: read separately, another
+        # process could create the schema between the two reads and look like a foreign database.
+        c.execute("BEGIN")
+        try:
+            app_id = c.execute("PRAGMA application_id").fetchone()[0]
+            if app_id == 0:
+                self._refuse_foreign_tables()
+        finally:
+            c.execute("COMMIT")
         if app_id == APPLICATION_ID:
             self._check_version()
             if c.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
@@ -141,8 +149,6 @@ class RunStore:
         if app_id != 0:
             raise ScorekitError(f"{self.path}: not a scorekit run store (SQLite application_id "
                                 f"{app_id:#x}, another program's database); refusing to touch it")
-        # Never change another program's database: look (read-only) before touching anything.
-        self._refuse_foreign_tables()
         # A fresh (or empty) file: WAL first (needs no open transaction), then create the schema in
         # one write transaction, re-checking inside it since another process may have won the race.
         c.execute("PRAGMA journal_mode = WAL")
