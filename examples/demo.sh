@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# `make demo`: scorekit on the example data shipped in examples/. Each section is one task.
+# `make demo`: scorekit on the example data shipped in examples/. Retrieval (the main job) first,
+# then one section per family; each examples/<family>/demo.sh is self-contained.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SK=.venv/bin/scorekit
-section() { printf '\n\033[1m== %s ==\033[0m\n' "$1"; }
-for part in examples/*/demo.sh; do
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+section() { printf '\n\033[1m════════ %s ════════\033[0m\n' "$1"; }
+order=(retrieval caption summarization topics absa)
+for fam in "${order[@]}" $(ls examples | grep -vxF -e demo.sh "${order[@]/#/-e}"); do
+  part=examples/$fam/demo.sh
   [ -f "$part" ] || continue
-  section "$(basename "$(dirname "$part")")"
+  section "$fam"
   SK="$SK" bash "$part"
 done
+printf '\nDone. `scorekit --help` lists every command; docs/ explains each family.\n'

@@ -90,9 +90,16 @@ def shared_options_in_context() -> dict[str, Any]:
 
 
 def console():
+    """stdout console. When stdout is not a terminal (a pipe, a file, CI logs) rich would fall
+    back to 80 columns and wrap wide tables mid-cell; give it room instead (COLUMNS still wins)."""
+    import os
+
     from rich.console import Console
 
-    return Console(soft_wrap=False)
+    width = None
+    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
+        width = 240
+    return Console(soft_wrap=False, width=width)
 
 
 def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
@@ -189,7 +196,7 @@ EMIT_HOOKS += [_report_hook, _record_hook]
 
 def signature_line(sig: str, fmt: str) -> None:
     if fmt == "table":
-        console().print(f"[dim]signature: {sig}[/dim]")
+        console().print(f"[dim]signature: {sig}[/dim]", soft_wrap=True, markup=True, highlight=False)
     elif fmt == "markdown":
         sys.stdout.write(f"\n`signature: {sig}`\n")
     elif fmt == "latex":
