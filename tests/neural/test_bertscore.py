@@ -77,7 +77,8 @@ def assert_equal(out, ref):
 pairs = st.lists(st.tuples(sentence, sentence), min_size=1, max_size=7)
 
 
-@settings(max_examples=20)
+@pytest.mark.slow
+@settings(max_examples=15)
 @given(pairs, st.booleans(), st.sampled_from([6, 3]), st.sampled_from([64, 3]))
 def test_equals_bert_score_single_reference(data, idf, layers, batch):
     cands = [c for c, _ in data]
@@ -86,6 +87,7 @@ def test_equals_bert_score_single_reference(data, idf, layers, batch):
     assert_equal(out, ref_score(cands, refs, num_layers=layers, idf=idf, batch_size=batch))
 
 
+@pytest.mark.slow
 @settings(max_examples=12)
 @given(st.lists(st.tuples(sentence, st.lists(sentence, min_size=1, max_size=3)), min_size=1, max_size=6),
        st.booleans())
@@ -189,6 +191,8 @@ def test_empty_and_mismatched_inputs():
         s.score(["a", "b"], [["a"], []])
     with pytest.raises(ScorekitError, match="not one string"):
         s.score("abc", "abd")
+    with pytest.raises(ScorekitError, match="idf is off"):
+        s.score(["a"], ["b"], idf_sentences=["c"])
 
 
 def test_directory_that_is_not_a_model(tmp_path):

@@ -83,7 +83,7 @@ images_st = st.lists(
 ])
 
 
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(images_st, st.data())
 def test_clip_score_equals_torchmetrics(tiny_clip_dir, images, data):
     caps = data.draw(st.lists(caption, min_size=len(images), max_size=len(images)))
@@ -159,7 +159,7 @@ def test_spec_logit_shortcut_is_not_clip_score(tiny_clip_dir):
     proc = CLIPProcessor.from_pretrained(tiny_clip_dir)
     with torch.inference_mode():
         logits = model(**proc(text=["a dog"], images=[img], return_tensors="pt", padding=True)).logits_per_image
-    cos = float(logits[0, 0]) / float(model.logit_scale.exp())
+    cos = float(logits[0, 0]) / float(model.logit_scale.detach().exp())
     ours = CLIPScorer(tiny_clip_dir).score([img], ["a dog"]).clip_score[0]
     assert ours == pytest.approx(2.5 * max(cos, 0.0), abs=1e-5)
 

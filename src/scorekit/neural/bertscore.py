@@ -226,6 +226,8 @@ class BERTScorer:
             raise ScorekitError(
                 f"{len(candidates)} candidates but {len(references)} references: they must pair up one to one"
             )
+        if idf_sentences is not None and not self.idf:
+            raise ScorekitError("idf_sentences given but idf is off (BERTScorer(idf=True))")
         if not candidates:
             empty = np.zeros(0, dtype=np.float64)
             return BERTScoreOutput(empty, empty.copy(), empty.copy(), self.signature())
