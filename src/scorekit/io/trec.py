@@ -1,0 +1,167 @@
+"""Vectorised readers for TREC qrels (``qid iter docid rel``) and runs (``qid Q0 docid rank score
+tag``), plain or gzip.
+
+The whole file is parsed by pyarrow's multi-threaded CSV reader (space-delimited, no quoting);
+no Python object is made per line. Files with irregular whitespace (tabs, repeated or trailing
+blanks, CRLF) are normalised first with one regex pass. When pyarrow rejects a file, a slow
+line-by-line scan (error path only) finds the first bad line, so every error reads
+``path:line: what was expected``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from scorekit.errors import InputError
+from scorekit.io.atomic import check_readable
+from scorekit.retrieval.data import Qrels, Run
+
+RUN_COLUMNS = ["qid", "q0", "docid", "rank", "score", "tag"]
+QRELS_COLUMNS = ["qid", "iter", "docid", "rel"]
+_RUN_FORM = "qid Q0 docid rank score tag"
+_QRELS_FORM = "qid iter docid rel"
+_IRREGULAR = re.compile(rb"[ \t\r\f\v]+")
+_EDGES = re.compile(rb"(?m)^ | $")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                data = fh.read()
+        else:
+            data = path.read_bytes()
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read file ({exc.__class__.__name__}: {exc})", path) from None
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _needs_normalising(data: bytes) -> bool:
+    return (b"\t" in data or b"  " in data or b"\r" in data or b" \n" in data or b"\n " in data
+            or data.startswith(b" ") or data.endswith(b" ") or b"\f" in data or b"\v" in data)
+
+
+def _normalise(data: bytes) -> bytes:
+    # Same number of newlines before and after, so line numbers still hold.
+    return _EDGES.sub(b"", _IRREGULAR.sub(b" ", data))
+
+
+class _LineMap:
+    """Row index -> 1-based line number (blank lines are skipped by the parser)."""
+
+    def __init__(self, data: bytes):
+        self._data = data
+        self._lines: np.ndarray | None = None
+        self._simple = not (data.startswith(b"\n") or b"\n\n" in data)
+
+    def __call__(self, row: int) -> int:
+        if self._simple:
+            return row + 1
+        if self._lines is None:
+            nonblank = [i for i, ln in enumerate(self._data.split(b"\n"), 1) if ln.strip()]
+            self._lines = np.asarray(nonblank, dtype=np.int64)
+        return int(self._lines[row]) if row < len(self._lines) else row + 1
+
+
+def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -> None:
+    """Error path: find and raise the first malformed line (column count, UTF-8, numbers)."""
+    other = {6: ("a qrels", 4), 4: ("a run", 6)}[ncols]
+    for no, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"invalid UTF-8 (byte {exc.start} of the line)", path, no) from None
+        parts = line.split()
+        if len(parts) != ncols:
+            hint = f" — is this {other[0]} file?" if len(parts) == other[1] else ""
+            raise InputError(f"expected {ncols} columns `{form}`, found {len(parts)}{hint}", path, no)
+        if kind == "run":
+            _check_score(parts[4], path, no)
+        else:
+            try:
+                int(parts[3])
+            except ValueError:
+                raise InputError(f"relevance must be an integer, found {parts[3]!r}", path, no) from None
+
+
+def _check_score(tok: str, path: Path, no: int) -> None:
+    try:
+        value = float(tok)
+    except ValueError:
+        raise InputError(f"score must be a number, found {tok!r}", path, no) from None
+    if not np.isfinite(value):
+        raise InputError(f"score must be a finite number, found {tok!r}", path, no)
+
+
+def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, kind: str):
+    path = check_readable(path, f"{kind} file")
+    data = _read_bytes(path)
+    if not data.strip():
+        raise InputError(f"empty {kind} file (expected lines `{form}`)", path)
+    if _needs_normalising(data):
+        data = _normalise(data)
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                             escape_char=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                                 strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False,
+                                                 null_values=[]),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException) as exc:
+        _scan_for_error(data, path, len(names), form, kind)
+        raise InputError(f"cannot parse as `{form}`: {exc}", path) from None
+    return table, _LineMap(data), path
+
+
+def _first_tag(path: Path) -> str | None:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as fh:
+        for raw in fh:
+            parts = raw.split()
+            if parts:
+                return parts[-1].decode("utf-8", "replace") if len(parts) == 6 else None
+    return None
+
+
+def read_qrels(path: str | os.PathLike) -> Qrels:
+    """Read TREC qrels ``qid iter docid rel`` (``iter`` ignored; ``rel`` an integer grade)."""
+    types = {"qid": pa.string(), "docid": pa.string(), "rel": pa.int64()}
+    table, line_of, p = _parse(path, QRELS_COLUMNS, types, _QRELS_FORM, "qrels")
+    return Qrels.from_arrays(table.column("qid"), table.column("docid"),
+                             table.column("rel").to_numpy(), source=str(p), line_of=line_of)
+
+
+def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
+    """Read a TREC run ``qid Q0 docid rank score tag``. The rank column is ignored (trec_eval
+    orders by score, ties by docid descending); the run's name is ``name``, else the first tag."""
+    types = {"qid": pa.string(), "docid": pa.string(), "score": pa.float64()}
+    table, line_of, p = _parse(path, RUN_COLUMNS, types, _RUN_FORM, "run")
+    score = table.column("score").to_numpy()
+    if name is None:
+        name = _first_tag(p) or p.stem
+    return Run.from_arrays(table.column("qid"), table.column("docid"), score, name=name,
+                           source=str(p), line_of=line_of)
+
+
+def write_run(path: str | os.PathLike, run: dict[str, dict[str, float]], tag: str = "scorekit") -> None:
+    """Write ``{qid: {docid: score}}`` as a TREC run (ranks follow trec_eval's order)."""
+    from scorekit.io.atomic import atomic_write
+
+    with atomic_write(path) as fh:
+        for qid, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+            for rank, (docid, score) in enumerate(ranked, 1):
+                fh.write(f"{qid} Q0 {docid} {rank} {score!r} {tag}\n")

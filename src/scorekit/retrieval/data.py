@@ -1,0 +1,172 @@
+"""Qrels and runs as columnar arrays (spec: retrieval-metrics.md §3 "샘플 데이터").
+
+A :class:`Qrels` or :class:`Run` holds one row per judged / retrieved document, with the query and
+document ids dictionary-encoded (``int32`` codes into a pyarrow string dictionary), so ten million
+lines cost a few arrays and no Python object per line. Every way in (TREC files, JSON, dicts, the
+spec's list form, DataFrames) builds one of these through ``from_arrays``, which is also where the
+checks that need the whole table live (duplicate ``(qid, docid)`` pairs, NaN/inf scores). Errors
+name the source and, when the source is a file, the line (``line_of(row)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorekit.errors import InputError
+
+LineOf = Callable[[int], int | None]
+
+
+def _no_line(row: int) -> int | None:
+    return None
+
+
+def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Dictionary-encode strings: ``(int32 codes per row, unique values)`` (first-seen order)."""
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values])
+    if values.type != pa.string() and values.type != pa.large_string():
+        values = pc.cast(values, pa.string())
+    encoded = pc.dictionary_encode(values)
+    if encoded.num_chunks == 0:
+        return np.zeros(0, np.int32), pa.array([], pa.string())
+    # pyarrow keeps one growing dictionary across the chunks; the last chunk's is the whole one.
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    return codes.astype(np.int32, copy=False), dictionary
+
+
+def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> np.ndarray | None:
+    """Rows (indices) of the second occurrence of a repeated ``(q, d)`` pair, or None."""
+    key = q.astype(np.int64) * max(n_docs, 1) + d
+    if len(pc.unique(pa.array(key))) == len(key):  # hash check: cheap when all is well
+        return None
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    dup = np.nonzero(sk[1:] == sk[:-1])[0] + 1
+    return np.sort(order[dup])
+
+
+@dataclass
+class _Table:
+    qids: pa.Array            # unique query ids (dictionary)
+    q: np.ndarray             # int32 code per row into ``qids``
+    docids: pa.Array          # unique document ids (dictionary)
+    d: np.ndarray             # int32 code per row into ``docids``
+    source: str = "<input>"
+    line_of: LineOf = field(default=_no_line, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.qids)
+
+    def _check_duplicates(self, what: str) -> None:
+        rows = _duplicates(self.q, self.d, len(self.docids))
+        if rows is None:
+            return
+        r = int(rows[0])
+        qid, docid = self.qids[int(self.q[r])].as_py(), self.docids[int(self.d[r])].as_py()
+        more = f" ({len(rows)} duplicate pairs in all)" if len(rows) > 1 else ""
+        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one {what}{more}",
+                         self.source, self.line_of(r))
+
+
+@dataclass
+class Qrels(_Table):
+    """Relevance judgements ``qid -> docid -> rel`` (integer grades; negative = non-relevant)."""
+
+    rel: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @classmethod
+    def from_arrays(cls, qid, docid, rel, *, source: str = "<qrels>", line_of: LineOf = _no_line) -> "Qrels":
+        q, qids = encode(qid)
+        d, docids = encode(docid)
+        rel = np.asarray(rel)
+        if rel.dtype.kind == "f":
+            bad = np.nonzero(~np.isfinite(rel) | (rel != np.round(rel)))[0]
+            if len(bad):
+                r = int(bad[0])
+                raise InputError(f"relevance must be an integer, found {rel[r]!r}", source, line_of(r))
+        elif rel.dtype.kind not in "iub":
+            raise InputError("relevance must be an integer", source)
+        out = cls(qids, q, docids, d, source, line_of, rel.astype(np.int64))
+        if len(out) == 0:
+            raise InputError("no relevance judgements (empty qrels)", source)
+        out._check_duplicates("qrels")
+        return out
+
+
+@dataclass
+class Run(_Table):
+    """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc)."""
+
+    score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    name: str | None = None
+    _ranked: tuple | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_arrays(cls, qid, docid, score, *, name: str | None = None, source: str = "<run>",
+                    line_of: LineOf = _no_line) -> "Run":
+        score = np.asarray(score)
+        if score.dtype.kind not in "fiub":
+            raise InputError("scores must be numbers", source)
+        score = score.astype(np.float64, copy=False)
+        bad = np.nonzero(~np.isfinite(score))[0]
+        if len(bad):
+            r = int(bad[0])
+            raise InputError(f"score must be a finite number, found {score[r]!r}", source, line_of(r))
+        q, qids = encode(qid)
+        d, docids = encode(docid)
+        out = cls(qids, q, docids, d, source, line_of, score, name)
+        if len(out) == 0:
+            raise InputError("no ranked documents (empty run)", source)
+        out._check_duplicates("run")
+        return out
+
+    def ranked(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, starts)``: row order grouping each query's rows, best first (trec_eval's
+        order: score descending, ties by docid descending in string order), and the start offset
+        of each query's block in that order (one block per query; blocks in code order)."""
+        if self._ranked is None:
+            self._ranked = _rank(self.q, self.score, self.docids, self.d)
+        return self._ranked
+
+
+def _docid_desc_ok(docids: pa.Array, d: np.ndarray, i: np.ndarray) -> bool:
+    """Whether docid[d[i]] > docid[d[i+1]] (string order) for every tie position ``i``."""
+    if len(i) == 0:
+        return True
+    left = docids.take(pa.array(d[i]))
+    right = docids.take(pa.array(d[i + 1]))
+    return bool(pc.all(pc.greater(left, right)).as_py())
+
+
+def _rank(q: np.ndarray, score: np.ndarray, docids: pa.Array, d: np.ndarray):
+    n = len(q)
+    # Fast path: files are usually written query by query, best first; verify that instead of
+    # sorting (a few vector comparisons over the rows).
+    if n > 1:
+        same_q = q[1:] == q[:-1]
+        blocks = n - int(np.count_nonzero(same_q))
+        if blocks == int(q.max()) + 1 and np.all(q[np.r_[0, np.nonzero(~same_q)[0] + 1]] == np.arange(blocks)):
+            step = score[1:] - score[:-1]
+            if not np.any(same_q & (step > 0)):
+                ties = np.nonzero(same_q & (step == 0))[0]
+                if _docid_desc_ok(docids, d, ties):
+                    order = np.arange(n)
+                    starts = np.r_[0, np.nonzero(~same_q)[0] + 1]
+                    return order, starts
+    table = pa.table({"q": q, "s": score, "d": docids.take(pa.array(d))})
+    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                              ("d", "descending")]).to_numpy()
+    qs = q[order]
+    starts = np.r_[0, np.nonzero(qs[1:] != qs[:-1])[0] + 1] if n else np.zeros(0, np.int64)
+    return order, starts

@@ -1,0 +1,150 @@
+"""``evaluate(qrels, run, metrics)``: join a run with the qrels, compute per-query measures, mean.
+
+The mean is over every query in the qrels; a query the run does not answer scores 0 on every
+measure (``trec_eval -c``). Queries that appear only in the run are ignored with a warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorekit.errors import ScorekitError
+from scorekit.result import Result
+from scorekit.retrieval.data import Qrels, Run
+from scorekit.retrieval.inputs import as_qrels, as_run
+from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure, parse_measures
+from scorekit.signature import make_signature
+
+
+class RetrievalWarning(UserWarning):
+    """Something the user should know that does not stop the evaluation."""
+
+
+def _lookup(values: pa.Array, within: pa.Array) -> np.ndarray:
+    """Index of each value in ``within`` (-1 where absent), by hash lookup."""
+    idx = pc.index_in(values, value_set=within)
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+@dataclass
+class _QrelsIndex:
+    """What every run is judged against; built once per qrels and threshold."""
+
+    keys: np.ndarray          # sorted q * n_docs + d of the judged pairs
+    rel: np.ndarray           # grades in ``keys`` order
+    n_rel: np.ndarray
+    ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _index(qrels: Qrels, threshold: int) -> _QrelsIndex:
+    nd = max(len(qrels.docids), 1)
+    keys = qrels.q.astype(np.int64) * nd + qrels.d
+    order = np.argsort(keys, kind="stable")
+    n_rel = np.bincount(qrels.q[qrels.rel >= threshold], minlength=qrels.n_queries)
+    pos_mask = qrels.rel > 0
+    iq, ir = qrels.q[pos_mask], qrels.rel[pos_mask]
+    io = np.lexsort((-ir, iq))
+    iq, ir = iq[io], ir[io]
+    starts = np.r_[0, np.nonzero(iq[1:] != iq[:-1])[0] + 1] if len(iq) else np.zeros(0, np.int64)
+    ipos = np.arange(len(iq)) - np.repeat(starts, np.diff(np.r_[starts, len(iq)]))
+    return _QrelsIndex(keys[order], qrels.rel[order], n_rel, (iq, ipos, ir))
+
+
+def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
+    """Join: ``(Judged, run-only query ids)``."""
+    index = index or _index(qrels, threshold)
+    order, starts = run.ranked()
+    n = len(run)
+    qmap = _lookup(run.qids, qrels.qids)
+    dmap = _lookup(run.docids, qrels.docids)
+    identity = len(order) == n and (n == 0 or (order[0] == 0 and order[-1] == n - 1 and
+                                               np.array_equal(order, np.arange(n))))
+    rq_run = run.q if identity else run.q[order]
+    rd_run = run.d if identity else run.d[order]
+    pos = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    qi = qmap[rq_run]
+    keep = qi >= 0
+    if not keep.all():
+        qi, pos, rd_run = qi[keep], pos[keep], rd_run[keep]
+    di = dmap[rd_run]
+    rel = np.zeros(len(qi), np.int64)
+    judged = di >= 0
+    if judged.any() and len(index.keys):
+        key = qi[judged] * max(len(qrels.docids), 1) + di[judged]
+        at = np.searchsorted(index.keys, key)
+        at_c = np.minimum(at, len(index.keys) - 1)
+        hit = index.keys[at_c] == key
+        sub = np.zeros(len(key), np.int64)
+        sub[hit] = index.rel[at_c[hit]]
+        rel[judged] = sub
+    run_only = [run.qids[int(i)].as_py() for i in np.nonzero(qmap < 0)[0]]
+    j = Judged(qrels.n_queries, qi.astype(np.int64), pos, rel, index.n_rel, *index.ideal,
+               threshold=threshold)
+    return j, run_only
+
+
+def _check_threshold(rel_threshold: Any) -> int:
+    if isinstance(rel_threshold, bool) or not isinstance(rel_threshold, (int, np.integer)) or rel_threshold < 1:
+        raise ScorekitError(f"relevance threshold must be a positive integer, got {rel_threshold!r}")
+    return int(rel_threshold)
+
+
+def signature(measures: Sequence[Measure], threshold: int, **more: Any) -> str:
+    return make_signature("retrieval", {
+        "measures": [m.name for m in measures], "rel": threshold,
+        "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
+
+
+def per_query_scores(qrels: Qrels, run: Run, measures: Sequence[Measure], threshold: int = 1,
+                     index: _QrelsIndex | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
+    j, run_only = judge(qrels, run, threshold, index)
+    return {m.name: m(j) for m in measures}, run_only
+
+
+def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, rel_threshold: int = 1,
+             *, name: str | None = None, per_item: bool = True) -> Result:
+    """Evaluate one run. ``metrics``: ranx names (``"ndcg@10"``, ``"map@3"``, ``"mrr"``, ...);
+    default ``ndcg@10, map@100, mrr, hit_rate@10, precision@10, recall@100``.
+
+    ``qrels`` / ``run``: a TREC or JSON path, a dict, the spec's list form or a DataFrame.
+    Returns a :class:`~scorekit.result.Result`; per-query values in ``per_item``.
+    """
+    threshold = _check_threshold(rel_threshold)
+    measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
+    q, r = as_qrels(qrels), as_run(run, name=name)
+    scores, run_only = per_query_scores(q, r, measures, threshold)
+    return build_result(q, r, measures, threshold, scores, run_only, per_item=per_item)
+
+
+def build_result(q: Qrels, r: Run, measures, threshold: int, scores: dict[str, np.ndarray],
+                 run_only: list[str], *, per_item: bool = True) -> Result:
+    warns = []
+    if run_only:
+        shown = ", ".join(run_only[:5]) + (", …" if len(run_only) > 5 else "")
+        msg = f"{r.source}: {len(run_only)} queries not in the qrels were ignored ({shown})"
+        warns.append(msg)
+        warnings.warn(msg, RetrievalWarning, stacklevel=3)
+    qids = q.qids.to_pylist()
+    rows = []
+    if per_item:
+        cols = {name: vals.tolist() for name, vals in scores.items()}
+        rows = [{"id": qid, **{name: cols[name][i] for name in cols}} for i, qid in enumerate(qids)]
+    answered = int(len(q.qids) - np.count_nonzero(pc.is_in(q.qids, value_set=r.qids).to_numpy(zero_copy_only=False) == 0))
+    return Result(
+        task="retrieval",
+        name=r.name,
+        metrics={name: float(vals.mean()) if len(vals) else 0.0 for name, vals in scores.items()},
+        signature=signature(measures, threshold),
+        per_item=rows,
+        inputs={"qrels": q.source, "run": r.source, "n_queries": len(qids),
+                "n_queries_answered": answered, "n_run_lines": len(r)},
+        extra={"warnings": warns, "run_only_queries": run_only[:100],
+               "missing_queries": len(qids) - answered},
+    )

@@ -1,0 +1,160 @@
+"""Turn any accepted qrels/run form into :class:`Qrels` / :class:`Run`.
+
+Accepted: a TREC file path (plain or ``.gz``); a JSON path (``.json``/``.json.gz``);
+a dict ``{qid: {docid: number}}`` (or ``{qid: [docid, ...]}``: relevant docs / a ranking);
+the spec's list form (``[["doc1", "doc9"], ...]`` — query i gets id ``q{i+1}``, a ranked list
+gets scores ``len - rank`` as in the spec's ranx conversion); a pandas DataFrame with columns
+``q_id``/``qid``/``query_id``, ``doc_id``/``docid``, and ``score`` (runs) or
+``relevance``/``rel``/``score`` (qrels); ranx ``Qrels``/``Run`` objects (via ``to_dict``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from scorekit.errors import InputError
+from scorekit.retrieval.data import Qrels, Run
+
+_QID_COLS = ("q_id", "qid", "query_id", "query")
+_DOC_COLS = ("doc_id", "docid", "document_id", "doc")
+_REL_COLS = ("relevance", "rel", "label", "score")
+_SCORE_COLS = ("score", "rank_score", "similarity")
+
+
+def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
+    qids: list[str] = []
+    docids: list[str] = []
+    values: list[float] = []
+    for qid, docs in mapping.items():
+        if isinstance(docs, Mapping):
+            items = docs.items()
+        elif isinstance(docs, (list, tuple)):
+            items = _ranked_items(docs, qid, what, source)
+        else:
+            raise InputError(f"query {qid!r}: expected {{docid: number}} or a list of docids, "
+                             f"found {type(docs).__name__}", source)
+        for docid, value in items:
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise InputError(f"query {qid!r}, document {docid!r}: expected a number, found {value!r}", source)
+            if integer and (not math.isfinite(value) or value != int(value)):
+                raise InputError(f"query {qid!r}, document {docid!r}: relevance must be an integer, "
+                                 f"found {value!r}", source)
+            if not integer and not math.isfinite(value):
+                raise InputError(f"query {qid!r}, document {docid!r}: score must be a finite number, "
+                                 f"found {value!r}", source)
+            qids.append(str(qid))
+            docids.append(str(docid))
+            values.append(value)
+    return pa.array(qids, pa.string()), pa.array(docids, pa.string()), values
+
+
+def _ranked_items(docs: Sequence, qid: Any, what: str, source: str):
+    seen: set[str] = set()
+    for doc in docs:
+        if str(doc) in seen:
+            raise InputError(f"query {qid!r}: document {doc!r} listed twice in the {what}", source)
+        seen.add(str(doc))
+    n = len(docs)
+    # relevant-doc lists are binary (rel 1); rankings get descending scores n, n-1, ...
+    return [(d, 1 if what == "qrels" else n - i) for i, d in enumerate(docs)]
+
+
+def _from_frame(df: Any, what: str, source: str):
+    cols = {str(c).lower(): c for c in df.columns}
+
+    def pick(options: Sequence[str], role: str):
+        for o in options:
+            if o in cols:
+                return cols[o]
+        raise InputError(f"DataFrame {what} needs a {role} column (one of {', '.join(options)}); "
+                         f"found {', '.join(map(str, df.columns))}", source)
+
+    qcol, dcol = pick(_QID_COLS, "query id"), pick(_DOC_COLS, "document id")
+    vcol = pick(_REL_COLS if what == "qrels" else _SCORE_COLS, "relevance" if what == "qrels" else "score")
+    qid = pa.array(df[qcol].astype(str).to_numpy(), pa.string())
+    docid = pa.array(df[dcol].astype(str).to_numpy(), pa.string())
+    values = df[vcol].to_numpy()
+    if values.dtype.kind not in "iufb":
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"DataFrame {what}: column {vcol!r} must be numeric", source) from None
+    return qid, docid, values
+
+
+def _is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def as_qrels(obj: Any) -> Qrels:
+    if isinstance(obj, Qrels):
+        return obj
+    if _is_path(obj):
+        from scorekit.io.retrieval_json import is_json_path, read_mapping
+        from scorekit.io.trec import read_qrels
+
+        if is_json_path(obj):
+            source = str(obj)
+            q, d, v = _flatten(read_mapping(obj, "qrels"), "qrels", source, integer=True)
+            return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
+        return read_qrels(obj)
+    source = "<qrels>"
+    if hasattr(obj, "columns"):
+        return Qrels.from_arrays(*_from_frame(obj, "qrels", source), source=source)
+    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
+        obj = obj.to_dict()
+    if isinstance(obj, Mapping):
+        q, d, v = _flatten(obj, "qrels", source, integer=True)
+        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
+    if isinstance(obj, (list, tuple)):
+        q, d, v = _flatten(_list_form(obj, "qrels"), "qrels", source, integer=True)
+        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
+    raise InputError(f"cannot read qrels from a {type(obj).__name__}")
+
+
+def as_run(obj: Any, name: str | None = None) -> Run:
+    if isinstance(obj, Run):
+        if name is not None:
+            obj.name = name
+        return obj
+    if _is_path(obj):
+        from scorekit.io.retrieval_json import is_json_path, read_mapping
+        from scorekit.io.trec import read_run
+
+        if is_json_path(obj):
+            source = str(obj)
+            q, d, v = _flatten(read_mapping(obj, "run"), "run", source, integer=False)
+            return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source,
+                                   name=name or Path(obj).name.split(".")[0])
+        return read_run(obj, name=name)
+    source = "<run>"
+    if hasattr(obj, "columns"):
+        return Run.from_arrays(*_from_frame(obj, "run", source), source=source, name=name)
+    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
+        name = name or getattr(obj, "name", None)
+        obj = obj.to_dict()
+    if isinstance(obj, Mapping):
+        q, d, v = _flatten(obj, "run", source, integer=False)
+        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
+    if isinstance(obj, (list, tuple)):
+        q, d, v = _flatten(_list_form(obj, "run"), "run", source, integer=False)
+        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
+    raise InputError(f"cannot read a run from a {type(obj).__name__}")
+
+
+def _list_form(lists: Sequence, what: str) -> dict[str, Any]:
+    """The spec's form: element i (a list of docids, or {docid: value}) is query ``q{i+1}``."""
+    out = {}
+    for i, docs in enumerate(lists):
+        if isinstance(docs, str) or not isinstance(docs, (list, tuple, Mapping)):
+            raise InputError(f"{what} list form: item {i} must be a list of document ids, "
+                             f"found {type(docs).__name__}")
+        out[f"q{i + 1}"] = docs
+    return out
