@@ -2,13 +2,6 @@
 ``compare(qrels, runs, metrics)`` (spec: retrieval-metrics.md)."""
 
 from scorekit.retrieval.evaluate import evaluate
+from scorekit.retrieval.compare import Comparison, compare  # noqa: E402  (rebinds the name)
 
-__all__ = ["evaluate", "compare"]
-
-
-def __getattr__(name):
-    if name == "compare":
-        from scorekit.retrieval.compare import compare
-
-        return compare
-    raise AttributeError(name)
+__all__ = ["evaluate", "compare", "Comparison"]

@@ -1,0 +1,142 @@
+"""``scorekit retrieval``: rank measures for one or more runs against TREC/JSON qrels, with
+paired significance tests when several runs are given. A thin layer over
+:func:`scorekit.retrieval.evaluate` / :func:`scorekit.retrieval.compare`."""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import click
+
+from scorekit.cli._common import emit, metrics_table, output_options, print_table, signature_line
+from scorekit.retrieval.measures import DEFAULT_MEASURES
+
+_TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
+          "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
+
+
+def _warn(msg: str) -> None:
+    click.echo(f"scorekit: warning: {msg}", err=True)
+
+
+def _pct(x: float) -> str:
+    if math.isinf(x):
+        return "+inf%" if x > 0 else "-inf%"
+    return f"{x:+.1f}%"
+
+
+def _p(x: float) -> str:
+    return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
+
+
+def _write_per_query(path: Path, comparison) -> None:
+    from scorekit.io.atomic import atomic_write
+
+    names = [r.name for r in comparison.results]
+    measures = list(comparison.results[0].metrics)
+    with atomic_write(path) as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["system", "query"] + measures)
+        for name in names:
+            cols = [comparison.per_query[name][m].tolist() for m in measures]
+            for i, qid in enumerate(comparison.query_ids):
+                w.writerow([name, qid] + [repr(c[i]) for c in cols])
+
+
+@click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--qrels", required=True, metavar="FILE",
+              help="Relevance judgements: TREC qrels `qid iter docid rel` (.gz ok) or JSON {qid: {docid: rel}}.")
+@click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
+              help="A run: TREC `qid Q0 docid rank score tag` (.gz ok) or JSON {qid: {docid: score}}. "
+                   "Repeat to compare systems; the first is the baseline.")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="Display name for each --run, in order (default: the run's tag).")
+@click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
+              help="Comma-separated measures, ranx names: hit_rate@k, precision@k, recall@k, r_precision, "
+                   "mrr, mrr@k, map, map@k, ndcg, ndcg@k, ndcg_burges@k.")
+@click.option("--rel-threshold", type=int, default=1, show_default=True,
+              help="A document is relevant when its grade is >= this (trec_eval -l). nDCG uses the grades.")
+@click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
+              help="Paired significance test for comparing runs.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
+@click.option("--n-resamples", type=int, default=10000, show_default=True,
+              help="Permutations / bootstrap samples (randomization and bootstrap tests).")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
+              help="Write every system's per-query scores to this CSV.")
+@output_options
+def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed, per_query,
+            output, fmt, quiet):
+    """Evaluate retrieval runs with trec_eval semantics and compare systems.
+
+    Documents are ranked by score (ties: docid descending, as trec_eval); the rank column is
+    ignored. Means are over every query in the qrels; a query missing from a run scores 0.
+
+    \b
+    Example:
+      scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\
+          --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
+    """
+    from scorekit.errors import ScorekitError
+    from scorekit.retrieval.compare import compare
+
+    if names and len(names) != len(runs):
+        raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("ignore")
+        comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed, names=list(names) or None)
+    for msg in comp.warnings:
+        _warn(msg)
+    for r in comp.results:
+        missing = r.extra.get("missing_queries", 0)
+        if missing:
+            _warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
+                  f"ranking and score 0")
+    if per_query is not None:
+        _write_per_query(per_query, comp)
+    several = len(comp.results) > 1
+    payload = comp.to_dict() if several else None
+    if payload is not None:
+        from scorekit.result import _jsonable
+
+        payload = _jsonable(payload)
+    if not quiet:
+        _print(comp, fmt)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet, payload=payload)
+
+
+def _print(comp, fmt: str) -> None:
+    first = comp.results[0]
+    n = first.inputs["n_queries"]
+    header, rows = metrics_table(comp.results)
+    print_table(header, rows, fmt, title=f"Retrieval: {n} queries ({first.inputs['qrels']})")
+    if len(comp.results) > 1:
+        raw = fmt == "csv"
+        chead = ["measure", "system", f"baseline ({comp.baseline})", "value", "improvement",
+                 "p", "p (Holm)", "sig."]
+        crows = []
+        for row in comp.rows:
+            mark = ("▲" if row["value"] > row["baseline_value"] else "▼") if row["significant"] else ""
+            if fmt in ("latex", "markdown", "csv"):
+                mark = ("*" if row["significant"] else "")
+            crows.append([row["measure"], row["system"], row["baseline_value"], row["value"],
+                          row["improvement_pct"] if raw else _pct(row["improvement_pct"]),
+                          row["p_value"] if raw else _p(row["p_value"]),
+                          row["p_adjusted"] if raw else _p(row["p_adjusted"]), mark])
+        if fmt != "csv":
+            sys.stdout.write("\n")
+        print_table(chead, crows, fmt, title=f"Compared with {comp.baseline}")
+        if fmt != "csv":
+            legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({_TESTS[comp.method]}, two-sided, "
+                      f"{n} queries); improvement = (system - baseline) / baseline")
+            if fmt == "latex":
+                sys.stdout.write(f"% {legend}\n")
+            else:
+                sys.stdout.write(legend + "\n")
+    signature_line(comp.signature, fmt)

@@ -1,0 +1,126 @@
+"""Compare several runs on the same qrels (spec: retrieval-metrics.md §7 문제 2, v1 vs v2).
+
+Every run is scored per query on every measure; each later run is compared with the first (the
+baseline): improvement % = (system - baseline) / baseline * 100 (the spec's formula; infinite
+when the baseline is 0 and the system is not), a two-sided paired test on the per-query scores
+(over every qrels query, missing ones 0), and Holm–Bonferroni adjusted p-values within each
+measure (the family is the set of systems compared with the baseline on that measure). A
+difference is *significant* when its adjusted p-value is below ``alpha``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ScorekitError
+from scorekit.result import Result
+from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, build_result,
+                                         per_query_scores, signature)
+from scorekit.retrieval.inputs import as_qrels, as_run
+from scorekit.retrieval.measures import parse_measures
+from scorekit.stats.significance import holm_bonferroni, normalise_method, paired_test
+
+
+def improvement_pct(value: float, baseline: float) -> float:
+    """(value - baseline) / baseline * 100; +inf/-inf when the baseline is 0, 0 when both are."""
+    if baseline == 0:
+        return 0.0 if value == 0 else math.copysign(math.inf, value)
+    return (value - baseline) / baseline * 100.0
+
+
+@dataclass
+class Comparison:
+    results: list[Result]
+    baseline: str
+    rows: list[dict[str, Any]]
+    per_query: dict[str, dict[str, np.ndarray]]
+    query_ids: list[str]
+    method: str
+    alpha: float
+    signature: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The multi-system JSON shape (interfaces.md): baseline metrics on top, every run,
+        and the comparison rows."""
+        first = self.results[0]
+        return {
+            "task": "retrieval",
+            "name": first.name,
+            "metrics": first.metrics,
+            "signature": self.signature,
+            "runs": [r.to_dict() for r in self.results],
+            "comparison": {"baseline": self.baseline, "test": self.method, "alpha": self.alpha,
+                           "correction": "holm", "rows": self.rows},
+        }
+
+
+def _unique_names(runs) -> list[str]:
+    names, seen = [], {}
+    for i, r in enumerate(runs):
+        base = r.name or f"run{i + 1}"
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        names.append(base if n == 0 else f"{base}#{n + 1}")
+    return names
+
+
+def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None = None,
+            rel_threshold: int = 1, *, test: str = "t", alpha: float = 0.05,
+            n_resamples: int = 10000, seed: int = 42, names: Sequence[str] | None = None) -> Comparison:
+    """Score every run, compare each with the first. ``test``: ``t`` | ``randomization`` |
+    ``wilcoxon`` | ``bootstrap``."""
+    threshold = _check_threshold(rel_threshold)
+    method = normalise_method(test)
+    if not 0 < alpha < 1:
+        raise ScorekitError(f"alpha must be between 0 and 1, got {alpha}")
+    if not runs:
+        raise ScorekitError("no runs to evaluate")
+    measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
+    q = as_qrels(qrels)
+    rs = [as_run(r, name=None if names is None else names[i]) for i, r in enumerate(runs)]
+    for r, n in zip(rs, _unique_names(rs)):
+        r.name = n
+    index = _index(q, threshold)
+    results, per_query, warns = [], {}, []
+    for r in rs:
+        scores, run_only = per_query_scores(q, r, measures, threshold, index)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = build_result(q, r, measures, threshold, scores, run_only)
+        warns += [str(w.message) for w in caught]
+        res.signature = signature(measures, threshold)
+        results.append(res)
+        per_query[r.name] = scores
+    for w in warns:
+        warnings.warn(w, stacklevel=2)
+    base = rs[0].name
+    rows: list[dict[str, Any]] = []
+    for m in measures:
+        family = []
+        for r in rs[1:]:
+            a, b = per_query[r.name][m.name], per_query[base][m.name]
+            if len(a) >= 2:
+                t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed)
+                p = t.p_value
+            else:
+                p = float("nan")
+            value, bval = float(a.mean()), float(b.mean())
+            family.append({"system": r.name, "measure": m.name, "value": value, "baseline_value": bval,
+                           "improvement_pct": improvement_pct(value, bval), "p_value": p})
+        adjusted = holm_bonferroni([row["p_value"] for row in family]) if family else []
+        for row, pa in zip(family, adjusted):
+            row["p_adjusted"] = float(pa)
+            row["significant"] = bool(pa < alpha) if not math.isnan(pa) else False
+        rows += family
+    sig = signature(measures, threshold, test=method, correction="holm", alpha=alpha,
+                    **({"resamples": n_resamples, "seed": seed} if method in ("randomization", "bootstrap") else {}))
+    for r in results[1:]:
+        r.extra["comparison"] = [row for row in rows if row["system"] == r.name]
+    return Comparison(results, base, rows, per_query, q.qids.to_pylist(), method, alpha, sig, warns)
