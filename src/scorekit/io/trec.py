@@ -17,16 +17,19 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import check_readable
-from scorekit.retrieval.data import Qrels, Run
+from scorekit.retrieval.data import Qrels, Run, to_numpy
 
 RUN_COLUMNS = ["qid", "q0", "docid", "rank", "score", "tag"]
 QRELS_COLUMNS = ["qid", "iter", "docid", "rel"]
 _RUN_FORM = "qid Q0 docid rank score tag"
 _QRELS_FORM = "qid iter docid rel"
+# query ids repeat ~1000 times each: per-block dictionaries are cheaper than strings
+_DICT = pa.dictionary(pa.int32(), pa.string())
 _IRREGULAR = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
 
@@ -43,29 +46,23 @@ def _read_bytes(path: Path) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
-def _needs_normalising(data: bytes) -> bool:
-    return (b"\t" in data or b"  " in data or b"\r" in data or b" \n" in data or b"\n " in data
-            or data.startswith(b" ") or data.endswith(b" ") or b"\f" in data or b"\v" in data)
-
-
 def _normalise(data: bytes) -> bytes:
     # Same number of newlines before and after, so line numbers still hold.
     return _EDGES.sub(b"", _IRREGULAR.sub(b" ", data))
 
 
 class _LineMap:
-    """Row index -> 1-based line number (blank lines are skipped by the parser)."""
+    """Row index -> 1-based line number. Blank lines are skipped by the parser, so when the file
+    has any, the mapping is built — lazily, by re-reading the file, on the error path only."""
 
-    def __init__(self, data: bytes):
-        self._data = data
+    def __init__(self, path: Path):
+        self._path = path
         self._lines: np.ndarray | None = None
-        self._simple = not (data.startswith(b"\n") or b"\n\n" in data)
 
     def __call__(self, row: int) -> int:
-        if self._simple:
-            return row + 1
         if self._lines is None:
-            nonblank = [i for i, ln in enumerate(self._data.split(b"\n"), 1) if ln.strip()]
+            data = _read_bytes(self._path)
+            nonblank = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
             self._lines = np.asarray(nonblank, dtype=np.int64)
         return int(self._lines[row]) if row < len(self._lines) else row + 1
 
@@ -102,28 +99,54 @@ def _check_score(tok: str, path: Path, no: int) -> None:
         raise InputError(f"score must be a finite number, found {tok!r}", path, no)
 
 
+def _read_csv(source, names: list[str], types: dict):
+    return pacsv.read_csv(
+        source,
+        read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                         escape_char=False, ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                             strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False, null_values=[]),
+    )
+
+
+def _regular(table: pa.Table) -> bool:
+    """No empty id: a repeated or stray blank that kept the column count would leave one. (A
+    tab changes the column count, so pyarrow has already failed on it.)"""
+    for name in ("qid", "docid"):
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            col = pa.chunked_array([c.dictionary for c in col.chunks], pa.string())
+        if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+            return False
+    return True
+
+
 def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, kind: str):
+    """Fast path: pyarrow reads the file itself (multi-threaded; ``.gz`` decompressed by
+    extension), no copy in Python. Irregular whitespace makes it fail or leave empty ids; then
+    the bytes are normalised and parsed again, and if that fails too, the line is found."""
     path = check_readable(path, f"{kind} file")
-    data = _read_bytes(path)
-    if not data.strip():
-        raise InputError(f"empty {kind} file (expected lines `{form}`)", path)
-    if _needs_normalising(data):
-        data = _normalise(data)
+    table = None
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
-                                             escape_char=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                                 strings_can_be_null=False,
-                                                 quoted_strings_can_be_null=False,
-                                                 null_values=[]),
-        )
-    except (pa.ArrowInvalid, pa.ArrowException) as exc:
-        _scan_for_error(data, path, len(names), form, kind)
-        raise InputError(f"cannot parse as `{form}`: {exc}", path) from None
-    return table, _LineMap(data), path
+        table = _read_csv(str(path), names, types)
+    except (pa.ArrowInvalid, pa.ArrowException, OSError):
+        table = None
+    if table is None or not _regular(table):
+        data = _normalise(_read_bytes(path))
+        try:
+            table = _read_csv(pa.BufferReader(data), names, types)
+        except (pa.ArrowInvalid, pa.ArrowException) as exc:
+            _scan_for_error(data, path, len(names), form, kind)
+            if not data.strip():
+                raise InputError(f"empty {kind} file (expected lines `{form}`)", path) from None
+            raise InputError(f"cannot parse as `{form}`: {exc}", path) from None
+        if not _regular(table):  # pragma: no cover - normalising removes every empty field
+            raise InputError(f"cannot parse as `{form}`", path)
+    if table.num_rows == 0:
+        raise InputError(f"empty {kind} file (expected lines `{form}`)", path)
+    return table, _LineMap(path), path
 
 
 def _first_tag(path: Path) -> str | None:
@@ -138,18 +161,18 @@ def _first_tag(path: Path) -> str | None:
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
     """Read TREC qrels ``qid iter docid rel`` (``iter`` ignored; ``rel`` an integer grade)."""
-    types = {"qid": pa.string(), "docid": pa.string(), "rel": pa.int64()}
+    types = {"qid": _DICT, "docid": pa.string(), "rel": pa.int64()}
     table, line_of, p = _parse(path, QRELS_COLUMNS, types, _QRELS_FORM, "qrels")
     return Qrels.from_arrays(table.column("qid"), table.column("docid"),
-                             table.column("rel").to_numpy(), source=str(p), line_of=line_of)
+                             to_numpy(table.column("rel")), source=str(p), line_of=line_of)
 
 
 def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     """Read a TREC run ``qid Q0 docid rank score tag``. The rank column is ignored (trec_eval
     orders by score, ties by docid descending); the run's name is ``name``, else the first tag."""
-    types = {"qid": pa.string(), "docid": pa.string(), "score": pa.float64()}
+    types = {"qid": _DICT, "docid": pa.string(), "score": pa.float64()}
     table, line_of, p = _parse(path, RUN_COLUMNS, types, _RUN_FORM, "run")
-    score = table.column("score").to_numpy()
+    score = to_numpy(table.column("score"))
     if name is None:
         name = _first_tag(p) or p.stem
     return Run.from_arrays(table.column("qid"), table.column("docid"), score, name=name,

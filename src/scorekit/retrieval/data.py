@@ -22,6 +22,40 @@ from scorekit.errors import InputError
 LineOf = Callable[[int], int | None]
 
 
+_NUMPY = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+          pa.uint32(): np.uint32, pa.uint64(): np.uint64, pa.float32(): np.float32,
+          pa.float64(): np.float64}
+
+
+def to_numpy(values: pa.Array | pa.ChunkedArray, fill=None) -> np.ndarray:
+    """Numeric arrow data as numpy (nulls -> ``fill``) without pyarrow's ``to_numpy``/``scalar``,
+    which import pandas (a third of a second on every CLI call)."""
+    if isinstance(values, pa.ChunkedArray):
+        dtype = _NUMPY.get(values.type)
+        parts = [to_numpy(c, fill) for c in values.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype or np.float64)
+    dtype = _NUMPY.get(values.type)
+    if dtype is None:
+        return np.asarray(values.to_pylist())
+    validity, buf = values.buffers()[:2]
+    out = np.frombuffer(buf, dtype=dtype, count=len(values), offset=values.offset * np.dtype(dtype).itemsize)
+    if values.null_count:
+        if fill is None:
+            raise ValueError("nulls in a numeric column")
+        bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
+        out = np.where(bits[values.offset:values.offset + len(values)].astype(bool), out, fill)
+    return out
+
+
+_ARROW = {np.dtype(v): k for k, v in _NUMPY.items()}
+
+
+def to_arrow(values: np.ndarray) -> pa.Array:
+    """Zero-copy numpy -> arrow for numeric arrays (``pa.array`` would import pandas)."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(_ARROW[values.dtype], len(values), [None, pa.py_buffer(values)])
+
+
 def _no_line(row: int) -> int | None:
     return None
 
@@ -30,6 +64,14 @@ def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode strings: ``(int32 codes per row, unique values)`` (first-seen order)."""
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
+    if pa.types.is_dictionary(values.type):
+        # one dictionary per CSV block: unify (cheap for few distinct values) and stack codes
+        values = values.unify_dictionaries()
+        if values.num_chunks == 0:
+            return np.zeros(0, np.int32), pa.array([], pa.string())
+        dictionary = values.chunk(0).dictionary
+        codes = np.concatenate([to_numpy(c.indices) for c in values.chunks])
+        return codes.astype(np.int32, copy=False), dictionary
     if values.type != pa.string() and values.type != pa.large_string():
         values = pc.cast(values, pa.string())
     encoded = pc.dictionary_encode(values)
@@ -37,14 +79,18 @@ def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         return np.zeros(0, np.int32), pa.array([], pa.string())
     # pyarrow keeps one growing dictionary across the chunks; the last chunk's is the whole one.
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    codes = np.concatenate([to_numpy(c.indices) for c in encoded.chunks])
     return codes.astype(np.int32, copy=False), dictionary
 
 
 def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> np.ndarray | None:
-    """Rows (indices) of the second occurrence of a repeated ``(q, d)`` pair, or None."""
+    """Rows (indices) of the later occurrences of a repeated ``(q, d)`` pair, or None.
+
+    One sort of the packed keys; numpy's stable sort (timsort) is fast here because runs and
+    qrels usually come query by query, so the keys arrive as long sorted stretches."""
     key = q.astype(np.int64) * max(n_docs, 1) + d
-    if len(pc.unique(pa.array(key))) == len(key):  # hash check: cheap when all is well
+    sk = np.sort(key, kind="stable")
+    if not np.any(sk[1:] == sk[:-1]):
         return None
     order = np.argsort(key, kind="stable")
     sk = key[order]
@@ -131,42 +177,56 @@ class Run(_Table):
         out._check_duplicates("run")
         return out
 
-    def ranked(self) -> tuple[np.ndarray, np.ndarray]:
+    def ranked(self) -> tuple[np.ndarray | None, np.ndarray]:
         """``(order, starts)``: row order grouping each query's rows, best first (trec_eval's
-        order: score descending, ties by docid descending in string order), and the start offset
-        of each query's block in that order (one block per query; blocks in code order)."""
+        order: score descending, ties by docid descending in string order) — None when the rows
+        are in that order already — and the start offset of each query's block in that order
+        (one block per query; blocks in code order)."""
         if self._ranked is None:
             self._ranked = _rank(self.q, self.score, self.docids, self.d)
         return self._ranked
 
 
-def _docid_desc_ok(docids: pa.Array, d: np.ndarray, i: np.ndarray) -> bool:
-    """Whether docid[d[i]] > docid[d[i+1]] (string order) for every tie position ``i``."""
-    if len(i) == 0:
-        return True
-    left = docids.take(pa.array(d[i]))
-    right = docids.take(pa.array(d[i + 1]))
-    return bool(pc.all(pc.greater(left, right)).as_py())
-
-
 def _rank(q: np.ndarray, score: np.ndarray, docids: pa.Array, d: np.ndarray):
     n = len(q)
     # Fast path: files are usually written query by query, best first; verify that instead of
-    # sorting (a few vector comparisons over the rows).
+    # sorting (a few vector comparisons), and put only tied stretches in trec_eval's order.
     if n > 1:
         same_q = q[1:] == q[:-1]
-        blocks = n - int(np.count_nonzero(same_q))
-        if blocks == int(q.max()) + 1 and np.all(q[np.r_[0, np.nonzero(~same_q)[0] + 1]] == np.arange(blocks)):
+        heads = np.r_[0, np.flatnonzero(~same_q) + 1]
+        if len(heads) == int(q.max()) + 1 and np.array_equal(q[heads], np.arange(len(heads))):
             step = score[1:] - score[:-1]
             if not np.any(same_q & (step > 0)):
-                ties = np.nonzero(same_q & (step == 0))[0]
-                if _docid_desc_ok(docids, d, ties):
-                    order = np.arange(n)
-                    starts = np.r_[0, np.nonzero(~same_q)[0] + 1]
-                    return order, starts
-    table = pa.table({"q": q, "s": score, "d": docids.take(pa.array(d))})
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                              ("d", "descending")]).to_numpy()
+                return _order_ties(same_q & (step == 0), docids, d), heads
+    table = pa.table({"q": to_arrow(q), "s": to_arrow(score), "d": docids.take(to_arrow(d))})
+    order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                       ("d", "descending")]))
     qs = q[order]
-    starts = np.r_[0, np.nonzero(qs[1:] != qs[:-1])[0] + 1] if n else np.zeros(0, np.int64)
+    starts = np.r_[0, np.flatnonzero(qs[1:] != qs[:-1]) + 1] if n else np.zeros(0, np.int64)
     return order, starts
+
+
+def _order_ties(tie_next: np.ndarray, docids: pa.Array, d: np.ndarray) -> np.ndarray | None:
+    """Row order for a file already grouped and score-sorted: identity (None) unless some equal
+    scores are not in docid-descending order, in which case only those stretches are sorted.
+    ``tie_next[i]``: row i and row i+1 belong to one query and have equal scores."""
+    i = np.flatnonzero(tie_next)
+    if len(i) == 0:
+        return None
+    left = docids.take(to_arrow(d[i]))
+    right = docids.take(to_arrow(d[i + 1]))
+    if pc.all(pc.greater(left, right)).as_py():
+        return None
+    in_tie = np.zeros(len(d), bool)
+    in_tie[i] = True
+    in_tie[i + 1] = True
+    rows = np.flatnonzero(in_tie)
+    # a stretch starts at a tied row whose predecessor is not tied to it
+    starts = np.ones(len(rows), bool)
+    starts[1:] = ~tie_next[rows[1:] - 1]
+    stretch = np.cumsum(starts)
+    table = pa.table({"s": to_arrow(stretch), "d": docids.take(to_arrow(d[rows]))})
+    perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
+    order = np.arange(len(d))
+    order[rows] = rows[perm]
+    return order

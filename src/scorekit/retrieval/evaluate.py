@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.data import Qrels, Run
+from scorekit.retrieval.data import Qrels, Run, to_numpy
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure, parse_measures
 from scorekit.signature import make_signature
@@ -30,7 +30,7 @@ class RetrievalWarning(UserWarning):
 def _lookup(values: pa.Array, within: pa.Array) -> np.ndarray:
     """Index of each value in ``within`` (-1 where absent), by hash lookup."""
     idx = pc.index_in(values, value_set=within)
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return to_numpy(idx, fill=-1).astype(np.int64)
 
 
 @dataclass
@@ -58,34 +58,29 @@ def _index(qrels: Qrels, threshold: int) -> _QrelsIndex:
 
 
 def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
-    """Join: ``(Judged, run-only query ids)``."""
+    """Join: ``(Judged, run-only query ids)``. Only rows with a non-zero grade are kept — every
+    measure needs just those (relevant rows, positive gains) plus their positions."""
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
-    n = len(run)
     qmap = _lookup(run.qids, qrels.qids)
     dmap = _lookup(run.docids, qrels.docids)
-    identity = len(order) == n and (n == 0 or (order[0] == 0 and order[-1] == n - 1 and
-                                               np.array_equal(order, np.arange(n))))
-    rq_run = run.q if identity else run.q[order]
-    rd_run = run.d if identity else run.d[order]
-    pos = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, n]))
-    qi = qmap[rq_run]
+    # candidate rows: documents judged for some query (a gather over the run, then a few percent)
+    di = dmap[run.d if order is None else run.d[order]]
+    cand = np.flatnonzero(di >= 0)
+    di = di[cand]
+    qi = qmap[run.q[cand] if order is None else run.q[order[cand]]]
     keep = qi >= 0
-    if not keep.all():
-        qi, pos, rd_run = qi[keep], pos[keep], rd_run[keep]
-    di = dmap[rd_run]
-    rel = np.zeros(len(qi), np.int64)
-    judged = di >= 0
-    if judged.any() and len(index.keys):
-        key = qi[judged] * max(len(qrels.docids), 1) + di[judged]
-        at = np.searchsorted(index.keys, key)
-        at_c = np.minimum(at, len(index.keys) - 1)
-        hit = index.keys[at_c] == key
-        sub = np.zeros(len(key), np.int64)
-        sub[hit] = index.rel[at_c[hit]]
-        rel[judged] = sub
-    run_only = [run.qids[int(i)].as_py() for i in np.nonzero(qmap < 0)[0]]
-    j = Judged(qrels.n_queries, qi.astype(np.int64), pos, rel, index.n_rel, *index.ideal,
+    cand, di, qi = cand[keep], di[keep], qi[keep]
+    pos = cand - starts[np.searchsorted(starts, cand, side="right") - 1]
+    rel = np.zeros(len(cand), np.int64)
+    if len(cand) and len(index.keys):
+        key = qi * max(len(qrels.docids), 1) + di
+        at = np.minimum(np.searchsorted(index.keys, key), len(index.keys) - 1)
+        hit = index.keys[at] == key
+        rel[hit] = index.rel[at[hit]]
+    nz = rel != 0
+    run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
+    j = Judged(qrels.n_queries, qi[nz], pos[nz], rel[nz], index.n_rel, *index.ideal,
                threshold=threshold)
     return j, run_only
 
@@ -136,7 +131,7 @@ def build_result(q: Qrels, r: Run, measures, threshold: int, scores: dict[str, n
     if per_item:
         cols = {name: vals.tolist() for name, vals in scores.items()}
         rows = [{"id": qid, **{name: cols[name][i] for name in cols}} for i, qid in enumerate(qids)]
-    answered = int(len(q.qids) - np.count_nonzero(pc.is_in(q.qids, value_set=r.qids).to_numpy(zero_copy_only=False) == 0))
+    answered = int(np.count_nonzero(_lookup(q.qids, r.qids) >= 0))
     return Result(
         task="retrieval",
         name=r.name,
