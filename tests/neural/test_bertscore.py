@@ -205,3 +205,25 @@ def test_directory_that_is_not_a_model(tmp_path):
 def test_layer_out_of_range():
     with pytest.raises(InputError, match="num_layers must be between 0 and 6"):
         BERTScorer(num_layers=9)
+
+
+def test_state_cache_reuses_sentences_without_changing_scores():
+    cands = ["a dog runs on the beach", "푸른 바다"]
+    refs = ["the dog is running", "하얀 파도가 부서진다"]
+    scorer = BERTScorer(num_layers=6, idf=True)
+    first = scorer.score(cands, refs)
+    assert len(scorer._states) == 4
+    real_model = scorer.model
+    scorer.model = lambda *a, **k: pytest.fail("cached sentence ran through the model again")
+    try:
+        again = scorer.score(cands[::-1], refs[::-1])
+    finally:
+        scorer.model = real_model
+    np.testing.assert_allclose(again.f1[::-1], first.f1, atol=1e-6)
+    assert_equal(again, ref_score(cands[::-1], refs[::-1], num_layers=6, idf=True))
+    small = BERTScorer(num_layers=6, cache_size=1)
+    small.score(cands, refs)
+    assert len(small._states) == 1
+    off = BERTScorer(num_layers=6, cache_size=0)
+    off.score(cands, refs)
+    assert len(off._states) == 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +76,8 @@ class BERTScorer:
                  idf: bool = False, rescale_with_baseline: bool = False,
                  baseline_path: str | os.PathLike | None = None, batch_size: int = 64,
                  device: str | None = None, max_length: int | None = None,
-                 precision: str | None = None, bert_score_padding: bool = True):
+                 precision: str | None = None, bert_score_padding: bool = True,
+                 cache_size: int = 2048):
         from scorekit.neural.encoder import default_model_path
 
         torch = _hf.require_torch()
@@ -91,11 +92,15 @@ class BERTScorer:
                                 num_layers=self.num_layers)
         self.tokenizer = self._loaded.tokenizer
         self.model = self._loaded.model
+        self._dim = int(self.model.config.hidden_size)
         self.name = self._loaded.name
         self.device = self._loaded.device
         self.idf = bool(idf)
         self.batch_size = int(batch_size)
         self.bert_score_padding = bool(bert_score_padding)
+        # token states of recently scored sentences (LRU; 0 switches it off)
+        self.cache_size = int(cache_size)
+        self._states: OrderedDict = OrderedDict()
         window = self._loaded.model_max_length
         self.max_length = window if max_length is None else min(int(max_length), window)
         self.rescale = bool(rescale_with_baseline)
@@ -155,17 +160,29 @@ class BERTScorer:
         tail = ids[-1:] if ids[-1] in self._special else []
         return ids[: self.max_length - len(tail)] + tail
 
-    def _embed(self, ids: list[list[int]]):
+    def _embed(self, ids: list[list[int]], texts: list[str] | None = None):
         """Normalised token states of every sentence, as one flat (tokens + 1, d) tensor (last row:
-        zeros, used for padding) and per-sentence offsets."""
+        zeros, used for padding) and per-sentence offsets. Sentences in the state cache (same
+        scorer, same text: e.g. a fixed reference scored again and again as an RL reward) are
+        not run through the model again."""
         torch = _hf.require_torch()
         lens = [len(x) for x in ids]
         offsets = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(lens, out=offsets[1:])
-        dim = self.model.config.hidden_size
+        dim = self._dim
         flat = torch.zeros(int(offsets[-1]) + 1, dim, dtype=torch.float32)
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        order = sorted(range(len(ids)), key=lambda i: -lens[i])
+        todo = list(range(len(ids)))
+        if texts is not None and self.cache_size:
+            todo = []
+            for i, t in enumerate(texts):
+                hit = self._states.get(t)
+                if hit is not None and hit.shape[0] == lens[i]:
+                    self._states.move_to_end(t)
+                    flat[offsets[i] : offsets[i + 1]] = hit
+                else:
+                    todo.append(i)
+        order = sorted(todo, key=lambda i: -lens[i])
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 idx = order[start : start + self.batch_size]
@@ -181,6 +198,11 @@ class BERTScorer:
                 out = out.cpu()
                 for row, i in enumerate(idx):
                     flat[offsets[i] : offsets[i + 1]] = out[row, : lens[i]]
+                    if texts is not None and self.cache_size:
+                        self._states[texts[i]] = out[row, : lens[i]].clone()
+        if texts is not None and self.cache_size:
+            while len(self._states) > self.cache_size:
+                self._states.popitem(last=False)
         return flat, offsets
 
     def _idf_weights(self, ids: list[list[int]], idf_docs: list[list[int]] | None) -> list[np.ndarray]:
@@ -259,7 +281,7 @@ class BERTScorer:
         weights = self._idf_weights(ids, idf_docs)
         flat_w = torch.from_numpy(np.concatenate(weights + [np.zeros(1, dtype=np.float32)]))
 
-        flat, offsets = self._embed(ids)
+        flat, offsets = self._embed(ids, sentences)
         pad_row = flat.shape[0] - 1
         lens = np.diff(offsets)
         ci = np.array([index[s] for s in pair_c], dtype=np.int64)
