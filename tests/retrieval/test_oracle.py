@@ -147,3 +147,35 @@ def test_tie_break_is_docid_descending_string_order():
     run = {"q": {d: 1.0 for d in ["d1", "d2", "d3", "d9", "d10"]}}
     assert evaluate(qrels, run, "mrr").metrics["mrr"] == pytest.approx(1 / 4)
     assert math.isclose(oracle(qrels, run, 1)["mrr"], 1 / 4)
+
+
+@settings(max_examples=40)
+@given(qrels_and_run(), st.sampled_from(["best-first", "ties-ascending", "shuffled"]), st.randoms())
+def test_trec_files_in_any_line_order_equal_trec_eval(data, layout, rnd):
+    """The reader's fast paths (file already in trec_eval order / only ties out of order) and
+    the full sort give trec_eval's numbers."""
+    import os
+    import tempfile
+
+    qrels, run = data
+    lines = []
+    for q, docs in run.items():
+        if layout == "best-first":
+            ranked = trec_order(docs)
+        else:  # score descending, ties in ascending docid order (the wrong way for trec_eval)
+            ranked = sorted(docs, key=lambda d: (-docs[d], d))
+        lines += [f"{q} Q0 {d} {i + 1} {docs[d]!r} t\n" for i, d in enumerate(ranked)]
+    if layout == "shuffled":
+        rnd.shuffle(lines)
+    fd, path = tempfile.mkstemp(suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+    try:
+        expected = oracle(qrels, run, 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RetrievalWarning)
+            got = evaluate(qrels, path, list(expected)).metrics
+    finally:
+        os.unlink(path)
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, abs=1e-12), name

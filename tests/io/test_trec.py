@@ -1,0 +1,107 @@
+"""TREC readers: plain and gzip, irregular whitespace, and one exact error line per mistake."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+from scorekit.errors import InputError
+from scorekit.io.trec import read_qrels, read_run
+
+
+def write(path, text: str, gz: bool = False):
+    if gz:
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def as_dict(table, values):
+    qids, docids = table.qids.to_pylist(), table.docids.to_pylist()
+    return {(qids[q], docids[d]): v for q, d, v in zip(table.q, table.d, values)}
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_reads_qrels_and_run(tmp_path, gz):
+    q = read_qrels(write(tmp_path / ("q.txt.gz" if gz else "q.txt"), "q1 0 d1 1\nq1 0 d2 0\n질의 0 문서 2\n", gz))
+    assert as_dict(q, q.rel) == {("q1", "d1"): 1, ("q1", "d2"): 0, ("질의", "문서"): 2}
+    r = read_run(write(tmp_path / ("r.txt.gz" if gz else "r.txt"),
+                       "q1 Q0 d1 1 0.5 sys\nq1 Q0 d2 2 -1e3 sys\n질의 Q0 문서 1 3 sys\n", gz))
+    assert as_dict(r, r.score) == {("q1", "d1"): 0.5, ("q1", "d2"): -1000.0, ("질의", "문서"): 3.0}
+    assert r.name == "sys"
+
+
+def test_irregular_whitespace_is_normalised(tmp_path):
+    text = "q1\tQ0  d1 1 0.5 s  \r\n\n  q1 Q0 d2 2 0.25 s\r\n"
+    r = read_run(write(tmp_path / "r.txt", text))
+    assert as_dict(r, r.score) == {("q1", "d1"): 0.5, ("q1", "d2"): 0.25}
+
+
+def test_double_space_that_keeps_the_column_count_is_not_misread(tmp_path):
+    # 6 fields when split on single spaces (one empty), but only 5 real columns: an error,
+    # not a run whose docid is "" and whose score is the rank
+    with pytest.raises(InputError, match="expected 6 columns .*found 5") as err:
+        read_run(write(tmp_path / "r.txt", "q1 Q0 d0 1 0.9 s\nq1 Q0  d1 1 0.5\n"))
+    assert err.value.line == 2
+
+
+ERRORS = [
+    ("run", "q1 Q0 d1 1 0.5 s\nq1 Q0 d2 2 0.4\n", 2, "expected 6 columns"),
+    ("run", "q1 Q0 d1 1 0.5 s\n\nq1 Q0 d2 2 abc s\n", 3, "score must be a number, found 'abc'"),
+    ("run", "q1 Q0 d1 1 0.5 s\nq1 Q0 d2 2 nan s\n", 2, "finite"),
+    ("run", "q1 Q0 d1 1 0.5 s\nq1 Q0 d2 2 inf s\n", 2, "finite"),
+    ("run", "q1 Q0 d1 1 0.5 s\nq2 Q0 d1 1 0.5 s\nq1 Q0 d1 3 0.2 s\n", 3, "duplicate document 'd1' for query 'q1'"),
+    ("run", "q1 0 d1 1\n", 1, "is this a qrels file?"),
+    ("qrels", "q1 0 d1 1\nq1 0 d2 x\n", 2, "relevance must be an integer, found 'x'"),
+    ("qrels", "q1 0 d1 1\nq1 0 d2 1.5\n", 2, "relevance must be an integer"),
+    ("qrels", "q1 0 d1 1\nq1 0 d1 2\n", 2, "duplicate document 'd1' for query 'q1'"),
+    ("qrels", "q1 Q0 d1 1 0.5 s\n", 1, "is this a run file?"),
+]
+
+
+@pytest.mark.parametrize("kind,text,line,message", ERRORS)
+def test_errors_name_file_and_line(tmp_path, kind, text, line, message):
+    path = write(tmp_path / "in.txt", text)
+    with pytest.raises(InputError) as err:
+        (read_run if kind == "run" else read_qrels)(path)
+    assert err.value.line == line
+    assert message in str(err.value)
+    assert str(err.value).startswith(f"{path}:{line}: ")
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"q1 Q0 d1 1 0.5 s\nq1 Q0 d\xff 2 0.4 s\n")
+    with pytest.raises(InputError, match="invalid UTF-8") as err:
+        read_run(path)
+    assert err.value.line == 2
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_empty_files(tmp_path, text):
+    path = write(tmp_path / "r.txt", text)
+    with pytest.raises(InputError, match="empty run file"):
+        read_run(path)
+    with pytest.raises(InputError, match="empty qrels file"):
+        read_qrels(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        read_run(tmp_path / "nope.txt")
+
+
+def test_large_file_keeps_order_and_values(tmp_path):
+    # several pyarrow blocks' worth of rows, query by query
+    n_q, n_d = 300, 400
+    rng = np.random.default_rng(0)
+    scores = np.round(rng.normal(size=(n_q, n_d)), 2)
+    lines = [f"q{i} Q0 d{j} {j + 1} {float(scores[i, j])!r} t\n" for i in range(n_q) for j in range(n_d)]
+    r = read_run(write(tmp_path / "big.txt", "".join(lines)))
+    assert len(r) == n_q * n_d and r.n_queries == n_q
+    got = as_dict(r, r.score)
+    assert got[("q7", "d11")] == scores[7, 11] and got[("q299", "d399")] == scores[299, 399]
