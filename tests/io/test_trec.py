@@ -105,3 +105,19 @@ def test_large_file_keeps_order_and_values(tmp_path):
     assert len(r) == n_q * n_d and r.n_queries == n_q
     got = as_dict(r, r.score)
     assert got[("q7", "d11")] == scores[7, 11] and got[("q299", "d399")] == scores[299, 399]
+
+
+@pytest.mark.parametrize("layout", ["grouped", "ties", "shuffled"])
+def test_duplicate_in_long_rankings_names_the_later_line(tmp_path, layout):
+    # long rankings take the per-query duplicate check; the error names the second occurrence
+    rows = [(q, f"d{j}", 1.0 if layout == "ties" else 1000.0 - j) for q in ("q1", "q2") for j in range(100)]
+    rows.insert(150, ("q2", "d7", 0.5))
+    if layout == "shuffled":
+        rng = np.random.default_rng(1)
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    lines = [f"{q} Q0 {d} 1 {s} t\n" for q, d, s in rows]
+    path = write(tmp_path / "r.txt", "".join(lines))
+    second = max(i for i, (q, d, _) in enumerate(rows, 1) if (q, d) == ("q2", "d7"))
+    with pytest.raises(InputError, match="duplicate document 'd7' for query 'q2'") as err:
+        read_run(path)
+    assert err.value.line == second

@@ -151,12 +151,44 @@ class Qrels(_Table):
 
 
 @dataclass
-class Run(_Table):
-    """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc)."""
+class Run:
+    """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc).
 
-    score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    Document ids stay one arrow string column (``docs``): dictionary-encoding ten million ids
+    costs more than everything the measures need from them (a hash lookup against the qrels,
+    and a duplicate check done per query, where hash tables are small)."""
+
+    qids: pa.Array                      # unique query ids
+    q: np.ndarray                       # int32 code per row into ``qids``
+    docs: pa.ChunkedArray               # document id per row
+    score: np.ndarray
     name: str | None = None
+    source: str = "<run>"
+    line_of: LineOf = field(default=_no_line, repr=False)
     _ranked: tuple | None = field(default=None, repr=False)
+    _encoded: tuple | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.qids)
+
+    @property
+    def docids(self) -> pa.Array:
+        """Unique document ids (encoded on first use)."""
+        return self._encode()[1]
+
+    @property
+    def d(self) -> np.ndarray:
+        """int32 code per row into ``docids`` (encoded on first use)."""
+        return self._encode()[0]
+
+    def _encode(self):
+        if self._encoded is None:
+            self._encoded = encode(self.docs)
+        return self._encoded
 
     @classmethod
     def from_arrays(cls, qid, docid, score, *, name: str | None = None, source: str = "<run>",
@@ -170,11 +202,13 @@ class Run(_Table):
             r = int(bad[0])
             raise InputError(f"score must be a finite number, found {score[r]!r}", source, line_of(r))
         q, qids = encode(qid)
-        d, docids = encode(docid)
-        out = cls(qids, q, docids, d, source, line_of, score, name)
+        docs = docid if isinstance(docid, pa.ChunkedArray) else pa.chunked_array([docid])
+        if docs.type != pa.string():
+            docs = pc.cast(docs, pa.string())
+        out = cls(qids, q, docs, score, name, source, line_of)
         if len(out) == 0:
             raise InputError("no ranked documents (empty run)", source)
-        out._check_duplicates("run")
+        out._check_duplicates()
         return out
 
     def ranked(self) -> tuple[np.ndarray | None, np.ndarray]:
@@ -183,11 +217,59 @@ class Run(_Table):
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            self._ranked = _rank(self.q, self.score, self.docids, self.d)
+            self._ranked = _rank(self.q, self.score, self.docs)
         return self._ranked
 
+    def _check_duplicates(self) -> None:
+        order, starts = self.ranked()
+        n = len(self)
+        if n / max(len(starts), 1) < 64:
+            # many short rankings: one global encode + sort beats a call per query
+            rows = _duplicates(self.q, self.d, len(self.docids))
+            row = None if rows is None else int(rows[0])
+            count = 0 if rows is None else len(rows)
+        else:
+            row, count = _block_duplicates(self.docs, order, starts, n)
+        if row is None:
+            return
+        qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
+        more = f" ({count} duplicate pairs in all)" if count > 1 else ""
+        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one run{more}",
+                         self.source, self.line_of(row))
 
-def _rank(q: np.ndarray, score: np.ndarray, docids: pa.Array, d: np.ndarray):
+
+def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int):
+    """First repeated docid within a query block: ``(row, blocks with repeats)`` or (None, 0).
+    Blocks are contiguous in row order unless ``order`` is a full re-sort; a permutation inside
+    blocks (tied stretches) does not change a block's set of documents."""
+    full_sort = order is not None and not _within_blocks(order, starts)
+    seq = docs.take(to_arrow(order)) if full_sort else docs
+    ends = np.r_[starts[1:], n]
+    bad = []
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        if len(pc.unique(seq.slice(s, e - s))) < e - s:
+            bad.append((s, e))
+    if not bad:
+        return None, 0
+    s, e = bad[0]
+    block = seq.slice(s, e - s).to_pylist()
+    counts: dict[str, int] = {}
+    for doc in block:
+        counts[doc] = counts.get(doc, 0) + 1
+    rows = [s + k for k, doc in enumerate(block) if counts[doc] > 1]
+    if full_sort:
+        rows = [int(order[r]) for r in rows]
+    # report the second line (in file order) that repeats a document
+    first_doc = docs[min(rows)].as_py()
+    return sorted(r for r in rows if docs[r].as_py() == first_doc)[1], len(bad)
+
+
+def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
+    block = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
+    return bool(np.array_equal(block[order], block))
+
+
+def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     n = len(q)
     # Fast path: files are usually written query by query, best first; verify that instead of
     # sorting (a few vector comparisons), and put only tied stretches in trec_eval's order.
@@ -197,8 +279,8 @@ def _rank(q: np.ndarray, score: np.ndarray, docids: pa.Array, d: np.ndarray):
         if len(heads) == int(q.max()) + 1 and np.array_equal(q[heads], np.arange(len(heads))):
             step = score[1:] - score[:-1]
             if not np.any(same_q & (step > 0)):
-                return _order_ties(same_q & (step == 0), docids, d), heads
-    table = pa.table({"q": to_arrow(q), "s": to_arrow(score), "d": docids.take(to_arrow(d))})
+                return _order_ties(same_q & (step == 0), docs), heads
+    table = pa.table({"q": to_arrow(q), "s": to_arrow(score), "d": docs})
     order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
                                                        ("d", "descending")]))
     qs = q[order]
@@ -206,18 +288,18 @@ def _rank(q: np.ndarray, score: np.ndarray, docids: pa.Array, d: np.ndarray):
     return order, starts
 
 
-def _order_ties(tie_next: np.ndarray, docids: pa.Array, d: np.ndarray) -> np.ndarray | None:
+def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray) -> np.ndarray | None:
     """Row order for a file already grouped and score-sorted: identity (None) unless some equal
     scores are not in docid-descending order, in which case only those stretches are sorted.
     ``tie_next[i]``: row i and row i+1 belong to one query and have equal scores."""
     i = np.flatnonzero(tie_next)
     if len(i) == 0:
         return None
-    left = docids.take(to_arrow(d[i]))
-    right = docids.take(to_arrow(d[i + 1]))
+    left = docs.take(to_arrow(i))
+    right = docs.take(to_arrow(i + 1))
     if pc.all(pc.greater(left, right)).as_py():
         return None
-    in_tie = np.zeros(len(d), bool)
+    in_tie = np.zeros(len(docs), bool)
     in_tie[i] = True
     in_tie[i + 1] = True
     rows = np.flatnonzero(in_tie)
@@ -225,8 +307,8 @@ def _order_ties(tie_next: np.ndarray, docids: pa.Array, d: np.ndarray) -> np.nda
     starts = np.ones(len(rows), bool)
     starts[1:] = ~tie_next[rows[1:] - 1]
     stretch = np.cumsum(starts)
-    table = pa.table({"s": to_arrow(stretch), "d": docids.take(to_arrow(d[rows]))})
+    table = pa.table({"s": to_arrow(stretch), "d": docs.take(to_arrow(rows))})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
-    order = np.arange(len(d))
+    order = np.arange(len(docs))
     order[rows] = rows[perm]
     return order

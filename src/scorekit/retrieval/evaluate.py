@@ -63,9 +63,11 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
-    dmap = _lookup(run.docids, qrels.docids)
-    # candidate rows: documents judged for some query (a gather over the run, then a few percent)
-    di = dmap[run.d if order is None else run.d[order]]
+    # candidate rows: documents judged for some query (one hash lookup per row against the
+    # qrels' documents, then only a few percent of the rows go on)
+    di = _lookup(run.docs, qrels.docids)
+    if order is not None:
+        di = di[order]
     cand = np.flatnonzero(di >= 0)
     di = di[cand]
     qi = qmap[run.q[cand] if order is None else run.q[order[cand]]]
