@@ -85,16 +85,23 @@ def sample_without_replacement(logits: torch.Tensor, k: int, *, greedy: bool,
     chosen: list[int] = []
     log_prob = logits.new_zeros(())
     for _ in range(k):
-        masked = logits.masked_fill(~available, float("-inf"))
-        logp = torch.log_softmax(masked, dim=-1)
-        if greedy:
-            idx = int(torch.argmax(masked))
-        else:
-            idx = int(torch.multinomial(logp.exp().detach(), 1, generator=generator))
-        log_prob = log_prob + logp[idx]
+        idx, logp = _pick(logits, available, greedy, generator)
+        log_prob = log_prob + logp
         chosen.append(idx)
-        available[idx] = False
     return chosen, log_prob
+
+
+def _pick(logits: torch.Tensor, available: torch.Tensor, greedy: bool,
+          generator: torch.Generator | None) -> tuple[int, torch.Tensor]:
+    """One step: pick among ``available`` (marked unavailable afterwards); its log-probability."""
+    masked = logits.masked_fill(~available, float("-inf"))
+    logp = torch.log_softmax(masked, dim=-1)
+    if greedy:
+        idx = int(torch.argmax(masked))
+    else:
+        idx = int(torch.multinomial(logp.exp().detach(), 1, generator=generator))
+    available[idx] = False
+    return idx, logp[idx]
 
 
 def sample_until_budget(logits: torch.Tensor, lengths: list[int], budget: int, *, greedy: bool,
@@ -105,14 +112,8 @@ def sample_until_budget(logits: torch.Tensor, lengths: list[int], budget: int, *
     total = 0
     log_prob = logits.new_zeros(())
     while total < budget and bool(available.any()):
-        masked = logits.masked_fill(~available, float("-inf"))
-        logp = torch.log_softmax(masked, dim=-1)
-        if greedy:
-            idx = int(torch.argmax(masked))
-        else:
-            idx = int(torch.multinomial(logp.exp().detach(), 1, generator=generator))
-        log_prob = log_prob + logp[idx]
+        idx, logp = _pick(logits, available, greedy, generator)
+        log_prob = log_prob + logp
         chosen.append(idx)
-        available[idx] = False
         total += lengths[idx]
     return chosen, log_prob
