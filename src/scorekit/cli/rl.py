@@ -14,13 +14,9 @@ DEFAULT_SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "summarizati
 
 
 def _parse_n(value: str) -> list[int]:
-    try:
-        ns = [int(v) for v in value.split(",") if v.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-    if not ns or any(n <= 0 for n in ns):
-        raise click.BadParameter("every n must be a positive integer")
-    return ns
+    from scorekit.cli.sweep import parse_int_list
+
+    return parse_int_list(value, "--n")
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files):
