@@ -129,10 +129,15 @@ def _timed(fn, *args, repeat: int = 1):
 
 
 def _peak_memory(qrels: Path, run: Path) -> float:
-    """scorekit's peak RSS in GiB, measured in a fresh process."""
-    code = ("import resource, sys; from benchmarks.bench_retrieval import run_scorekit; "
+    """scorekit's peak RSS in GiB, measured in a fresh process.
+
+    Read from /proc/self/status VmHWM, not ru_maxrss: Linux carries ru_maxrss across fork+exec,
+    so a child of a big parent (torch loaded by an earlier benchmark in `make bench`) would
+    report the parent's size as its own peak.
+    """
+    code = ("import sys; from benchmarks.bench_retrieval import run_scorekit; "
             "run_scorekit(sys.argv[1], sys.argv[2]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])")
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)], capture_output=True,
                          text=True, check=True, cwd=root, env={**os.environ, "PYTHONPATH": f"{root}:{root / 'src'}"})
