@@ -19,3 +19,9 @@ def test_particles_and_punctuation_dropped_and_lemmas():
 def test_batch_matches_single_and_keeps_empty():
     texts = ["강아지가 뛴다", "", "하늘이 맑다."]
     assert korean.tokenize_batch(texts) == [korean.tokenize(t) for t in texts]
+
+
+def test_batch_fast_path_equals_single_for_every_option():
+    texts = ["고양이가 소파 위에서 잠을 자고 있었다.", "파란 하늘 아래 사람들이 걷는다!", "  ", "Kiwi는 빠르다"]
+    for opts in ({}, {"lemma": True}, {"drop_particles": True}, {"drop_punct": False, "lemma": True}):
+        assert korean.tokenize_batch(texts, **opts) == [korean.tokenize(t, **opts) for t in texts]

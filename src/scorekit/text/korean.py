@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -91,8 +92,20 @@ def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True
 
 def tokenize_batch(texts: Sequence[str], *, drop_particles: bool = False, drop_punct: bool = True,
                    lemma: bool = False) -> list[list[str]]:
-    return [select(ms, drop_particles=drop_particles, drop_punct=drop_punct, lemma=lemma)
-            for ms in analyze_batch(texts)]
+    """Like ``[tokenize(t) for t in texts]`` but batched over Kiwi's worker threads, and without
+    building :class:`Morph` tuples (this is the hot path of corpus metrics on Korean)."""
+    texts = [t if unicodedata.is_normalized("NFC", t) else nfc(t) for t in texts]
+    out: list[list[str]] = [[] for _ in texts]
+    idx = [i for i, t in enumerate(texts) if t.strip()]
+    if not idx:
+        return out
+    for i, toks in zip(idx, get_kiwi().tokenize([texts[i] for i in idx])):
+        out[i] = [
+            ((getattr(t, "lemma", None) or t.form) if lemma else t.form)
+            for t in toks
+            if not (drop_particles and t.tag.startswith("J")) and not (drop_punct and t.tag in PUNCT_TAGS)
+        ]
+    return out
 
 
 def kiwi_version() -> str:
