@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -22,15 +21,6 @@ import numpy as np
 
 N = int(os.environ.get("BENCH_METEOR_N", "5000"))
 REFS = 5
-LEXNAMES = (
-    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
-    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location "
-    "noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process "
-    "noun.quantity noun.relation noun.shape noun.state noun.substance noun.time verb.body "
-    "verb.change verb.cognition verb.communication verb.competition verb.consumption verb.contact "
-    "verb.creation verb.emotion verb.motion verb.perception verb.possession verb.social "
-    "verb.stative verb.weather adj.ppl"
-).split()
 
 ADJ = "big large small little tiny young old red blue white black happy beautiful pretty tall busy quiet".split()
 NOUN = ("dog dogs puppy man men woman women person people child children kid boy girl car cars "
@@ -60,13 +50,9 @@ def data(n: int, seed: int = 0):
 
 
 def _nltk_meteor(tmp: Path):
-    dest = tmp / "corpora" / "wordnet"
-    dest.mkdir(parents=True)
-    for f in Path("/usr/share/wordnet").iterdir():
-        if f.is_file():
-            shutil.copy(f, dest / f.name)
-    cats = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
-    (dest / "lexnames").write_text("".join(f"{i:02d}\t{n}\t{cats[n.split('.')[0]]}\n" for i, n in enumerate(LEXNAMES)))
+    from scorekit.text.wordnet import export_for_nltk
+
+    export_for_nltk(tmp)
     import nltk
 
     nltk.data.path.insert(0, str(tmp))

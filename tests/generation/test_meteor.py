@@ -4,7 +4,6 @@ WordNet reader pointed at the same Debian WordNet 3.0 files scorekit reads direc
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,34 +13,18 @@ from hypothesis import given, strategies as st
 from scorekit.errors import InputError, UnknownNameError
 from scorekit.generation.meteor import meteor, meteor_batch, meteor_signature, score_from_counts
 from scorekit.signature import parse_signature
+from scorekit.text.wordnet import export_for_nltk
 
 nltk = pytest.importorskip("nltk")
 WN_DIR = Path("/usr/share/wordnet")
 pytestmark = pytest.mark.skipif(not (WN_DIR / "index.noun").exists(), reason="wordnet-base not installed")
 
-LEXNAMES = (
-    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
-    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location "
-    "noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process "
-    "noun.quantity noun.relation noun.shape noun.state noun.substance noun.time verb.body "
-    "verb.change verb.cognition verb.communication verb.competition verb.consumption verb.contact "
-    "verb.creation verb.emotion verb.motion verb.perception verb.possession verb.social "
-    "verb.stative verb.weather adj.ppl"
-).split()
-_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 
 @pytest.fixture(scope="session")
 def nltk_meteor(tmp_path_factory):
     """nltk's meteor_score, its WordNet read from a copy of Debian's files plus a lexnames file."""
-    root = tmp_path_factory.mktemp("nltk_data")
-    dest = root / "corpora" / "wordnet"
-    dest.mkdir(parents=True)
-    for f in WN_DIR.iterdir():
-        if f.is_file():
-            shutil.copy(f, dest / f.name)  # nltk refuses symlinks that leave its data path
-    (dest / "lexnames").write_text(
-        "".join(f"{i:02d}\t{n}\t{_CATEGORY[n.split('.')[0]]}\n" for i, n in enumerate(LEXNAMES)))
+    root = export_for_nltk(tmp_path_factory.mktemp("nltk_data"), WN_DIR)
     nltk.data.path.insert(0, str(root))
     from nltk.corpus import wordnet as wn
     from nltk.translate.meteor_score import meteor_score

@@ -3,41 +3,19 @@
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
 from scorekit.errors import MissingDependencyError
-from scorekit.text.wordnet import WordNet, get_wordnet
+from scorekit.text.wordnet import _LEXNAMES as LEXNAMES, WordNet, export_for_nltk, get_wordnet
 
 WN_DIR = Path("/usr/share/wordnet")
 pytestmark = pytest.mark.skipif(not (WN_DIR / "index.noun").exists(), reason="wordnet-base not installed")
 
-# The standard WordNet 3.0 lexnames file (lexicographer file number, name, syntactic category);
-# Debian's wordnet-base lacks it but nltk's reader insists on it.
-LEXNAMES = (
-    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
-    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location "
-    "noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process "
-    "noun.quantity noun.relation noun.shape noun.state noun.substance noun.time verb.body "
-    "verb.change verb.cognition verb.communication verb.competition verb.consumption verb.contact "
-    "verb.creation verb.emotion verb.motion verb.perception verb.possession verb.social "
-    "verb.stative verb.weather adj.ppl"
-).split()
-_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
-
-
 def nltk_wordnet_root(tmp_root: Path) -> Path:
-    """Copy Debian's WordNet into ``tmp_root/corpora/wordnet`` with a lexnames file; return tmp_root."""
-    dest = tmp_root / "corpora" / "wordnet"
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in WN_DIR.iterdir():
-        if f.is_file():
-            shutil.copy(f, dest / f.name)  # nltk refuses symlinks that leave its data path
-    (dest / "lexnames").write_text(
-        "".join(f"{i:02d}\t{n}\t{_CATEGORY[n.split('.')[0]]}\n" for i, n in enumerate(LEXNAMES)))
-    return tmp_root
+    """Debian's WordNet laid out as an nltk_data folder (see export_for_nltk)."""
+    return export_for_nltk(tmp_root, WN_DIR)
 
 
 @pytest.fixture(scope="session")

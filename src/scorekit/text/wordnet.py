@@ -174,3 +174,38 @@ def _cached(root: str) -> WordNet:
 def get_wordnet(root: str | os.PathLike | None = None) -> WordNet:
     """The shared reader for ``root`` (default ``$SCOREKIT_WORDNET_DIR`` or /usr/share/wordnet)."""
     return _cached(str(root or os.environ.get("SCOREKIT_WORDNET_DIR") or DEFAULT_DIR))
+
+
+# The standard WordNet 3.0 lexnames file (lexicographer file number, name, syntactic category):
+# Debian's wordnet-base lacks it, and nltk's WordNet reader refuses to load without it.
+_LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
+    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location "
+    "noun.motive noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process "
+    "noun.quantity noun.relation noun.shape noun.state noun.substance noun.time verb.body "
+    "verb.change verb.cognition verb.communication verb.competition verb.consumption verb.contact "
+    "verb.creation verb.emotion verb.motion verb.perception verb.possession verb.social "
+    "verb.stative verb.weather adj.ppl"
+).split()
+_LEX_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+
+def export_for_nltk(nltk_data_root: str | os.PathLike, source: str | os.PathLike | None = None) -> Path:
+    """Lay out Debian's WordNet 3.0 files as an nltk_data folder (``<root>/corpora/wordnet``,
+    plus the ``lexnames`` file nltk needs) so nltk's reader — e.g. for comparing with nltk's
+    METEOR — works without downloading nltk_data. Files are copied: nltk refuses symlinks that
+    leave its data path. Returns ``nltk_data_root``; append it to ``nltk.data.path``."""
+    import shutil
+
+    src = Path(source or os.environ.get("SCOREKIT_WORDNET_DIR") or DEFAULT_DIR)
+    if not (src / "index.noun").is_file():
+        raise MissingDependencyError(f"WordNet 3.0 files not found in {src}: apt-get install wordnet-base")
+    root = Path(nltk_data_root)
+    dest = root / "corpora" / "wordnet"
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.is_file():
+            shutil.copy(f, dest / f.name)
+    (dest / "lexnames").write_text(
+        "".join(f"{i:02d}\t{n}\t{_LEX_CATEGORY[n.split('.')[0]]}\n" for i, n in enumerate(_LEXNAMES)))
+    return root
