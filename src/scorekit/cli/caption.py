@@ -87,7 +87,12 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     for name, why in out.skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
 
-    sig = make_signature("caption", {"lang": lang, "tok": tokenizer or suite.tokenizer_for(lang),
+    tok = tokenizer or suite.tokenizer_for(lang)
+    if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
+        from scorekit.text.korean import kiwi_version
+
+        tok = f"kiwi-{kiwi_version()}"
+    sig = make_signature("caption", {"lang": lang, "tok": tok,
                                      "metrics": list(out.metrics), **out.params})
     rep = suite.report(out.metrics, baseline_meteor=baseline_meteor)
     per_item = []

@@ -184,10 +184,17 @@ def _meteor(inputs: CaptionInputs) -> MetricOutput:
         hyps, refs = inputs.tokens()
         scores = meteor_batch(hyps, refs, lang="en", **kw)
     scores = _zero_empty(scores, inputs)
-    lex = opts.get("lexicon")
+    # Pin what changes the number: the synonym source by content (a lexicon path would not).
+    if inputs.lang == "ko":
+        from scorekit.generation.meteor_ko import resolve_lexicon
+
+        source = f"lexicon:{resolve_lexicon(opts.get('lexicon')).fingerprint}"
+    else:
+        import nltk
+
+        source = f"porter-nltk{nltk.__version__},wordnet-3.0"
     return MetricOutput({"meteor": _mean(scores)}, {"meteor": scores},
-                        {"meteor": f"a{kw['alpha']:g},b{kw['beta']:g},g{kw['gamma']:g}"
-                                   + (f",lexicon:{lex}" if lex else "")})
+                        {"meteor": f"a{kw['alpha']:g},b{kw['beta']:g},g{kw['gamma']:g},{source}"})
 
 
 # ----------------------------------------------------------------------------- ROUGE
