@@ -85,7 +85,9 @@ def to_rich(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 
             title: str | None = None):
     from rich.table import Table
 
-    table = Table(title=title, header_style="bold", title_justify="left")
+    # a title wider than a narrow table would otherwise be wrapped onto two lines
+    table = Table(title=title, header_style="bold", title_justify="left",
+                  min_width=len(title) + 2 if title else None)
     for j, h in enumerate(header):
         numeric = bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
         table.add_column(str(h), justify="right" if numeric else "left")
