@@ -90,3 +90,22 @@ def test_atomic_write_gives_normal_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_json_readers_name_file_line_and_shape(tmp_path):
+    from scorekit.io.jsonfile import parse_json, read_json_object
+
+    p = tmp_path / "x.json"
+    p.write_text('{"a": 1,\n "b": }', encoding="utf-8")
+    with pytest.raises(InputError, match=r"x\.json:2: invalid JSON: .*\(column 7\)"):
+        read_json_object(p, "result file")
+    with pytest.raises(InputError, match=r"x\.json:12: invalid JSON"):
+        parse_json("{,}", p, line=12)  # one JSONL line at line 12
+    p.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match="expected a JSON object, found list"):
+        read_json_object(p)
+    p.write_text("  \n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty qrels file \(expected a mapping\)"):
+        read_json_object(p, "qrels file", "a mapping")
+    p.write_text('{"q1": {"d1": 1}}', encoding="utf-8")
+    assert read_json_object(p) == {"q1": {"d1": 1}}

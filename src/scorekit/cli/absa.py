@@ -62,7 +62,7 @@ def _write_text(path: Path, text: str) -> None:
 
 def _override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | None:
     from scorekit.absa.aggregate import OVERRIDE_SUMMARY_NAME
-    from scorekit.io.absa_jsonl import read_json_object
+    from scorekit.io.jsonfile import read_json_object
 
     path = explicit if explicit is not None else run_dir / OVERRIDE_SUMMARY_NAME
     if explicit is None and not path.exists():

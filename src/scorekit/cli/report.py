@@ -7,22 +7,17 @@ papers.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from scorekit.errors import InputError
 from scorekit.io.atomic import atomic_write, read_text
+from scorekit.io.jsonfile import parse_json
 
 
 def load_result_json(path: Path) -> dict:
     """Parse one result file with errors that name the file and line."""
-    text = read_text(path, "result JSON")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    data = parse_json(read_text(path, "result JSON"), path)
     from scorekit.report.html import load_doc
 
     load_doc(data, str(path))  # validates the shape; raises a one-line ScorekitError

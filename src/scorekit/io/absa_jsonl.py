@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError
 from scorekit.io.atomic import check_readable
 
 try:  # orjson parses 3-5x faster; plain json is the fallback
@@ -138,15 +137,3 @@ def write_jsonl(path: str | os.PathLike, rows, *, ensure_dir: bool = True) -> in
     return n
 
 
-def read_json_object(path: str | os.PathLike, what: str = "JSON file") -> dict[str, Any]:
-    """A whole-file JSON object (e.g. override_gate_debug_summary.json); InputError otherwise."""
-    from scorekit.io.atomic import read_text
-
-    text = read_text(path, what)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
-    if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object, found {type(data).__name__}", path)
-    return data

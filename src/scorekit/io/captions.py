@@ -28,6 +28,7 @@ from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
+from scorekit.io.jsonfile import parse_json
 from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
@@ -106,10 +107,7 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
     keys = PRED_KEYS if kind == "predictions" else REF_KEYS
     rows: list[tuple[str, object, int | None]] = []
     if fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+        data = parse_json(text, path)
         if isinstance(data, dict):
             return [(str(k), v, _line_of(text, k)) for k, v in data.items()]
         if not isinstance(data, list):
@@ -120,10 +118,7 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
         for i, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                objs.append((json.loads(line), i))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON: {exc.msg}", path, i) from None
+            objs.append((parse_json(line, path, i), i))
     else:
         reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
         header = next(reader, None)

@@ -3,26 +3,15 @@ dict form), ``.json`` or ``.json.gz``. A ranked list ``{qid: [docid, ...]}`` is 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError
-from scorekit.io.atomic import read_text
+from scorekit.io.jsonfile import read_json_object
 
 
 def read_mapping(path: str | os.PathLike, what: str) -> dict[str, Any]:
-    text = read_text(path, f"{what} file")
-    if not text.strip():
-        raise InputError(f"empty {what} file (expected a JSON object {{qid: {{docid: number}}}})", path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
-    if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object {{qid: {{docid: number}}}}, found {type(data).__name__}", path)
-    return data
+    return read_json_object(path, f"{what} file", "a JSON object {qid: {docid: number}}")
 
 
 def is_json_path(path: str | os.PathLike) -> bool:

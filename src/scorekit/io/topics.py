@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ import numpy as np
 
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import read_text
+from scorekit.io.jsonfile import parse_json
 
 
 def _element_lines(text: str) -> list[int]:
@@ -70,10 +70,7 @@ class TopicSet:
 def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     from scorekit.topics.validate import validate_topics
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    data = parse_json(text, path)
     lines = _element_lines(text)
     if isinstance(data, dict):
         names, raw, keyed = [str(k) for k in data], list(data.values()), True

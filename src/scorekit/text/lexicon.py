@@ -130,10 +130,9 @@ def _parse_tsv(text: str, path: Path) -> list[tuple[str, str]]:
 
 
 def _parse_json(text: str, path: Path) -> list[tuple[str, str]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    from scorekit.io.jsonfile import parse_json
+
+    data = parse_json(text, path)
     if not isinstance(data, dict):
         raise InputError('expected a JSON object {"word": ["synonym", ...]}', path)
     pairs: list[tuple[str, str]] = []
