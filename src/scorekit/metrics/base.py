@@ -1,0 +1,201 @@
+"""One metric, two faces: functional and stateful, both over per-item sufficient statistics.
+
+The life of a metric (sacrebleu's shape, torchmetrics' faces)::
+
+    stats = m.item_stats(batch)          # per-item sufficient statistics (a Stats, one row/item)
+    stats = m.merge(stats_a, stats_b)    # shards / batches combined (row-wise concatenation)
+    values = m.score(stats)              # {key: corpus value}, from the merged statistics
+    per_item = m.item_scores(stats)      # {key: array of per-item values}
+
+Stateful face: ``m.update(batch)``, ``m.compute()``, ``m.merge_state(other)``, ``m.reset()``.
+Functional face: ``m(batch)`` == update on a fresh copy then compute.
+
+Statistics are kept **per item** (rows), so merging is concatenation, a bootstrap resample is a
+row index, and a corpus score (BLEU's n-gram sums, CIDEr's document frequencies) is recomputed
+from any subset exactly — what comparisons and the Ray engine rely on.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+VALUE_KINDS = ("rate", "count", "score")  # rate: in [0, 1]; count: a non-negative count;
+#                                           score: any other number (CIDEr 0..10, ICC, z-scores)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed metric parameter (``k`` of ``ndcg@10``, ``rel`` of ``recall(rel=2)@10``)."""
+
+    name: str
+    type: type
+    default: Any = None
+    doc: str = ""
+    signature: bool = True   # does the value belong in the signature?
+
+    def coerce(self, value: Any) -> Any:
+        from scorekit.errors import ScorekitError
+
+        if value is None or isinstance(value, self.type):
+            return value
+        try:
+            return self.type(value)
+        except (TypeError, ValueError):
+            raise ScorekitError(f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}") from None
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What the registry knows about a metric key without computing anything."""
+
+    key: str                      # result key, e.g. "ndcg@10", "bleu_4", "bertscore_f1"
+    metric: str                   # registered metric name producing it, e.g. "ndcg", "bleu"
+    family: str                   # "retrieval", "caption", "summary", "topics", "absa", ...
+    higher_is_better: bool = True
+    kind: str = "rate"            # one of VALUE_KINDS
+    doc: str = ""
+    corpus: bool = False          # True: the score is computed from merged statistics
+    #                               (BLEU, CIDEr, chrF), not the mean of per-item values
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "metric": self.metric, "family": self.family,
+                "higher_is_better": self.higher_is_better, "kind": self.kind, "doc": self.doc,
+                "corpus": self.corpus}
+
+
+@dataclass
+class Stats:
+    """Per-item sufficient statistics: named columns with one row per item (numpy arrays or
+    lists), plus corpus-level ``meta`` that must be equal across shards (e.g. a tokenizer)."""
+
+    columns: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        for v in self.columns.values():
+            return len(v)
+        return 0
+
+    def take(self, index: Sequence[int] | np.ndarray) -> "Stats":
+        """The statistics of a subset (or resample, with repeats) of the items."""
+        idx = np.asarray(index, dtype=np.int64)
+        out = {}
+        for k, v in self.columns.items():
+            out[k] = v[idx] if isinstance(v, np.ndarray) else [v[i] for i in idx]
+        return Stats(out, dict(self.meta))
+
+    @staticmethod
+    def concat(parts: Sequence["Stats"]) -> "Stats":
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return Stats()
+        from scorekit.errors import ScorekitError
+
+        meta = parts[0].meta
+        for p in parts[1:]:
+            if p.meta != meta:
+                raise ScorekitError(f"cannot merge statistics computed differently: {meta} vs {p.meta}")
+        cols: dict[str, Any] = {}
+        for k, v in parts[0].columns.items():
+            vals = [p.columns[k] for p in parts]
+            cols[k] = np.concatenate(vals) if isinstance(v, np.ndarray) else [x for vs in vals for x in vs]
+        return Stats(cols, dict(meta))
+
+
+class Metric:
+    """Base class of every metric. Subclasses set the class attributes and implement
+    :meth:`item_stats` and :meth:`score` (and :meth:`item_scores` when per-item values differ
+    from scoring each row alone)."""
+
+    name: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    keys: ClassVar[tuple[str, ...]] = ()          # result keys produced (default: (name,))
+    higher_is_better: ClassVar[bool] = True
+    kind: ClassVar[str] = "rate"
+    corpus: ClassVar[bool] = False
+    params: ClassVar[tuple[Param, ...]] = ()
+    signature_fields: ClassVar[tuple[str, ...]] = ()   # parameter names pinned in the signature
+
+    def __init__(self, **params: Any):
+        from scorekit.errors import ScorekitError
+
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            from scorekit.errors import UnknownNameError
+
+            raise UnknownNameError(f"{self.name} parameter", unknown[0], known)
+        self.values = {p.name: p.coerce(params.get(p.name, p.default)) for p in self.params}
+        if not self.keys:
+            type(self).keys = (self.name,)
+        self._state: list[Stats] = []
+        if type(self).kind not in VALUE_KINDS:
+            raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")
+
+    # -- declaration ------------------------------------------------------------------
+    @classmethod
+    def doc(cls) -> str:
+        return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+
+    def info(self, key: str | None = None) -> MetricInfo:
+        return MetricInfo(key or self.name, self.name, self.family, self.higher_is_better,
+                          self.kind, self.doc(), self.corpus)
+
+    def signature_params(self) -> dict[str, Any]:
+        """The fields this metric owns in a signature (name -> value), in declaration order."""
+        return {f: self.values.get(f) for f in self.signature_fields}
+
+    # -- the computation (subclasses) -------------------------------------------------
+    def item_stats(self, batch: Any) -> Stats:
+        raise NotImplementedError
+
+    def merge(self, *parts: Stats) -> Stats:
+        return Stats.concat(parts)
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        raise NotImplementedError
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    # -- stateful face ----------------------------------------------------------------
+    def update(self, batch: Any) -> "Metric":
+        self._state.append(self.item_stats(batch))
+        return self
+
+    def merge_state(self, other: "Metric") -> "Metric":
+        if type(other) is not type(self) or other.values != self.values:
+            from scorekit.errors import ScorekitError
+
+            raise ScorekitError(f"cannot merge {other.name}{other.values} into {self.name}{self.values}")
+        self._state.extend(other._state)
+        return self
+
+    def state(self) -> Stats:
+        return self.merge(*self._state)
+
+    def compute(self) -> dict[str, float]:
+        return self.score(self.state())
+
+    def reset(self) -> "Metric":
+        self._state = []
+        return self
+
+    # -- functional face --------------------------------------------------------------
+    def __call__(self, batch: Any) -> dict[str, float]:
+        fresh = copy.copy(self)
+        fresh._state = []
+        return fresh.update(batch).compute()
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"{type(self).__name__}({args})"
+
+
+def as_mapping(values: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(values or {})
