@@ -22,8 +22,9 @@ polarity
 from __future__ import annotations
 
 import re
-from scorekit.text.normalize import nfc
 from functools import lru_cache
+
+from scorekit.text.normalize import nfc
 
 _WS = re.compile(r"\s+")
 _EDGE_PUNCT = ".,;:!?\"'`“”‘’()[]{}<>「」『』《》〈〉…·~"
