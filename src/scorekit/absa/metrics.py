@@ -130,7 +130,9 @@ def count_metrics(s: RunStats) -> dict[str, int]:
         "n_fix": int(s["n_fix"]), "n_break": int(s["n_break"]),
         "n_still": int(s["n_still"]), "n_keep": int(s["n_keep"]),
         "n_changed": int(s["changed"]),
+        "n_failed": int(s["failed"]),
         "n_parse_failed": int(s["parse_failed"]),
+        "n_generate_failed": int(s["generate_failed"]),
     }
 
 
