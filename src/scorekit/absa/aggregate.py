@@ -28,7 +28,7 @@ OVERRIDE_SUMMARY_NAME = "override_gate_debug_summary.json"
 def signature(override_summary: bool = False) -> str:
     """Pins what changes the numbers: matching unit, averaging, empty rule, conflict rule."""
     return make_signature("absa", {
-        "unit": "aspect_term+polarity", "norm": "nfc+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
+        "unit": "aspect_term+polarity", "norm": "nfc+invisible+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
         "f1": "macro-rows", "empty_gold": "match-iff-empty", "rep": "explicit>conf>no_drop", "override": override_summary,
     })
 
