@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, metrics_table, output_options, print_table, signature_line
+from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
 _TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
@@ -33,12 +33,10 @@ def _p(x: float) -> str:
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
-def _write_per_query(path: Path, comparison) -> None:
-    from scorekit.io.atomic import atomic_write
-
+def _write_per_query(dest, comparison) -> None:
     names = [r.name for r in comparison.results]
     measures = list(comparison.results[0].metrics)
-    with atomic_write(path) as fh:
+    with dest.open() as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["system", "query"] + measures)
         for name in names:
@@ -87,6 +85,7 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
 
     if names and len(names) != len(runs):
         raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+    per_query_out = outputs().file(per_query, "--per-query") if per_query is not None else None
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("ignore")
         comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
@@ -98,8 +97,8 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         if missing:
             _warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
                   f"ranking and score 0")
-    if per_query is not None:
-        _write_per_query(per_query, comp)
+    if per_query_out is not None:
+        _write_per_query(per_query_out, comp)
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None
     if payload is not None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import print_table, signature_line, write_json
+from scorekit.cli._common import dumps_json, is_stdout, outputs, print_table, signature_line, transactional, write_json
 from scorekit.errors import ScorekitError, UnknownNameError
 
 METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
@@ -74,8 +74,11 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
 @store_option
 @format_option
+@transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
+    if report:
+        outputs().file(report, "--report")
     with _open(store) as s:
         data = s.get(run_id)
         rec = s.record_of(run_id)
@@ -95,12 +98,11 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
 
 
 def _write_report(doc: dict[str, Any], path: Path) -> None:
-    from scorekit.io.atomic import atomic_write
     from scorekit.report.html import render_report
 
-    page = render_report([doc])
-    with atomic_write(path) as fh:
-        fh.write(page)
+    tx = outputs()
+    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, "--report")
+    dest.write_text(render_report([doc]))
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
@@ -172,14 +174,20 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
 @click.option("--n-resamples", type=click.IntRange(min=100), default=10000, show_default=True)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the comparison JSON (renders with `scorekit report`).")
+              help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
 @store_option
 @format_option
+@transactional
 def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
                 fmt: str) -> None:
     """Compare RUN_ID against BASELINE_ID with paired significance tests over shared item ids."""
+    tx = outputs()
+    if output and not is_stdout(output):
+        tx.file(output, "--output")
+    if report:
+        tx.file(report, "--report")
     with _open(store) as s:
         a, b = s.get(baseline_id), s.get(run_id)
     doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
@@ -188,10 +196,12 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
         click.echo(f"note: the signatures differ:\n  #{baseline_id}: {a.get('signature')}\n"
                    f"  #{run_id}: {b.get('signature')}", err=True)
     if output:
-        write_json(output, json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
+        write_json(output, dumps_json(doc))
     if report:
         _write_report(doc, report)
     comp = doc["comparison"]
+    if is_stdout(output):
+        return
     rows = [[r["measure"], r["baseline_value"], r["value"], r["improvement_pct"], r["p_value"], r["p_adjusted"],
              "*" if r["significant"] else "", r["n"]] for r in comp["rows"]]
     print_table(["metric", comp["baseline"], doc["runs"][1]["name"], "Δ %", "p", "p (Holm)", "sig.", "n"], rows, fmt,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
 from scorekit.errors import ScorekitError
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
@@ -53,15 +53,21 @@ def load_bertscorer_option(flag: bool | None, model: str | None):
     return scorer
 
 
-def write_table_file(path: Path, header, rows) -> None:
-    from scorekit.io.atomic import atomic_write
+TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
+
+
+def table_format(path: Path) -> str:
+    fmt = TABLE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ScorekitError(f"--table {path}: expected a file name ending in .csv, .md or .tex")
+    return fmt
+
+
+def write_table_file(dest, header, rows) -> None:
+    """Stage the per-n table for ``dest`` (a registered output)."""
     from scorekit.report import tables
 
-    fmt = {".csv": "csv", ".md": "markdown", ".tex": "latex"}.get(path.suffix.lower())
-    if fmt is None:
-        raise ScorekitError(f"{path}: --table must end in .csv, .md or .tex")
-    with atomic_write(path) as fh:
-        fh.write(tables.render(header, rows, fmt, digits=4))
+    dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
 @click.command("sweep")
@@ -88,7 +94,7 @@ def write_table_file(path: Path, header, rows) -> None:
 @click.option("--band", default="0.5,0.9", show_default=True,
               help="Gain band of the recommendation rule (share of the total quality gain).")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write one PNG per metric (mean and 95% CI against n) into this folder.")
+              help="Write one PNG per metric (mean and 95% CI against n) into this folder (created if missing).")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the per-n table to this .csv/.md/.tex file.")
 @output_options
@@ -109,8 +115,11 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
     low_high = parse_band(band)
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
-    if plot_dir is not None and not plot_dir.is_dir():
-        raise ScorekitError(f"{plot_dir}: plot directory does not exist")
+    tx = outputs()
+    if table_path is not None:
+        table_format(table_path)
+        table_out = tx.file(table_path, "--table")
+    plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None:
         if dataset_files is not None:
             raise ScorekitError("--dataset-files goes with --dataset, not --data")
@@ -126,8 +135,9 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
                              inputs={"data": pairs.source})
     header, rows = sweep_table(sweep)
     if table_path is not None:
-        write_table_file(table_path, header, rows)
-    plots = plot_sweep(sweep, plot_dir) if plot_dir is not None else []
+        write_table_file(table_out, header, rows)
+    plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
+             if plot_out is not None else [])
     if plots:
         result.extra["plots"] = [str(p) for p in plots]
     emit(result, output=output, fmt=fmt, quiet=quiet, **options)
