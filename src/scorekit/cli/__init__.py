@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 
 import click
@@ -79,11 +80,18 @@ def cli() -> None:
     """
 
 
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_)\w*\(([^()]*)\)")
+
+
+def _plain(message: str) -> str:
+    """One line, and numpy scalars as plain numbers (``np.float64(nan)`` -> ``nan``)."""
+    return " ".join(_NUMPY_SCALAR.sub(r"\1", message).split())
+
+
 def _usage_line(exc: click.UsageError) -> str:
     """click's Usage/Try/Error block as ONE line: ``scorekit <cmd>: error: ...``."""
     prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
-    message = " ".join(exc.format_message().split())
-    return f"{prog}: error: {message}"
+    return f"{prog}: error: {_plain(exc.format_message())}"
 
 
 def _os_error_line(exc: OSError) -> str:
@@ -102,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         with cli.make_context("scorekit", args) as ctx:
             cli.invoke(ctx)
     except ScorekitError as exc:
-        click.echo(f"scorekit: error: {exc}", err=True)
+        click.echo(f"scorekit: error: {_plain(str(exc))}", err=True)
         return exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()

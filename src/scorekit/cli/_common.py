@@ -257,6 +257,21 @@ def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
 EMIT_HOOKS += [_report_hook, _record_hook]
 
 
+class Group(click.Group):
+    """A sub-command group whose command list shows each one-line summary whole (click cuts
+    them at ~45 characters, mid-phrase)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 def signature_line(sig: str, fmt: str) -> None:
     if fmt == "table":
         console().print(f"[dim]signature: {sig}[/dim]", soft_wrap=True, markup=True, highlight=False)

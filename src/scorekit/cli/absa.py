@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line, transactional
+from scorekit.cli._common import Group, emit, output_options, outputs, print_table, signature_line, transactional
 from scorekit.errors import InputError, ScorekitError
 
 OUTPUTS_NAME = "outputs.jsonl"
@@ -86,7 +86,7 @@ def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str]
     return header, [[m, *(metrics.get(m) for _, metrics in runs)] for m in METRIC_NAMES]
 
 
-@click.group(name="absa")
+@click.group(name="absa", cls=Group)
 def command() -> None:
     """Conflict-Review aspect-sentiment metrics: scorecards, aggregation, reports (spec §1–§7)."""
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._types import count, finite
 from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
@@ -56,15 +57,15 @@ def _write_per_query(dest, comparison) -> None:
 @click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
               help="Comma-separated measures, ranx names: hit_rate@k, precision@k, recall@k, r_precision, "
                    "mrr, mrr@k, map, map@k, ndcg, ndcg@k, ndcg_burges@k.")
-@click.option("--rel-threshold", type=int, default=1, show_default=True,
+@click.option("--rel-threshold", type=count(1), default=1, show_default=True,
               help="A document is relevant when its grade is >= this (trec_eval -l). nDCG uses the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
+@click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
-@click.option("--n-resamples", type=int, default=10000, show_default=True,
+@click.option("--n-resamples", type=count(1), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
               help="Write every system's per-query scores to this CSV.")
 @output_options

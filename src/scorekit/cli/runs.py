@@ -17,7 +17,8 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import dumps_json, is_stdout, outputs, print_table, signature_line, transactional, write_json
+from scorekit.cli._types import count, finite
+from scorekit.cli._common import Group, dumps_json, is_stdout, outputs, print_table, signature_line, transactional, write_json
 from scorekit.errors import ScorekitError, UnknownNameError
 
 METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
@@ -44,7 +45,7 @@ def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
     return " ".join(parts) + (" …" if len(metrics) > k else "")
 
 
-@click.group("runs")
+@click.group("runs", cls=Group)
 def command() -> None:
     """The run history: list, show, compare and remove recorded evaluations; leaderboards.
 
@@ -54,7 +55,7 @@ def command() -> None:
 @command.command("list")
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many (newest first).")
+@click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
 @store_option
 @format_option
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
@@ -170,9 +171,11 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="Paired test: Student's t, Fisher randomization, Wilcoxon signed-rank, paired bootstrap.")
 @click.option("--metric", "metrics", multiple=True, help="Per-item metric(s) to test (default: all shared).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--n-resamples", type=click.IntRange(min=100), default=10000, show_default=True)
-@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
+@click.option("--n-resamples", type=count(100), default=10000, show_default=True,
+              help="Permutations / bootstrap samples (randomization and bootstrap tests).")
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
@@ -224,7 +227,7 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--task", help="One task (default: a leaderboard per task in the store).")
 @click.option("--metric", help="Rank by this metric (default: the task's headline metric).")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
-@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per task.")
 @store_option
 @format_option
 def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: int, store: Path | None,

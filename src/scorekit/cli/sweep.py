@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._types import count, parse_floats
 from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
 from scorekit.errors import ScorekitError
 
@@ -31,10 +32,9 @@ def parse_int_list(text: str, what: str) -> list[int]:
 
 
 def parse_band(text: str) -> tuple[float, float]:
-    try:
-        low, high = (float(x) for x in text.split(","))
-    except ValueError:
-        raise ScorekitError(f"--band: expected LOW,HIGH fractions like 0.5,0.9, got {text!r}") from None
+    low, high = parse_floats(text, 2, "--band")
+    if not 0 <= low <= high <= 1:
+        raise ScorekitError(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
     return low, high
 
 
@@ -77,8 +77,8 @@ def write_table_file(dest, header, rows) -> None:
               help="Use CNN/DailyMail 3.0.0 or XSUM from local files or the local HF cache.")
 @click.option("--dataset-files", type=click.Path(path_type=Path),
               help="Local parquet/jsonl/csv file(s) (a file or folder) holding --dataset's split.")
-@click.option("--split", default="test", show_default=True, help="Dataset split.")
-@click.option("--limit", type=click.IntRange(min=1), help="Use only the first LIMIT documents.")
+@click.option("--split", default="test", show_default=True, help="Dataset split (with --dataset).")
+@click.option("--limit", type=count(1), help="Use only the first LIMIT documents.")
 @click.option("--n", "n_list", default=DEFAULT_N, show_default=True, help="Summary lengths (words).")
 @click.option("--summarizer", "summarizers", default="lead,textrank", show_default=True,
               help="Comma-separated: lead, textrank, random.")
@@ -88,8 +88,8 @@ def write_table_file(dest, header, rows) -> None:
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
-@click.option("--seed", default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
-@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=click.IntRange(min=1),
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
+@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=count(1),
               help="Bootstrap resamples for the 95% CIs.")
 @click.option("--band", default="0.5,0.9", show_default=True,
               help="Gain band of the recommendation rule (share of the total quality gain).")
