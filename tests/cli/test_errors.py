@@ -58,7 +58,6 @@ BAD_NUMBERS = [
     (["retrieval", "--qrels", QRELS, "--run", RUN1], "--alpha", "nan"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1], "--alpha", "1.5"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1], "--n-resamples", "0"),
-    (["retrieval", "--qrels", QRELS, "--run", RUN1], "--rel-threshold", "0"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1], "--seed", "-1"),
     (["sweep", "--data", NEWS], "--bootstrap", "0"),
     (["sweep", "--data", NEWS], "--limit", "0"),

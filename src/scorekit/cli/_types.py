@@ -55,5 +55,5 @@ def parse_floats(text: str, n: int, option: str) -> list[float]:
     except ValueError:
         vals = []
     if len(vals) != n or not all(math.isfinite(v) for v in vals):
-        raise ScorekitError(f"{option}: expected {n} comma-separated finite numbers, got {text!r}")
+        raise ScorekitError(f"{option} expects {n} comma-separated finite numbers, got {text!r}")
     return vals

@@ -57,7 +57,7 @@ def _write_per_query(dest, comparison) -> None:
 @click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
               help="Comma-separated measures, ranx names: hit_rate@k, precision@k, recall@k, r_precision, "
                    "mrr, mrr@k, map, map@k, ndcg, ndcg@k, ndcg_burges@k.")
-@click.option("--rel-threshold", type=count(1), default=1, show_default=True,
+@click.option("--rel-threshold", type=int, default=1, show_default=True,
               help="A document is relevant when its grade is >= this (trec_eval -l). nDCG uses the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
