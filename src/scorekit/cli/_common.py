@@ -1,7 +1,7 @@
-"""What every evaluation sub-command shares: output options and result emission.
+"""What every evaluation sub-command shares: output options, the output transaction, emission.
 
-``@output_options`` adds ``--output/-o FILE.json``, ``--format`` and ``--quiet``, plus the report
-and history options every evaluation gets for free:
+``@output_options`` adds ``--output/-o FILE.json`` (``-`` = the JSON on stdout, no table),
+``--format`` and ``--quiet``, plus the report and history options every evaluation gets:
 
 - ``--report FILE.html``: also write the self-contained HTML report of this run;
 - ``--record/--no-record``: save the run(s) in the run history (``scorekit runs``). Recording is
@@ -9,10 +9,13 @@ and history options every evaluation gets for free:
   every evaluation, and ``--no-record`` to skip one;
 - ``--store PATH``: which history database (default ``$SCOREKIT_STORE`` or ``~/.scorekit/runs.db``).
 
-The command function does not need parameters for these three: ``output_options`` takes them
-out of the call (unless the function names them itself) and ``emit`` finds them on the click
-context. ``emit`` writes the JSON atomically, then runs ``EMIT_HOOKS`` (the HTML report, the run
-history); printing tables stays the caller's job.
+The command runs inside one :class:`scorekit.io.outputs.Outputs` transaction: ``-o``,
+``--report`` and the store are checked before the command body starts; the command registers
+its own side outputs (``outputs().file(path, "--per-query")``, ``outputs().directory(dir,
+"--plot")``) before its work; ``emit`` stages the JSON, the report and the runs to record; the
+files appear (and runs are recorded) only when the command returns, and nothing is left behind
+when it fails. Commands without ``output_options`` use ``@transactional``. Printing tables
+stays the caller's job.
 """
 
 from __future__ import annotations
