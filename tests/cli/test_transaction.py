@@ -233,3 +233,11 @@ def test_success_writes_every_output_and_records(tmp_path, capsys):
     code, stdout, _ = run(["runs", "list", "--store", store, "--format", "csv"], capsys)
     assert code == 0 and stdout.count("retrieval") == 2
     assert not [p for p in tmp_path.rglob(".*") if p.is_file()]   # no temporaries left
+
+
+@pytest.mark.parametrize("args", [["--report", "-"], ["--per-query", "-"], ["-o", "-", "--report", "-"]])
+def test_dash_is_only_for_output(tmp_path, capsys, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = run(["retrieval", "--qrels", QRELS, "--run", RUN1, *args], capsys)
+    assert code == 2 and "expected a file name" in one_error_line(err)
+    assert stdout == "" and list(tmp_path.iterdir()) == []

@@ -93,6 +93,8 @@ class FileOutput(_Dest):
 
     def __init__(self, tx: Outputs, path: Path, option: str, create_parents: bool):
         super().__init__(tx, path, option)
+        if _is_stdout(path):
+            raise ScorekitError(f"{option} -: expected a file name (only -o/--output can write to stdout)")
         if path.is_dir():
             raise ScorekitError(f"{option} {path}: is a folder; expected a file name")
         if os.path.lexists(path) and not os.access(path, os.W_OK) and not path.is_symlink():
@@ -220,6 +222,8 @@ class Outputs:
         return dest
 
     def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
+        if _is_stdout(path):
+            raise ScorekitError(f"{option} -: expected a folder name")
         path = Path(path)
         self._same(path, option)
         dest = DirOutput(self, path, option)
