@@ -281,3 +281,12 @@ def test_read_only_as_nobody(tmp_path):
         assert r.returncode == 2 and "not writable" in one_line(r.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_numpy_scalars_are_plain_numbers_in_messages(tmp_path, capsys):
+    bad = tmp_path / "run.txt"
+    bad.write_text("q1 Q0 d1 1 nan tag\n")
+    code, _, err = run(["retrieval", "--qrels", QRELS, "--run", bad], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert "run.txt:1" in line and "nan" in line and "np." not in line

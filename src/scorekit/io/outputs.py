@@ -183,7 +183,7 @@ class StoreOutput(_Dest):
         self.pending: list[tuple[Any, str | None]] = []
         if resolved.is_dir():
             raise ScorekitError(f"{option} {resolved}: the run store must be a file, found a folder")
-        if resolved.exists():
+        if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
             if not os.access(resolved, os.R_OK | os.W_OK):
                 raise ScorekitError(f"{option} {resolved}: the run store is not writable")
             with RunStore(resolved, create=False):
