@@ -13,4 +13,5 @@ for fam in "${order[@]}" $(ls examples | grep -vxF -e demo.sh "${order[@]/#/-e}"
   section "$fam"
   SK="$SK" bash "$part"
 done
-printf '\nDone. `scorekit --help` lists every command; docs/ explains each family.\n'
+printf '\nDone. Results, plots and reports are in out/ (one folder per family).\n'
+printf 'Put scorekit on PATH with `. .venv/bin/activate`; `scorekit --help` lists every command; docs/ explains each family.\n'

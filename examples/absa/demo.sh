@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Conflict-Review ABSA metrics on two tiny seed runs of Korean/English reviews (examples/absa/results).
-# Runs from the repo root; $SK is the scorekit executable. Writes into a temporary copy (§7 layout).
+# Runs from the repo root; $SK is the scorekit executable. Works on a copy of the example runs under
+# out/absa (§7 layout; kept after the demo, git-ignored), so examples/ itself is never written.
 set -euo pipefail
 SK=${SK:-scorekit}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+WORK=${OUT:-out}/absa
+rm -rf "$WORK"
+mkdir -p "$WORK"
 cp -r examples/absa/results "$WORK/results"
 R="$WORK/results"
 

@@ -3,7 +3,7 @@
 set -euo pipefail
 SK=${SK:-scorekit}
 D=examples/caption
-OUT=${TMPDIR:-/tmp}/scorekit-caption-demo
+OUT=${OUT:-out}/caption   # kept after the demo (git-ignored)
 mkdir -p "$OUT"
 
 echo "== Korean captions (JSON keyed by id, as the spec's evaluate.py): METEOR, CIDEr-D, BLEU, ROUGE-L =="

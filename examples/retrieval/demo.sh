@@ -4,7 +4,7 @@
 set -euo pipefail
 SK=${SK:-scorekit}
 DIR=examples/retrieval
-OUT=${TMPDIR:-/tmp}/scorekit-demo-retrieval
+OUT=${OUT:-out}/retrieval   # kept after the demo (git-ignored)
 mkdir -p "$OUT"
 
 echo "Five queries, relevance judgements in $DIR/qrels.txt; v1 and v2 are TREC runs."

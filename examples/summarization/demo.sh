@@ -4,13 +4,13 @@
 set -euo pipefail
 SK=${SK:-.venv/bin/scorekit}
 HERE=examples/summarization
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+OUT=${OUT:-out}/summarization   # kept after the demo (git-ignored)
+mkdir -p "$OUT"
 
 echo "== 1. The magic-n sweep over 30 English news items (lead-n, TextRank, random), ROUGE only =="
 $SK sweep --data $HERE/news_en.jsonl --summarizer lead,textrank,random --no-bertscore \
-    --plot "$OUT" -o "$OUT/sweep_en.json" --table "$OUT/sweep_en.md"
-echo "(plots written: $(ls "$OUT"/*.png | wc -l) PNG files)"
+    --plot "$OUT/plots" -o "$OUT/sweep_en.json" --table "$OUT/sweep_en.md"
+echo "(plots written: $(ls "$OUT"/plots/*.png | wc -l) PNG files in $OUT/plots)"
 
 echo
 echo "== 2. The same sweep on 10 Korean items (Kiwi tokens; rouge-score would score 0 here) =="

@@ -4,8 +4,8 @@
 set -euo pipefail
 SK=${SK:-scorekit}
 D=examples/topics
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+OUT=${OUT:-out}/topics   # kept after the demo (git-ignored)
+mkdir -p "$OUT"
 
 echo "== 1. English topics: SC, SD, VD, CD, SemDiv, Overall (no SIS given: Overall without the SIS term)"
 $SK topics --topics $D/topics_en.json --pairs 5

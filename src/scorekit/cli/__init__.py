@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
 
 import click
@@ -79,25 +80,61 @@ def cli() -> None:
     """
 
 
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|str_)\w*\(([^()]*)\)")
+
+
+def _plain(message: str) -> str:
+    """One line, and numpy scalars as plain numbers (``np.float64(nan)`` -> ``nan``)."""
+    return " ".join(_NUMPY_SCALAR.sub(r"\1", message).split())
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    """click's Usage/Try/Error block as ONE line: ``scorekit <cmd>: error: ...``."""
+    prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
+    return f"{prog}: error: {_plain(exc.format_message())}"
+
+
+def _os_error_line(exc: OSError) -> str:
+    where = exc.filename if exc.filename is not None else ""
+    what = exc.strerror or str(exc)
+    return f"scorekit: error: {where}: {what}" if where else f"scorekit: error: {what}"
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every user mistake ends as one line on stderr and exit status 2."""
     from scorekit import progress
 
     progress.enable(True)
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        cli.main(args=argv, prog_name="scorekit", standalone_mode=False)
+        with cli.make_context("scorekit", args) as ctx:
+            cli.invoke(ctx)
     except ScorekitError as exc:
-        click.echo(f"scorekit: error: {exc}", err=True)
+        click.echo(f"scorekit: error: {_plain(str(exc))}", err=True)
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("scorekit: aborted", err=True)
-        return 130
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        return exc.exit_code
+    except click.UsageError as exc:
+        click.echo(_usage_line(exc), err=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("scorekit: interrupted", err=True)
+        return 130
     except BrokenPipeError:
         return 0
+    except EOFError as exc:  # a truncated compressed input that a reader did not name
+        click.echo(f"scorekit: error: an input file ends early (truncated or damaged compressed file): {exc}",
+                   err=True)
+        return 2
+    except OSError as exc:  # a path the user gave cannot be read or written
+        click.echo(_os_error_line(exc), err=True)
+        return 2
     return 0
 
 

@@ -1,7 +1,7 @@
-"""What every evaluation sub-command shares: output options and result emission.
+"""What every evaluation sub-command shares: output options, the output transaction, emission.
 
-``@output_options`` adds ``--output/-o FILE.json``, ``--format`` and ``--quiet``, plus the report
-and history options every evaluation gets for free:
+``@output_options`` adds ``--output/-o FILE.json`` (``-`` = the JSON on stdout, no table),
+``--format`` and ``--quiet``, plus the report and history options every evaluation gets:
 
 - ``--report FILE.html``: also write the self-contained HTML report of this run;
 - ``--record/--no-record``: save the run(s) in the run history (``scorekit runs``). Recording is
@@ -9,10 +9,13 @@ and history options every evaluation gets for free:
   every evaluation, and ``--no-record`` to skip one;
 - ``--store PATH``: which history database (default ``$SCOREKIT_STORE`` or ``~/.scorekit/runs.db``).
 
-The command function does not need parameters for these three: ``output_options`` takes them
-out of the call (unless the function names them itself) and ``emit`` finds them on the click
-context. ``emit`` writes the JSON atomically, then runs ``EMIT_HOOKS`` (the HTML report, the run
-history); printing tables stays the caller's job.
+The command runs inside one :class:`scorekit.io.outputs.Outputs` transaction: ``-o``,
+``--report`` and the store are checked before the command body starts; the command registers
+its own side outputs (``outputs().file(path, "--per-query")``, ``outputs().directory(dir,
+"--plot")``) before its work; ``emit`` stages the JSON, the report and the runs to record; the
+files appear (and runs are recorded) only when the command returns, and nothing is left behind
+when it fails. Commands without ``output_options`` use ``@transactional``. Printing tables
+stays the caller's job.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 
 import click
 
-from scorekit.io.atomic import atomic_write
+from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
 from scorekit.result import Result
 
@@ -39,6 +42,7 @@ EMIT_HOOKS: list[Callable[[Sequence[Result], dict[str, Any]], None]] = []
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
 _META_KEY = "scorekit.shared_options"
+_TX_KEY = "scorekit.outputs"
 RECORD_ENV = "SCOREKIT_RECORD"
 
 
@@ -77,7 +81,20 @@ def output_options(func: Callable) -> Callable:
         for k in shared:
             if k not in named:
                 del kwargs[k]
-        return func(*args, **kwargs)
+        if is_stdout(kwargs.get("output")):
+            kwargs["quiet"] = True  # stdout carries the JSON alone
+        with Outputs() as tx:
+            # every shared destination is checked before the command does any work
+            if ctx is not None:
+                ctx.meta[_TX_KEY] = tx
+            output = kwargs.get("output")
+            if output is not None and not is_stdout(output):
+                tx.file(output, "--output")
+            if shared.get("report"):
+                tx.file(shared["report"], "--report")
+            if record_enabled(shared.get("record")):
+                tx.store(shared.get("store"), "--store")
+            return func(*args, **kwargs)
 
     for opt in reversed(opts + _shared_options() + EXTRA_OPTIONS):
         command = opt(command)
@@ -123,22 +140,63 @@ def metrics_table(results: Sequence[Result]) -> tuple[list[str], list[list[Any]]
     return header, rows
 
 
-def write_json(path: Path, payload: str) -> None:
-    with atomic_write(path) as fh:
-        fh.write(payload)
-        fh.write("\n")
+def is_stdout(path: Any) -> bool:
+    """``-o -``: the JSON goes to stdout."""
+    return path is not None and str(path) == STDOUT
+
+
+def outputs() -> Outputs:
+    """This command's output transaction (register side outputs on it before any work)."""
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        tx = ctx.meta.get(_TX_KEY)
+        if tx is not None:
+            return tx
+        ctx = ctx.parent
+    raise RuntimeError("no output transaction: decorate the command with output_options or transactional")
+
+
+def transactional(func: Callable) -> Callable:
+    """For commands without ``output_options``: run the command inside one :class:`Outputs`
+    (committed when it returns, nothing left behind when it fails)."""
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context(silent=True)
+        with Outputs() as tx:
+            if ctx is not None:
+                ctx.meta[_TX_KEY] = tx
+            return func(*args, **kwargs)
+
+    return command
+
+
+def dumps_json(data: Any) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def write_json(path: Path, payload: str, option: str = "--output") -> None:
+    """Stage ``payload`` for ``path`` (``-`` = stdout) in this command's transaction."""
+    tx = outputs()
+    text = payload if payload.endswith("\n") else payload + "\n"
+    if is_stdout(path):
+        tx.stdout(text)
+        return
+    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, option)
+    dest.write_text(text)
 
 
 def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
          payload: dict[str, Any] | None = None, **options: Any) -> None:
-    """Write JSON (atomically) then run hooks. Printing tables is the caller's job, so each
-    family can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
+    """Stage the JSON and run hooks (report, history) in the command's output transaction; the
+    files appear when the command returns. Printing tables is the caller's job, so each family
+    can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
     results = [results] if isinstance(results, Result) else list(results)
     if output is not None:
-        import json
-
         data = payload if payload is not None else results[0].to_dict()
-        write_json(output, json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+        write_json(output, dumps_json(data))
     opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
     for hook in EMIT_HOOKS:
         hook(results, {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts})
@@ -156,19 +214,23 @@ def report_document(results: Sequence[Result], payload: dict[str, Any] | None = 
             "runs": [r.to_dict() for r in results]}
 
 
+def _source(opts: dict[str, Any]) -> str | None:
+    out = opts.get("output")
+    return str(out) if out and not is_stdout(out) else None
+
+
 def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
     path = opts.get("report")
     if not path or not results:
         return
     from scorekit.report.html import render_report
 
+    tx = outputs()
+    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, "--report")
     doc = report_document(results, opts.get("payload"))
-    source = str(opts["output"]) if opts.get("output") else None
-    page = render_report([doc], sources=[source])
-    with atomic_write(Path(path)) as fh:
-        fh.write(page)
+    dest.write_text(render_report([doc], sources=[_source(opts)]))
     if not opts.get("quiet"):
-        click.echo(f"report: {path}", err=True)
+        tx.after_commit(lambda: click.echo(f"report: {path}", err=True))
 
 
 def record_enabled(flag: bool | None) -> bool:
@@ -181,17 +243,36 @@ def record_enabled(flag: bool | None) -> bool:
 def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
     if not results or not record_enabled(opts.get("record")):
         return
-    from scorekit.report.history import RunStore
+    tx = outputs()
+    store = tx.store(opts.get("store"), "--store")
+    store.add(list(results), _source(opts))
+    if opts.get("quiet"):
+        return
 
-    source = str(opts["output"]) if opts.get("output") else None
-    with RunStore(opts.get("store")) as store:
-        ids = store.record_many(results, source=source)
-    if not opts.get("quiet"):
+    def said() -> None:
+        ids = next((ids for p, ids in tx.recorded if p == store.path), [])
         click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
                    f"in {store.path}", err=True)
 
+    tx.after_commit(said)
+
 
 EMIT_HOOKS += [_report_hook, _record_hook]
+
+
+class Group(click.Group):
+    """A sub-command group whose command list shows each one-line summary whole (click cuts
+    them at ~45 characters, mid-phrase)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 def signature_line(sig: str, fmt: str) -> None:

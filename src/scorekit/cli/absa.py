@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import Group, emit, output_options, outputs, print_table, signature_line, transactional
 from scorekit.errors import InputError, ScorekitError
 
 OUTPUTS_NAME = "outputs.jsonl"
@@ -52,12 +52,12 @@ def _check_read(result, strict: bool, what: str) -> None:
         raise InputError(f"no valid {what} rows", result.path)
 
 
-def _write_text(path: Path, text: str) -> None:
-    from scorekit.io.atomic import atomic_write
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path) as fh:
-        fh.write(text)
+def _write_text(path: Path, text: str, option: str) -> None:
+    """Stage ``text`` for ``path`` in the command's output transaction (registering it if the
+    command could only name it now, e.g. a default path derived from an input)."""
+    tx = outputs()
+    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, option, create_parents=True)
+    dest.write_text(text)
 
 
 def _override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | None:
@@ -99,34 +99,42 @@ def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str]
     return header, [[m, *(metrics.get(m) for _, metrics in runs)] for m in METRIC_NAMES]
 
 
-@click.group(name="absa")
+@click.group(name="absa", cls=Group)
 def command() -> None:
     """Conflict-Review aspect-sentiment metrics: scorecards, aggregation, reports (spec §1–§7)."""
 
 
 @command.command("scorecards")
-@click.argument("outputs", type=click.Path(exists=True, path_type=Path))
+@click.argument("outputs_path", metavar="OUTPUTS", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Scorecards file (default: scorecards.jsonl next to outputs.jsonl).")
 @click.option("--run-id", help="run_id written into each scorecard (default: the row's meta.run_id).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any row is malformed instead of skipping it.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
-def scorecards_cmd(outputs: Path, out: Path | None, run_id: str | None, strict: bool, quiet: bool) -> None:
+@transactional
+def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, strict: bool, quiet: bool) -> None:
     """Build scorecards.jsonl (make_scorecard per row) from OUTPUTS (outputs.jsonl or its run directory)."""
+    import json
+
     from scorekit.absa.scorecard import make_scorecard
-    from scorekit.io.absa_jsonl import read_outputs, write_jsonl
+    from scorekit.io.absa_jsonl import read_outputs
     from scorekit.progress import track
 
-    run_dir, file = _resolve(outputs, OUTPUTS_NAME)
+    run_dir, file = _resolve(outputs_path, OUTPUTS_NAME)
+    target = out if out is not None else run_dir / SCORECARDS_NAME
+    dest = outputs().file(target, "--out", create_parents=True)
     result = read_outputs(file)
     _check_read(result, strict, "outputs")
     if run_id is None:
         from scorekit.absa.aggregate import run_id_from_dir
 
         run_id = run_dir.name if run_id_from_dir(run_dir.name)[1] is not None else None
-    target = out if out is not None else run_dir / SCORECARDS_NAME
-    n = write_jsonl(target, (make_scorecard(e, run_id=run_id)
-                             for e in track(result.rows, "scorecards", len(result.rows))))
+    n = 0
+    with dest.open() as fh:
+        for e in track(result.rows, "scorecards", len(result.rows)):
+            fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
+            n += 1
+    outputs().commit()
     if not quiet:
         click.echo(f"wrote {n} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
@@ -146,6 +154,16 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
     from scorekit.absa.aggregate import aggregate_run, structural_metrics_csv, structural_metrics_md
     from scorekit.result import Result
 
+    tx = outputs()
+    if outdir is not None:
+        tx.file(outdir / "structural_metrics.csv", "--outdir", create_parents=True)
+        tx.file(outdir / "structural_metrics_table.md", "--outdir", create_parents=True)
+    else:
+        for path in runs:
+            target = _resolve(path, SCORECARDS_NAME)[0] / METRICS_DIR
+            for name in ("structural_metrics.csv", "structural_metrics_table.md"):
+                if not any(f.path == target / name for f in tx.files):
+                    tx.file(target / name, "RUN (derived/metrics)", create_parents=True)
     done = []
     for path in runs:
         run_dir, read = _load_scorecards(path, strict)
@@ -153,13 +171,15 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
         done.append((run_dir, agg, read))
         if outdir is None:
             target = run_dir / METRICS_DIR
-            _write_text(target / "structural_metrics.csv", structural_metrics_csv([(agg.run_id, agg.metrics)]))
+            _write_text(target / "structural_metrics.csv", structural_metrics_csv([(agg.run_id, agg.metrics)]),
+                        "RUN (derived/metrics)")
             _write_text(target / "structural_metrics_table.md",
-                        structural_metrics_md([(agg.run_id, agg.metrics)], agg.signature))
+                        structural_metrics_md([(agg.run_id, agg.metrics)], agg.signature), "RUN (derived/metrics)")
     pairs = [(agg.run_id, agg.metrics) for _, agg, _ in done]
     if outdir is not None:
-        _write_text(outdir / "structural_metrics.csv", structural_metrics_csv(pairs))
-        _write_text(outdir / "structural_metrics_table.md", structural_metrics_md(pairs, done[0][1].signature))
+        _write_text(outdir / "structural_metrics.csv", structural_metrics_csv(pairs), "--outdir")
+        _write_text(outdir / "structural_metrics_table.md", structural_metrics_md(pairs, done[0][1].signature),
+                    "--outdir")
     results = [Result(task="absa", name=agg.run_id, metrics=agg.metrics, signature=agg.signature,
                       inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
                       extra={"skipped": [s.describe() for s in read.skipped[:100]]})
@@ -179,22 +199,27 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="HTML file (default: reports/<run>/metric_report.html beside the results/ directory).")
-@click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
-@click.option("--quiet", "-q", is_flag=True)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@transactional
 def report_cmd(run: Path, out: Path | None, override_summary: Path | None, strict: bool, quiet: bool) -> None:
     """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl)."""
     from scorekit.absa.aggregate import aggregate_run
     from scorekit.absa.report import render_report
 
-    run_dir, read = _load_scorecards(run, strict)
-    agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
     if out is None:
+        run_dir = _resolve(run, SCORECARDS_NAME)[0]
         root = run_dir.resolve().parent
         base = root.parent if root.name == "results" else root
         out = base / "reports" / run_dir.name / "metric_report.html"
+    outputs().file(out, "--out", create_parents=True)
+    run_dir, read = _load_scorecards(run, strict)
+    agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
     _write_text(out, render_report(run_dir.name, agg.metrics, read.rows, agg.matrix, agg.signature,
-                                   n_skipped=read.n_skipped))
+                                   n_skipped=read.n_skipped), "--out")
+    outputs().commit()
     if not quiet:
         click.echo(f"wrote {out}")
 
@@ -213,16 +238,21 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     from scorekit.io.atomic import read_text
     from scorekit.result import Result
 
+    run_ids = {run_id_from_dir(run_dir.name)[0] for run_dir in runs}
+    if out is None:
+        if len(run_ids) != 1:
+            raise ScorekitError(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
+        out = runs[0].resolve().parent / f"{next(iter(run_ids))}_aggregated" / "aggregated_mean_std.csv"
+    tx = outputs()
+    tx.file(out, "--out", create_parents=True)
+    tx.file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
     seed_metrics = []
-    run_ids = set()
     seen: dict[Path, Path] = {}
     for run_dir in runs:
         real = run_dir.resolve()
         if real in seen:
             raise InputError(f"the same run is given twice (also as {seen[real]}); each seed once", run_dir)
         seen[real] = run_dir
-        run_id, _seed = run_id_from_dir(run_dir.name)
-        run_ids.add(run_id)
         csv_path = run_dir / METRICS_DIR / "structural_metrics.csv"
         if csv_path.exists():
             rows = parse_metrics_csv(read_text(csv_path, "structural_metrics.csv"), str(csv_path))
@@ -234,13 +264,10 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
             seed_metrics.append((run_dir.name, aggregate_run(read.rows, run_dir.name).metrics))
         else:
             raise InputError("neither derived/metrics/structural_metrics.csv nor scorecards.jsonl found", run_dir)
-    if out is None:
-        if len(run_ids) != 1:
-            raise ScorekitError(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
-        out = runs[0].resolve().parent / f"{run_ids.pop()}_aggregated" / "aggregated_mean_std.csv"
     agg = aggregate_seeds(seed_metrics)
-    _write_text(out, aggregated_csv(agg))
-    _write_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"))
+    _write_text(out, aggregated_csv(agg), "--out")
+    _write_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
+                "--out (.md beside it)")
     sig = signature() + f"|seeds:{len(seed_metrics)}|std:ddof0"
     mean = {m: v for m, v in zip(agg.metrics, agg.mean)}
     result = Result(task="absa", name=out.parent.name, metrics=mean, signature=sig,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._types import finite
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 
 
@@ -35,7 +36,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore). "
                    "Known: bleu, bleu_1..bleu_4, meteor, rouge_l, rouge_l_coco, cider, cider_d, "
                    "cider_plain, bertscore, clipscore.")
-@click.option("--baseline-meteor", type=float, default=0.3052, show_default=True,
+@click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=0.3052, show_default=True,
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
               show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "

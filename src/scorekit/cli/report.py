@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from scorekit.io.atomic import atomic_write, read_text
+from scorekit.cli._common import outputs, transactional
+from scorekit.io.atomic import read_text
 from scorekit.io.jsonfile import parse_json
 
 
@@ -29,25 +30,29 @@ def load_result_json(path: Path) -> dict:
 @click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write (self-contained: opens offline, on a phone too).")
 @click.option("--png-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Also write every chart as PNG and the metric tables as LaTeX into this directory.")
+              help="Also write every chart as PNG and the metric tables as LaTeX into this directory "
+                   "(created if missing).")
 @click.option("--title", help="Page title (default: 'scorekit report').")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@transactional
 def command(results: tuple[Path, ...], out: Path, png_dir: Path | None, title: str | None, quiet: bool) -> None:
     """Render RESULT.json files into one self-contained HTML report: metric tables, signatures
     and inputs, system comparisons with significance markers, per-item score distributions, a
     worst-first drill-down (captions beside their references), n-sweep curves."""
     from scorekit.report.html import render_report
 
+    tx = outputs()
+    page_out = tx.file(out, "--out")
+    png_out = tx.directory(png_dir, "--png-dir") if png_dir is not None else None
     docs = [load_result_json(p) for p in results]
     page = render_report(docs, title=title, sources=[str(p) for p in results])
     written = []
-    if png_dir is not None:
+    if png_out is not None:
         from scorekit.report.plots import write_figures
 
-        png_dir.mkdir(parents=True, exist_ok=True)
-        written = write_figures(docs, png_dir, sources=[str(p) for p in results])
-    with atomic_write(out) as fh:
-        fh.write(page)
+        written = write_figures(docs, png_out.staging, sources=[str(p) for p in results])
+    page_out.write_text(page)
+    tx.commit()
     if not quiet:
         click.echo(f"wrote {out} ({len(page.encode('utf-8')) // 1024 + 1} KiB, {len(docs)} result file"
                    f"{'s' if len(docs) != 1 else ''})")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, metrics_table, output_options, print_table, signature_line
+from scorekit.cli._types import count, finite
+from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
 _TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
@@ -33,12 +34,10 @@ def _p(x: float) -> str:
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
-def _write_per_query(path: Path, comparison) -> None:
-    from scorekit.io.atomic import atomic_write
-
+def _write_per_query(dest, comparison) -> None:
     names = [r.name for r in comparison.results]
     measures = list(comparison.results[0].metrics)
-    with atomic_write(path) as fh:
+    with dest.open() as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["system", "query"] + measures)
         for name in names:
@@ -62,11 +61,11 @@ def _write_per_query(path: Path, comparison) -> None:
               help="A document is relevant when its grade is >= this (trec_eval -l). nDCG uses the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
+@click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
-@click.option("--n-resamples", type=int, default=10000, show_default=True,
+@click.option("--n-resamples", type=count(1), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
               help="Write every system's per-query scores to this CSV.")
 @output_options
@@ -87,6 +86,7 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
 
     if names and len(names) != len(runs):
         raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+    per_query_out = outputs().file(per_query, "--per-query") if per_query is not None else None
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("ignore")
         comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
@@ -98,8 +98,8 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         if missing:
             _warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
                   f"ranking and score 0")
-    if per_query is not None:
-        _write_per_query(per_query, comp)
+    if per_query_out is not None:
+        _write_per_query(per_query_out, comp)
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None
     if payload is not None:

@@ -17,7 +17,8 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import print_table, signature_line, write_json
+from scorekit.cli._types import count, finite
+from scorekit.cli._common import Group, dumps_json, is_stdout, outputs, print_table, signature_line, transactional, write_json
 from scorekit.errors import ScorekitError, UnknownNameError
 
 METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
@@ -44,7 +45,7 @@ def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
     return " ".join(parts) + (" …" if len(metrics) > k else "")
 
 
-@click.group("runs")
+@click.group("runs", cls=Group)
 def command() -> None:
     """The run history: list, show, compare and remove recorded evaluations; leaderboards.
 
@@ -54,7 +55,7 @@ def command() -> None:
 @command.command("list")
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many (newest first).")
+@click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
 @store_option
 @format_option
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
@@ -74,8 +75,11 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
 @store_option
 @format_option
+@transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
+    if report:
+        outputs().file(report, "--report")
     with _open(store) as s:
         data = s.get(run_id)
         rec = s.record_of(run_id)
@@ -95,12 +99,11 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
 
 
 def _write_report(doc: dict[str, Any], path: Path) -> None:
-    from scorekit.io.atomic import atomic_write
     from scorekit.report.html import render_report
 
-    page = render_report([doc])
-    with atomic_write(path) as fh:
-        fh.write(page)
+    tx = outputs()
+    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, "--report")
+    dest.write_text(render_report([doc]))
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
@@ -168,18 +171,26 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="Paired test: Student's t, Fisher randomization, Wilcoxon signed-rank, paired bootstrap.")
 @click.option("--metric", "metrics", multiple=True, help="Per-item metric(s) to test (default: all shared).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--n-resamples", type=click.IntRange(min=100), default=10000, show_default=True)
-@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
+@click.option("--n-resamples", type=count(100), default=10000, show_default=True,
+              help="Permutations / bootstrap samples (randomization and bootstrap tests).")
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the comparison JSON (renders with `scorekit report`).")
+              help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
 @store_option
 @format_option
+@transactional
 def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
                 fmt: str) -> None:
     """Compare RUN_ID against BASELINE_ID with paired significance tests over shared item ids."""
+    tx = outputs()
+    if output and not is_stdout(output):
+        tx.file(output, "--output")
+    if report:
+        tx.file(report, "--report")
     with _open(store) as s:
         a, b = s.get(baseline_id), s.get(run_id)
     doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
@@ -188,10 +199,12 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
         click.echo(f"note: the signatures differ:\n  #{baseline_id}: {a.get('signature')}\n"
                    f"  #{run_id}: {b.get('signature')}", err=True)
     if output:
-        write_json(output, json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
+        write_json(output, dumps_json(doc))
     if report:
         _write_report(doc, report)
     comp = doc["comparison"]
+    if is_stdout(output):
+        return
     rows = [[r["measure"], r["baseline_value"], r["value"], r["improvement_pct"], r["p_value"], r["p_adjusted"],
              "*" if r["significant"] else "", r["n"]] for r in comp["rows"]]
     print_table(["metric", comp["baseline"], doc["runs"][1]["name"], "Δ %", "p", "p (Holm)", "sig.", "n"], rows, fmt,
@@ -214,7 +227,7 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--task", help="One task (default: a leaderboard per task in the store).")
 @click.option("--metric", help="Rank by this metric (default: the task's headline metric).")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
-@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per task.")
 @store_option
 @format_option
 def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: int, store: Path | None,

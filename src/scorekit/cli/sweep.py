@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._types import count, parse_floats
+from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
 from scorekit.errors import ScorekitError
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
@@ -31,10 +32,9 @@ def parse_int_list(text: str, what: str) -> list[int]:
 
 
 def parse_band(text: str) -> tuple[float, float]:
-    try:
-        low, high = (float(x) for x in text.split(","))
-    except ValueError:
-        raise ScorekitError(f"--band: expected LOW,HIGH fractions like 0.5,0.9, got {text!r}") from None
+    low, high = parse_floats(text, 2, "--band")
+    if not 0 <= low <= high <= 1:
+        raise ScorekitError(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
     return low, high
 
 
@@ -53,15 +53,21 @@ def load_bertscorer_option(flag: bool | None, model: str | None):
     return scorer
 
 
-def write_table_file(path: Path, header, rows) -> None:
-    from scorekit.io.atomic import atomic_write
+TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
+
+
+def table_format(path: Path) -> str:
+    fmt = TABLE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ScorekitError(f"--table {path}: expected a file name ending in .csv, .md or .tex")
+    return fmt
+
+
+def write_table_file(dest, header, rows) -> None:
+    """Stage the per-n table for ``dest`` (a registered output)."""
     from scorekit.report import tables
 
-    fmt = {".csv": "csv", ".md": "markdown", ".tex": "latex"}.get(path.suffix.lower())
-    if fmt is None:
-        raise ScorekitError(f"{path}: --table must end in .csv, .md or .tex")
-    with atomic_write(path) as fh:
-        fh.write(tables.render(header, rows, fmt, digits=4))
+    dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
 @click.command("sweep")
@@ -71,8 +77,8 @@ def write_table_file(path: Path, header, rows) -> None:
               help="Use CNN/DailyMail 3.0.0 or XSUM from local files or the local HF cache.")
 @click.option("--dataset-files", type=click.Path(path_type=Path),
               help="Local parquet/jsonl/csv file(s) (a file or folder) holding --dataset's split.")
-@click.option("--split", default="test", show_default=True, help="Dataset split.")
-@click.option("--limit", type=click.IntRange(min=1), help="Use only the first LIMIT documents.")
+@click.option("--split", default="test", show_default=True, help="Dataset split (with --dataset).")
+@click.option("--limit", type=count(1), help="Use only the first LIMIT documents.")
 @click.option("--n", "n_list", default=DEFAULT_N, show_default=True, help="Summary lengths (words).")
 @click.option("--summarizer", "summarizers", default="lead,textrank", show_default=True,
               help="Comma-separated: lead, textrank, random.")
@@ -82,13 +88,13 @@ def write_table_file(path: Path, header, rows) -> None:
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
-@click.option("--seed", default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
-@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=click.IntRange(min=1),
+@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
+@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=count(1),
               help="Bootstrap resamples for the 95% CIs.")
 @click.option("--band", default="0.5,0.9", show_default=True,
               help="Gain band of the recommendation rule (share of the total quality gain).")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write one PNG per metric (mean and 95% CI against n) into this folder.")
+              help="Write one PNG per metric (mean and 95% CI against n) into this folder (created if missing).")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the per-n table to this .csv/.md/.tex file.")
 @output_options
@@ -109,8 +115,11 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
     low_high = parse_band(band)
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
-    if plot_dir is not None and not plot_dir.is_dir():
-        raise ScorekitError(f"{plot_dir}: plot directory does not exist")
+    tx = outputs()
+    if table_path is not None:
+        table_format(table_path)
+        table_out = tx.file(table_path, "--table")
+    plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None:
         if dataset_files is not None:
             raise ScorekitError("--dataset-files goes with --dataset, not --data")
@@ -126,8 +135,9 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
                              inputs={"data": pairs.source})
     header, rows = sweep_table(sweep)
     if table_path is not None:
-        write_table_file(table_path, header, rows)
-    plots = plot_sweep(sweep, plot_dir) if plot_dir is not None else []
+        write_table_file(table_out, header, rows)
+    plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
+             if plot_out is not None else [])
     if plots:
         result.extra["plots"] = [str(p) for p in plots]
     emit(result, output=output, fmt=fmt, quiet=quiet, **options)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._types import count, finite, parse_floats
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
@@ -31,28 +32,31 @@ def _nullable(x):
               help="Ratings CSV (topic,rater1,rater2,... or topic,rater,score) for the meta-evaluation.")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
               help="Reference corpus, one document per line: adds npmi, c_v, u_mass, topic_diversity.")
-@click.option("--sis", type=float, default=None,
+@click.option("--sis", type=finite(), default=None,
               help="Semantic Integration Score for Overall (the spec never defines it; without it Overall "
                    "leaves the lambda*SIS term out).")
 @click.option("--model", "model", type=str, default=None,
               help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
 @click.option("--tokenizer", type=click.Choice(["auto", "kiwi", "regex", "whitespace"]), default="auto",
               show_default=True, help="How the corpus is tokenised (auto: Kiwi for Hangul, else \\w+ lower-cased).")
-@click.option("--threshold-edge", type=float, default=0.3, show_default=True, help="Keyword graph edge threshold.")
-@click.option("--damping", type=float, default=0.85, show_default=True, help="PageRank damping.")
-@click.option("--gamma", "gamma_overlap", type=float, default=0.7, show_default=True,
-              help="SD's overlap weight gamma_direct.")
+@click.option("--threshold-edge", type=finite(-1, 1), default=0.3, show_default=True,
+              help="Keyword graph edge threshold on cosine similarity, in [-1, 1].")
+@click.option("--damping", type=finite(0, 1, min_open=True, max_open=True), default=0.85, show_default=True,
+              help="PageRank damping, in (0, 1).")
+@click.option("--gamma", "gamma_overlap", type=finite(0, 1), default=0.7, show_default=True,
+              help="SD's overlap weight gamma_direct, in [0, 1].")
 @click.option("--semdiv-weights", default="0.5,0.5", show_default=True, help="alpha,beta of SemDiv = a*VD + b*CD.")
 @click.option("--overall-weights", default="0.4,0.4,0.2,0.2", show_default=True,
               help="Weights of SC, SD_avg, SemDiv, SIS in Overall.")
-@click.option("--topn", type=int, default=20, show_default=True, help="gensim's topn for the coherence anchors.")
-@click.option("--topk", type=int, default=10, show_default=True, help="Top-k words per topic for topic diversity.")
+@click.option("--topn", type=count(1), default=20, show_default=True, help="gensim's topn for the coherence anchors.")
+@click.option("--topk", type=count(1), default=10, show_default=True, help="Top-k words per topic for topic diversity.")
 @click.option("--grid", is_flag=True, help=_GRID_HELP)
-@click.option("--pairs", "max_pairs", type=int, default=10, show_default=True,
+@click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
-@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", "n_resamples", type=count(1), default=1000, show_default=True,
               help="Bootstrap resamples for the correlation CIs.")
-@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--seed", type=count(0), default=42, show_default=True,
+              help="Seed of the bootstrap resampling.")
 @output_options
 def command(topics_path, ratings_path, corpus_path, sis, model, tokenizer, threshold_edge, damping,
             gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
@@ -64,13 +68,7 @@ def command(topics_path, ratings_path, corpus_path, sis, model, tokenizer, thres
     from scorekit.topics.semantic import SemanticParams
 
     def weights(text: str, n: int, what: str) -> list[float]:
-        try:
-            vals = [float(x) for x in text.split(",")]
-        except ValueError:
-            vals = []
-        if len(vals) != n:
-            raise ScorekitError(f"--{what} expects {n} comma-separated numbers, got {text!r}")
-        return vals
+        return parse_floats(text, n, f"--{what}")
 
     a_vd, b_cd = weights(semdiv_weights, 2, "semdiv-weights")
     w_sc, w_sd, w_semdiv, w_sis = weights(overall_weights, 4, "overall-weights")

@@ -7,7 +7,6 @@ report the skips (the CLI prints one warning line per skipped row, up to a limit
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorekit.io.atomic import check_readable
+from scorekit.io.atomic import check_readable, read_bytes
 
 from scorekit.io.jsonfile import DuplicateKeyError, object_without_duplicates
 
@@ -60,7 +59,7 @@ class ReadResult:
 
 
 def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    data = gzip.open(path, "rb").read() if path.suffix == ".gz" else path.read_bytes()
+    data = read_bytes(path, "JSONL file")  # a damaged .gz is one line naming the file
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     for i, raw in enumerate(data.split(b"\n"), start=1):

@@ -10,6 +10,7 @@ import gzip
 import io
 import os
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,22 +54,44 @@ def check_readable(path: str | os.PathLike, what: str = "file") -> Path:
     return p
 
 
+def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
+    """The whole file, gunzipped when it ends in ``.gz``. A truncated, damaged or fake gzip file,
+    or one that cannot be read, is an :class:`InputError` naming the file (never a traceback,
+    and never click's 'aborted' for the ``EOFError`` of a truncated stream)."""
+    p = check_readable(path, what)
+    try:
+        if p.suffix == ".gz":
+            with gzip.open(p, "rb") as fh:
+                return fh.read()
+        return p.read_bytes()
+    except EOFError:
+        raise InputError("truncated gzip file (the compressed stream ends early)", p) from None
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(f"not a valid gzip file ({exc})", p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}", p) from None
+
+
 def open_text(path: str | os.PathLike, what: str = "file") -> IO[str]:
     """Open a UTF-8 text file, transparently gunzipping ``*.gz``; strict decoding.
 
     Invalid UTF-8 surfaces as an ``InputError`` naming the file when it is read (callers that
-    iterate lines should catch ``UnicodeDecodeError`` via :func:`read_lines`).
+    iterate lines should catch ``UnicodeDecodeError`` via :func:`read_lines`). A ``.gz`` file is
+    decompressed up front, so a damaged one fails here with its name.
     """
     p = check_readable(path, what)
     if p.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8", errors="strict")
-    return open(p, encoding="utf-8", errors="strict")
+        return io.TextIOWrapper(io.BytesIO(read_bytes(p, what)), encoding="utf-8", errors="strict")
+    try:
+        return open(p, encoding="utf-8", errors="strict")
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}", p) from None
 
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """Whole-file read with invalid UTF-8 reported as one clear line (with the line number)."""
     p = check_readable(path, what)
-    raw = gzip.open(p, "rb").read() if p.suffix == ".gz" else p.read_bytes()
+    raw = read_bytes(p, what)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,393 @@
+"""One output transaction per command: every destination checked before work, written last.
+
+A command registers each place it will write — ``-o`` JSON, ``--report`` HTML, CSV/Markdown
+tables, PNG folders, a checkpoint, the run store — *before* it starts working; registering checks
+the destination at once (its folder exists or can be created, is a folder and writable; the path
+is not a folder; two options do not name the same file) and raises a one-line
+:class:`~scorekit.errors.ScorekitError` naming the option and the path. The content goes to
+temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
+renames every temporary into place only once all of them were written. On any failure nothing new
+is left behind and every file that existed before is byte-identical (a replaced file is kept as a
+hard-link backup until the whole commit succeeded).
+
+``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit time instead of to a file.
+
+Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--store``)::
+
+    with Outputs() as tx:                       # check-as-you-register; abort on exception
+        table = tx.file(path, "--table")
+        plots = tx.directory(plot_dir, "--plot")
+        ...work...
+        table.write_text(text)
+        savefig(plots.staging / "a.png")
+        tx.record(results, store_path, source=...)
+    # leaving the block without an exception commits
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from scorekit.errors import ScorekitError
+
+STDOUT = "-"
+
+
+def _is_stdout(path: str | os.PathLike | None) -> bool:
+    return path is not None and str(path) == STDOUT
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not os.path.lexists(p):
+        parent = p.parent
+        if parent == p:
+            break
+        p = parent
+    return p
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _oserror_line(option: str, path: Path, exc: OSError) -> str:
+    return f"{option} {path}: cannot write: {exc.strerror or exc}"
+
+
+def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Path:
+    """The folder ``path`` will be written into: it (or its nearest existing ancestor, when
+    ``create_parents``) must be a writable folder. Returns that existing folder."""
+    parent = path.parent if str(path.parent) else Path(".")
+    anchor = _nearest_existing(parent)
+    if anchor != parent and not create_parents:
+        raise ScorekitError(f"{option} {path}: output directory does not exist ({parent})")
+    if not anchor.is_dir():
+        raise ScorekitError(f"{option} {path}: {anchor} is a file, not a folder")
+    if not os.access(anchor, os.W_OK | os.X_OK):
+        raise ScorekitError(f"{option} {path}: folder {anchor} is not writable")
+    return anchor
+
+
+class _Dest:
+    """One registered destination."""
+
+    def __init__(self, tx: Outputs, path: Path, option: str):
+        self.tx, self.path, self.option = tx, path, option
+
+    def _fail(self, exc: OSError) -> ScorekitError:
+        return ScorekitError(_oserror_line(self.option, self.path, exc))
+
+
+class FileOutput(_Dest):
+    """A file written through a temporary beside it."""
+
+    def __init__(self, tx: Outputs, path: Path, option: str, create_parents: bool):
+        super().__init__(tx, path, option)
+        if _is_stdout(path):
+            raise ScorekitError(f"{option} -: expected a file name (only -o/--output can write to stdout)")
+        if path.is_dir():
+            raise ScorekitError(f"{option} {path}: is a folder; expected a file name")
+        if os.path.lexists(path) and not os.access(path, os.W_OK) and not path.is_symlink():
+            raise ScorekitError(f"{option} {path}: the file exists and is not writable")
+        self.anchor = check_parent(path, option, create_parents=create_parents)
+        self.tmp: Path | None = None
+
+    def temp_path(self) -> Path:
+        """A fresh temporary file path for a writer that wants a path (``torch.save``,
+        ``savefig``); it replaces the destination at commit."""
+        self.discard()
+        try:
+            fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.anchor)
+        except OSError as exc:
+            raise self._fail(exc) from None
+        os.close(fd)
+        self.tmp = Path(name)
+        return self.tmp
+
+    @contextmanager
+    def open(self, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+        tmp = self.temp_path()
+        binary = "b" in mode
+        try:
+            with open(tmp, mode, encoding=None if binary else encoding, newline=None if binary else "") as fh:
+                yield fh
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def write_text(self, text: str) -> None:
+        with self.open("w") as fh:
+            fh.write(text)
+
+    def write_bytes(self, data: bytes) -> None:
+        with self.open("wb") as fh:
+            fh.write(data)
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
+
+class DirOutput(_Dest):
+    """A folder of files (PNG plots, LaTeX tables): writers put files into :attr:`staging`; at
+    commit they move into the folder (created, with its parents, if missing)."""
+
+    def __init__(self, tx: Outputs, path: Path, option: str):
+        super().__init__(tx, path, option)
+        if os.path.lexists(path) and not path.is_dir():
+            raise ScorekitError(f"{option} {path}: is a file; expected a folder")
+        if path.is_dir():
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise ScorekitError(f"{option} {path}: folder is not writable")
+            self.anchor = path
+        else:
+            self.anchor = check_parent(path, option)
+        self._staging: Path | None = None
+
+    @property
+    def staging(self) -> Path:
+        if self._staging is None:
+            try:
+                self._staging = Path(tempfile.mkdtemp(prefix=".scorekit-", suffix=".tmp", dir=self.anchor))
+            except OSError as exc:
+                raise self._fail(exc) from None
+        return self._staging
+
+    def discard(self) -> None:
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
+
+
+class StoreOutput(_Dest):
+    """The run store: validated now (an existing file must be a scorekit store), written at commit."""
+
+    def __init__(self, tx: Outputs, path: Path | None, option: str):
+        from scorekit.report.history import RunStore, store_path
+
+        resolved = store_path(path)
+        super().__init__(tx, resolved, option)
+        self.pending: list[tuple[Any, str | None]] = []
+        if resolved.is_dir():
+            raise ScorekitError(f"{option} {resolved}: the run store must be a file, found a folder")
+        if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
+            if not os.access(resolved, os.R_OK | os.W_OK):
+                raise ScorekitError(f"{option} {resolved}: the run store is not writable")
+            with RunStore(resolved, create=False):
+                pass  # raises a one-line error for a file that is not a usable store
+        else:
+            check_parent(resolved, option)
+
+    def add(self, results: Sequence[Any], source: str | None) -> None:
+        self.pending += [(r, source) for r in results]
+
+
+class Outputs:
+    """The set of destinations of one command (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.files: list[FileOutput] = []
+        self.dirs: list[DirOutput] = []
+        self.stores: list[StoreOutput] = []
+        self.stdout_text: list[str] = []
+        self.recorded: list[tuple[Path, list[int]]] = []
+        self.committed = False
+        self._after: list[Any] = []
+
+    # ------------------------------------------------------------------ registering (= checking)
+    def _same(self, path: Path, option: str) -> None:
+        key = os.path.abspath(path)
+        for d in [*self.files, *self.dirs, *self.stores]:
+            if os.path.abspath(d.path) == key:
+                raise ScorekitError(f"{option} {path}: the same path is also given to {d.option}")
+
+    def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
+        path = Path(path)
+        self._same(path, option)
+        dest = FileOutput(self, path, option, create_parents)
+        self.files.append(dest)
+        return dest
+
+    def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
+        if _is_stdout(path):
+            raise ScorekitError(f"{option} -: expected a folder name")
+        path = Path(path)
+        self._same(path, option)
+        dest = DirOutput(self, path, option)
+        self.dirs.append(dest)
+        return dest
+
+    def store(self, path: str | os.PathLike | None, option: str = "--store") -> StoreOutput:
+        dest = StoreOutput(self, Path(path) if path else None, option)
+        for s in self.stores:
+            if os.path.abspath(s.path) == os.path.abspath(dest.path):
+                return s
+        self._same(dest.path, option)
+        self.stores.append(dest)
+        return dest
+
+    def stdout(self, text: str) -> None:
+        """Text for stdout, printed at commit (``-o -``)."""
+        self.stdout_text.append(text)
+
+    def after_commit(self, fn) -> None:
+        """Run ``fn()`` once everything is in place (messages such as 'wrote FILE')."""
+        self._after.append(fn)
+
+    # ------------------------------------------------------------------------------ finishing
+    def abort(self) -> None:
+        for f in self.files:
+            f.discard()
+        for d in self.dirs:
+            d.discard()
+        self.stdout_text.clear()
+
+    def commit(self) -> None:
+        if self.committed:
+            return
+        self.committed = True
+        new_paths: list[Path] = []        # files/folders that did not exist before
+        backups: list[tuple[Path, Path]] = []   # (backup, original) of replaced files
+        made_dirs: list[Path] = []
+        new_stores: list[Path] = []
+        try:
+            # 1. the run store: one SQLite transaction per run; undone below on a later failure
+            from scorekit.report.history import RunStore
+
+            for s in self.stores:
+                if not s.pending:
+                    continue
+                existed = s.path.exists()
+                if not existed:
+                    made_dirs += self._make_parents(s.path.parent)
+                    new_stores.append(s.path)
+                with RunStore(s.path) as store:
+                    ids: list[int] = []
+                    self.recorded.append((s.path, ids))
+                    for result, source in s.pending:
+                        ids.append(store.record(result, source=source))
+            # 2. files: back up what they replace, then rename the temporaries into place
+            for f in self.files:
+                if f.tmp is None:
+                    continue
+                try:
+                    made_dirs += self._make_parents(f.path.parent)
+                    os.chmod(f.tmp, 0o666 & ~_umask())
+                    if os.path.lexists(f.path):
+                        backups.append((self._backup(f.path), f.path))
+                    else:
+                        new_paths.append(f.path)
+                    os.replace(f.tmp, f.path)
+                    f.tmp = None
+                except OSError as exc:
+                    raise f._fail(exc) from None
+            # 3. folders: move each staged file in
+            for d in self.dirs:
+                if d._staging is None:
+                    continue
+                try:
+                    if not d.path.exists():
+                        made_dirs += self._make_parents(d.path)
+                    for src in sorted(d._staging.iterdir()):
+                        target = d.path / src.name
+                        if os.path.lexists(target):
+                            backups.append((self._backup(target), target))
+                        else:
+                            new_paths.append(target)
+                        os.replace(src, target)
+                    d.discard()
+                except OSError as exc:
+                    raise d._fail(exc) from None
+        except BaseException:
+            self._rollback(new_paths, backups, made_dirs, new_stores)
+            self.abort()
+            raise
+        for backup, _ in backups:
+            try:
+                os.unlink(backup)
+            except OSError:
+                pass
+        if self.stdout_text:
+            sys.stdout.write("".join(self.stdout_text))
+            sys.stdout.flush()
+        for fn in self._after:
+            fn()
+
+    @staticmethod
+    def _make_parents(directory: Path) -> list[Path]:
+        missing = []
+        p = directory
+        while not os.path.lexists(p):
+            missing.append(p)
+            if p.parent == p:
+                break
+            p = p.parent
+        for m in reversed(missing):
+            os.mkdir(m)
+        return list(reversed(missing))
+
+    @staticmethod
+    def _backup(path: Path) -> Path:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bak", dir=path.parent)
+        os.close(fd)
+        os.unlink(name)
+        try:
+            os.link(path, name)
+        except OSError:
+            shutil.copy2(path, name)
+        return Path(name)
+
+    def _rollback(self, new_paths, backups, made_dirs, new_stores) -> None:
+        from scorekit.report.history import RunStore
+
+        for p in new_paths:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        for backup, original in backups:
+            try:
+                os.replace(backup, original)
+            except OSError:
+                pass
+        for path, ids in self.recorded:
+            if path in new_stores:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    try:
+                        os.unlink(f"{path}{suffix}")
+                    except OSError:
+                        pass
+            elif ids:
+                try:
+                    with RunStore(path, create=False) as store:
+                        store.remove(ids)
+                except Exception:
+                    pass
+        for d in reversed(made_dirs):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+    # ----------------------------------------------------------------------- context manager
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()

@@ -1,0 +1,131 @@
+"""scorekit.io.outputs: check-on-register, temporaries, all-or-nothing commit and rollback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from scorekit.errors import ScorekitError
+from scorekit.io.outputs import Outputs
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))}
+
+
+def test_commit_writes_everything(tmp_path):
+    (tmp_path / "b.txt").write_text("old")
+    with Outputs() as tx:
+        a = tx.file(tmp_path / "a.txt", "-o")
+        b = tx.file(tmp_path / "b.txt", "--table")
+        d = tx.directory(tmp_path / "plots" / "x", "--plot")
+        a.write_text("A")
+        b.write_text("B")
+        (d.staging / "p.png").write_bytes(b"png")
+        assert not (tmp_path / "a.txt").exists()   # nothing visible before commit
+    assert (tmp_path / "a.txt").read_text() == "A"
+    assert (tmp_path / "b.txt").read_text() == "B"
+    assert (tmp_path / "plots" / "x" / "p.png").read_bytes() == b"png"
+    assert sorted(p.name for p in tmp_path.rglob(".*")) == []
+
+
+def test_exception_in_work_leaves_nothing(tmp_path):
+    (tmp_path / "keep.txt").write_text("keep")
+    before = tree(tmp_path)
+    with pytest.raises(RuntimeError):
+        with Outputs() as tx:
+            tx.file(tmp_path / "keep.txt", "-o").write_text("new")
+            tx.file(tmp_path / "new.txt", "--report").write_text("x")
+            d = tx.directory(tmp_path / "png", "--png-dir")
+            (d.staging / "a.png").write_bytes(b"1")
+            raise RuntimeError("work failed")
+    assert tree(tmp_path) == before
+
+
+def test_failure_during_commit_rolls_back(tmp_path, monkeypatch):
+    (tmp_path / "first.txt").write_text("first-old")
+    before = tree(tmp_path)
+    real = os.replace
+    calls = {"n": 0}
+
+    def flaky(src, dst):
+        if Path(dst).name == "second.txt":
+            raise OSError(28, "No space left on device")
+        calls["n"] += 1
+        return real(src, dst)
+
+    tx = Outputs()
+    tx.file(tmp_path / "first.txt", "-o").write_text("first-new")
+    tx.file(tmp_path / "sub" / "second.txt", "--table", create_parents=True).write_text("second")
+    tx.file(tmp_path / "third.txt", "--report").write_text("third")
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(ScorekitError, match=r"--table .*second.txt: cannot write: No space left"):
+        tx.commit()
+    monkeypatch.setattr(os, "replace", real)
+    assert calls["n"] >= 1   # the first file had been replaced, and was restored
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", ["under_file", "dir", "missing", "duplicate", "dir_is_file"])
+def test_register_checks(tmp_path, case):
+    f = tmp_path / "f"
+    f.write_text("x")
+    tx = Outputs()
+    with pytest.raises(ScorekitError) as err:
+        if case == "under_file":
+            tx.file(f / "o.json", "--output")
+        elif case == "dir":
+            tx.file(tmp_path, "--output")
+        elif case == "missing":
+            tx.file(tmp_path / "no" / "o.json", "--output")
+        elif case == "duplicate":
+            tx.file(tmp_path / "o.json", "--output")
+            tx.file(tmp_path / "o.json", "--report")
+        else:
+            tx.directory(f, "--plot")
+    assert "\n" not in str(err.value)
+    assert str(tmp_path) in str(err.value)
+
+
+def test_store_validated_up_front_and_recorded_at_commit(tmp_path):
+    from scorekit.report.history import RunStore
+    from scorekit.result import Result
+
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"not sqlite at all, definitely" * 10)
+    with pytest.raises(ScorekitError, match="not a scorekit run store"):
+        Outputs().store(bad)
+    good = tmp_path / "deep" / "runs.db"
+    tx = Outputs()
+    s = tx.store(good)
+    assert not good.exists() and not good.parent.exists()   # nothing created by the check
+    s.add([Result(task="t", metrics={"m": 1.0}, signature="task:t")], None)
+    tx.file(tmp_path / "o.json", "-o").write_text("{}")
+    tx.commit()
+    with RunStore(good, create=False) as st:
+        assert len(st.list()) == 1
+
+
+def test_store_rolled_back_when_a_file_fails(tmp_path, monkeypatch):
+    from scorekit.result import Result
+
+    store = tmp_path / "h" / "runs.db"
+    tx = Outputs()
+    tx.store(store).add([Result(task="t", metrics={"m": 1.0}, signature="task:t")], None)
+    tx.file(tmp_path / "o.json", "-o").write_text("{}")
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda s, d: (_ for _ in ()).throw(OSError(13, "Permission denied")))
+    with pytest.raises(ScorekitError):
+        tx.commit()
+    monkeypatch.setattr(os, "replace", real)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stdout_written_only_at_commit(capsys):
+    tx = Outputs()
+    tx.stdout('{"a": 1}\n')
+    assert capsys.readouterr().out == ""
+    tx.commit()
+    assert capsys.readouterr().out == '{"a": 1}\n'
