@@ -26,7 +26,7 @@ PRIMARY_METRICS: dict[str, tuple[str, ...]] = {
     "topics": ("overall", "sc", "semantic_coherence", "coherence", "npmi", "c_v"),
     "absa": ("tuple_f1_s2", "tuple_f1", "f1", "micro_f1"),
 }
-# The registry family whose metadata describes a task's keys.
+# Where to look next when the task's own family does not know a key (older registries).
 TASK_FAMILY = {"sweep": "summary"}
 UNKNOWN = "unknown"      # kind of a key the registry does not know: charted on its own axis
 # Name-based fallback for direction when the registry does not know a key.
@@ -148,14 +148,17 @@ def describe_key(key: str, task: str) -> Any:
     """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None."""
     from scorekit.metrics import describe
 
-    family = TASK_FAMILY.get(task, task)
-    try:
-        info = describe(key, family)
-        if info is None and task in TASK_FAMILY:
-            info = describe(_base_key(key), family)
-    except Exception:  # noqa: BLE001 - a name the registry cannot parse is simply unknown
-        return None
-    return info
+    tries = [(key, task)]
+    if task in TASK_FAMILY:
+        tries += [(key, TASK_FAMILY[task]), (_base_key(key), TASK_FAMILY[task])]
+    for k, family in tries:
+        try:
+            info = describe(k, family)
+        except Exception:  # noqa: BLE001 - a name the registry cannot parse is simply unknown
+            info = None
+        if info is not None:
+            return info
+    return None
 
 
 def metric_kind(key: str, task: str) -> str:
