@@ -56,18 +56,6 @@ def text_width(s: str) -> float:
     return sum(2 * CHAR_W if ord(ch) > 0x2E80 else CHAR_W for ch in s)
 
 
-def clip_label(s: str, width: float) -> str:
-    s = nfc(str(s))
-    if text_width(s) <= width:
-        return s
-    out = ""
-    for ch in s:
-        if text_width(out + ch + "…") > width:
-            break
-        out += ch
-    return out + "…"
-
-
 def wrap_label(s: str, width: float) -> list[str]:
     """Split a label into lines no wider than ``width`` (never cut: every character is kept, so two
     long metric names never read the same). Breaks after ``_ @ - / . ( ,`` or a space when it can."""
@@ -145,27 +133,41 @@ def _open(kind: str, width: float, height: float, title: str | None, attrs: str 
 
 
 def _heading(title: str | None, width: float) -> str:
+    """The chart's title, wrapped onto as many lines as it needs (never cut)."""
     if not title:
         return ""
-    return (f'<text class="sk-chart-title" x="0" y="{FONT + 2}" font-size="{FONT + 1}" '
-            f'font-weight="600">{esc(clip_label(title, width / 1.1))}</text>')
+    lines = wrap_label(title, width - 4)
+    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>' for i, line in enumerate(lines))
+    return f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
+
+
+def _heading_h(title: str | None, width: float, extra: float, none: float) -> float:
+    """Height taken by the wrapped title plus ``extra`` (``none`` when there is no title)."""
+    if not title:
+        return none
+    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
-    """Legend swatches flowing left to right, wrapping; returns the elements and the height used."""
+    """Legend swatches flowing left to right, wrapping; a name is never cut (a name wider than
+    the chart wraps onto several lines). Returns the elements and the height used."""
     out, x, row_h = [], 0.0, FONT + 8
-    rows = 1
+    yy = y
+    line_h = 0.0
     for i, name in enumerate(names):
-        label = clip_label(name, 160)
-        w = 16 + text_width(label) + 14
+        lines = wrap_label(name, width - 20)
+        w = 16 + max(text_width(line) for line in lines) + 14
         if x > 0 and x + w > width:
-            x, rows = 0.0, rows + 1
-        yy = y + (rows - 1) * row_h
+            x, yy = 0.0, yy + line_h
+            line_h = 0.0
+        spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
+                        for k, line in enumerate(lines))
         out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">'
                    f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
-                   f'<text x="{x + 15:g}" y="{yy + 10:g}" font-size="{FONT}">{esc(label)}</text></g>')
+                   f'<text font-size="{FONT}">{spans}</text></g>')
+        line_h = max(line_h, row_h + (len(lines) - 1) * (FONT + 2))
         x += w
-    return out, rows * row_h if names else 0.0
+    return out, (yy - y + line_h) if names else 0.0
 
 
 def _x_axis(x0: float, x1: float, y: float, lo: float, hi: float, height: float,
@@ -205,7 +207,7 @@ def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
 
 
 def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str | None = None,
-              xlabel: str | None = None, digits: int = 4, width: float = 460) -> str:
+              xlabel: str | None = None, digits: int = 4, width: float = 420) -> str:
     """Horizontal bars, one per label (long labels fit, and it reads well on a phone)."""
     return grouped_bars(list(labels), {"": list(values)}, title=title, xlabel=xlabel, digits=digits,
                         width=width, kind="bar")
@@ -213,7 +215,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
                  markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
-                 xlabel: str | None = None, digits: int = 4, width: float = 460,
+                 xlabel: str | None = None, digits: int = 4, width: float = 420,
                  kind: str = "grouped-bars", colors: Sequence[str] | None = None,
                  domain: tuple[float, float] | None = None, integer: bool = False,
                  errors: Mapping[str, Sequence[float | None]] | None = None,
@@ -241,10 +243,10 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     else:
         lo, hi = _domain(values)
     longest = max([text_width(c) for c in categories] + [40.0])
-    label_w = min(190.0, longest + 12)
+    label_w = min(170.0, longest + 12)
     x0, x1 = label_w, width - 78
     bar_h, gap = 14.0, 10.0
-    top = (FONT + 10) if title else 0.0
+    top = _heading_h(title, width, 10, 0.0)
     pick = (lambda i: colors[i % len(colors)]) if colors else color
     legend, legend_h = _legend(names, top, width, pick) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
     y = top + legend_h + 4
@@ -302,7 +304,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
 
 
 def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
-           title: str | None = None, digits: int = 4, width: float = 460,
+           title: str | None = None, digits: int = 4, width: float = 420,
            errors: Mapping[str, Sequence[float | None]] | None = None, scale: str = "own",
            markers: Mapping[tuple[str, str], str] | None = None) -> str:
     """One row per category, each on an axis of its own (from 0, or its most negative value, to a
@@ -310,10 +312,10 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
     names = list(series)
     longest = max([text_width(c) for c in categories] + [40.0])
-    label_w = min(190.0, longest + 12)
+    label_w = min(170.0, longest + 12)
     x0, x1 = label_w, width - 78
     bar_h = 14.0
-    top = (FONT + 10) if title else 0.0
+    top = _heading_h(title, width, 10, 0.0)
     legend, legend_h = _legend(names, top, width) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
     y = top + legend_h + 4
     body: list[str] = []
@@ -373,7 +375,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
 
 
 def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[float, float] | None = None,
-              title: str | None = None, xlabel: str | None = None, width: float = 460,
+              title: str | None = None, xlabel: str | None = None, width: float = 420,
               height: float = 200) -> str:
     """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
     x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
@@ -382,7 +384,7 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
         if value_range[0] == value_range[1]:
             value_range = (value_range[0] - 0.5, value_range[1] + 0.5)
     counts, edges = np.histogram(x, bins=bins, range=value_range)
-    top = (FONT + 14) if title else 8.0
+    top = _heading_h(title, width, 14, 8.0)
     x0, x1 = 40.0, width - 28   # room for the last edge's label
     y0, y1 = top + FONT + 10, top + FONT + 10 + height
     cmax = max(int(counts.max()) if counts.size else 0, 1)
@@ -432,14 +434,14 @@ def outliers(values: Sequence[float], stats: Mapping[str, float]) -> list[float]
 
 
 def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
-             xlabel: str | None = None, width: float = 460) -> str:
+             xlabel: str | None = None, width: float = 420) -> str:
     """Horizontal box plots, one per series; the diamond is the mean."""
     stats = {name: box_stats(vals) for name, vals in series.items()}
     all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
     lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
-    label_w = min(180.0, max([text_width(n) for n in series] + [40.0]) + 12)
+    label_w = min(150.0, max([text_width(n) for n in series] + [40.0]) + 12)
     x0, x1 = label_w, width - 14
-    top = (FONT + 14) if title else 6.0
+    top = _heading_h(title, width, 14, 6.0)
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     body = []
     y = top
@@ -481,20 +483,26 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
 
 def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], *,
                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
-               width: float = 460, height: float = 220, digits: int = 4,
-               marks: Sequence[float] = (), mark_label: str = "recommended") -> str:
+               width: float = 420, height: float = 220, digits: int = 4,
+               marks: Sequence[float] = (), mark_label: str = "recommended",
+               bounds: tuple[float, float] | None = None) -> str:
     """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
     ``high`` optional: drawn as a shaded confidence band). ``marks``: x values drawn as a dashed
-    vertical line labelled ``mark_label`` (e.g. the recommended n of a sweep)."""
+    vertical line labelled ``mark_label`` (e.g. the recommended n of a sweep). ``bounds``: the
+    value axis stays inside them (rates: ``(0, 1)``)."""
     names = list(series)
     ys = [v for s in series.values() for key in ("mean", "low", "high") for v in (s.get(key) or [])
           if v is not None and math.isfinite(v)]
     lo, hi = _domain(ys or [0.0, 1.0], include_zero=False)
+    if bounds is not None:   # e.g. a rate: the axis never leaves [0, 1]; a flat line gets all of it
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+        if hi - lo <= 1e-12:
+            lo, hi = bounds
     xs = [float(v) for v in x]
     xlo, xhi = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
-    top = (FONT + 14) if title else 6.0
+    top = _heading_h(title, width, 14, 6.0)
     legend, legend_h = _legend(names, top, width)
     x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height

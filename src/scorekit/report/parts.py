@@ -104,9 +104,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = ""
     for row in rows:
         cells = "".join(c if raw_cells and isinstance(c, str) and c.startswith("<td") else cell(c) for c in row)
         body.append(f"<tr>{cells}</tr>")
-    cap = f"<caption>{text_html(caption)}</caption>" if caption else ""
+    # the caption sits above the scroll box (a <caption> would scroll away with a wide table)
+    cap = f'<p class="sk-caption">{text_html(caption)}</p>' if caption else ""
+    label = f' aria-label="{esc(caption)}"' if caption else ""
     sort = " sortable" if sortable else ""
-    return (f'<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}>{cap}<thead><tr>{head}</tr></thead>'
+    return (f'{cap}<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}{label}><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from scorekit.report import charts
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import Doc, is_number
+from scorekit.report.model import Doc, is_number, metric_kind
 from scorekit.report.parts import figure, grid, table, text_html
 
 CONSUMED = {"recommendation", "best"}
@@ -49,7 +49,8 @@ def sweep_section(doc: Doc) -> tuple[str, set[str]]:
     for m in metrics:
         s = {name: per_metric[m] for name, per_metric in series.items() if isinstance(per_metric.get(m), dict)}
         figs.append(figure(charts.line_chart(n, s, title=f"{m} by n", xlabel="n (words)", ylabel=m,
-                                             marks=marks, mark_label="recommended n")))
+                                             marks=marks, mark_label="recommended n",
+                                             bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)))
     header = ["system", "metric"] + [f"n={x}" + (" ★" if float(x) in marks else "") for x in n]
     rows = []
     for name, per_metric in series.items():

@@ -38,9 +38,9 @@ def topics_section(doc: Doc) -> tuple[str, set[str]]:
                                     and all(is_number(x) for x in r[k]) for r in items if r.get(key))]
     rows = [[cell(r.get("id")), _keywords_cell(r, key, per_word)] + [cell(r.get(m)) for m in nums]
             for r in items]
-    out = [table(["topic", key] + nums, rows, cls="sk-topics", raw_cells=True,
-                 caption=f"{len(items)} topics, {'/'.join(str(n) for n in sorted(n_words))} keywords each"
-                         + (f"; hover a keyword for its {', '.join(per_word)}" if per_word else ""))]
+    about = (f"{len(items)} topics, {'/'.join(str(n) for n in sorted(n_words))} keywords each"
+             + (f"; a keyword's tooltip shows its {', '.join(per_word)}" if per_word else ""))
+    out = [f'<p class="note">{esc(about)}</p>', table(["topic", key] + nums, rows, cls="sk-topics", raw_cells=True)]
     head = next((m for m in HEADLINE if m in nums), nums[0] if nums else None)
     if head:
         ids = [str(r.get("id")) for r in items]
