@@ -58,7 +58,7 @@ def text_width(s: str) -> float:
 
 def wrap_label(s: str, width: float) -> list[str]:
     """Split a label into lines no wider than ``width`` (never cut: every character is kept, so two
-    long metric names never read the same). Breaks after ``_ @ - / . ( ,`` or a space when it can."""
+    long metric names never read the same). Breaks after ``_ @ - / .`` or a space when it can."""
     s = nfc(str(s))
     if text_width(s) <= width:
         return [s]
@@ -75,7 +75,7 @@ def wrap_label(s: str, width: float) -> list[str]:
                 cur = ""
             last_break = -1
         cur += ch
-        if ch in "_@-/.(, ":
+        if ch in "_@-/. ":
             last_break = len(cur)
     if cur:
         lines.append(cur)

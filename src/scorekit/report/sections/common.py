@@ -147,7 +147,7 @@ def comparison_section(doc: Doc) -> str:
             if vals[j] is None:
                 vals[j] = (run.get("metrics") or {}).get(m)
     out += grid(kind_charts([str(m) for m in measures], series, doc.task, markers=markers,
-                            title="system comparison (* = significant vs baseline)", kind_name="grouped"))
+                            title="vs baseline (* = significant)", kind_name="grouped"))
     return out
 
 
