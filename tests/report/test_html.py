@@ -240,7 +240,8 @@ def test_change_format_is_one_format():
 
     assert [delta_text(0.6), delta_text(-0.1), delta_text(0.0)] == ["+0.6000", "−0.1000", "±0.0000"]
     assert [pct_text(150.0), pct_text(-12.34), pct_text(0.01)] == ["+150.0%", "−12.3%", "±0.0%"]
-    assert charts.fmt(3) == "3" and charts.fmt(0.5) == "0.5000"
+    assert charts.fmt(3) == "3" and charts.fmt(0.5) == "0.5000" and charts.fmt(1e-6) == "1e-06"
+    assert charts.fmt(0.0) == "0.0000" and charts.fmt(0.00005) == "0.0001"
 
 
 @pytest.mark.parametrize("bad, msg", [

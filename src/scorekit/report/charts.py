@@ -49,6 +49,8 @@ def fmt(value: float | None, digits: int = 4) -> str:
         return str(int(value))   # a count stays a whole number
     if float(value).is_integer() and abs(value) >= 1000:
         return f"{int(value)}"
+    if value != 0 and abs(value) < 0.5 * 10 ** -digits:
+        return f"{float(value):.3g}"   # 1e-06 is not 0.0000
     return f"{float(value):.{digits}f}"
 
 

@@ -280,9 +280,17 @@ def render_extra_value(key: str, value: Any) -> str:
                 cols += [k for k in v if k not in cols]
             rows = [[k] + [v.get(c) for c in cols] for k, v in value.items()]
             return table([""] + cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"')
-        return f'<h4>{text_html(key)}</h4>' + "".join(render_extra_value(k, v) for k, v in value.items())
+        simple = {k: v for k, v in value.items() if _simple(v)}
+        rest = "".join(render_extra_value(k, v) for k, v in value.items() if k not in simple)
+        return f'<h4>{text_html(key)}</h4>' + (kv_table(simple) if simple else "") + rest
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return f'<h4>{text_html(key)}</h4><pre class="scroll">{esc(text[:20000])}</pre>'
+
+
+def _simple(v: Any) -> bool:
+    """A value that fits one key/value row: a scalar or a short list of scalars."""
+    return (v is None or is_number(v) or isinstance(v, (str, bool))
+            or (isinstance(v, list) and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v)))
 
 
 def extra_section(doc: Doc, skip: set[str]) -> str:
