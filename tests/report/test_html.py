@@ -253,3 +253,19 @@ def test_change_format_is_one_format():
 def test_bad_documents_are_user_errors(bad, msg):
     with pytest.raises(ScorekitError, match=msg):
         rh.render_report([bad], sources=["f.json"])
+
+
+def test_older_files_still_render():
+    """Older result files: topics with `words`, ABSA with per-seed records, a sweep with `best`."""
+    topics = Result("topics", {"sc": 0.1}, "task:topics|version:0.0.9",
+                    per_item=[{"id": "t1", "words": ["경제", "물가"], "sc": 0.1}])
+    seeds = Result("absa", {"tuple_f1_s2": 0.5}, "task:absa|version:0.0.9",
+                   extra={"seeds": [{"seed": 1, "tuple_f1_s2": 0.4}, {"seed": 2, "tuple_f1_s2": 0.6}]})
+    sweep = Result("sweep", {"rouge1": 0.3}, "task:sweep|version:0.0.9",
+                   extra={"sweep": {"n": [5, 10], "series": {"lead": {"rouge1": {"mean": [0.2, 0.3]}}}},
+                          "best": {"lead": 10}})
+    page = rh.render_report([topics, seeds, sweep])
+    el = Elements(page)
+    assert "물가" in page and el.with_class("sk-topics", "table")
+    assert [b["data-series"] for b in el.with_class("sk-box")] == ["tuple_f1_s2"]
+    assert re.findall(r'<g class="sk-mark" data-x="([^"]+)"', page) == ["10.0"]
