@@ -81,8 +81,13 @@ def metrics_section(doc: Doc) -> str:
     out = table(["system"] + names, rows, cls="sk-metrics", raw_cells=True, header_titles=titles)
     # every metric is charted, except those the comparison chart already shows
     compared = {str(r.get("measure")) for r in (doc.comparison or {}).get("rows") or [] if isinstance(r, dict)}
-    charted = [m for m in names if m not in compared
+    # a mean over seeds is charted once, with its spread, in the ABSA seeds section
+    std = doc.extra_value("std") if not doc.multi else None
+    spread = set(std) if isinstance(std, dict) else set()
+    charted = [m for m in names if m not in compared and m not in spread
                and any(is_number((r.get("metrics") or {}).get(m)) for r in doc.runs)]
+    if spread & set(names):
+        out += '<p class="note">The means are charted with their spread over seeds below.</p>'
     if charted:
         series = {doc.run_name(i) if doc.multi else "": [(r.get("metrics") or {}).get(m) for m in charted]
                   for i, r in enumerate(doc.runs)}
