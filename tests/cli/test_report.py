@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from report_helpers import DATA, FIXTURES, Elements  # noqa: E402
+from report_helpers import COMMANDS, Elements, scorekit  # noqa: E402
 
 from scorekit.cli import main  # noqa: E402
 from scorekit.cli._common import emit, output_options  # noqa: E402
@@ -25,17 +25,34 @@ def run(argv, capsys):
     return code, out, err
 
 
-def test_report_all_fixtures_with_png_and_latex(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory) -> list[Path]:
+    """Real result files: the retrieval comparison and the Korean captions of examples/."""
+    out = tmp_path_factory.mktemp("outputs")
+    paths = []
+    for name in ("retrieval_compare", "caption_ko"):
+        code, _, err = scorekit(COMMANDS[name] + ["-o", out / f"{name}.json", "-q"])
+        assert code == 0, err
+        paths.append(out / f"{name}.json")
+    return paths
+
+
+def test_report_real_results_with_png_and_latex(outputs, tmp_path, capsys):
     out = tmp_path / "report.html"
-    code, stdout, err = run(["report", *[DATA / f"{n}.json" for n in FIXTURES], "--out", out,
-                             "--png-dir", tmp_path / "figs", "--title", "평가 리포트"], capsys)
+    code, stdout, err = run(["report", *outputs, "--out", out, "--png-dir", tmp_path / "figs",
+                             "--title", "평가 리포트"], capsys)
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     el = Elements(page)
-    assert len(el.with_class("sk-doc", "section")) == len(FIXTURES)
+    assert len(el.with_class("sk-doc", "section")) == len(outputs)
     assert "<title>평가 리포트</title>" in page
+    for path in outputs:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for v in data["metrics"].values():
+            assert el.find("td", data_value=repr(float(v)))
     assert (tmp_path / "figs" / "retrieval_compare_metrics.png").stat().st_size > 0
     assert (tmp_path / "figs" / "retrieval_compare_comparison.tex").exists()
+    assert (tmp_path / "figs" / "caption_ko_metrics_cider.png").exists()   # CIDEr on its own axis
     assert "wrote" in stdout
 
 
@@ -54,10 +71,10 @@ def test_report_input_errors_are_one_line_exit_2(tmp_path, capsys, content, msg)
     assert not out.exists()
 
 
-def test_report_missing_input_and_output_dir(tmp_path, capsys):
+def test_report_missing_input_and_output_dir(outputs, tmp_path, capsys):
     code, _, err = run(["report", tmp_path / "nope.json", "--out", tmp_path / "r.html"], capsys)
     assert code == 2 and "nope.json" in err
-    code, _, err = run(["report", DATA / "sweep.json", "--out", tmp_path / "no" / "r.html"], capsys)
+    code, _, err = run(["report", outputs[0], "--out", tmp_path / "no" / "r.html"], capsys)
     assert code == 2 and "output directory does not exist" in err
 
 

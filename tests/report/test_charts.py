@@ -101,3 +101,62 @@ def test_nice_ticks_cover_the_range(lo, hi):
     assert t[0] <= lo + 1e-9 and (t[-1] >= hi - 1e-9 or hi == lo)
     assert all(b > a for a, b in zip(t, t[1:]))
     assert len(t) <= 12
+
+
+@given(st.lists(finite, min_size=1, max_size=40))
+def test_box_plot_draws_every_outlier_matplotlib_finds(values):
+    from matplotlib.cbook import boxplot_stats
+
+    root = parse(charts.box_plot({"a": values}))
+    fliers = sorted(float(v) for v in boxplot_stats(np.asarray(values, dtype=float))[0]["fliers"])
+    dots = sorted(float(e.get("data-value")) for e in marks(root, "sk-outlier"))
+    assert dots == pytest.approx(fliers)
+    assert int(marks(root, "sk-box")[0].get("data-outliers")) == len(fliers)
+
+
+def test_a_failed_query_at_zero_is_a_visible_dot():
+    root = parse(charts.box_plot({"v1": [1.0, 1.0, 1.0, 1.0, 0.0]}))
+    (dot,) = marks(root, "sk-outlier")
+    assert float(dot.get("data-value")) == 0.0 and float(dot.get("r")) > 0
+
+
+@given(st.text(alphabet="abc_@-/한글xyz", min_size=1, max_size=80), st.floats(30, 200))
+def test_wrapped_labels_keep_every_character(label, width):
+    lines = charts.wrap_label(label, width)
+    assert "".join(lines) == label
+    assert all(charts.text_width(line) <= width or len(line) == 1 for line in lines)
+
+
+def test_long_labels_are_wrapped_not_cut():
+    a, b = "tuple_f1_s2_explicit_only_long_suffix", "tuple_f1_s2_implicit_only_long_suffix"
+    root = parse(charts.grouped_bars([a, b], {"": [0.5, 0.6]}))
+    labels = marks(root, "sk-label")
+    texts = ["".join(t.text or "" for t in e.iter(f"{SVG}tspan")) for e in labels]
+    assert texts == [a, b] and "…" not in "".join(texts)
+
+
+def test_rates_axis_is_zero_to_one_and_counts_get_whole_ticks():
+    root = parse(charts.grouped_bars(["f1"], {"": [0.3]}, domain=(0.0, 1.0)))
+    assert (float(root.get("data-lo")), float(root.get("data-hi"))) == (0.0, 1.0)
+    root = parse(charts.grouped_bars(["n"], {"": [3]}, integer=True))
+    ticks = [float(e.text) for e in marks(root, "sk-tick")]
+    assert ticks and all(t.is_integer() for t in ticks)
+
+
+def test_panels_give_each_metric_its_own_axis():
+    root = parse(charts.panels(["cider", "count"], {"a": [2.57, 1], "b": [1.2, 40]}))
+    bars = {(e.get("data-category"), e.get("data-series")): e for e in marks(root, "sk-bar")}
+    for cat in ("cider", "count"):
+        lo, hi = float(bars[(cat, "a")].get("data-lo")), float(bars[(cat, "a")].get("data-hi"))
+        assert lo <= 0 and hi >= max(float(bars[(cat, s)].get("data-value")) for s in "ab")
+        # within one panel, bar length is proportional to the value
+        wa, wb = (float(bars[(cat, s)].get("width")) for s in "ab")
+        va, vb = (float(bars[(cat, s)].get("data-value")) for s in "ab")
+        assert wa / wb == pytest.approx(va / vb, rel=0.02)
+    assert float(bars[("cider", "a")].get("data-hi")) < float(bars[("count", "b")].get("data-hi"))
+
+
+def test_line_chart_marks_the_recommended_n():
+    root = parse(charts.line_chart([5, 10, 20], {"lead": {"mean": [0.1, 0.3, 0.4]}}, marks=[10]))
+    (mark,) = marks(root, "sk-mark")
+    assert float(mark.get("data-x")) == 10.0

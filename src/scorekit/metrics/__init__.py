@@ -9,7 +9,7 @@ Ray engine all read that registry.
 """
 
 from scorekit.metrics.base import Metric, MetricInfo, Param, Stats, VALUE_KINDS
-from scorekit.metrics.registry import REGISTRY, describe, get_metric, register
+from scorekit.metrics.registry import REGISTRY, declare, describe, get_metric, register, split_name
 
 __all__ = ["Metric", "MetricInfo", "Param", "Stats", "VALUE_KINDS", "REGISTRY", "describe",
-           "get_metric", "register"]
+           "get_metric", "register", "declare", "split_name"]

@@ -120,6 +120,8 @@ class Metric:
     corpus: ClassVar[bool] = False
     params: ClassVar[tuple[Param, ...]] = ()
     signature_fields: ClassVar[tuple[str, ...]] = ()   # parameter names pinned in the signature
+    key_info: ClassVar[Mapping[str, Mapping[str, Any]]] = {}   # per-key overrides of MetricInfo
+    #                                                           fields (doc, kind, direction)
 
     def __init__(self, **params: Any):
         from scorekit.errors import ScorekitError
@@ -131,20 +133,28 @@ class Metric:
 
             raise UnknownNameError(f"{self.name} parameter", unknown[0], known)
         self.values = {p.name: p.coerce(params.get(p.name, p.default)) for p in self.params}
-        if not self.keys:
-            type(self).keys = (self.name,)
         self._state: list[Stats] = []
         if type(self).kind not in VALUE_KINDS:
             raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")
 
     # -- declaration ------------------------------------------------------------------
     @classmethod
+    def result_keys(cls) -> tuple[str, ...]:
+        """The result keys this metric produces (``keys``, or its name alone)."""
+        return tuple(cls.keys) or (cls.name,)
+
+    @classmethod
     def doc(cls) -> str:
         return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
 
-    def info(self, key: str | None = None) -> MetricInfo:
-        return MetricInfo(key or self.name, self.name, self.family, self.higher_is_better,
-                          self.kind, self.doc(), self.corpus)
+    @classmethod
+    def info(cls, key: str | None = None) -> MetricInfo:
+        """Metadata of one result key of this metric (default: its first key)."""
+        key = key or cls.result_keys()[0]
+        fields = dict(key=key, metric=cls.name, family=cls.family, higher_is_better=cls.higher_is_better,
+                      kind=cls.kind, doc=cls.doc(), corpus=cls.corpus)
+        fields.update(cls.key_info.get(key, {}))
+        return MetricInfo(**fields)
 
     def signature_params(self) -> dict[str, Any]:
         """The fields this metric owns in a signature (name -> value), in declaration order."""

@@ -45,8 +45,12 @@ def num_attr(value: float | None) -> str:
 def fmt(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))   # a count stays a whole number
     if float(value).is_integer() and abs(value) >= 1000:
         return f"{int(value)}"
+    if value != 0 and abs(value) < 0.5 * 10 ** -digits:
+        return f"{float(value):.3g}"   # 1e-06 is not 0.0000
     return f"{float(value):.{digits}f}"
 
 
@@ -54,16 +58,40 @@ def text_width(s: str) -> float:
     return sum(2 * CHAR_W if ord(ch) > 0x2E80 else CHAR_W for ch in s)
 
 
-def clip_label(s: str, width: float) -> str:
+def wrap_label(s: str, width: float) -> list[str]:
+    """Split a label into lines no wider than ``width`` (never cut: every character is kept, so two
+    long metric names never read the same). Breaks after ``_ @ - / .`` or a space when it can."""
     s = nfc(str(s))
     if text_width(s) <= width:
-        return s
-    out = ""
+        return [s]
+    lines: list[str] = []
+    cur = ""
+    last_break = -1
     for ch in s:
-        if text_width(out + ch + "…") > width:
-            break
-        out += ch
-    return out + "…"
+        if text_width(cur + ch) > width and cur:
+            if 0 < last_break < len(cur):
+                lines.append(cur[:last_break])
+                cur = cur[last_break:]
+            else:
+                lines.append(cur)
+                cur = ""
+            last_break = -1
+        cur += ch
+        if ch in "_@-/. ":
+            last_break = len(cur)
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "end", cls: str = "sk-label",
+                 full: str | None = None) -> str:
+    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text."""
+    lh = FONT + 1
+    y0 = y_mid - (len(lines) - 1) * lh / 2 + 4
+    spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
+    title = f"<title>{esc(full if full is not None else ''.join(lines))}</title>"
+    return f'<text class="{cls}" font-size="{FONT}" text-anchor="{anchor}">{title}{spans}</text>'
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
@@ -107,34 +135,48 @@ def _open(kind: str, width: float, height: float, title: str | None, attrs: str 
 
 
 def _heading(title: str | None, width: float) -> str:
+    """The chart's title, wrapped onto as many lines as it needs (never cut)."""
     if not title:
         return ""
-    return (f'<text class="sk-chart-title" x="0" y="{FONT + 2}" font-size="{FONT + 1}" '
-            f'font-weight="600">{esc(clip_label(title, width / 1.1))}</text>')
+    lines = wrap_label(title, width - 4)
+    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>' for i, line in enumerate(lines))
+    return f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
+
+
+def _heading_h(title: str | None, width: float, extra: float, none: float) -> float:
+    """Height taken by the wrapped title plus ``extra`` (``none`` when there is no title)."""
+    if not title:
+        return none
+    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
-    """Legend swatches flowing left to right, wrapping; returns the elements and the height used."""
+    """Legend swatches flowing left to right, wrapping; a name is never cut (a name wider than
+    the chart wraps onto several lines). Returns the elements and the height used."""
     out, x, row_h = [], 0.0, FONT + 8
-    rows = 1
+    yy = y
+    line_h = 0.0
     for i, name in enumerate(names):
-        label = clip_label(name, 160)
-        w = 16 + text_width(label) + 14
+        lines = wrap_label(name, width - 20)
+        w = 16 + max(text_width(line) for line in lines) + 14
         if x > 0 and x + w > width:
-            x, rows = 0.0, rows + 1
-        yy = y + (rows - 1) * row_h
+            x, yy = 0.0, yy + line_h
+            line_h = 0.0
+        spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
+                        for k, line in enumerate(lines))
         out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">'
                    f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
-                   f'<text x="{x + 15:g}" y="{yy + 10:g}" font-size="{FONT}">{esc(label)}</text></g>')
+                   f'<text font-size="{FONT}">{spans}</text></g>')
+        line_h = max(line_h, row_h + (len(lines) - 1) * (FONT + 2))
         x += w
-    return out, rows * row_h if names else 0.0
+    return out, (yy - y + line_h) if names else 0.0
 
 
 def _x_axis(x0: float, x1: float, y: float, lo: float, hi: float, height: float,
-            label: str | None = None) -> list[str]:
+            label: str | None = None, integer: bool = False) -> list[str]:
     """Vertical grid lines with value labels under a horizontal value axis."""
     out = []
-    for t in nice_ticks(lo, hi):
+    for t in nice_ticks(lo, hi, integer=integer):
         if t < lo - 1e-12 or t > hi + 1e-12:
             continue
         x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
@@ -167,7 +209,7 @@ def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
 
 
 def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str | None = None,
-              xlabel: str | None = None, digits: int = 4, width: float = 460) -> str:
+              xlabel: str | None = None, digits: int = 4, width: float = 420) -> str:
     """Horizontal bars, one per label (long labels fit, and it reads well on a phone)."""
     return grouped_bars(list(labels), {"": list(values)}, title=title, xlabel=xlabel, digits=digits,
                         width=width, kind="bar")
@@ -175,63 +217,167 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
                  markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
-                 xlabel: str | None = None, digits: int = 4, width: float = 460,
-                 kind: str = "grouped-bars", colors: Sequence[str] | None = None) -> str:
+                 xlabel: str | None = None, digits: int = 4, width: float = 420,
+                 kind: str = "grouped-bars", colors: Sequence[str] | None = None,
+                 domain: tuple[float, float] | None = None, integer: bool = False,
+                 errors: Mapping[str, Sequence[float | None]] | None = None,
+                 scale: str | None = None) -> str:
     """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
-    system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant)."""
+    system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant).
+
+    ``domain`` fixes the value axis (rates: ``(0, 1)``, widened only if a value falls outside);
+    otherwise it is fitted to the values and zero. ``integer`` puts ticks on whole numbers
+    (counts). ``errors[series][i]`` draws a whisker of +-that value (e.g. std over seeds).
+    Category labels wrap onto several lines rather than being cut. ``scale`` names the axis in a
+    ``data-scale`` attribute (``rate``, ``count``, ...)."""
     markers = markers or {}
     names = list(series)
-    values = [v for s in series.values() for v in s]
-    lo, hi = _domain([v for v in values if v is not None])
-    label_w = min(180.0, max([text_width(c) for c in categories] + [40.0]) * 1.2 + 12)
+    values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
+    if errors:
+        for name, errs in errors.items():
+            for v, e in zip(series.get(name, ()), errs):
+                if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
+                    values += [v - e, v + e]
+    if domain is not None:
+        lo, hi = min([domain[0]] + values), max([domain[1]] + values)
+        if (lo, hi) != tuple(domain):
+            lo, hi = _domain(values + list(domain))
+    else:
+        lo, hi = _domain(values)
+    longest = max([text_width(c) for c in categories] + [40.0])
+    label_w = min(170.0, longest + 12)
     x0, x1 = label_w, width - 78
     bar_h, gap = 14.0, 10.0
-    top = (FONT + 10) if title else 0.0
+    top = _heading_h(title, width, 10, 0.0)
     pick = (lambda i: colors[i % len(colors)]) if colors else color
     legend, legend_h = _legend(names, top, width, pick) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
     y = top + legend_h + 4
     plot_top = y
     body: list[str] = []
+    sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     for ci, cat in enumerate(categories):
-        group_h = bar_h * len(names)
-        body.append(f'<text class="sk-label" x="{label_w - 6:g}" y="{y + group_h / 2 + 4:.2f}" '
-                    f'font-size="{FONT}" text-anchor="end"><title>{esc(cat)}</title>'
-                    f'{esc(clip_label(cat, label_w - 10))}</text>')
+        lines = wrap_label(cat, label_w - 10)
+        group_h = max(bar_h * len(names), (FONT + 1) * len(lines) + 2)
+        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat))
+        y_bars = y + (group_h - bar_h * len(names)) / 2
         for si, name in enumerate(names):
             v = series[name][ci] if ci < len(series[name]) else None
-            yy = y + si * bar_h
+            err = (errors or {}).get(name, [])
+            e = err[ci] if ci < len(err) else None
+            yy = y_bars + si * bar_h
             mark = markers.get((cat, name), "")
-            tip = f"{cat}{' · ' + name if name else ''}: {fmt(v, digits)}{' ' + mark if mark else ''}"
+            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+            tip = f"{cat}{' · ' + name if name else ''}: {shown}{' ' + mark if mark else ''}"
             attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
+                     + (f' data-error="{num_attr(e)}"' if e is not None else "")
                      + (f' data-marker="{esc(mark)}"' if mark else ""))
             if v is None or not math.isfinite(v):
                 body.append(f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
                             f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" '
                             f'fill="#888">–</text></g>')
                 continue
-            zero = x0 + (0 - lo) / (hi - lo) * (x1 - x0)
-            xv = x0 + (v - lo) / (hi - lo) * (x1 - x0)
+            zero = sx(min(max(0.0, lo), hi))
+            xv = sx(v)
             bx, bw = min(zero, xv), abs(xv - zero)
             body.append(f'<rect class="sk-bar" {attrs} x="{bx:.2f}" y="{yy + 1:.2f}" '
                         f'width="{max(bw, 0.5):.2f}" height="{bar_h - 2:g}" fill="{pick(si)}">'
                         f'<title>{esc(tip)}</title></rect>')
-            body.append(f'<text class="sk-value" x="{max(zero, xv) + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
-                        f'font-size="{FONT - 1}">{fmt(v, digits)}'
+            end = max(zero, xv)
+            if e is not None and math.isfinite(e) and e > 0:
+                a, b = sx(v - e), sx(v + e)
+                cy = yy + bar_h / 2
+                body.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
+                            f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
+                end = max(end, b)
+            body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
+                        f'font-size="{FONT - 1}">{esc(shown)}'
                         + (f'<tspan class="sk-marker" font-weight="700" fill="#b00"> {esc(mark)}</tspan>'
                            if mark else "") + "</text>")
-        y += bar_h * len(names) + gap
+        y += group_h + gap
     plot_bottom = y - gap + 2
-    axis = _x_axis(x0, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel)
+    axis = _x_axis(x0, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel, integer=integer)
     height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
-    out = _open(kind, width, height, title)
+    out = _open(kind, width, height, title,
+                f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"' + (f' data-scale="{esc(scale)}"' if scale else ""))
     out.append(_heading(title, width))
     out += legend + axis + body
     out.append("</svg>")
     return "\n".join(out)
 
 
+def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
+           title: str | None = None, digits: int = 4, width: float = 420,
+           errors: Mapping[str, Sequence[float | None]] | None = None, scale: str = "own",
+           markers: Mapping[tuple[str, str], str] | None = None) -> str:
+    """One row per category, each on an axis of its own (from 0, or its most negative value, to a
+    round number above its largest value; ticks at both ends). For values of different kinds
+    that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
+    names = list(series)
+    longest = max([text_width(c) for c in categories] + [40.0])
+    label_w = min(170.0, longest + 12)
+    x0, x1 = label_w, width - 78
+    bar_h = 14.0
+    top = _heading_h(title, width, 10, 0.0)
+    legend, legend_h = _legend(names, top, width) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
+    y = top + legend_h + 4
+    body: list[str] = []
+    for ci, cat in enumerate(categories):
+        vals = [series[n][ci] if ci < len(series[n]) else None for n in names]
+        errs = [((errors or {}).get(n) or [None] * len(categories))[ci] for n in names]
+        finite = [v for v in vals if v is not None and math.isfinite(v)]
+        finite += [v + e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v + e)]
+        finite += [v - e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v - e)]
+        lo, hi = _domain(finite)
+        sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
+        lines = wrap_label(cat, label_w - 10)
+        group_h = max(bar_h * len(names), (FONT + 1) * len(lines) + 2)
+        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat))
+        body.append(f'<g class="sk-panel" data-category="{esc(cat)}" data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}">'
+                    f'<line x1="{x0:.2f}" y1="{y + group_h + 1:.2f}" x2="{x1:.2f}" y2="{y + group_h + 1:.2f}" stroke="#bbb"/>'
+                    f'<text class="sk-tick" x="{x0:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
+                    f'fill="#555">{_tick_label(lo)}</text>'
+                    f'<text class="sk-tick" x="{x1:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
+                    f'text-anchor="end" fill="#555">{_tick_label(hi)}</text></g>')
+        y_bars = y + (group_h - bar_h * len(names)) / 2
+        for si, name in enumerate(names):
+            v, e = vals[si], errs[si]
+            yy = y_bars + si * bar_h
+            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+            tip = f"{cat}{' · ' + name if name else ''}: {shown} (axis {_tick_label(lo)} to {_tick_label(hi)})"
+            mark = (markers or {}).get((cat, name), "")
+            attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
+                     f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"'
+                     + (f' data-error="{num_attr(e)}"' if e is not None else "")
+                     + (f' data-marker="{esc(mark)}"' if mark else ""))
+            if v is None or not math.isfinite(v):
+                body.append(f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
+                            f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" fill="#888">–</text></g>')
+                continue
+            zero, xv = sx(min(max(0.0, lo), hi)), sx(v)
+            body.append(f'<rect class="sk-bar" {attrs} x="{min(zero, xv):.2f}" y="{yy + 1:.2f}" '
+                        f'width="{max(abs(xv - zero), 0.5):.2f}" height="{bar_h - 2:g}" fill="{color(si)}">'
+                        f'<title>{esc(tip)}</title></rect>')
+            end = max(zero, xv)
+            if e is not None and math.isfinite(e) and e > 0:
+                a, b = sx(v - e), sx(v + e)
+                cy = yy + bar_h / 2
+                body.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
+                            f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
+                end = max(end, b)
+            body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
+                        f'font-size="{FONT - 1}">{esc(shown)}'
+                        + (f'<tspan class="sk-marker" font-weight="700" fill="#b00"> {esc(mark)}</tspan>'
+                           if mark else "") + "</text>")
+        y += group_h + FONT + 10
+    out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
+    out.append(_heading(title, width))
+    out += legend + body
+    out.append("</svg>")
+    return "\n".join(out)
+
+
 def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[float, float] | None = None,
-              title: str | None = None, xlabel: str | None = None, width: float = 460,
+              title: str | None = None, xlabel: str | None = None, width: float = 420,
               height: float = 200) -> str:
     """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
     x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
@@ -240,8 +386,8 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
         if value_range[0] == value_range[1]:
             value_range = (value_range[0] - 0.5, value_range[1] + 0.5)
     counts, edges = np.histogram(x, bins=bins, range=value_range)
-    top = (FONT + 14) if title else 8.0
-    x0, x1 = 40.0, width - 10
+    top = _heading_h(title, width, 14, 8.0)
+    x0, x1 = 40.0, width - 28   # room for the last edge's label
     y0, y1 = top + FONT + 10, top + FONT + 10 + height
     cmax = max(int(counts.max()) if counts.size else 0, 1)
     cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
@@ -279,30 +425,38 @@ def box_stats(values: Sequence[float]) -> dict[str, float]:
     lo_w = min(float(x[x >= q1 - 1.5 * iqr].min()), q1)
     hi_w = max(float(x[x <= q3 + 1.5 * iqr].max()), q3)
     return {"n": int(x.size), "min": float(x[0]), "q1": q1, "median": med, "q3": q3, "max": float(x[-1]),
-            "mean": float(x.mean()), "whisker_low": lo_w, "whisker_high": hi_w}
+            "mean": float(x.mean()), "whisker_low": lo_w, "whisker_high": hi_w,
+            "outliers": int(((x < lo_w) | (x > hi_w)).sum())}
+
+
+def outliers(values: Sequence[float], stats: Mapping[str, float]) -> list[float]:
+    """The values beyond the whiskers (what :func:`box_plot` draws as dots)."""
+    return sorted(float(v) for v in values if v is not None and math.isfinite(v)
+                  and (v < stats["whisker_low"] or v > stats["whisker_high"]))
 
 
 def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
-             xlabel: str | None = None, width: float = 460) -> str:
+             xlabel: str | None = None, width: float = 420) -> str:
     """Horizontal box plots, one per series; the diamond is the mean."""
     stats = {name: box_stats(vals) for name, vals in series.items()}
     all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
     lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
-    label_w = min(180.0, max([text_width(n) for n in series] + [40.0]) * 1.2 + 12)
+    label_w = min(150.0, max([text_width(n) for n in series] + [40.0]) + 12)
     x0, x1 = label_w, width - 14
-    row_h = 26.0
-    top = (FONT + 14) if title else 6.0
+    top = _heading_h(title, width, 14, 6.0)
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     body = []
     y = top
     for i, (name, s) in enumerate(stats.items()):
-        body.append(f'<text class="sk-label" x="{label_w - 6:g}" y="{y + row_h / 2 + 4:.2f}" '
-                    f'font-size="{FONT}" text-anchor="end"><title>{esc(name)}</title>'
-                    f'{esc(clip_label(name, label_w - 10))}</text>')
+        lines = wrap_label(name, label_w - 10)
+        row_h = max(26.0, (FONT + 1) * len(lines) + 6)
+        body.append(_label_lines(lines, label_w - 6, y + row_h / 2, full=name))
         if s["n"]:
-            attrs = " ".join(f'data-{k.replace("_", "-")}="{v if k == "n" else num_attr(v)}"' for k, v in s.items())
+            attrs = " ".join(f'data-{k.replace("_", "-")}="{v if k in ("n", "outliers") else num_attr(v)}"'
+                             for k, v in s.items())
             tip = (f"{name}: n={s['n']} median={s['median']:.4f} mean={s['mean']:.4f} "
-                   f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]")
+                   f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]"
+                   + (f" outliers={s['outliers']}" if s["outliers"] else ""))
             c = color(i)
             cy = y + row_h / 2
             body.append(
@@ -315,6 +469,11 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                 f'y2="{y + row_h - 5:.2f}" stroke="{c}" stroke-width="2.5"/>'
                 f'<path d="M{sx(s["mean"]):.2f},{cy - 5:.2f} l5,5 l-5,5 l-5,-5 z" fill="#fff" stroke="{c}"/>'
                 "</g>")
+            # outliers: every value beyond a whisker is a dot (a failed query at 0 stays visible)
+            for v in outliers(series[name], s):
+                body.append(f'<circle class="sk-outlier" data-series="{esc(name)}" data-value="{num_attr(v)}" '
+                            f'cx="{sx(v):.2f}" cy="{cy:.2f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5">'
+                            f'<title>{esc(name)}: {fmt(v)} (outlier)</title></circle>')
         y += row_h
     axis = _x_axis(x0, x1, y, lo, hi, y - top, xlabel)
     out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
@@ -326,18 +485,26 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
 
 def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], *,
                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
-               width: float = 460, height: float = 220, digits: int = 4) -> str:
+               width: float = 420, height: float = 220, digits: int = 4,
+               marks: Sequence[float] = (), mark_label: str = "recommended",
+               bounds: tuple[float, float] | None = None) -> str:
     """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
-    ``high`` optional: drawn as a shaded confidence band)."""
+    ``high`` optional: drawn as a shaded confidence band). ``marks``: x values drawn as a dashed
+    vertical line labelled ``mark_label`` (e.g. the recommended n of a sweep). ``bounds``: the
+    value axis stays inside them (rates: ``(0, 1)``)."""
     names = list(series)
     ys = [v for s in series.values() for key in ("mean", "low", "high") for v in (s.get(key) or [])
           if v is not None and math.isfinite(v)]
     lo, hi = _domain(ys or [0.0, 1.0], include_zero=False)
+    if bounds is not None:   # e.g. a rate: the axis never leaves [0, 1]; a flat line gets all of it
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+        if hi - lo <= 1e-12:
+            lo, hi = bounds
     xs = [float(v) for v in x]
     xlo, xhi = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
-    top = (FONT + 14) if title else 6.0
+    top = _heading_h(title, width, 14, 6.0)
     legend, legend_h = _legend(names, top, width)
     x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
@@ -352,6 +519,16 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     if xlabel:
         out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
                    f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
+    for m in marks:
+        if m is None or not math.isfinite(float(m)) or not (xlo <= float(m) <= xhi):
+            continue
+        mx = sx(float(m))
+        out.append(f'<g class="sk-mark" data-x="{num_attr(float(m))}"><title>{esc(mark_label)} n = {float(m):g}</title>'
+                   f'<line x1="{mx:.2f}" y1="{y0 - 4:.2f}" x2="{mx:.2f}" y2="{y1:.2f}" stroke="#b00" '
+                   f'stroke-width="1.5" stroke-dasharray="5,3"/>'
+                   f'<text x="{mx + (4 if mx < (x0 + x1) / 2 else -4):.2f}" y="{y0 + 8:.2f}" font-size="{FONT - 1}" '
+                   f'fill="#b00" font-weight="600" text-anchor="{"start" if mx < (x0 + x1) / 2 else "end"}">'
+                   f'{esc(mark_label)} = {float(m):g}</text></g>')
     for i, name in enumerate(names):
         s, c = series[name], color(i)
         mean = list(s.get("mean") or [])

@@ -1,7 +1,8 @@
 """The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers.
 
-:func:`write_figures` mirrors the HTML report: per result file a metrics bar chart (grouped by
-system, ``*`` on bars significantly different from the baseline), the per-item distribution of
+:func:`write_figures` mirrors the HTML report: per result file the metrics as bar charts grouped by
+kind of value (rates on 0-1, counts apart, each score on its own axis; grouped by system, ``*`` on
+bars significantly different from the baseline), the per-item distribution of
 the primary metric (histogram, or box plots across systems), one n-sweep curve per metric with
 its confidence band, and ``*_metrics.tex`` / ``*_comparison.tex`` tables
 (:mod:`scorekit.report.tables`). The primitives (:func:`bar_png`, :func:`grouped_bars_png`,
@@ -80,8 +81,10 @@ def bar_png(labels: Sequence[str], values: Sequence[float | None], path: Path, *
 
 
 def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], path: Path, *,
-                     markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None) -> Path:
-    """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends."""
+                     markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
+                     xlim: tuple[float, float] | None = None) -> Path:
+    """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends;
+    ``xlim`` fixes the value axis (rates: 0 to 1)."""
     plt = _pyplot()
     markers = markers or {}
     names = list(series)
@@ -107,6 +110,9 @@ def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[fl
     if title:
         ax.set_title(nfc(title), fontsize=10, loc="left")
     ax.margins(x=0.15)
+    if xlim is not None:
+        vals = [v for vs in series.values() for v in vs if isinstance(v, (int, float)) and math.isfinite(v)]
+        ax.set_xlim(min([xlim[0]] + vals), max([xlim[1] * 1.15] + vals))
     return _save(fig, path)
 
 
@@ -178,8 +184,8 @@ def _slug(s: str) -> str:
 
 def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[str | None] | None = None) -> list[Path]:
     """Write the report's figures (PNG) and tables (LaTeX) for each result document."""
-    from scorekit.report.html import (is_number, load_doc, lower_is_better, numeric_item_fields,
-                                      primary_metric)
+    from scorekit.report.model import (UNKNOWN, is_number, load_doc, lower_is_better, metric_kind,
+                                       numeric_item_fields, primary_metric)
 
     out_dir = Path(out_dir)
     written: list[Path] = []
@@ -222,13 +228,26 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
                                          crow, caption=f"{doc.task}: against {comp.get('baseline')} "
                                                        "(* significant after Holm-Bonferroni)"))
             written.append(p)
-        charted = [m for m in metric_names if all(abs(v) <= 1.0 for r in doc.runs
-                                                  for v in [(r.get("metrics") or {}).get(m)] if is_number(v))]
-        if charted:
-            series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in charted]
+        # metrics charted by kind of value (the registry's): every rate on one 0-1 axis
+        # (<stem>_metrics.png), the counts together (<stem>_metrics_counts.png), and each score or
+        # unregistered key on an axis of its own (<stem>_metrics_<metric>.png)
+        by_kind: dict[str, list[str]] = {}
+        for m in metric_names:
+            if any(is_number((r.get("metrics") or {}).get(m)) for r in doc.runs):
+                by_kind.setdefault(metric_kind(m, doc.task), []).append(m)
+
+        def bars(ms: list[str], path: Path, title: str, xlim=None) -> Path:
+            series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in ms]
                       for n, r in zip(names, doc.runs)}
-            written.append(grouped_bars_png(charted, series, out_dir / f"{stem}_metrics.png", markers=markers,
-                                            title=f"{doc.task}" + (" (* significant vs baseline)" if markers else "")))
+            return grouped_bars_png(ms, series, path, markers=markers, xlim=xlim,
+                                    title=title + (" (* significant vs baseline)" if markers else ""))
+
+        if by_kind.get("rate"):
+            written.append(bars(by_kind["rate"], out_dir / f"{stem}_metrics.png", f"{doc.task}: rates", (0.0, 1.0)))
+        if by_kind.get("count"):
+            written.append(bars(by_kind["count"], out_dir / f"{stem}_metrics_counts.png", f"{doc.task}: counts"))
+        for m in by_kind.get("score", []) + by_kind.get(UNKNOWN, []):
+            written.append(bars([m], out_dir / f"{stem}_metrics_{_slug(m)}.png", f"{doc.task}: {m}"))
 
         # per-item distribution of the primary metric
         prim = primary_metric(doc)
@@ -240,7 +259,8 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
                                        title=f"{prim} per item", xlabel=prim))
             else:
                 vals = _finite([row.get(prim) for row in items[0]])
-                rng = (0.0, 1.0) if vals and all(0 <= v <= 1 for v in vals) else None
+                rate = metric_kind(prim, doc.task) == "rate"
+                rng = (0.0, 1.0) if rate and vals and all(0 <= v <= 1 for v in vals) else None
                 written.append(histogram_png(vals, p, value_range=rng, title=f"{prim} per item "
                                              f"({'lower' if lower_is_better(prim, doc) else 'higher'} is better)",
                                              xlabel=prim))

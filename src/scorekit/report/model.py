@@ -1,0 +1,223 @@
+"""The report's reading of a result JSON: :class:`Doc` (always a list of runs), the per-item
+fields, the primary metric, and each metric's metadata from the one registry.
+
+Metric metadata (direction, kind of value) comes from :func:`scorekit.metrics.describe`. A key the
+registry does not know (an old JSON file, a custom metric) gets :data:`UNKNOWN` as its kind: it is
+charted on an axis of its own, never assumed to lie in [0, 1], and its direction falls back to the
+result's ``extra["lower_is_better"]`` hint, then to the name (error, loss, latency, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from scorekit.errors import ScorekitError
+
+# Most useful metric per task, tried in order (case-insensitive), when the result names none.
+PRIMARY_METRICS: dict[str, tuple[str, ...]] = {
+    "retrieval": ("ndcg@10", "ndcg_cut_10", "ndcg", "ndcg@5", "ndcg@3", "map", "mrr", "recip_rank"),
+    "caption": ("meteor", "cider_d", "cider", "bertscore_f1", "bleu_4", "rouge_l"),
+    "summary": ("rouge1", "rouge_1", "rouge-1", "rouge2", "bertscore_f1"),
+    "sweep": ("rouge1", "rouge_1", "rouge-1", "bertscore_f1"),
+    "topics": ("overall", "sc", "semantic_coherence", "coherence", "npmi", "c_v"),
+    "absa": ("tuple_f1_s2", "tuple_f1", "f1", "micro_f1"),
+}
+# Where to look next when the task's own family does not know a key (older registries).
+TASK_FAMILY = {"sweep": "summary"}
+UNKNOWN = "unknown"      # kind of a key the registry does not know: charted on its own axis
+# Name-based fallback for direction when the registry does not know a key.
+_LOWER_BETTER = re.compile(r"(error|loss|perplexity|latency|seconds|time_|_time|break|conflict|"
+                           r"distance|redundan|\bfp\b|\bfn\b|false_)", re.I)
+TEXT_FIELDS_FIRST = ("query", "prediction", "candidate", "hypothesis", "summary", "references",
+                     "reference", "document", "text", "keywords", "words", "image", "video")
+ID_KEYS = ("id",)
+HINT_KEYS = {"primary_metric", "lower_is_better", "warnings", "sweep"}
+
+
+@dataclass
+class Doc:
+    """One input file, normalised: always a list of runs (a single result is one run)."""
+
+    task: str
+    runs: list[dict[str, Any]]
+    comparison: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)   # top-level extra of a multi-run file
+    source: str | None = None
+    index: int = 0
+
+    @property
+    def multi(self) -> bool:
+        return len(self.runs) > 1
+
+    def run_name(self, i: int) -> str:
+        return str(self.runs[i].get("name") or f"#{i + 1}")
+
+    def names(self) -> list[str]:
+        return [self.run_name(i) for i in range(len(self.runs))]
+
+    def hints(self) -> dict[str, Any]:
+        """Hint keys from the top-level extra, else the first run's extra."""
+        out = {}
+        for src in (self.runs[0].get("extra") or {}, self.extra):
+            out.update({k: v for k, v in src.items() if k in HINT_KEYS})
+        return out
+
+    def extra_value(self, key: str) -> Any:
+        """An ``extra`` entry from the top level, else the first run."""
+        if key in self.extra:
+            return self.extra[key]
+        return (self.runs[0].get("extra") or {}).get(key)
+
+    def metric_names(self) -> list[str]:
+        names: list[str] = []
+        for r in self.runs:
+            names += [m for m in (r.get("metrics") or {}) if m not in names]
+        return names
+
+
+def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
+    """Validate a parsed result JSON and normalise it into a :class:`Doc`."""
+    where = f"{source}: " if source else ""
+    if not isinstance(data, dict):
+        raise ScorekitError(f"{where}not a scorekit result (expected a JSON object, got {type(data).__name__})")
+    runs = data.get("runs")
+    multi = runs is not None
+    if multi:
+        if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
+            raise ScorekitError(f"{where}'runs' must be a non-empty list of result objects")
+        runs = [dict(r) for r in runs]
+        for r in runs:
+            r.setdefault("task", data.get("task"))
+    else:
+        if "metrics" not in data:
+            raise ScorekitError(f"{where}not a scorekit result (no 'metrics' and no 'runs' key)")
+        runs = [data]
+    for i, r in enumerate(runs):
+        if not isinstance(r.get("metrics", {}), dict):
+            raise ScorekitError(f"{where}run {i + 1}: 'metrics' must be an object of name -> number")
+        if not isinstance(r.get("per_item") or [], list):
+            raise ScorekitError(f"{where}run {i + 1}: 'per_item' must be a list of objects")
+    task = str(data.get("task") or runs[0].get("task") or "unknown")
+    comparison = data.get("comparison") if isinstance(data.get("comparison"), dict) else None
+    extra = data.get("extra") if multi and isinstance(data.get("extra"), dict) else {}
+    return Doc(task=task, runs=runs, comparison=comparison, extra=extra, source=source, index=index)
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per-item columns that hold numbers (in first-seen order), ``id`` excluded."""
+    seen: dict[str, bool] = {}
+    for row in rows:
+        for k, v in row.items():
+            if k in ID_KEYS:
+                continue
+            if v is None or is_number(v):
+                seen.setdefault(k, True)
+            else:
+                seen[k] = False
+    return [k for k, ok in seen.items() if ok and any(is_number(r.get(k)) for r in rows)]
+
+
+def text_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    keys: list[str] = []
+    for row in rows[:200]:
+        for k, v in row.items():
+            if k not in ID_KEYS and k not in keys and (
+                    isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(x, str) for x in v))):
+                keys.append(k)
+    order = {k: i for i, k in enumerate(TEXT_FIELDS_FIRST)}
+    return sorted(keys, key=lambda k: (order.get(k, len(order)), keys.index(k)))
+
+
+# --------------------------------------------------------------------------- metric metadata
+def _base_key(key: str) -> str:
+    """``lead/rouge1@10`` (a sweep's per-item column) and ``rouge1@n10-10`` -> ``rouge1``."""
+    k = key.rsplit("/", 1)[-1]
+    return re.sub(r"@n?\d+(-\d+)?$", "", k)
+
+
+@lru_cache(maxsize=4096)
+def describe_key(key: str, task: str) -> Any:
+    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None."""
+    from scorekit.metrics import describe
+
+    tries = [(key, task)]
+    if task in TASK_FAMILY:
+        tries += [(key, TASK_FAMILY[task]), (_base_key(key), TASK_FAMILY[task])]
+    for k, family in tries:
+        try:
+            info = describe(k, family)
+        except Exception:  # noqa: BLE001 - a name the registry cannot parse is simply unknown
+            info = None
+        if info is not None:
+            return info
+    return None
+
+
+def metric_kind(key: str, task: str) -> str:
+    """``rate`` (charted on 0..1), ``count``, ``score`` or :data:`UNKNOWN` (own axis)."""
+    info = describe_key(key, task)
+    return info.kind if info is not None else UNKNOWN
+
+
+def lower_is_better(metric: str, doc: Doc | None = None, task: str | None = None) -> bool:
+    """Direction of a metric: the result's ``extra["lower_is_better"]`` hint, else the registry's
+    ``higher_is_better``, else the name."""
+    if doc is not None:
+        hint = doc.hints().get("lower_is_better")
+        if isinstance(hint, (list, tuple)):
+            return metric in hint
+        task = task or doc.task
+    if task:
+        info = describe_key(metric, task)
+        if info is not None:
+            return not info.higher_is_better
+    return bool(_LOWER_BETTER.search(metric))
+
+
+def metric_doc(key: str, task: str) -> str:
+    info = describe_key(key, task)
+    return (info.doc or "").strip().splitlines()[0] if info is not None and info.doc else ""
+
+
+# ------------------------------------------------------------------------------ primary metric
+def sweep_primary(doc: Doc, fields: Sequence[str]) -> str | None:
+    """A sweep's per-item column for its recommended summarizer, metric and n."""
+    rec = doc.extra_value("recommendation")
+    if not isinstance(rec, dict):
+        return None
+    n = rec.get("interval") or []
+    n = n[0] if isinstance(n, list) and n else None
+    cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n}"
+    return cand if cand in fields else None
+
+
+def primary_metric(doc: Doc) -> str | None:
+    """The metric the drill-down sorts by: ``extra["primary_metric"]``, else the task's usual
+    headline metric, else the first corpus metric that is also per item."""
+    rows = [row for r in doc.runs for row in (r.get("per_item") or [])]
+    fields = numeric_item_fields(rows)
+    metrics = doc.metric_names()
+    hint = doc.hints().get("primary_metric")
+    if isinstance(hint, str) and (hint in fields or (not fields and hint in metrics)):
+        return hint
+    if doc.task == "sweep":
+        sp = sweep_primary(doc, fields)
+        if sp:
+            return sp
+    pool = fields or metrics
+    lower = {f.lower(): f for f in pool}
+    for cand in PRIMARY_METRICS.get(doc.task, ()):
+        if cand in lower:
+            return lower[cand]
+    for m in metrics:
+        if m in fields:
+            return m
+    return pool[0] if pool else None

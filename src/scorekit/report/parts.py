@@ -1,0 +1,156 @@
+"""Reusable HTML parts of the report: escaped NFC text (Korean spans marked ``lang="ko"``), table
+cells, sortable tables in their own scroll box, key/value tables, figures, collapsible sections,
+and the one format of a change against a baseline (:func:`delta_text`, :func:`pct_text`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.model import is_number
+from scorekit.text.korean import has_hangul
+from scorekit.text.normalize import nfc
+
+DIGITS = 4
+MINUS = "\u2212"   # a real minus sign: "−0.1000" lines up with "+0.1000"
+
+
+def text_html(value: Any, limit: int | None = None) -> str:
+    """Escaped, NFC text; Korean spans get ``lang="ko"`` so the browser picks Korean fonts and
+    line breaking."""
+    s = nfc(str(value))
+    if limit and len(s) > limit:
+        s = s[:limit] + "…"
+    body = esc(s)
+    return f'<span lang="ko">{body}</span>' if has_hangul(s) else body
+
+
+# ------------------------------------------------------------------------- change vs baseline
+def delta_text(d: float | None, digits: int = DIGITS) -> str:
+    """An absolute change, always signed: ``+0.6000``, ``−0.1000``, ``±0.0000``."""
+    if d is None or not math.isfinite(d):
+        return "–"
+    if round(d, digits) == 0:
+        return f"±{0:.{digits}f}"
+    return f"{'+' if d > 0 else MINUS}{abs(d):.{digits}f}"
+
+
+def pct_text(p: float | None) -> str:
+    """A relative change in percent, always signed with one decimal: ``+12.3%``."""
+    if p is None or not math.isfinite(p):
+        return "–"
+    if round(p, 1) == 0:
+        return "±0.0%"
+    return f"{'+' if p > 0 else MINUS}{abs(p):.1f}%"
+
+
+def change_cell(value: Any, baseline: Any, pct: Any = None, cls: str = "") -> str:
+    """One table cell for a change against a baseline, the same everywhere in the report:
+    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined.
+    ``pct`` (an ``improvement_pct`` from the JSON) is used as given when present."""
+    if not (is_number(value) and is_number(baseline)):
+        return f'<td class="num change{(" " + cls) if cls else ""}" data-value="nan">–</td>'
+    d = float(value) - float(baseline)
+    if not is_number(pct):
+        pct = (d / abs(baseline) * 100.0) if baseline else None
+    rel = f" ({pct_text(pct)})" if is_number(pct) and math.isfinite(pct) else ""
+    return (f'<td class="num change{(" " + cls) if cls else ""}" data-value="{num_attr(d)}" '
+            f'data-pct="{num_attr(pct if is_number(pct) else None)}">{delta_text(d)}{rel}</td>')
+
+
+def pct_cell(p: Any) -> str:
+    """A relative change already in percent (an ``..._pct`` field), in the one signed format."""
+    if not is_number(p):
+        return cell(p)
+    return f'<td class="num change" data-value="{num_attr(p)}">{pct_text(p)}</td>'
+
+
+# ---------------------------------------------------------------------------------- tables
+def cell(value: Any, digits: int = DIGITS, cls: str = "", limit: int | None = 600) -> str:
+    c = f' class="{cls}"' if cls else ""
+    if value is None:
+        return f'<td{c} data-value="nan">–</td>'
+    if isinstance(value, bool):
+        return f'<td{c} data-value="{int(value)}">{"yes" if value else "no"}</td>'
+    if is_number(value):
+        cls2 = f' class="num{(" " + cls) if cls else ""}"'
+        shown = fmt(value, digits) if isinstance(value, float) else str(value)
+        return f'<td{cls2} data-value="{num_attr(value)}">{shown}</td>'
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if len(value) == 1:
+            return f"<td{c}>{text_html(value[0], limit)}</td>"
+        items = "".join(f"<li>{text_html(v, limit)}</li>" for v in value)
+        return f'<td{c}><ol class="refs">{items}</ol></td>'
+    if isinstance(value, list) and value and all(is_number(v) for v in value):
+        shown = ", ".join(fmt(v, 3) if isinstance(v, float) else str(v) for v in value[:50])
+        return f'<td{c}><span class="numlist">{shown}{" …" if len(value) > 50 else ""}</span></td>'
+    if isinstance(value, (dict, list)):
+        return f"<td{c}><code>{esc(json.dumps(value, ensure_ascii=False)[:limit or 10**9])}</code></td>"
+    return f"<td{c}>{text_html(value, limit)}</td>"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "", caption: str | None = None,
+          attrs: str = "", sortable: bool = True, raw_cells: bool = False,
+          header_titles: Sequence[str] | None = None) -> str:
+    """A table inside a horizontal scroll container (wide tables never widen the page).
+    With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
+    titles = list(header_titles or [])
+    head = "".join(f'<th scope="col"{_title(titles[i] if i < len(titles) else "")}>{text_html(h)}</th>'
+                   for i, h in enumerate(header))
+    body = []
+    for row in rows:
+        cells = "".join(c if raw_cells and isinstance(c, str) and c.startswith("<td") else cell(c) for c in row)
+        body.append(f"<tr>{cells}</tr>")
+    # the caption sits above the scroll box (a <caption> would scroll away with a wide table)
+    cap = f'<p class="sk-caption">{text_html(caption)}</p>' if caption else ""
+    label = f' aria-label="{esc(caption)}"' if caption else ""
+    sort = " sortable" if sortable else ""
+    return (f'{cap}<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}{label}><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _title(text: str) -> str:
+    return f' title="{esc(text)}"' if text else ""
+
+
+def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
+    rows = []
+    for k, v in pairs.items():
+        if isinstance(v, (dict, list)) and not (isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v)):
+            val = f"<td><code>{esc(json.dumps(v, ensure_ascii=False)[:2000])}</code></td>"
+        elif isinstance(v, list):
+            val = f"<td>{text_html(', '.join(str(x) for x in v), 2000)}</td>"
+        elif str(k).endswith("_pct"):
+            val = pct_cell(v)
+        else:
+            val = cell(v)
+        rows.append(f'<tr><th scope="row">{text_html(k)}</th>{val}</tr>')
+    return f'<div class="scroll"><table class="sk-table {cls}"><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def figure(svg: str, caption: str | None = None, cls: str = "") -> str:
+    cap = f"<figcaption>{text_html(caption)}</figcaption>" if caption else ""
+    return f'<figure class="sk-figure{(" " + cls) if cls else ""}">{svg}{cap}</figure>'
+
+
+def grid(parts: Sequence[str]) -> str:
+    parts = [p for p in parts if p]
+    return '<div class="sk-grid">' + "".join(parts) + "</div>" if parts else ""
+
+
+def section(title: str, body: str, cls: str = "", open_: bool = True, anchor: str | None = None) -> str:
+    if not body:
+        return ""
+    a = f' id="{esc(anchor)}"' if anchor else ""
+    return (f'<details class="sk-section {cls}"{a}{" open" if open_ else ""}><summary><h3>{text_html(title)}</h3>'
+            f"</summary>{body}</details>")
+
+
+def note(html_text: str, cls: str = "note") -> str:
+    return f'<p class="{cls}">{html_text}</p>'
+
+
+FILTER = '<input class="sk-filter" type="search" placeholder="filter rows…" aria-label="filter rows">'

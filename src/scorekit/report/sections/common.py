@@ -1,0 +1,335 @@
+"""Sections every result gets: metrics (table + charts grouped by kind of value), the system
+comparison, per-item distributions, the worst-first drill-down, the generic ``extra`` entries,
+warnings, and the signature and inputs of each run."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scorekit.report import charts
+from scorekit.report.charts import esc
+from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
+                                   metric_kind, numeric_item_fields, primary_metric, text_item_fields)
+from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
+                                   table, text_html)
+
+MAX_ITEMS = 500          # drill-down rows per table (worst first); the JSON keeps them all
+MAX_DIST_METRICS = 6     # per-item distributions drawn per run
+
+WORD_LISTS = ("keywords", "words", "top_words")   # shown inline, comma-separated (not as a list)
+KIND_TITLES = {"rate": "rates (0–1 axis)", "count": "counts", "score": "", UNKNOWN: ""}
+
+
+# ----------------------------------------------------------------------- charts by kind of value
+def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], task: str, *,
+                markers: Mapping[tuple[str, str], str] | None = None, title: str = "metrics",
+                errors: Mapping[str, Sequence[Any]] | None = None, kind_name: str = "bar") -> list[str]:
+    """Bar charts of ``categories`` (metric names) grouped by the registry's kind of value:
+    every rate on one 0–1 axis, every count on one axis of whole numbers, and each score (CIDEr,
+    u_mass, ...) and each key the registry does not know on an axis of its own. Nothing is left
+    out. Returns the figures."""
+    by_kind: dict[str, list[int]] = {}
+    for j, m in enumerate(categories):
+        by_kind.setdefault(metric_kind(str(m), task), []).append(j)
+    out = []
+
+    def pick(idx: Sequence[int], src: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
+        if src is None:
+            return None
+        return {k: [v[j] if j < len(v) else None for j in idx] for k, v in src.items()}
+
+    for kind in ("rate", "count"):
+        idx = by_kind.get(kind)
+        if idx:
+            svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
+                                      title=f"{title}: {KIND_TITLES[kind]}", domain=(0.0, 1.0) if kind == "rate" else None,
+                                      integer=kind == "count", digits=4 if kind == "rate" else 2,
+                                      errors=pick(idx, errors), kind="grouped-bars" if kind_name != "bar" else "bar",
+                                      scale=kind)
+            out.append(figure(svg, cls=f"sk-kind-{kind}"))
+    for kind, what in (("score", "scores, each on its own axis"),
+                       (UNKNOWN, "not in the metric registry, each on its own axis")):
+        idx = by_kind.get(kind)
+        if idx:
+            svg = charts.panels([categories[j] for j in idx], pick(idx, series), title=f"{title}: {what}",
+                                errors=pick(idx, errors), scale=kind, markers=markers)
+            out.append(figure(svg, cls=f"sk-kind-{kind}"))
+    return out
+
+
+# ----------------------------------------------------------------------------- metrics table
+def metrics_section(doc: Doc) -> str:
+    names = doc.metric_names()
+    if not names:
+        return ""
+    best: dict[str, float] = {}
+    for m in names:
+        vals = [r["metrics"].get(m) for r in doc.runs if is_number((r.get("metrics") or {}).get(m))]
+        if len(vals) > 1:
+            best[m] = min(vals) if lower_is_better(m, doc) else max(vals)
+    rows = []
+    for i, r in enumerate(doc.runs):
+        cells = [cell(doc.run_name(i))]
+        for m in names:
+            v = (r.get("metrics") or {}).get(m)
+            cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
+        rows.append(cells)
+    titles = [""] + [_header_title(m, doc) for m in names]
+    out = table(["system"] + names, rows, cls="sk-metrics", raw_cells=True, header_titles=titles)
+    # every metric is charted, except those the comparison chart already shows
+    compared = {str(r.get("measure")) for r in (doc.comparison or {}).get("rows") or [] if isinstance(r, dict)}
+    # a mean over seeds is charted once, with its spread, in the ABSA seeds section
+    std = doc.extra_value("std") if not doc.multi else None
+    spread = set(std) if isinstance(std, dict) else set()
+    charted = [m for m in names if m not in compared and m not in spread
+               and any(is_number((r.get("metrics") or {}).get(m)) for r in doc.runs)]
+    if spread & set(names):
+        out += '<p class="note">The means are charted with their spread over seeds below.</p>'
+    if charted:
+        series = {doc.run_name(i) if doc.multi else "": [(r.get("metrics") or {}).get(m) for m in charted]
+                  for i, r in enumerate(doc.runs)}
+        out += grid(kind_charts(charted, series, doc.task, kind_name="grouped" if doc.multi else "bar"))
+    return out
+
+
+def _header_title(m: str, doc: Doc) -> str:
+    kind = metric_kind(m, doc.task)
+    direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
+    d = metric_doc(m, doc.task)
+    return f"{m}: {d + '; ' if d else ''}{kind if kind != UNKNOWN else 'not in the metric registry'}; {direction}"
+
+
+# ----------------------------------------------------------------------- system comparison
+def comparison_section(doc: Doc) -> str:
+    comp = doc.comparison
+    if not comp or not isinstance(comp.get("rows"), list):
+        return ""
+    rows = [r for r in comp["rows"] if isinstance(r, dict)]
+    base = comp.get("baseline")
+    alpha = comp.get("alpha")
+    method = comp.get("method") or comp.get("test")
+    header = ["system", "measure", "value", "baseline", "change", "p", "p (Holm)", "sig."]
+    body = []
+    for r in rows:
+        sig = bool(r.get("significant"))
+        better = is_number(r.get("value")) and is_number(r.get("baseline_value")) and (
+            (r["value"] < r["baseline_value"]) if lower_is_better(str(r.get("measure")), doc)
+            else (r["value"] > r["baseline_value"]))
+        mark = ("▲" if better else "▼") if sig else ""
+        body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
+                     cell(r.get("baseline_value")),
+                     change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
+                     cell(r.get("p_value")), cell(r.get("p_adjusted")),
+                     f'<td class="sigmark" data-significant="{int(sig)}">{mark or "–"}</td>'])
+    note = (f'<p class="note">baseline: <b>{text_html(base)}</b>'
+            + (f"; test: {esc(method)}" if method else "") + (f"; α = {esc(alpha)}" if alpha is not None else "")
+            + "; change = system − baseline (relative change); ▲/▼ = significantly better/worse than the "
+              "baseline after Holm–Bonferroni.</p>")
+    out = note + table(header, body, cls="sk-comparison", raw_cells=True)
+    measures: list[str] = []
+    for r in rows:
+        if r.get("measure") not in measures:
+            measures.append(r.get("measure"))
+    names = doc.names()
+    if base is not None and base not in names:
+        names.insert(0, str(base))
+    series: dict[str, list[Any]] = {n: [None] * len(measures) for n in names}
+    markers: dict[tuple[str, str], str] = {}
+    for r in rows:
+        j = measures.index(r.get("measure"))
+        sysname = str(r.get("system"))
+        series.setdefault(sysname, [None] * len(measures))[j] = r.get("value")
+        if base is not None:
+            series[str(base)][j] = r.get("baseline_value")
+        if r.get("significant"):
+            markers[(str(r.get("measure")), sysname)] = "*"
+    for i, run in enumerate(doc.runs):  # fill from the runs' own metrics where rows are silent
+        vals = series.setdefault(doc.run_name(i), [None] * len(measures))
+        for j, m in enumerate(measures):
+            if vals[j] is None:
+                vals[j] = (run.get("metrics") or {}).get(m)
+    out += grid(kind_charts([str(m) for m in measures], series, doc.task, markers=markers,
+                            title="vs baseline (* = significant)", kind_name="grouped"))
+    return out
+
+
+# ----------------------------------------------------------------------- per-item distributions
+def distributions_section(doc: Doc) -> str:
+    """Per-item (per-query) score distributions: a histogram per metric for one run, box plots
+    (with every outlier as a dot) across systems for several."""
+    runs_items = [r.get("per_item") or [] for r in doc.runs]
+    fields = numeric_item_fields([row for items in runs_items for row in items])
+    if not fields:
+        return ""
+    prim = primary_metric(doc)
+    fields = ([prim] if prim in fields else []) + [f for f in fields if f != prim]
+    out = []
+    for m in fields[:MAX_DIST_METRICS]:
+        direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
+        if doc.multi:
+            series = {doc.run_name(i): [row.get(m) for row in items if is_number(row.get(m))]
+                      for i, items in enumerate(runs_items)}
+            series = {k: v for k, v in series.items() if v}
+            if series:
+                out.append(figure(charts.box_plot(series, title=f"{m} per item ({direction})", xlabel=m)))
+        else:
+            vals = [row.get(m) for row in runs_items[0] if is_number(row.get(m))]
+            vals = [float(v) for v in vals if math.isfinite(v)]
+            if not vals:
+                continue
+            rate = metric_kind(m, doc.task) == "rate" and all(0.0 <= v <= 1.0 for v in vals)
+            out.append(figure(charts.histogram(vals, bins=10, value_range=(0.0, 1.0) if rate else None,
+                                               title=f"{m} per item ({direction})", xlabel=m)))
+    return grid(out)
+
+
+# ------------------------------------------------------------------------------- drill-down
+def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
+    """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last."""
+    if not is_number(value) or not math.isfinite(value):
+        return (1, 0.0)
+    return (0, -value if lower_better else value)
+
+
+def drilldown_rows(doc: Doc, run: int = 0, limit: int = MAX_ITEMS) -> tuple[list[str], list[list[Any]], int]:
+    """Per-item rows of one run, worst first by the primary metric."""
+    items = doc.runs[run].get("per_item") or []
+    prim = primary_metric(doc)
+    lb = lower_is_better(prim, doc) if prim else False
+    order = sorted(range(len(items)), key=lambda i: (sort_key(items[i].get(prim), lb), i)) if prim else \
+        list(range(len(items)))
+    texts = text_item_fields(items)
+    nums = numeric_item_fields(items)
+    nums = ([prim] if prim in nums else []) + [n for n in nums if n != prim]
+    other = [k for k in dict.fromkeys(k for row in items[:200] for k in row)
+             if k not in ID_KEYS and k not in texts and k not in nums]
+    header = ["id"] + texts + nums + other
+    def value(row: Mapping[str, Any], k: str) -> Any:
+        v = row.get(k)
+        return ", ".join(map(str, v)) if k in WORD_LISTS and isinstance(v, list) else v
+
+    rows = [[items[i].get("id")] + [value(items[i], k) for k in texts + nums + other] for i in order[:limit]]
+    return header, rows, len(items)
+
+
+def drilldown_section(doc: Doc) -> str:
+    prim = primary_metric(doc)
+    out = []
+    if doc.multi:
+        out.append(pivot_section(doc, prim))
+    for i in range(len(doc.runs)):
+        header, rows, n = drilldown_rows(doc, i)
+        if not rows:
+            continue
+        direction = "lower is better" if prim and lower_is_better(prim, doc) else "higher is better"
+        note = (f'<p class="note">{n} items, worst first by <b>{esc(prim)}</b> ({direction})'
+                + (f"; showing the worst {len(rows)} (the JSON has all)" if len(rows) < n else "") + "</p>")
+        body = note + FILTER + table(header, rows, cls="sk-items", attrs=f' data-run="{esc(doc.run_name(i))}"')
+        out.append(section(f"per item — {doc.run_name(i)}" if doc.multi else "per item (worst first)", body,
+                           open_=not doc.multi, cls="sk-drill"))
+    return "".join(out)
+
+
+def pivot_section(doc: Doc, prim: str | None) -> str:
+    """Several systems: the primary metric per item side by side, worst baseline items first,
+    with each system's change against the baseline."""
+    if not prim:
+        return ""
+    base_name = (doc.comparison or {}).get("baseline")
+    names = doc.names()
+    b = names.index(base_name) if base_name in names else 0
+    per = [{str(row.get("id")): row for row in (r.get("per_item") or [])} for r in doc.runs]
+    ids = list(per[b]) + [i for p in per for i in p if i not in per[b]]
+    if not ids:
+        return ""
+    lb = lower_is_better(prim, doc)
+    ids.sort(key=lambda i: sort_key(per[b].get(i, {}).get(prim), lb))
+    texts = [t for t in text_item_fields(list(per[b].values())) if t in ("query", "text", "document")]
+    header = ["id"] + texts + [f"{n} {prim}" for n in names] + [f"change {n}" for k, n in enumerate(names) if k != b]
+    rows = []
+    for i in ids[:MAX_ITEMS]:
+        vals = [p.get(i, {}).get(prim) for p in per]
+        first = next((p[i] for p in per if i in p), {})
+        changes = [change_cell(vals[k], vals[b]) for k in range(len(names)) if k != b]
+        rows.append([cell(i)] + [cell(first.get(t)) for t in texts] + [cell(v) for v in vals] + changes)
+    note = (f'<p class="note">{len(ids)} items; <b>{esc(prim)}</b> per system, worst for the baseline '
+            f'<b>{text_html(names[b])}</b> first; change = system − baseline (relative change).</p>')
+    return section(f"per item — {prim} by system",
+                   note + FILTER + table(header, rows, cls="sk-items sk-pivot", raw_cells=True), cls="sk-drill")
+
+
+# ---------------------------------------------------------------------------- extra, info
+def render_extra_value(key: str, value: Any) -> str:
+    """Generic rendering of one ``extra`` entry by shape."""
+    if value is None or is_number(value) or isinstance(value, (str, bool)):
+        return kv_table({key: value})
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            cols: list[str] = []
+            for v in value:
+                cols += [k for k in v if k not in cols]
+            rows = [[pct_cell(v.get(c)) if c.endswith("_pct") else v.get(c) for c in cols] for v in value[:MAX_ITEMS]]
+            return table(cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"', raw_cells=True)
+        if all(isinstance(v, (str, int, float)) or v is None for v in value):
+            return kv_table({key: value})
+    if isinstance(value, dict):
+        if all(is_number(v) or isinstance(v, (str, bool)) or v is None for v in value.values()):
+            return f'<h4>{text_html(key)}</h4>' + kv_table(value)
+        if all(isinstance(v, dict) and all(not isinstance(x, (dict, list)) for x in v.values())
+               for v in value.values()):
+            cols = []
+            for v in value.values():
+                cols += [k for k in v if k not in cols]
+            rows = [[k] + [v.get(c) for c in cols] for k, v in value.items()]
+            return table([""] + cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"')
+        simple = {k: v for k, v in value.items() if _simple(v)}
+        rest = "".join(render_extra_value(k, v) for k, v in value.items() if k not in simple)
+        return f'<h4>{text_html(key)}</h4>' + (kv_table(simple) if simple else "") + rest
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return f'<h4>{text_html(key)}</h4><pre class="scroll">{esc(text[:20000])}</pre>'
+
+
+def _simple(v: Any) -> bool:
+    """A value that fits one key/value row: a scalar or a short list of scalars."""
+    return (v is None or is_number(v) or isinstance(v, (str, bool))
+            or (isinstance(v, list) and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v)))
+
+
+def extra_section(doc: Doc, skip: set[str]) -> str:
+    parts = []
+    sources = [("", doc.extra)] + [(doc.run_name(i) if doc.multi else "", r.get("extra") or {})
+                                  for i, r in enumerate(doc.runs)]
+    for label, extra in sources:
+        for k, v in extra.items():
+            if k in HINT_KEYS or k in skip or v in ([], {}, None):
+                continue
+            if k == "comparison" and doc.comparison is not None:
+                continue   # the system comparison section shows it
+            key = f"{label}: {k}" if label else k
+            parts.append(f'<div class="sk-extra-entry" data-key="{esc(key)}">{render_extra_value(key, v)}</div>')
+    return "".join(parts)
+
+
+def warnings_html(doc: Doc) -> str:
+    ws = doc.hints().get("warnings")
+    if not ws:
+        return ""
+    ws = ws if isinstance(ws, list) else [ws]
+    return '<div class="sk-warnings" role="note"><ul>' + "".join(f"<li>{text_html(w)}</li>" for w in ws) + "</ul></div>"
+
+
+def runs_info(doc: Doc) -> str:
+    """Signature, inputs and provenance of each run."""
+    out = []
+    for i, r in enumerate(doc.runs):
+        meta = {k: r.get(k) for k in ("task", "created", "scorekit_version") if r.get(k)}
+        inputs = r.get("inputs") or {}
+        out.append(
+            f'<div class="sk-run" data-run="{esc(doc.run_name(i))}"><h4>{text_html(doc.run_name(i))}</h4>'
+            f'<p class="sig">signature: <code class="sk-signature">{esc(r.get("signature") or "–")}</code></p>'
+            + (kv_table({**meta, **{f"input: {k}": v for k, v in inputs.items()}}) if meta or inputs else "")
+            + "</div>")
+    return "".join(out)

@@ -1,0 +1,73 @@
+"""The n-sweep: the recommended n stated up front and marked on every curve, then the curves with
+their confidence bands and the table of means (recommended column highlighted).
+
+Reads ``extra["sweep"] = {"n": [...], "series": {system: {metric: {"mean", "low", "high"}}}}`` and
+the recommendation as ``scorekit sweep`` writes it, ``extra["recommendation"] = {"interval": [n,
+...], "summarizer", "metric", "rule"}``, or the older ``extra["best"] = {system: n}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scorekit.report import charts
+from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.model import Doc, is_number, metric_kind
+from scorekit.report.parts import figure, grid, table, text_html
+
+CONSUMED = {"recommendation", "best"}
+
+
+def recommendation(doc: Doc) -> tuple[list[float], str]:
+    """The recommended n values and a sentence saying what they are."""
+    rec = doc.extra_value("recommendation")
+    if isinstance(rec, dict):
+        ns = [float(v) for v in (rec.get("interval") or []) if is_number(v)]
+        if ns:
+            span = f"{ns[0]:g}" if len(ns) == 1 else f"{ns[0]:g}–{ns[-1]:g}"
+            what = ", ".join(f"{k} {rec[k]}" for k in ("summarizer", "metric") if rec.get(k))
+            text = f"Recommended n = {span}" + (f" ({what})" if what else "")
+            return ns, text + (f". Rule: {rec['rule']}" if rec.get("rule") else "")
+    best = doc.extra_value("best")
+    if isinstance(best, dict):
+        ns = sorted({float(v) for v in best.values() if is_number(v)})
+        if ns:
+            return ns, "Best n per system: " + ", ".join(f"{k} {v}" for k, v in best.items())
+    return [], ""
+
+
+def sweep_section(doc: Doc) -> tuple[str, set[str]]:
+    sweep = doc.hints().get("sweep")
+    if not isinstance(sweep, dict) or not isinstance(sweep.get("series"), dict):
+        return "", set()
+    n = list(sweep.get("n") or [])
+    series: dict[str, dict] = sweep["series"]
+    marks, rec_text = recommendation(doc)
+    metrics: list[str] = []
+    for per_metric in series.values():
+        metrics += [m for m in per_metric if m not in metrics]
+    figs = []
+    for m in metrics:
+        s = {name: per_metric[m] for name, per_metric in series.items() if isinstance(per_metric.get(m), dict)}
+        figs.append(figure(charts.line_chart(n, s, title=f"{m} by n", xlabel="n (words)", ylabel=m,
+                                             marks=marks, mark_label="recommended n",
+                                             bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)))
+    header = ["system", "metric"] + [f"n={x}" + (" ★" if float(x) in marks else "") for x in n]
+    rows = []
+    for name, per_metric in series.items():
+        for m, vals in per_metric.items():
+            if not isinstance(vals, dict):
+                continue
+            mean, low, high = vals.get("mean") or [], vals.get("low") or [], vals.get("high") or []
+            row: list[Any] = [name, m]
+            for j in range(len(n)):
+                v = mean[j] if j < len(mean) else None
+                ci = (f" [{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
+                      and low[j] is not None and high[j] is not None else "")
+                cls = "num rec" if float(n[j]) in marks else "num"
+                row.append(f'<td class="{cls}" data-value="{num_attr(v)}">{fmt(v)}<small>{ci}</small></td>')
+            rows.append(row)
+    rec = (f'<p class="sk-recommendation" data-n="{esc(",".join(f"{v:g}" for v in marks))}">'
+           f"{text_html(rec_text)}</p>") if rec_text else ""
+    body = rec + grid(figs) + table(header, rows, cls="sk-sweep", raw_cells=True,
+                                    caption="mean [confidence band] per n" + (" (★ = recommended)" if marks else ""))
+    return body, CONSUMED
