@@ -22,9 +22,12 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekit import __version__
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _jsonable(value: Any) -> Any:
@@ -54,9 +57,25 @@ class Result:
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
+    scorekit_version: str = __version__   # the version that computed it (kept when loaded)
 
     def __getitem__(self, metric: str) -> float:
         return self.metrics[metric]
+
+    def column(self, key: str) -> "np.ndarray":
+        """Per-item values of one metric key, in item order (NaN where an item lacks it)."""
+        import numpy as np
+
+        return np.array([row.get(key, float("nan")) if row.get(key) is not None else float("nan")
+                         for row in self.per_item], dtype=np.float64)
+
+    def to_pandas(self, per_item: bool = False):
+        """One row (metrics, name, signature) or, with ``per_item``, one row per item."""
+        import pandas as pd
+
+        if per_item:
+            return pd.DataFrame(self.per_item)
+        return pd.DataFrame([{"name": self.name, **self.metrics, "signature": self.signature}])
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(
@@ -68,7 +87,7 @@ class Result:
                 "per_item": self.per_item,
                 "inputs": self.inputs,
                 "extra": self.extra,
-                "scorekit_version": __version__,
+                "scorekit_version": self.scorekit_version,
                 "created": self.created,
             }
         )
@@ -87,4 +106,55 @@ class Result:
             extra=dict(data.get("extra") or {}),
             name=data.get("name"),
             created=data.get("created") or "",
+            scorekit_version=data.get("scorekit_version") or "unknown",
         )
+
+    @classmethod
+    def from_json(cls, text: str) -> "Result":
+        return cls.from_dict(json.loads(text))
+
+
+class ResultSet:
+    """Several results (runs, systems, seeds) side by side: the second result type."""
+
+    def __init__(self, results: "list[Result] | tuple[Result, ...]" = ()):
+        self.results: list[Result] = list(results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __getitem__(self, i: "int | str") -> Result:
+        if isinstance(i, str):
+            for r in self.results:
+                if r.name == i:
+                    return r
+            raise KeyError(i)
+        return self.results[i]
+
+    def append(self, result: Result) -> "ResultSet":
+        self.results.append(result)
+        return self
+
+    @property
+    def names(self) -> list[str | None]:
+        return [r.name for r in self.results]
+
+    def metric_keys(self) -> list[str]:
+        return list(dict.fromkeys(k for r in self.results for k in r.metrics))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [r.to_dict() for r in self.results]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ResultSet":
+        return cls([Result.from_dict(d) for d in data.get("results") or []])
+
+    def to_pandas(self):
+        """One row per result: name, task, every metric, signature."""
+        import pandas as pd
+
+        return pd.DataFrame([{"name": r.name, "task": r.task, **r.metrics, "signature": r.signature}
+                             for r in self.results])

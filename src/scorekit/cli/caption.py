@@ -25,16 +25,32 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
     return [by_stem[i] for i in ids]
 
 
+class MetricsOption(click.Option):
+    """``--metrics`` whose help lists the family's registered metrics and keys, read from the
+    one registry when help is shown (so startup imports no metric module)."""
+
+    def __init__(self, *args, family: str, default_names: str, **kwargs):
+        self.family, self.default_names = family, default_names
+        super().__init__(*args, **kwargs)
+
+    def get_help_record(self, ctx):
+        from scorekit.metrics.registry import REGISTRY
+
+        names = REGISTRY.names(self.family)
+        keys = [k for k in REGISTRY.keys(self.family) if k not in names]
+        self.help = (f"Comma-separated metrics or keys (default: {self.default_names}). "
+                     f"Metrics: {', '.join(names)}. Keys: {', '.join(keys)}.")
+        return super().get_help_record(ctx)
+
+
 @click.command("caption")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
-@click.option("--metrics", "-m", default=None,
-              help="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore). "
-                   "Known: bleu, bleu_1..bleu_4, meteor, rouge_l, rouge_l_coco, cider, cider_d, "
-                   "cider_plain, bertscore, clipscore.")
+@click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
+              default_names="bleu,meteor,rouge_l,cider,bertscore")
 @click.option("--baseline-meteor", type=float, default=0.3052, show_default=True,
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
@@ -64,17 +80,16 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
       scorekit caption -p preds.json -r refs.json --lang ko -o results.json
     """
     from scorekit.errors import ScorekitError
-    from scorekit.generation import suite
+    from scorekit.generation.driver import DEFAULT_METRICS, evaluate
+    from scorekit.generation.targets import report
     from scorekit.io.captions import read_caption_set
-    from scorekit.result import Result
-    from scorekit.signature import make_signature
 
     if images and videos:
         raise ScorekitError("give --images or --videos, not both")
     data = read_caption_set(predictions, references, strict=strict)
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     if (images or videos) and names is None:
-        names = list(suite.DEFAULT_METRICS) + ["clipscore"]
+        names = list(DEFAULT_METRICS) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
                "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model}
     if images or videos:
@@ -83,31 +98,17 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
         options["media_kind"] = kind
     for w in data.warnings:
         click.echo(f"scorekit: warning: {w}", err=True)
-    out = suite.evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options)
-    for name, why in out.skipped.items():
+    result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
+                      ids=data.ids, name=predictions.stem)
+    skipped = result.extra["skipped"]
+    for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
-
-    tok = tokenizer or suite.tokenizer_for(lang)
-    if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
-        from scorekit.text.korean import kiwi_version
-
-        tok = f"kiwi-{kiwi_version()}"
-    sig = make_signature("caption", {"lang": lang, "tok": tok,
-                                     "metrics": list(out.metrics), **out.params})
-    rep = suite.report(out.metrics, baseline_meteor=baseline_meteor)
-    per_item = []
-    for i, id_ in enumerate(data.ids):
-        row = {"id": id_, "prediction": data.predictions[i], "references": data.references[i]}
-        row.update({k: float(v[i]) for k, v in out.per_item.items()})
-        per_item.append(row)
-    result = Result(
-        task="caption", metrics=out.metrics, signature=sig, per_item=per_item, name=predictions.stem,
-        inputs={"predictions": str(predictions), "references": str(references), "lang": lang,
-                "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
-                "n_missing_predictions": data.n_missing_predictions,
-                "n_ignored_predictions": data.n_dropped_predictions},
-        extra={"report": rep, "warnings": data.warnings, "skipped": out.skipped},
-    )
+    rep = report(result.metrics, baseline_meteor=baseline_meteor)
+    result.inputs = {"predictions": str(predictions), "references": str(references), "lang": lang,
+                     "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
+                     "n_missing_predictions": data.n_missing_predictions,
+                     "n_ignored_predictions": data.n_dropped_predictions}
+    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped}
     if not quiet:
         _print_report(result, rep, fmt)
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)

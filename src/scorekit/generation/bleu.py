@@ -230,3 +230,83 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
     hyps = prep(predictions)
     refs = [prep(rs) for rs in references]
     return sacrebleu_score(merge(bleu_stats_batch(hyps, refs)), smooth_method=smooth_method)
+
+
+# -- the metric contract ---------------------------------------------------------------------
+import numpy as _np  # noqa: E402
+
+from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.metrics.base import Param, Stats  # noqa: E402
+
+BLEU_MODES = ("coco", "sentence", "sacrebleu")
+
+
+class BLEU(CaptionMetric):
+    """BLEU-1..4: brevity penalty x geometric mean of clipped 1..n-gram precisions over corpus
+    sums (mode coco: pycocoevalcap Bleu(4); sacrebleu: corpus BLEU / 100; sentence: mean of nltk
+    sentence_bleu with method1, spec §5.1).
+
+    Per-item statistics: hypothesis length, closest reference length, clipped matches and
+    n-gram totals per order; the corpus score comes from their sums."""
+
+    name = "bleu"
+    keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
+    corpus = True
+    params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu"),)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.values["mode"] not in BLEU_MODES:
+            from scorekit.errors import UnknownNameError
+
+            raise UnknownNameError("BLEU mode", self.values["mode"], BLEU_MODES)
+
+    def item_stats(self, batch) -> Stats:
+        hyps, refs = self.batch(batch).tokens()
+        stats = bleu_stats_batch(hyps, refs)
+        n = len(stats)
+        return Stats({
+            "hyp_len": _np.array([s.hyp_len for s in stats], dtype=_np.int64),
+            "ref_len": _np.array([s.ref_len for s in stats], dtype=_np.int64),
+            "correct": _np.array([s.correct for s in stats], dtype=_np.int64).reshape(n, MAX_N),
+            "total": _np.array([s.total for s in stats], dtype=_np.int64).reshape(n, MAX_N),
+        })
+
+    @staticmethod
+    def _rows(stats: Stats) -> list[BleuStats]:
+        c = stats.columns
+        return [BleuStats(int(h), int(r), tuple(cc.tolist()), tuple(tt.tolist()))
+                for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
+
+    def _compute(self, stats: Stats, corpus: bool):
+        rows = self._rows(stats)
+        mode = self.values["mode"]
+        if not rows:
+            nan = float("nan")
+            return {k: nan for k in self.keys} if corpus else {k: _np.zeros(0) for k in self.keys}
+        if mode == "coco":
+            if corpus:
+                return dict(zip(self.keys, _coco_from(merge(rows))))
+            items = [_coco_from(s) for s in rows]
+            return {k: _np.array([it[n] for it in items]) for n, k in enumerate(self.keys)}
+        if mode == "sentence":
+            per = {k: _np.array([nltk_sentence_bleu(s, nltk_weights(n + 1)) for s in rows])
+                   for n, k in enumerate(self.keys)}
+            return {k: float(_np.mean(v)) for k, v in per.items()} if corpus else per
+        out = {}
+        for n, k in enumerate(self.keys):
+            sub = [BleuStats(s.hyp_len, s.ref_len, s.correct[: n + 1], s.total[: n + 1]) for s in rows]
+            if corpus:
+                out[k] = sacrebleu_score(merge(sub)) / 100.0
+            else:
+                out[k] = _np.array([sacrebleu_score(s, effective_order=True) / 100.0 for s in sub])
+        return out
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return self._compute(stats, True)
+
+    def item_scores(self, stats: Stats) -> dict:
+        return self._compute(stats, False)
+
+    def signature_params(self) -> dict:
+        return {"bleu": self.values["mode"]}

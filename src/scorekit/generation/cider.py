@@ -161,3 +161,69 @@ def cider_d(hyps_tokens, refs_tokens, *, sigma: float = 6.0, df: DocumentFrequen
 def cider_plain(hyps_tokens, refs_tokens, *, df: DocumentFrequency | None = None, n: int = 4) -> CiderOutput:
     """Original CIDEr (vrama91/cider ``Cider``): no clipping, no length penalty."""
     return cider(hyps_tokens, refs_tokens, n=n, clipped=False, length_penalty=False, df=df)
+
+
+# -- the metric contract ---------------------------------------------------------------------
+from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.metrics.base import Param, Stats  # noqa: E402
+
+
+class CIDEr(CaptionMetric):
+    """CIDEr-D (pycocoevalcap Cider): 10 x mean_n clipped tf-idf cosine x Gaussian length penalty
+    (sigma 6), idf from the evaluated references (or a document-frequency file); 0..10.
+
+    Per-item statistics are the tokens themselves: the idf is a corpus statistic, so a subset's
+    score (a shard, a bootstrap resample) recomputes it from that subset's references."""
+
+    name = "cider"
+    kind = "score"
+    corpus = True
+    params = CaptionMetric.params + (Param("sigma", float, 6.0, "length-penalty width"),
+                                     Param("df", object, None, "document-frequency file (default: the references)"))
+    clipped = True
+    length_penalty = True
+
+    def _df(self) -> tuple[DocumentFrequency | None, str]:
+        path = self.values["df"]
+        if not path:
+            return None, "corpus"
+        cached = getattr(self, "_df_cache", None)
+        if cached is None or cached[0] != path:
+            self._df_cache = (path, load_document_frequency(path))
+        return self._df_cache[1], f"file:{path}"
+
+    def item_stats(self, batch) -> Stats:
+        hyps, refs = self.batch(batch).tokens()
+        return Stats({"hyp": list(hyps), "refs": list(refs)})
+
+    def _run(self, stats: Stats) -> CiderOutput:
+        df, _ = self._df()
+        hyps, refs = stats.columns.get("hyp", []), stats.columns.get("refs", [])
+        return cider(hyps, refs, sigma=self.values["sigma"], clipped=self.clipped,
+                     length_penalty=self.length_penalty, df=df)
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {self.result_keys()[0]: self._run(stats).score}
+
+    def item_scores(self, stats: Stats) -> dict:
+        return {self.result_keys()[0]: self._run(stats).scores}
+
+    def signature_params(self) -> dict:
+        return {"cider": f"D,sigma{self.values['sigma']:g},df:{self._df()[1]}"}
+
+
+class CIDErD(CIDEr):
+    """CIDEr-D under its precise name (the same number as ``cider``)."""
+
+    name = "cider_d"
+
+
+class CIDErPlain(CIDEr):
+    """Original CIDEr (vrama91/cider): 10 x mean_n tf-idf cosine, no clipping, no length penalty."""
+
+    name = "cider_plain"
+    clipped = False
+    length_penalty = False
+
+    def signature_params(self) -> dict:
+        return {"cider_plain": f"df:{self._df()[1]}"}

@@ -122,7 +122,7 @@ def _as_text(text, what: str) -> str:
 
 def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *, alpha: float = 0.9,
                         beta: float = 3.0, gamma: float = 0.5, lexicon=None) -> np.ndarray:
-    from scorekit.generation.meteor import Prepared, _check_refs, _gc_paused
+    from scorekit.generation.meteor_align import Prepared, _check_refs, _gc_paused
 
     index = lemma_synonyms(resolve_lexicon(lexicon))
 
@@ -147,7 +147,7 @@ def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *
 
 
 def _score_all(spans, texts, analysed, synonyms, out, alpha, beta, gamma) -> None:
-    from scorekit.generation.meteor import align, score_from_counts
+    from scorekit.generation.meteor_align import align, score_from_counts
 
     for k, (start, end) in enumerate(spans):
         h = analysed[nfc(texts[start])]

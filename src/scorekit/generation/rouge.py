@@ -357,3 +357,39 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool) -> dict:
 
     return {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
             "ko": f"kiwi-{kiwi_version()}", "stem": stem}
+
+
+# -- the metric contract ---------------------------------------------------------------------
+from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.metrics.base import Stats  # noqa: E402
+
+
+class RougeL(CaptionMetric):
+    """ROUGE-L F1: LCS-based precision and recall, the best reference (rouge-score semantics, the
+    spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0)."""
+
+    name = "rouge_l"
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        if not len(b):
+            return Stats({"rouge_l": np.zeros(0)})
+        res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang)
+        return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
+
+    def signature_params(self) -> dict:
+        return {"rouge": "L,f"}
+
+
+class RougeLCoco(CaptionMetric):
+    """pycocoevalcap ROUGE-L: F_beta (beta 1.2) of the max LCS precision and recall over the
+    references, on the caption tokens."""
+
+    name = "rouge_l_coco"
+
+    def item_stats(self, batch) -> Stats:
+        hyps, refs = self.batch(batch).tokens()
+        return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs)[1]})
+
+    def signature_params(self) -> dict:
+        return {"rouge_coco": "beta1.2"}

@@ -122,8 +122,10 @@ class BERTScorer:
         self._prefix_space = name.startswith(("GPT2", "Roberta"))
 
     # -- signature ---------------------------------------------------------------------------
-    def signature(self, truncated: int = 0) -> str:
-        params = {
+    def signature_fields(self, truncated: int = 0) -> dict[str, object]:
+        """The one builder of what pins a BERTScore number: model, layer, idf, rescaling, the
+        padding/matching mode, truncation and dtype (and how many texts were truncated)."""
+        params: dict[str, object] = {
             "model": self.name, "layer": self.num_layers, "idf": self.idf,
             "rescale": self.rescale,
         }
@@ -133,7 +135,10 @@ class BERTScorer:
         params.update({"trunc": self.max_length, "dtype": self._loaded.precision})
         if truncated:
             params["truncated"] = truncated
-        return make_signature("bertscore", params)
+        return params
+
+    def signature(self, truncated: int = 0) -> str:
+        return make_signature("bertscore", self.signature_fields(truncated))
 
     # -- per-sentence statistics -------------------------------------------------------------
     def _encode_ids(self, sentences: list[str]) -> list[list[int]]:
@@ -381,3 +386,18 @@ def bertscore(candidates: Sequence[str], references: Sequence[str] | Sequence[Se
 
 
 __all__ = ["BERTScorer", "BERTScoreOutput", "bertscore", "DEFAULT_LAYERS"]
+
+
+def compact_signature(fields: dict[str, object]) -> str:
+    """:meth:`BERTScorer.signature_fields` as one value inside a family's signature (no nested
+    signature): ``all-MiniLM-L6-v2/L6/match=max/trunc=512/dtype=fp32`` (``/idf``,
+    ``/rescaled=<baseline>``, ``/truncated=<n>`` when they apply)."""
+    parts = [str(fields["model"]), f"L{fields['layer']}"]
+    if fields.get("idf"):
+        parts.append("idf")
+    if fields.get("rescale"):
+        parts.append(f"rescaled={fields.get('baseline')}")
+    for key in ("match", "trunc", "dtype", "truncated"):
+        if key in fields:
+            parts.append(f"{key}={fields[key]}")
+    return "/".join(parts)

@@ -109,8 +109,9 @@ class CLIPScorer:
         self.prefix = prefix
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
 
-    def signature(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> str:
-        params = {"model": self.name, "w": self.w}
+    def signature_fields(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> dict[str, object]:
+        """The one builder of what pins a CLIPScore number."""
+        params: dict[str, object] = {"model": self.name, "w": self.w}
         if self.prefix:
             params["prefix"] = self.prefix
         params["refs"] = refs
@@ -119,7 +120,10 @@ class CLIPScorer:
         params.update({"trunc": self.max_length, "dtype": self.precision})
         if truncated:
             params["truncated"] = truncated
-        return make_signature("clipscore", params)
+        return params
+
+    def signature(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> str:
+        return make_signature("clipscore", self.signature_fields(refs=refs, frames=frames, truncated=truncated))
 
     # -- embeddings ---------------------------------------------------------------------------
     def embed_images(self, images: Sequence) -> np.ndarray:
@@ -254,3 +258,4 @@ def clipscore(images: Sequence | None, candidates: Sequence[str], references=Non
 
 
 __all__ = ["CLIPScorer", "ClipScoreOutput", "clipscore", "load_image"]
+

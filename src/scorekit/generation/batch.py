@@ -1,0 +1,120 @@
+"""What every caption metric is computed on: a :class:`CaptionBatch` (predictions, their
+references, the language and tokenizer, tokens computed once and shared by the metrics), and the
+:class:`CaptionMetric` base that the caption metrics (BLEU, METEOR, ROUGE-L, CIDEr, chrF,
+BERTScore, CLIPScore) derive from.
+
+Both faces take a batch as a ``CaptionBatch`` or a plain ``(predictions, references)`` pair::
+
+    m = CIDErD(lang="en")
+    m((preds, refs))                      # functional: {"cider_d": ...}
+    m.update((preds[:100], refs[:100])); m.update((preds[100:], refs[100:])); m.compute()
+
+Tokens: English captions use the COCO tokenizer (as pycocoevalcap does before BLEU/CIDEr), Korean
+ones Kiwi morphs (punctuation dropped, particles kept, like the spec's ``okt.morphs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics.base import Metric, Param, Stats
+
+LANGS = ("ko", "en")
+
+
+def tokenizer_for(lang: str) -> str:
+    from scorekit.text.tokenizers import default_tokenizer
+
+    return default_tokenizer(lang)
+
+
+@dataclass
+class CaptionBatch:
+    predictions: list[str]
+    references: list[list[str]]
+    lang: str = "en"
+    tokenizer: str | None = None          # None: the language's default
+    media: list | None = None             # CLIPScore: one image/video per item
+    media_kind: str = "images"
+    _tokens: tuple | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.lang not in LANGS:
+            raise UnknownNameError("language", self.lang, LANGS)
+        self.predictions = list(self.predictions)
+        self.references = [[r] if isinstance(r, str) else list(r) for r in self.references]
+        if len(self.predictions) != len(self.references):
+            raise ScorekitError(f"{len(self.predictions)} predictions but {len(self.references)} reference lists")
+        for i, refs in enumerate(self.references):
+            if not refs:
+                raise ScorekitError(f"item {i}: empty reference list")
+
+    def __len__(self) -> int:
+        return len(self.predictions)
+
+    @property
+    def tokenizer_name(self) -> str:
+        return self.tokenizer or tokenizer_for(self.lang)
+
+    @property
+    def empty(self) -> np.ndarray:
+        return np.array([not p.strip() for p in self.predictions], dtype=bool)
+
+    def zero_empty(self, values) -> np.ndarray:
+        """Empty predictions score 0 (and are counted in the mean)."""
+        values = np.asarray(values, dtype=np.float64).copy()
+        if len(values):
+            values[self.empty] = 0.0
+        return values
+
+    def tokens(self) -> tuple[list[list[str]], list[list[list[str]]]]:
+        """(prediction tokens, reference tokens) with the batch's tokenizer, computed once."""
+        if self._tokens is None:
+            from scorekit.text.tokenizers import tokenize_batch
+
+            flat = list(self.predictions) + [r for refs in self.references for r in refs]
+            toks = tokenize_batch(flat, self.tokenizer_name) if flat else []
+            n = len(self.predictions)
+            hyps, refs, pos = toks[:n], [], n
+            for rs in self.references:
+                refs.append(toks[pos:pos + len(rs)])
+                pos += len(rs)
+            self._tokens = (hyps, refs)
+        return self._tokens
+
+
+class CaptionMetric(Metric):
+    """Base of the caption metrics. Per-item metrics keep one column per result key and score
+    the mean (this class's :meth:`score`); corpus metrics (BLEU, CIDEr, chrF) override it."""
+
+    family = "caption"
+    params: tuple[Param, ...] = (Param("lang", str, "en", "language: en or ko"),
+                                 Param("tokenizer", str, None, "tokens for n-gram metrics (default per language)"))
+
+    def batch(self, batch: Any) -> CaptionBatch:
+        if isinstance(batch, CaptionBatch):
+            return batch
+        if isinstance(batch, dict):
+            return CaptionBatch(batch["predictions"], batch["references"], self.values["lang"],
+                                self.values["tokenizer"])
+        try:
+            predictions, references = batch
+        except (TypeError, ValueError):
+            raise ScorekitError(f"{self.name}: a batch is a CaptionBatch or a (predictions, references) pair") from None
+        return CaptionBatch(predictions, references, self.values["lang"], self.values["tokenizer"])
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        return {k: np.asarray(stats.columns[k], dtype=np.float64) for k in self.result_keys()
+                if k in stats.columns}
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {k: float(np.mean(v)) if len(v) else float("nan") for k, v in self.item_scores(stats).items()}
+
+
+def mean_of(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else float("nan")

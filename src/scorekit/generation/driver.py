@@ -1,0 +1,104 @@
+"""The caption driver: resolve metric names through the one registry, compute each metric on one
+shared :class:`~scorekit.generation.batch.CaptionBatch`, and return a
+:class:`~scorekit.result.Result` with per-caption scores and the signature.
+
+A metric whose dependency is missing (torch, a model) is skipped, with its reason in
+``result.extra["skipped"]``, when it came from the defaults, and raises when it was asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scorekit.errors import MissingDependencyError, UnknownNameError
+from scorekit.generation.batch import LANGS, CaptionBatch, tokenizer_for
+from scorekit.generation.options import CaptionOptions
+from scorekit.metrics.base import Metric
+from scorekit.metrics.registry import REGISTRY
+from scorekit.result import Result
+from scorekit.signature import Signature
+
+FAMILY = "caption"
+DEFAULT_METRICS = ("bleu", "meteor", "rouge_l", "cider", "bertscore")
+
+__all__ = ["DEFAULT_METRICS", "LANGS", "evaluate", "resolve", "build_metric", "caption_signature",
+           "tokenizer_for"]
+
+
+def resolve(names: Sequence[str]) -> list[tuple[type[Metric], list[str]]]:
+    """Metric names or result keys -> [(metric class, wanted keys)] in the order first asked."""
+    classes = {cls.name: cls for cls in REGISTRY.classes(FAMILY)}
+    key_to = {k: cls for cls in classes.values() for k in cls.result_keys()}
+    plan: dict[str, list[str]] = {}
+    for name in names:
+        if name in classes:
+            plan[name] = list(dict.fromkeys(plan.get(name, []) + list(classes[name].result_keys())))
+        elif name in key_to:
+            owner = key_to[name].name
+            plan.setdefault(owner, [])
+            if name not in plan[owner]:
+                plan[owner].append(name)
+        else:
+            raise UnknownNameError("caption metric", name, list(classes) + list(key_to))
+    return [(classes[n], keys) for n, keys in plan.items()]
+
+
+def build_metric(cls: type[Metric], lang: str, options: CaptionOptions) -> Metric:
+    return cls(lang=lang, tokenizer=options.tokenizer, **options.metric_params(cls.name))
+
+
+def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
+                      metrics: Sequence[Metric]) -> Signature:
+    tok = tokenizer or tokenizer_for(lang)
+    if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
+        from scorekit.text.korean import kiwi_version
+
+        tok = f"kiwi-{kiwi_version()}"
+    sig = Signature("caption", {"lang": lang, "tok": tok, "metrics": list(keys)})
+    for m in metrics:
+        sig.update(m.signature_params())
+    return sig
+
+
+def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",
+             metrics: Sequence[str] | None = None, options: Mapping[str, Any] | CaptionOptions | None = None,
+             ids: Sequence[str] | None = None, name: str | None = None) -> Result:
+    """Score captions with the requested metrics (default :data:`DEFAULT_METRICS`): a
+    :class:`Result` with the corpus scores, one row per caption and the signature.
+
+    >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
+    """
+    if lang not in LANGS:
+        raise UnknownNameError("language", lang, LANGS)
+    opts = CaptionOptions.from_mapping(options)
+    batch = CaptionBatch(predictions, references, lang, opts.tokenizer, opts.media, opts.media_kind)
+    explicit = metrics is not None
+    out_m: dict[str, float] = {}
+    out_p: dict[str, Any] = {}
+    used: list[Metric] = []
+    skipped: dict[str, str] = {}
+    for cls, keys in resolve(list(metrics) if explicit else list(DEFAULT_METRICS)):
+        metric = build_metric(cls, lang, opts)
+        try:
+            stats = metric.item_stats(batch)
+        except MissingDependencyError as exc:
+            if explicit:
+                raise
+            skipped[cls.name] = str(exc)
+            continue
+        corpus, per = metric.score(stats), metric.item_scores(stats)
+        for k in keys:
+            if k in corpus:
+                out_m[k] = corpus[k]
+                out_p[k] = per[k]
+        used.append(metric)
+    sig = caption_signature(lang, opts.tokenizer, list(out_m), used)
+    ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
+    per_item = []
+    for i, id_ in enumerate(ids):
+        row = {"id": id_, "prediction": batch.predictions[i], "references": batch.references[i]}
+        row.update({k: float(v[i]) for k, v in out_p.items()})
+        per_item.append(row)
+    return Result(task="caption", metrics=out_m, signature=str(sig), per_item=per_item, name=name,
+                  inputs={"lang": lang, "n_items": len(batch)}, extra={"skipped": skipped})

@@ -1,0 +1,125 @@
+"""The caption driver wires each registered metric to its exact implementation and returns a
+Result with the signature."""
+
+import math
+
+import numpy as np
+import pytest
+
+from scorekit.errors import MissingDependencyError, UnknownNameError
+from scorekit.generation import driver, evaluate
+from scorekit.generation.targets import report
+
+EN_P = ["A man is riding a wave on a surfboard.", "Two dogs play in the park.", ""]
+EN_R = [["A surfer rides a wave.", "A man on a surfboard riding a wave."],
+        ["Two dogs are playing in a park."], ["A cat on a sofa."]]
+KO_P = ["파란 바다에 하얀 파도가 친다", "산꼭대기에 구름이 피어오른다"]
+KO_R = [["푸른 바다 위로 하얀 파도가 부서진다"], ["높은 산 위에 구름이 걸려 있다"]]
+
+
+def test_english_metrics_equal_pycocoevalcap_on_coco_tokens():
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+
+    from scorekit.text.english import coco_tokenize
+
+    out = evaluate(EN_P, EN_R, lang="en", metrics=["bleu", "cider", "meteor", "rouge_l"])
+    gts = {i: [" ".join(coco_tokenize(r)) for r in refs] for i, refs in enumerate(EN_R)}
+    res = {i: [" ".join(coco_tokenize(p))] for i, p in enumerate(EN_P)}
+    bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
+    cider, cider_items = Cider().compute_score(gts, res)
+    assert all(math.isclose(out.metrics[f"bleu_{n + 1}"], bleu[n], rel_tol=1e-9) for n in range(4))
+    assert math.isclose(out.metrics["cider"], cider, rel_tol=1e-9)
+    np.testing.assert_allclose(out.column("cider"), cider_items, rtol=1e-9)
+    # the empty prediction scores 0 and is counted in the mean
+    assert out.column("meteor")[2] == 0.0 and out.column("rouge_l")[2] == 0.0
+    assert math.isclose(out.metrics["meteor"], out.column("meteor").mean())
+
+
+def test_meteor_wiring_english_tokens_and_korean_strings():
+    from scorekit.generation.meteor import meteor_batch
+    from scorekit.text.english import coco_tokenize
+
+    out = evaluate(EN_P[:2], EN_R[:2], lang="en", metrics=["meteor"])
+    expected = meteor_batch([coco_tokenize(p) for p in EN_P[:2]],
+                            [[coco_tokenize(r) for r in rs] for rs in EN_R[:2]], lang="en")
+    np.testing.assert_array_equal(out.column("meteor"), expected)
+    ko = evaluate(KO_P, KO_R, lang="ko", metrics=["meteor"])
+    np.testing.assert_array_equal(ko.column("meteor"), meteor_batch(KO_P, KO_R, lang="ko"))
+
+
+def test_sentence_bleu_mode_is_the_spec_average():
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+    from scorekit.text.tokenizers import tokenize_batch
+
+    out = evaluate(KO_P, KO_R, lang="ko", metrics=["bleu_4"], options={"bleu_mode": "sentence"})
+    assert list(out.metrics) == ["bleu_4"]
+    hyps = tokenize_batch(KO_P, "kiwi")
+    expected = np.mean([sentence_bleu([tokenize_batch(r, "kiwi")[0]], h,
+                                      smoothing_function=SmoothingFunction().method1)
+                        for h, r in zip(hyps, KO_R)])
+    assert math.isclose(out.metrics["bleu_4"], expected, rel_tol=1e-12)
+
+
+def test_korean_suite_scores_are_positive():
+    out = evaluate(KO_P, KO_R, lang="ko", metrics=["bleu", "cider", "rouge_l", "meteor", "cider_plain"])
+    for k in ["bleu_1", "cider", "rouge_l", "meteor", "cider_plain"]:
+        assert out.metrics[k] > 0, k
+
+
+def test_report_baseline_and_targets():
+    rep = report({"meteor": 0.34, "cider": 1.0, "bertscore_f1": 0.7})
+    assert math.isclose(rep["meteor_improvement_pct"], (0.34 - 0.3052) / 0.3052 * 100)
+    rows = {r["metric"]: r for r in rep["targets"]}
+    assert rows["meteor"]["reached"] == "target_1" and rows["cider"]["reached"] == "target_2"
+    assert rows["bertscore_f1"]["reached"] is None
+    assert report({"meteor": 0.5}, baseline_meteor=0.33)["targets"][0]["target_1"] == pytest.approx(0.363)
+
+
+def test_unknown_metric_and_missing_dependency(monkeypatch):
+    with pytest.raises(UnknownNameError, match="did you mean 'cider'"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["cidr"])
+
+    from scorekit.neural.caption_metrics import BERTScore
+
+    def broken(self, batch):
+        raise MissingDependencyError("no model here")
+
+    monkeypatch.setattr(BERTScore, "item_stats", broken)
+    out = evaluate(EN_P, EN_R, lang="en")  # defaults: skipped, the rest still runs
+    assert "bertscore" in out.extra["skipped"] and "meteor" in out.metrics and "cider" in out.metrics
+    with pytest.raises(MissingDependencyError):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bertscore"])
+
+
+def test_clipscore_without_media_is_a_clear_error():
+    from scorekit.errors import ScorekitError
+
+    with pytest.raises(ScorekitError, match="clipscore"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["clipscore"])
+
+
+def test_result_carries_signature_and_rows():
+    out = evaluate(EN_P, EN_R, lang="en", metrics=["bleu_4", "cider"], ids=["a", "b", "c"], name="sys")
+    assert out.task == "caption" and out.name == "sys"
+    assert out.signature.startswith("task:caption|lang:en|tok:coco|metrics:bleu_4,cider|bleu:coco|")
+    assert out.signature.endswith("|version:" + __import__("scorekit").__version__)
+    assert out.signature.count("task:") == 1 and out.signature.count("version:") == 1
+    assert [r["id"] for r in out.per_item] == ["a", "b", "c"] and "bleu_4" in out.per_item[0]
+
+
+def test_misspelt_option_is_an_error_naming_it():
+    from scorekit.errors import ScorekitError
+
+    with pytest.raises(UnknownNameError, match="'bleu-mode' — did you mean 'bleu_mode'"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu"], options={"bleu-mode": "sentence"})
+    with pytest.raises(UnknownNameError, match="BLEU mode"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu"], options={"bleu_mode": "sentenc"})
+    with pytest.raises(ScorekitError, match="cider_sigma"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["cider"], options={"cider_sigma": "wide"})
+
+
+def test_resolve_groups_keys_in_order():
+    plan = driver.resolve(["bleu_4", "cider", "bleu_1"])
+    assert [(c.name, keys) for c, keys in plan] == [("bleu", ["bleu_4", "bleu_1"]), ("cider", ["cider"])]
