@@ -60,7 +60,8 @@ class RayEngine:
             if self.address:
                 ray.init(address=self.address, **kw)
             else:
-                ray.init(num_cpus=self.num_cpus or os.cpu_count(), **kw)
+                cpus = self.num_cpus or int(os.environ.get("SCOREKIT_RAY_NUM_CPUS") or 0) or os.cpu_count()
+                ray.init(num_cpus=cpus, **kw)
         except ConnectionError as exc:
             raise ScorekitError(f"--address {self.address}: cannot join the Ray cluster ({exc})") from None
         self._started = True
