@@ -50,7 +50,8 @@ def test_hand_worked_run():
     assert (m["n_fix"], m["n_break"], m["n_still"], m["n_keep"]) == (2, 1, 2, 1)  # A,F / B / D,G / C
     assert m["fix_rate"] == pytest.approx(2 / 4)
     assert m["break_rate"] == pytest.approx(1 / 2)
-    assert m["net_gain"] == pytest.approx((2 - 1) / 6)
+    assert m["net_gain"] == pytest.approx((2 - 1) / 7)            # spec §3.3: / N
+    assert m["net_gain_annotated"] == pytest.approx((2 - 1) / 6)  # / N_gold_annotated
     assert m["pre_to_post_change_rate"] == m["changed_samples_rate"] == pytest.approx(4 / 7)  # A,B,E,F
     assert m["changed_and_improved_rate"] == pytest.approx(2 / 7)   # A, F
     assert m["changed_and_degraded_rate"] == pytest.approx(1 / 7)   # B

@@ -1,4 +1,4 @@
-"""Properties over random rows: rates in [0, 1], net_gain = (n_fix - n_break)/N, shard merging,
+"""Properties over random rows: rates in [0, 1], net_gain = (n_fix - n_break)/N (and /N_gold_annotated), shard merging,
 and agreement with the naive per-row oracle (tests/absa/absa_oracle.py)."""
 
 import math
@@ -61,12 +61,18 @@ def test_rates_bounded_and_net_gain(entries):
     for name in RATE_METRICS + F1_METRICS:
         v = m[name]
         assert v is None or 0.0 <= v <= 1.0 + 1e-12, (name, v)
-    if m["N_gold_annotated"]:
-        assert m["net_gain"] == pytest.approx((m["n_fix"] - m["n_break"]) / m["N_gold_annotated"])
+    if m["N"]:
+        assert m["net_gain"] == pytest.approx((m["n_fix"] - m["n_break"]) / m["N"])
         assert -1.0 <= m["net_gain"] <= 1.0
-        assert m["n_fix"] + m["n_break"] + m["n_still"] + m["n_keep"] == m["N_gold_annotated"]
     else:
         assert m["net_gain"] is None
+    if m["N_gold_annotated"]:
+        assert m["net_gain_annotated"] == pytest.approx((m["n_fix"] - m["n_break"]) / m["N_gold_annotated"])
+        assert -1.0 <= m["net_gain_annotated"] <= 1.0
+        assert abs(m["net_gain"]) <= abs(m["net_gain_annotated"]) + 1e-12
+        assert m["n_fix"] + m["n_break"] + m["n_still"] + m["n_keep"] == m["N_gold_annotated"]
+    else:
+        assert m["net_gain_annotated"] is None
     if m["delta_f1"] is not None:
         assert m["delta_f1"] == pytest.approx(m["tuple_f1_s2"] - m["tuple_f1_s1"])
     assert m["polarity_conflict_rate"] is None or m["polarity_conflict_rate"] <= m["polarity_conflict_rate_raw"]

@@ -35,3 +35,30 @@ def test_scorecard_schema(tmp_path):
     r = read_scorecards(p)
     assert len(r.rows) == 1
     assert [(s.line, s.field) for s in r.skipped] == [(2, "runtime"), (3, "stage_delta.change_type")]
+
+
+def test_aspect_term_span_forms_are_all_accepted(tmp_path):
+    """``span`` as ``[start, end]``, ``{start, end}`` or null; a bad span names the span field."""
+    from scorekit.io.absa_jsonl import read_outputs
+
+    rows = []
+    for span in ([0, 2], {"start": 0, "end": 2}, None, "0-2"):
+        rows.append({"meta": {"text_id": f"r{len(rows)}"}, "final_result": {"final_tuples": [
+            {"aspect_term": {"term": "배송", "span": span}, "polarity": "positive"}]}})
+    p = tmp_path / "outputs.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    res = read_outputs(p)
+    assert [r["meta"]["text_id"] for r in res.rows] == ["r0", "r1", "r2"]
+    assert len(res.skipped) == 1 and res.skipped[0].line == 4
+    assert res.skipped[0].field == "final_result.final_tuples.0.aspect_term.span"
+
+
+def test_duplicate_key_in_a_row_is_skipped_with_its_name(tmp_path):
+    from scorekit.io.absa_jsonl import read_outputs
+
+    p = tmp_path / "outputs.jsonl"
+    p.write_text('{"meta": {"text_id": "a"}}\n{"meta": {"text_id": "b"}, "meta": {"text_id": "c"}}\n')
+    res = read_outputs(p)
+    assert [r["meta"]["text_id"] for r in res.rows] == ["a"]
+    assert res.skipped[0].line == 2 and res.skipped[0].field == "meta"
+    assert "duplicate key" in res.skipped[0].reason

@@ -143,3 +143,107 @@ def test_newer_schema_and_damaged_store(tmp_path):
 def test_missing_store_for_reading(tmp_path):
     with pytest.raises(ScorekitError, match="no run store here yet"):
         RunStore(tmp_path / "nope.db", create=False)
+
+
+# ---------------------------------------------------------------- refusing without touching
+def _listing(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+def _assert_refused_untouched(p: Path, match: str, create: bool) -> None:
+    before = _listing(p.parent)
+    with pytest.raises(ScorekitError, match=match):
+        with RunStore(p, create=create) as s:
+            s.list()
+            s.record(Result("t", {"m": 1.0}, "sig"))
+    assert _listing(p.parent) == before, "a refused file was changed or got companions (-wal/-shm)"
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_zero_byte_file_is_refused_untouched(tmp_path, create):
+    p = tmp_path / "runs.db"
+    p.write_bytes(b"")
+    _assert_refused_untouched(p, "empty file", create)
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_empty_sqlite_of_another_program_is_refused_untouched(tmp_path, create):
+    p = tmp_path / "other.db"
+    c = sqlite3.connect(p)
+    c.execute("PRAGMA user_version = 7")   # forces the file to be written, still no tables
+    c.commit()
+    c.close()
+    assert p.stat().st_size > 0
+    _assert_refused_untouched(p, "another program", create)
+
+
+def test_damaged_store_gets_no_wal_or_shm_files(tmp_path):
+    p = tmp_path / "runs.db"
+    with RunStore(p) as s:
+        for i in range(20):
+            s.record(Result("t", {"m": i}, "sig", per_item=[{"id": j, "text": "x" * 300} for j in range(30)]))
+    raw = bytearray(p.read_bytes())
+    raw[4096:] = b"\x5a" * (len(raw) - 4096)
+    p.write_bytes(bytes(raw))
+    _assert_refused_untouched(p, "damaged", True)
+    p.write_bytes(bytes(raw[:8192]))           # truncated
+    _assert_refused_untouched(p, "damaged", True)
+
+
+def test_nan_metric_is_stored_as_null(tmp_path):
+    with RunStore(tmp_path / "r.db") as s:
+        i = s.record({"task": "t", "metrics": {"m": float("nan"), "n": 0.5}, "signature": "x"})
+        assert s.record_of(i).metrics == {"m": None, "n": 0.5}
+        assert s.get(i)["metrics"]["m"] is None
+
+
+def test_opening_for_writing_creates_nothing_until_the_first_record(tmp_path):
+    p = tmp_path / "sub" / "runs.db"
+    with RunStore(p):
+        pass
+    assert not (tmp_path / "sub").exists()
+    with RunStore(p) as s:
+        s.record(Result("t", {"m": 1.0}, "sig"))
+    assert sorted(x.name for x in p.parent.iterdir()) == ["runs.db"]
+
+
+def test_read_only_store_can_be_listed_by_another_user(tmp_path):
+    """A store the user may read but not write (file 0444 in a 0555 directory), opened by a
+    non-root user: listing works; recording is one clear error."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root to switch to the 'nobody' user")
+    d = tmp_path / "ro"
+    d.mkdir()
+    p = d / "runs.db"
+    with RunStore(p) as s:
+        s.record(Result("t", {"m": 0.25}, "sig", name="sys-a"))
+    os.chmod(p, 0o444)
+    os.chmod(d, 0o555)
+    for up in [tmp_path, *tmp_path.parents]:
+        if up == Path("/"):
+            break
+        os.chmod(up, os.stat(up).st_mode | 0o005)
+    before = _listing(d)
+    code = textwrap.dedent(f"""
+        import sys
+        from scorekit.report.history import RunStore
+        from scorekit.errors import ScorekitError
+        from scorekit.result import Result
+        with RunStore({str(p)!r}, create=False) as s:
+            print([r.name for r in s.list()], s.get(1)["metrics"])
+        try:
+            with RunStore({str(p)!r}) as s:
+                s.record(Result("t", {{"m": 1.0}}, "sig"))
+        except ScorekitError as e:
+            print("refused:", e)
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                          sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert "['sys-a'] {'m': 0.25}" in out.stdout
+    assert "refused:" in out.stdout and "read-only" in out.stdout
+    assert _listing(d) == before

@@ -28,7 +28,7 @@ OVERRIDE_SUMMARY_NAME = "override_gate_debug_summary.json"
 def signature(override_summary: bool = False) -> str:
     """Pins what changes the numbers: matching unit, averaging, empty rule, conflict rule."""
     return make_signature("absa", {
-        "unit": "aspect_term+polarity", "norm": "nfc+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
+        "unit": "aspect_term+polarity", "norm": "nfc+invisible+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
         "f1": "macro-rows", "empty_gold": "match-iff-empty", "rep": "explicit>conf>no_drop", "override": override_summary,
     })
 
@@ -95,21 +95,40 @@ def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: st
     return out
 
 
-def parse_metrics_csv(text: str) -> list[dict[str, Any]]:
-    """Rows of a structural_metrics.csv as dicts (numbers parsed; empty -> None)."""
+def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]]:
+    """Rows of a structural_metrics.csv as dicts: ``run_id`` as text, every other cell a finite
+    number or empty (N/A -> None). Anything else — a missing ``run_id`` column, a row with more or
+    fewer cells than the header, a cell that is not a number — is an InputError naming the line
+    and column: a damaged file must not quietly drop out of a mean over seeds."""
+    from scorekit.errors import InputError
+
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if not header or header[0] != "run_id":
+        raise InputError("not a structural_metrics.csv (expected a header starting with run_id)", path, 1)
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", path, 1)
     rows = []
-    for raw in csv.DictReader(io.StringIO(text)):
-        row: dict[str, Any] = {}
-        for k, v in raw.items():
-            if k is None:
-                continue
-            if v is None or v == "":
+    for raw in reader:
+        line = reader.line_num
+        if not raw:
+            continue
+        if len(raw) != len(header):
+            raise InputError(f"expected {len(header)} cells as in the header, found {len(raw)}", path, line)
+        row: dict[str, Any] = {"run_id": raw[0]}
+        for k, v in zip(header[1:], raw[1:]):
+            if v == "":
                 row[k] = None
                 continue
             try:
-                row[k] = float(v)
+                x = float(v)
             except ValueError:
-                row[k] = v
+                x = math.nan
+            if not math.isfinite(x):
+                raise InputError(f"column {k!r}: expected a number or an empty cell (N/A), found {v!r}",
+                                 path, line)
+            row[k] = x
         rows.append(row)
     return rows
 

@@ -6,8 +6,13 @@ denominator, or no override summary). Denominators (docs/absa.md explains each c
 
 * ``N``       — scorecards in the run;
 * ``N_gold``  — rows with >= 1 gold pair (the F1 means: macro average over rows, §3.1 ``mean(F1)``);
-* ``N_gold_annotated`` — rows carrying a gold list, empty lists included (fix/break/net_gain:
-  the empty rule makes an empty gold list a meaningful target).
+* ``N_gold_annotated`` — rows carrying a gold list, empty lists included (fix/break and
+  ``net_gain_annotated``: the empty rule makes an empty gold list a meaningful target).
+
+``net_gain`` follows the spec (§3.3): ``(n_fix - n_break) / N`` over every scorecard. Rows without
+a gold list can be neither a fix nor a break, so this dilutes the gain on partly annotated runs;
+``net_gain_annotated`` = ``(n_fix - n_break) / N_gold_annotated`` is the same gain over the rows
+that can move it (scorekit 0.1 reported this one as ``net_gain``).
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ def outcome_metrics(s: RunStats) -> dict[str, float | None]:
     tuple_f1_s2_overall = tuple_f1_s2_raw = tuple_f1_s2 (all gold, before representative
     selection); tuple_f1_s2_after_rep = F1 after one representative per aspect_term.
     fix_rate = n_fix/(n_fix+n_still); break_rate = n_break/(n_break+n_keep);
-    net_gain = (n_fix - n_break)/N_gold_annotated (by tuple_sets_match_with_empty_rule).
+    net_gain = (n_fix - n_break)/N (spec §3.3); net_gain_annotated = (n_fix - n_break)/N_gold_annotated
+    (fix/break by tuple_sets_match_with_empty_rule).
     polarity_conflict_rate_raw = n(conflict raw)/N; polarity_conflict_rate(_after_rep) =
     n(conflict after representative selection)/N.
     implicit_invalid_pred_rate = implicit_invalid_sample_n / implicit_gold_sample_n.
@@ -56,7 +62,8 @@ def outcome_metrics(s: RunStats) -> dict[str, float | None]:
         "tuple_f1_s2_after_rep": _ratio(s["f1_s2_after_rep"], n_gold),
         "fix_rate": _ratio(s["n_fix"], s["n_fix"] + s["n_still"]),
         "break_rate": _ratio(s["n_break"], s["n_break"] + s["n_keep"]),
-        "net_gain": _ratio(s["n_fix"] - s["n_break"], n_ann),
+        "net_gain": _ratio(s["n_fix"] - s["n_break"], n),
+        "net_gain_annotated": _ratio(s["n_fix"] - s["n_break"], n_ann),
         "polarity_conflict_rate_raw": _ratio(s["conflict_raw"], n),
         "polarity_conflict_rate": conflict,
         "polarity_conflict_rate_after_rep": conflict,
@@ -123,7 +130,9 @@ def count_metrics(s: RunStats) -> dict[str, int]:
         "n_fix": int(s["n_fix"]), "n_break": int(s["n_break"]),
         "n_still": int(s["n_still"]), "n_keep": int(s["n_keep"]),
         "n_changed": int(s["changed"]),
+        "n_failed": int(s["failed"]),
         "n_parse_failed": int(s["parse_failed"]),
+        "n_generate_failed": int(s["generate_failed"]),
     }
 
 

@@ -22,8 +22,9 @@ polarity
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
+
+from scorekit.text.normalize import nfc
 
 _WS = re.compile(r"\s+")
 _EDGE_PUNCT = ".,;:!?\"'`“”‘’()[]{}<>「」『』《》〈〉…·~"
@@ -47,7 +48,7 @@ def normalize_term(value: object) -> str:
 
 @lru_cache(maxsize=65536)  # aspect terms repeat a lot across a run
 def _normalize_term(value: str) -> str:
-    text = unicodedata.normalize("NFC", value).casefold()
+    text = nfc(value).casefold()
     text = _WS.sub(" ", text).strip()
     text = text.strip(_EDGE_PUNCT).strip()
     return text
@@ -62,5 +63,5 @@ def normalize_polarity(value: object) -> tuple[str, bool]:
 
 @lru_cache(maxsize=4096)
 def _normalize_polarity(value: str) -> tuple[str, bool]:
-    key = unicodedata.normalize("NFC", value).strip().casefold()
+    key = nfc(value).strip().casefold()
     return POLARITY_SYNONYMS.get(key, key), False

@@ -8,6 +8,7 @@ does not is skipped by the reader with its line and field named.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: F401
@@ -17,9 +18,16 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class Span(_Open):
+    start: Optional[int] = None
+    end: Optional[int] = None
+
+
 class AspectTermSpan(_Open):
+    """``{"term": ..., "span": ...}``; the span as ``{"start", "end"}``, ``[start, end]`` or null."""
+
     term: Optional[str] = None
-    span: Optional[dict[str, Any]] = None
+    span: Union[Span, tuple[Optional[int], Optional[int]], None] = None
 
 
 class TupleItem(_Open):
@@ -121,8 +129,16 @@ class Scorecard(_Open):
     validator: Optional[list[ValidatorBlock]] = None
 
 
+# Location parts pydantic adds for the branches of a Union (``str``, ``AspectTermSpan``,
+# ``tuple[...]``): not field names, so they are left out of the path shown to the user.
+_BRANCH = re.compile(r"^(str|int|float|bool|none|list\[.*\]|dict\[.*\]|tuple\[.*\]|[A-Z]\w*)$")
+
+
 def first_error(exc: ValidationError) -> tuple[str, str]:
-    """(dotted field path, message) of the first validation error."""
-    err = exc.errors(include_url=False)[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "<row>"
+    """(dotted field path, message) of the most specific validation error: for a value that
+    matches no branch of a Union, the branch that got deepest into it (a span given as
+    ``"3-5"`` is reported at ``aspect_term.span``, not as "aspect_term should be a string")."""
+    errors = exc.errors(include_url=False)
+    err = max(errors, key=lambda e: len([p for p in e["loc"] if not _BRANCH.match(str(p))]))
+    loc = ".".join(str(p) for p in err["loc"] if not _BRANCH.match(str(p))) or "<row>"
     return loc, err["msg"]

@@ -10,32 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from scorekit.absa import sources
+from scorekit.absa import failures, sources
 
 SCORECARD_VERSION = 1
-_PARSE_MARKERS = ("json_parse", "atsa_parse", "schema_validation", "parse_failed")
 
 
 def _failure_flags(entry: dict) -> dict[str, Any]:
-    """parse_failed / generate_failed from the row's flags or its process_trace errors."""
-    flags = entry.get("flags") if isinstance(entry.get("flags"), dict) else {}
-    parse_failed = bool(flags.get("parse_failed"))
-    generate_failed = bool(flags.get("generate_failed"))
-    error = None
-    for step in entry.get("process_trace") or []:
-        if not isinstance(step, dict):
-            continue
-        for key in ("error", "notes"):
-            text = step.get(key)
-            if not isinstance(text, str) or not text:
-                continue
-            if key == "error" and error is None:
-                error = text
-            if any(m in text for m in _PARSE_MARKERS):
-                parse_failed = True
-            if "generate_failed" in text:
-                generate_failed = True
-    return {"parse_failed": parse_failed, "generate_failed": generate_failed, "error": error,
+    """Whether the row failed, and how (see :mod:`scorekit.absa.failures`)."""
+    f = failures.row_failure(entry)
+    return {"failed": f["failed"], "failure_kind": f["kind"], "parse_failed": f["parse_failed"],
+            "generate_failed": f["generate_failed"], "error": f["error"],
             "analysis_flags": entry.get("analysis_flags")}
 
 

@@ -13,8 +13,8 @@ from itertools import chain
 
 import numpy as np
 
+from scorekit.absa import failures, sources
 from scorekit.absa.normalize import VALID_POLARITIES
-from scorekit.absa import sources
 from scorekit.absa.sources import Item
 
 # Column order of a statistics row. Counts are 0/1 per row unless noted.
@@ -36,7 +36,7 @@ FIELDS: tuple[str, ...] = (
     "src_stage1_tuples", "src_trace_atsa", "src_stage1_fallback",
     "n_pred_used",            # pred pairs entering the F1 (gold_f1 rows; int)
     "s1_risk", "s2_risk", "risk_cleared", "negation_contrast", "outcome_residual_risk",  # §4.3
-    "parse_failed",
+    "failed", "parse_failed", "generate_failed",   # see scorekit.absa.failures
 )
 INDEX = {name: i for i, name in enumerate(FIELDS)}
 WIDTH = len(FIELDS)
@@ -111,17 +111,6 @@ def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
     return raw, after, frozenset(rep)
 
 
-def parse_failed(record: dict) -> bool:
-    runtime = record.get("runtime") if isinstance(record.get("runtime"), dict) else {}
-    flags = runtime.get("flags") if isinstance(runtime.get("flags"), dict) else {}
-    top = record.get("flags") if isinstance(record.get("flags"), dict) else {}
-    if flags.get("parse_failed") or flags.get("generate_failed") or top.get("parse_failed") \
-            or top.get("generate_failed"):
-        return True
-    err = runtime.get("error")
-    return isinstance(err, str) and bool(err.strip())
-
-
 def _validator(record: dict) -> tuple[bool, bool, bool]:
     s1 = s2 = neg = False
     blocks = record.get("validator")
@@ -148,6 +137,8 @@ def row_stats(record: dict) -> list:
     stage1 = sources.extract_stage1(record, final)
     s1_pairs, s2_pairs = stage1.pairs, final.pairs
     gold = sources.gold_items(record)
+
+    failure = failures.scorecard_failure(record)
 
     row = [0.0] * WIDTH
     row[0] = 1.0
@@ -185,7 +176,7 @@ def row_stats(record: dict) -> list:
                 row[INDEX["gold_implicit"]] = 1
                 row[INDEX["f1_s2_implicit"]] = 2.0 * inter / (len(implicit_pols) + len(valid)) if inter else 0.0
                 neutral_fallback = any(it.polarity_missing for it in final.items)
-                row[INDEX["implicit_invalid"]] = (not valid) or parse_failed(record) or neutral_fallback
+                row[INDEX["implicit_invalid"]] = (not valid) or failure["failed"] or neutral_fallback
 
     delta = record.get("stage_delta")
     if not isinstance(delta, dict) or "changed" not in delta:
@@ -214,7 +205,9 @@ def row_stats(record: dict) -> list:
     row[INDEX["risk_cleared"]] = s1r and not s2r
     row[INDEX["negation_contrast"]] = neg
     row[INDEX["outcome_residual_risk"]] = s2r or after
-    row[INDEX["parse_failed"]] = parse_failed(record)
+    row[INDEX["failed"]] = failure["failed"]
+    row[INDEX["parse_failed"]] = failure["parse_failed"]
+    row[INDEX["generate_failed"]] = failure["generate_failed"]
     return row  # floats, ints and bools: numpy converts the whole matrix at once
 
 
@@ -226,7 +219,7 @@ def stats_matrix(records: Iterable[dict]) -> np.ndarray:
     return np.fromiter(chain.from_iterable(rows), dtype=np.float64, count=len(rows) * WIDTH).reshape(len(rows), WIDTH)
 
 
-@dataclass
+@dataclass(eq=False)
 class RunStats:
     """Column sums of the statistics matrix: everything a run's metrics need."""
 
@@ -249,6 +242,12 @@ class RunStats:
 
     def __add__(self, other: "RunStats") -> "RunStats":
         return self.merge(other)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal column sums (so ``a + b == RunStats.from_records(shard_a + shard_b)`` is a bool)."""
+        return isinstance(other, RunStats) and np.array_equal(self.totals, other.totals)
+
+    __hash__ = None  # mutable numpy state
 
     def __getitem__(self, name: str) -> float:
         return float(self.totals[INDEX[name]])

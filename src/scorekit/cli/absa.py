@@ -75,9 +75,22 @@ def _load_scorecards(path: Path, strict: bool):
     from scorekit.io.absa_jsonl import read_scorecards
 
     run_dir, file = _resolve(path, SCORECARDS_NAME)
+    _hint_workflow(path, file)
     result = read_scorecards(file)
     _check_read(result, strict, "scorecard")
     return run_dir, result
+
+
+def _hint_workflow(given: Path, file: Path) -> None:
+    """The two usual mix-ups get the next step instead of a screen of row warnings: a pipeline's
+    outputs.jsonl where scorecards are expected, and a run directory not yet scored."""
+    if file.name == OUTPUTS_NAME or (file.suffix in (".jsonl", ".gz") and file.name.startswith("outputs")):
+        raise InputError(f"this is the pipeline's {OUTPUTS_NAME}, not scorecards: run "
+                         f"`scorekit absa scorecards {given}` first, then aggregate the run directory",
+                         given)
+    if given.is_dir() and not file.exists() and (given / OUTPUTS_NAME).exists():
+        raise InputError(f"no {SCORECARDS_NAME} in this run yet: run `scorekit absa scorecards {given}` first",
+                         given)
 
 
 def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[Any]]]:
@@ -160,8 +173,8 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
                       extra={"skipped": [s.describe() for s in read.skipped[:100]]})
                for _, agg, read in done]
     payload = None
-    if len(results) > 1:
-        payload = {"task": "absa", "metrics": results[0].metrics, "signature": results[0].signature,
+    if len(results) > 1:   # several runs: no run's metrics stand at the top level
+        payload = {"task": "absa", "signature": results[0].signature,
                    "runs": [r.to_dict() for r in results]}
     emit(results, output=output, fmt=fmt, quiet=quiet, payload=payload)
     if not quiet:
@@ -232,12 +245,17 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
 
     seed_metrics = []
     run_ids = set()
+    seen: dict[Path, Path] = {}
     for run_dir in runs:
+        real = run_dir.resolve()
+        if real in seen:
+            raise InputError(f"the same run is given twice (also as {seen[real]}); each seed once", run_dir)
+        seen[real] = run_dir
         run_id, _seed = run_id_from_dir(run_dir.name)
         run_ids.add(run_id)
         csv_path = run_dir / METRICS_DIR / "structural_metrics.csv"
         if csv_path.exists():
-            rows = parse_metrics_csv(read_text(csv_path, "structural_metrics.csv"))
+            rows = parse_metrics_csv(read_text(csv_path, "structural_metrics.csv"), str(csv_path))
             if len(rows) != 1:
                 raise InputError(f"expected one run row, found {len(rows)}", csv_path)
             seed_metrics.append((run_dir.name, rows[0]))

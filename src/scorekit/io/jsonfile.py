@@ -2,11 +2,18 @@
 
 Every reader that takes JSON (results, qrels/runs, captions, topics, lexicons, ABSA summaries)
 goes through :func:`parse_json`, so a syntax error always reads ``path:line: invalid JSON: ...``.
+
+Duplicate keys in one object are an error (``path:line: duplicate key 'k' ...``): Python's
+``json`` keeps the last value silently, which would drop a whole topic or prediction without a
+word. Detection costs one hook per object on the fast C parser; only when a duplicate is found is
+the text scanned again (pure Python) to name the line where the key repeats.
 """
 
 from __future__ import annotations
 
 import json
+import json.decoder
+import json.scanner
 import os
 from typing import Any
 
@@ -14,12 +21,93 @@ from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
 
 
-def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) -> Any:
-    """``json.loads`` raising InputError at the failing line (``line`` = where ``text`` starts)."""
+class DuplicateKeyError(ValueError):
+    def __init__(self, key: str, pos: int | None = None):
+        super().__init__(key)
+        self.key, self.pos = key, pos
+
+
+def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return obj
+
+
+_WS = json.decoder.WHITESPACE.match
+
+
+def _object_with_positions(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
+                           memo=None, _w=_WS):
+    """The stdlib's object parser, reduced to what locating a duplicate key needs."""
+    s, end = s_and_end
+    seen: set[str] = set()
+    end = _w(s, end).end()
+    if s[end:end + 1] == "}":
+        return {}, end + 1
+    while True:
+        if s[end:end + 1] != '"':
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", s, end)
+        key_pos = end
+        key, end = json.decoder.scanstring(s, end + 1, strict)
+        if key in seen:
+            raise DuplicateKeyError(key, key_pos)
+        seen.add(key)
+        end = _w(s, end).end()
+        if s[end:end + 1] != ":":
+            raise json.JSONDecodeError("Expecting ':' delimiter", s, end)
+        end = _w(s, end + 1).end()
+        _, end = scan_once(s, end)
+        end = _w(s, end).end()
+        ch = s[end:end + 1]
+        end += 1
+        if ch == "}":
+            return {}, end
+        if ch != ",":
+            raise json.JSONDecodeError("Expecting ',' delimiter", s, end - 1)
+        end = _w(s, end).end()
+
+
+class _Locator(json.JSONDecoder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parse_object = _object_with_positions
+        self.scan_once = json.scanner.py_make_scanner(self)
+
+
+def _locate_duplicate(text: str) -> DuplicateKeyError | None:
     try:
-        return json.loads(text)
+        _Locator().decode(text)
+    except DuplicateKeyError as dup:
+        return dup
+    except ValueError:
+        return None
+    return None
+
+
+def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> InputError:
+    located = _locate_duplicate(text)
+    where = line
+    if located is not None and located.pos is not None:
+        where = line + text.count("\n", 0, located.pos)
+    return InputError(f"duplicate key {dup.key!r} in one JSON object (each key may appear once)", path, where)
+
+
+def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) -> Any:
+    """``json.loads`` raising InputError at the failing line (``line`` = where ``text`` starts);
+    duplicate keys within one object are an InputError too."""
+    try:
+        return json.loads(text, object_pairs_hook=object_without_duplicates)
+    except DuplicateKeyError as dup:
+        raise _duplicate_error(dup, text, path, line) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, line + exc.lineno - 1) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", path, line) from None
 
 
 def read_json_object(path: str | os.PathLike, what: str = "JSON file",

@@ -128,6 +128,7 @@ class Encoder:
         ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
         defaults to fp32 on CPU and bf16 (else fp16) on CUDA.
         """
+        _hf.require_torch()   # say torch is missing before looking for any model
         key = (str(model), device, batch_size, max_length, str(cache_dir), precision)
         with cls._lock:
             enc = cls._instances.get(key)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import sqlite3
 import zlib
@@ -90,100 +91,183 @@ def _now() -> str:
 
 
 class RunStore:
-    """Open (creating if absent) a run store. Use as a context manager or call :meth:`close`."""
+    """A run store at ``path``. Use as a context manager or call :meth:`close`.
+
+    Opening checks the file and changes nothing: an existing file must already be a scorekit
+    store (its SQLite header is read directly — an empty file, another program's SQLite database,
+    even an empty one, or a damaged store is refused before SQLite opens it, so no ``-wal``/
+    ``-shm`` file appears beside a file we refuse). Reading uses a read-only connection, so a
+    read-only store can be listed. The store file is created on the first write only, built aside
+    and linked into place complete, so no process ever sees a half-initialised store.
+    """
 
     def __init__(self, path: str | os.PathLike | None = None, *, create: bool = True):
         self.path = store_path(path)
-        self._check_file(create)
-        try:
-            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise ScorekitError(f"{self.path}: cannot open the run store: {exc}") from None
-        try:
-            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._init_schema()
-            self.conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            self.conn.close()
-            raise ScorekitError(f"{self.path}: not a usable scorekit run store ({exc}); "
-                                "choose another file with --store or SCOREKIT_STORE") from None
-        except BaseException:
-            self.conn.close()
-            raise
+        self.create = create
+        self._ro: sqlite3.Connection | None = None
+        self._rw: sqlite3.Connection | None = None
+        if self.path.is_dir():
+            raise ScorekitError(f"{self.path}: the run store must be a file, found a directory")
+        if os.path.lexists(self.path):
+            self._check_existing()
+        elif not create:
+            raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+        else:
+            self._check_creatable()
 
     # ------------------------------------------------------------------ opening and checking
-    def _check_file(self, create: bool) -> None:
+    def _refuse(self, why: str) -> ScorekitError:
+        return ScorekitError(f"{self.path}: {why}; refusing to touch it — choose another file with "
+                             "--store or SCOREKIT_STORE")
+
+    def _check_existing(self) -> None:
         p = self.path
-        if p.is_dir():
-            raise ScorekitError(f"{p}: the run store must be a file, found a directory")
-        if p.exists():
+        try:
             with open(p, "rb") as fh:
-                head = fh.read(16)
-            if head and head != _SQLITE_MAGIC:
-                raise ScorekitError(f"{p}: not a scorekit run store (not an SQLite database); "
-                                    "refusing to overwrite it — choose another file with --store")
-            return
-        if not create:
-            raise ScorekitError(f"{p}: no run store here yet (record a run with --record first)")
+                head = fh.read(100)
+            size = p.stat().st_size
+        except OSError as exc:
+            raise ScorekitError(f"{p}: cannot read the run store: {exc.strerror}") from None
+        if not head:
+            raise self._refuse("an empty file (0 bytes), not a scorekit run store")
+        if head[:16] != _SQLITE_MAGIC:
+            raise self._refuse("not a scorekit run store (not an SQLite database)")
+        if len(head) < 100:
+            raise self._refuse("a damaged SQLite file (shorter than its header)")
+        app_id = int.from_bytes(head[68:72], "big", signed=True)
+        version = int.from_bytes(head[60:64], "big", signed=True)
+        if app_id == 0:
+            tables = self._peek("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+            if tables:
+                raise self._refuse("not a scorekit run store (an SQLite database with other tables: "
+                                   f"{', '.join(t[0] for t in tables[:5])})")
+            raise self._refuse("not a scorekit run store (an SQLite database without scorekit's marker, "
+                               "made by another program)")
+        if app_id != APPLICATION_ID:
+            raise self._refuse(f"not a scorekit run store (SQLite application_id {app_id:#x}, another "
+                               "program's database)")
+        if version > SCHEMA_VERSION:
+            raise ScorekitError(f"{p}: run store written by a newer scorekit (schema {version}, "
+                                f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
+        if version < 1:
+            raise self._refuse("a damaged scorekit run store (no schema version)")
+        page_size = int.from_bytes(head[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        n_pages = int.from_bytes(head[28:32], "big")
+        if head[92:96] == head[24:28] and size < n_pages * page_size:
+            raise self._refuse(f"a damaged scorekit run store (truncated: {size} bytes of "
+                               f"{n_pages * page_size})")
+        try:
+            names = {t[0] for t in self._peek("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not {"runs", "metrics"} <= names:
+                raise sqlite3.DatabaseError("tables missing")
+            self._peek("SELECT count(*) FROM runs")
+            self._peek("SELECT count(*) FROM metrics")
+        except sqlite3.DatabaseError as exc:
+            raise self._refuse(f"a damaged scorekit run store ({exc})") from None
+
+    def _peek(self, sql: str) -> list[tuple]:
+        """Run a query on the main file alone, read-only and immutable: SQLite creates no
+        journal, WAL or shared-memory file beside it."""
+        from urllib.parse import quote
+
+        conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1", uri=True)
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    def _check_creatable(self) -> None:
+        parent = self.path.parent
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not writable")
+
+    def _create(self) -> None:
+        """Build a complete store beside the target and link it into place (first one wins)."""
+        import secrets
+
+        p = self.path
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ScorekitError(f"{p.parent}: cannot create the run store directory: {exc.strerror}") from None
-
-    def _init_schema(self) -> None:
-        c = self.conn
-        # Read the marker and the table list in ONE read transaction: read separately, another
-        # process could create the schema between the two reads and look like a foreign database.
-        c.execute("BEGIN")
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            app_id = c.execute("PRAGMA application_id").fetchone()[0]
-            if app_id == 0:
-                self._refuse_foreign_tables()
-        finally:
-            c.execute("COMMIT")
-        if app_id == APPLICATION_ID:
-            self._check_version()
-            if c.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                c.execute("PRAGMA journal_mode = WAL")
-            return
-        if app_id != 0:
-            raise ScorekitError(f"{self.path}: not a scorekit run store (SQLite application_id "
-                                f"{app_id:#x}, another program's database); refusing to touch it")
-        # A fresh (or empty) file: WAL first (needs no open transaction), then create the schema in
-        # one write transaction, re-checking inside it since another process may have won the race.
-        c.execute("PRAGMA journal_mode = WAL")
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            app_id = c.execute("PRAGMA application_id").fetchone()[0]
-            if app_id == 0:
-                self._refuse_foreign_tables()
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("BEGIN")
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
-                        c.execute(stmt)
-                c.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif app_id != APPLICATION_ID:
-                raise ScorekitError(f"{self.path}: not a scorekit run store (application_id {app_id:#x})")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        self._check_version()
+                        conn.execute(stmt)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                pass                      # another process created it first: use theirs
+            except OSError:               # no hard links here: rename unless someone won meanwhile
+                if not os.path.lexists(p):
+                    os.replace(tmp, p)
+        except sqlite3.Error as exc:
+            raise ScorekitError(f"{p}: cannot create the run store: {exc}") from None
+        except OSError as exc:
+            raise ScorekitError(f"{p}: cannot create the run store: {exc.strerror}") from None
+        finally:
+            for extra in ("", "-wal", "-shm", "-journal"):
+                try:
+                    os.unlink(f"{tmp}{extra}")
+                except OSError:
+                    pass
 
-    def _refuse_foreign_tables(self) -> None:
-        tables = self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')").fetchall()
-        if tables:
-            raise ScorekitError(
-                f"{self.path}: not a scorekit run store (an SQLite database with other tables: "
-                f"{', '.join(t[0] for t in tables[:5])}); refusing to touch it")
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection for reading: read-only (a store we may not write can still be read)."""
+        if self._rw is not None:
+            return self._rw
+        if self._ro is None:
+            if not os.path.lexists(self.path):
+                raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+            from urllib.parse import quote
 
-    def _check_version(self) -> None:
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise ScorekitError(f"{self.path}: run store written by a newer scorekit (schema {version}, "
-                                f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
-        if version < 1:
-            raise ScorekitError(f"{self.path}: damaged scorekit run store (no schema version)")
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            try:
+                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn.execute("SELECT count(*) FROM runs").fetchone()
+            except sqlite3.OperationalError:
+                # A WAL store in a directory we may not write: no shared-memory file can be made.
+                # Nobody can be writing it either, so read the file as it is.
+                conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+            self._ro = conn
+        return self._ro
+
+    def _writer(self) -> sqlite3.Connection:
+        if self._rw is None:
+            if not os.path.lexists(self.path):
+                if not self.create:
+                    raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+                self._create()
+                self._check_existing()
+            if not os.access(self.path, os.W_OK):
+                raise ScorekitError(f"{self.path}: the run store is read-only; cannot write to it")
+            try:
+                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn.execute("PRAGMA foreign_keys = ON")
+            except sqlite3.Error as exc:
+                raise ScorekitError(f"{self.path}: cannot open the run store: {exc}") from None
+            if self._ro is not None:
+                self._ro.close()
+                self._ro = None
+            self._rw = conn
+        return self._rw
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
@@ -194,7 +278,10 @@ class RunStore:
             raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
 
     def close(self) -> None:
-        self.conn.close()
+        for conn in (self._ro, self._rw):
+            if conn is not None:
+                conn.close()
+        self._ro = self._rw = None
 
     def __enter__(self) -> "RunStore":
         return self
@@ -205,13 +292,15 @@ class RunStore:
     # ------------------------------------------------------------------------------ writing
     def _record_impl(self, result: Any, *, source: str | None = None) -> int:
         """Store one result (a :class:`~scorekit.result.Result` or its dict); returns its run id."""
-        data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        from scorekit.result import _jsonable
+
+        data = _jsonable(result.to_dict() if hasattr(result, "to_dict") else dict(result))  # NaN -> null
         if not isinstance(data.get("metrics"), dict) or not data.get("task"):
             raise ScorekitError("only a single result (with 'task' and 'metrics') can be recorded")
         blob = zlib.compress(json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"), 6)
-        metrics = [(k, float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None)
-                   for k, v in data["metrics"].items()]
-        c = self.conn
+        metrics = [(k, float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) else None) for k, v in data["metrics"].items()]
+        c = self._writer()
         c.execute("BEGIN IMMEDIATE")
         try:
             cur = c.execute(
@@ -233,7 +322,7 @@ class RunStore:
 
     def _remove_impl(self, run_ids: Sequence[int]) -> list[int]:
         """Delete runs; returns the ids that existed (and are now gone)."""
-        c = self.conn
+        c = self._writer()
         c.execute("BEGIN IMMEDIATE")
         try:
             found = [i for i in run_ids if c.execute("SELECT 1 FROM runs WHERE id = ?", (i,)).fetchone()]

@@ -26,6 +26,26 @@ CORPUS_MEASURES = {"npmi": "c_npmi", "c_v": "c_v", "u_mass": "u_mass"}
 MAX_PAIRS_KEPT = 5000
 
 
+
+def _undefined_coherence_notes(names, per_topic, metrics) -> list[str]:
+    """Say exactly which corpus measures a topic lacks (a topic with one keyword in the corpus has
+    no word pair: npmi and u_mass are null, while c_v compares the word with its own set and is
+    1.0, as gensim computes it) and what that does to the model-level means."""
+    notes = []
+    for i, name in enumerate(names):
+        missing = [k for k in CORPUS_MEASURES if not np.isfinite(per_topic[k][i])]
+        if not missing:
+            continue
+        kept = [f"{k} = {per_topic[k][i]:.4g}" for k in CORPUS_MEASURES if k not in missing]
+        also = f"; {', '.join(kept)} (kept, and in the model's mean)" if kept else ""
+        notes.append(f"topic {name!r}: fewer than two keywords in the corpus, so {'/'.join(missing)} "
+                     f"{'is' if len(missing) == 1 else 'are'} null{also}")
+    nulls = [k for k in CORPUS_MEASURES if metrics.get(k) is None or not np.isfinite(metrics[k])]
+    if nulls:
+        notes.append(f"model {'/'.join(nulls)} null: the mean over topics is undefined when a topic has "
+                     "none (gensim's mean is NaN)")
+    return notes
+
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
                     word_vectors: Sequence[np.ndarray] | None = None, model: str | None = None,
                     embedder=None, params: SemanticParams = SemanticParams(), sis: float | None = None,
@@ -74,10 +94,10 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         metrics["topic_diversity"] = topic_diversity(topics, topk)
         sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10", "topn": topn, "td_topk": topk})
         for i, words in sorted(dropped_all.items()):
-            notes.append(f"topic {names[i]!r}: not in the reference corpus, left out of npmi/c_v/u_mass "
-                         f"(as gensim does): {', '.join(words)}")
-        if any(len(t) - len(dropped_all.get(i, [])) < 2 for i, t in enumerate(topics)):
-            notes.append("a topic with fewer than two keywords in the corpus has no npmi/c_v/u_mass (null)")
+            kw = "keyword" if len(words) == 1 else "keywords"
+            notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
+                         "left out of npmi/c_v/u_mass (as gensim does)")
+        notes += _undefined_coherence_notes(names, per_topic, metrics)
 
     rows = []
     for i, words in enumerate(topics):
