@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from scorekit.cli._common import Group, emit, output_options, outputs, print_table, signature_line, transactional
+from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import InputError, ScorekitError
 
 OUTPUTS_NAME = "outputs.jsonl"
@@ -147,10 +148,12 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
+@engine_options
 @output_options
 def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  output: Path | None, fmt: str, quiet: bool) -> None:
-    """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics."""
+                  engine: str, address: str | None, output: Path | None, fmt: str, quiet: bool) -> None:
+    """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
+    With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel."""
     from scorekit.absa.aggregate import aggregate_run, structural_metrics_csv, structural_metrics_md
     from scorekit.result import Result
 
@@ -164,8 +167,13 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
             for name in ("structural_metrics.csv", "structural_metrics_table.md"):
                 if not any(f.path == target / name for f in tx.files):
                     tx.file(target / name, "RUN (derived/metrics)", create_parents=True)
+    eng = open_engine(engine, address, quiet)
     done = []
-    for path in runs:
+    if eng is not None:
+        with eng:
+            for path in runs:
+                done.append(_aggregate_on_ray(eng, path, strict, override_summary))
+    for path in runs if eng is None else ():
         run_dir, read = _load_scorecards(path, strict)
         agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
         done.append((run_dir, agg, read))
@@ -193,6 +201,28 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
         header, rows = _metrics_rows(pairs)
         print_table(header, rows, fmt, title="structural metrics")
         signature_line(results[0].signature, fmt)
+
+
+def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | None):
+    """(run_dir, aggregate, read summary) of one RUN whose scorecards may be several shards."""
+    from types import SimpleNamespace
+
+    from scorekit.engine.absa import aggregate_sharded
+    from scorekit.engine.shards import expand
+
+    if path.is_dir() and (path / SCORECARDS_NAME).exists():
+        run_dir, shards = path, [path / SCORECARDS_NAME]
+    else:
+        run_dir, shards = (path if path.is_dir() else path.parent), expand(path, "scorecards")
+        for s in shards:
+            _hint_workflow(s, s)
+    agg, warns, n_rows, n_skipped = aggregate_sharded(eng, shards, run_dir.name,
+                                                      _override_summary(run_dir, override_summary), strict=strict)
+    if warns:
+        _warn(warns)
+    read = SimpleNamespace(path=",".join(str(s) for s in shards), rows=range(n_rows), n_skipped=n_skipped,
+                           skipped=[])
+    return run_dir, agg, read
 
 
 @command.command("report")

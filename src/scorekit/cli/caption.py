@@ -9,6 +9,7 @@ import click
 
 from scorekit.cli._types import finite
 from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._engine import engine_options, open_engine
 
 
 def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
@@ -70,9 +71,11 @@ class MetricsOption(click.Option):
 @click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
+@engine_options
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, images, videos, bert_model, clip_model, strict, output, fmt, quiet, **extra):
+            lexicon, images, videos, bert_model, clip_model, strict, engine, address, output, fmt, quiet,
+            **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -99,8 +102,16 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
         options["media_kind"] = kind
     for w in data.warnings:
         click.echo(f"scorekit: warning: {w}", err=True)
-    result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
-                      ids=data.ids, name=predictions.stem)
+    eng = open_engine(engine, address, quiet)
+    if eng is None:
+        result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
+                          ids=data.ids, name=predictions.stem)
+    else:
+        from scorekit.engine.caption import evaluate_sharded
+
+        with eng:
+            result = evaluate_sharded(eng, data.predictions, data.references, lang=lang, metrics=names,
+                                      options=options, ids=data.ids, name=predictions.stem)
     skipped = result.extra["skipped"]
     for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)

@@ -14,6 +14,7 @@ import click
 
 from scorekit.cli._types import count, finite
 from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
+from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
 _TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
@@ -68,9 +69,10 @@ def _write_per_query(dest, comparison) -> None:
 @click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
               help="Write every system's per-query scores to this CSV.")
+@engine_options
 @output_options
 def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed, per_query,
-            output, fmt, quiet):
+            engine, address, output, fmt, quiet):
     """Evaluate retrieval runs with trec_eval semantics and compare systems.
 
     Documents are ranked by score (ties: docid descending, as trec_eval); the rank column is
@@ -87,10 +89,15 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     if names and len(names) != len(runs):
         raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
     per_query_out = outputs().file(per_query, "--per-query") if per_query is not None else None
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("ignore")
-        comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
-                       n_resamples=n_resamples, seed=seed, names=list(names) or None)
+    eng = open_engine(engine, address, quiet)
+    if eng is not None:
+        with eng:
+            comp = _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed)
+    else:
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("ignore")
+            comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
+                           n_resamples=n_resamples, seed=seed, names=list(names) or None)
     for msg in comp.warnings:
         _warn(msg)
     for r in comp.results:
@@ -109,6 +116,34 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     if not quiet:
         _print(comp, fmt)
     emit(comp.results, output=output, fmt=fmt, quiet=quiet, payload=payload)
+
+
+def _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed):
+    """Each --run (a file, a folder of shards or a glob) evaluated on Ray, then compared."""
+    import numpy as np
+
+    from scorekit.engine.retrieval import evaluate_sharded
+    from scorekit.engine.shards import expand
+    from scorekit.retrieval.compare import compare_scored, normalise_method
+    from scorekit.retrieval.inputs import as_qrels
+    from scorekit.retrieval.measures import parse_measures
+
+    q = as_qrels(qrels)
+    results, per_query = [], {}
+    for i, spec in enumerate(runs):
+        res = evaluate_sharded(eng, q, expand(spec, "--run"), metrics, rel_threshold,
+                               name=names[i] if names else None)
+        if res.name in per_query or res.name is None:
+            res.name = f"{res.name or 'run'}#{i + 1}"
+        res.inputs["run"] = spec
+        results.append(res)
+        per_query[res.name] = {m: np.array([row[m] for row in res.per_item]) for m in res.metrics}
+    measures = parse_measures(metrics)
+    qids = [row["id"] for row in results[0].per_item]
+    comp = compare_scored(results, per_query, qids, measures, rel_threshold, method=normalise_method(test),
+                          alpha=alpha, n_resamples=n_resamples, seed=seed,
+                          warns=[w for r in results for w in r.extra.get("warnings", [])])
+    return comp
 
 
 def _print(comp, fmt: str) -> None:

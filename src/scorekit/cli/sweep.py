@@ -13,6 +13,7 @@ import click
 
 from scorekit.cli._types import count, parse_floats
 from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
+from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import ScorekitError
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
@@ -97,9 +98,11 @@ def write_table_file(dest, header, rows) -> None:
               help="Write one PNG per metric (mean and 95% CI against n) into this folder (created if missing).")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the per-n table to this .csv/.md/.tex file.")
+@engine_options
 @output_options
 def command(data, dataset, dataset_files, split, limit, n_list, summarizers, bertscore, bertscore_model,
-            lang, stem, seed, n_resamples, band, plot_dir, table_path, output, fmt, quiet, **options):
+            lang, stem, seed, n_resamples, band, plot_dir, table_path, engine, address, output, fmt, quiet,
+            **options):
     """Summarise every document at every n (lead-n, TextRank, random) and tabulate ROUGE-1/2,
     BERTScore F1, Efficiency and Density with 95% bootstrap CIs; recommend an n interval."""
     from scorekit.summarization.data import load_corpus, read_pairs
@@ -128,9 +131,17 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
     scorer = load_bertscorer_option(bertscore, bertscore_model)
 
-    sweep = run_sweep(pairs.documents, pairs.references, ns=ns, summarizers=names, ids=pairs.ids,
-                      bertscorer=scorer, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
-                      band=low_high)
+    kw = dict(ns=ns, summarizers=names, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
+              band=low_high)
+    eng = open_engine(engine, address, quiet)
+    if eng is None:
+        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, **kw)
+    else:
+        from scorekit.engine.sweep import sweep_sharded
+
+        bert = {"model": bertscore_model} if scorer is not None else None
+        with eng:
+            sweep = sweep_sharded(eng, pairs.documents, pairs.references, ids=pairs.ids, bert=bert, **kw)
     result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
                              inputs={"data": pairs.source})
     header, rows = sweep_table(sweep)

@@ -100,11 +100,20 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
         per_query[r.name] = scores
     for w in warns:
         warnings.warn(w, stacklevel=2)
-    base = rs[0].name
+    return compare_scored(results, per_query, q.qids.to_pylist(), measures, threshold, method=method,
+                          alpha=alpha, n_resamples=n_resamples, seed=seed, warns=warns)
+
+
+def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_ids: list[str], measures,
+                   threshold: int, *, method: str, alpha: float, n_resamples: int, seed: int,
+                   warns: list[str] | None = None) -> Comparison:
+    """Paired tests of every run against the first, from per-query values already computed (in
+    one process, or merged from shards by ``--engine ray``)."""
+    base = results[0].name
     rows: list[dict[str, Any]] = []
     for m in measures:
         family = []
-        for r in rs[1:]:
+        for r in results[1:]:
             a, b = per_query[r.name][m.name], per_query[base][m.name]
             if len(a) >= 2:
                 t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed)
@@ -123,4 +132,4 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
                     **({"resamples": n_resamples, "seed": seed} if method in ("randomization", "bootstrap") else {}))
     for r in results[1:]:
         r.extra["comparison"] = [row for row in rows if row["system"] == r.name]
-    return Comparison(results, base, rows, per_query, q.qids.to_pylist(), method, alpha, sig, warns)
+    return Comparison(results, base, rows, per_query, query_ids, method, alpha, sig, list(warns or []))

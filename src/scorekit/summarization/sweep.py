@@ -109,7 +109,6 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
 
     values: dict[str, dict[str, np.ndarray]] = {}
-    series: dict[str, dict[str, dict[str, list[float]]]] = {}
     summaries: dict[str, list[list[str]]] = {}
     sig_params: dict[str, Any] = {}
     short: dict[int, int] = {}
@@ -123,15 +122,33 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         preds = [summ.summarize(p, n) for n in track(ns, f"{name}: summarising", len(ns)) for p in prepared]
         per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
         values[name] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
+        if keep_summaries:
+            summaries[name] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
+
+    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
+              "confidence": confidence, "lang": lang, "stem": stem,
+              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "band": list(band)}
+    return finish_sweep(ns, summarizers, ids, values, short, params,
+                        summaries if keep_summaries else None)
+
+
+def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[str],
+                 values: dict[str, dict[str, np.ndarray]], short: dict[int, int], params: dict[str, Any],
+                 summaries: dict[str, list[list[str]]] | None = None) -> SweepResult:
+    """From per-document values ``(len(ns), n_docs)`` per summariser and metric: the mean and
+    bootstrap CI per n, and the recommended n interval. Shards of documents merge by
+    concatenating their values along the document axis before this step (``--engine ray``)."""
+    seed, n_resamples, confidence = params["seed"], params["bootstrap"], params["confidence"]
+    band = tuple(params["band"])
+    series: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for name in summarizers:
         series[name] = {}
         for metric, arr in values[name].items():
             cells = [bootstrap_mean_ci(row, n_resamples=n_resamples, confidence=confidence, seed=seed)
                      for row in arr]
             series[name][metric] = {"mean": [c[0] for c in cells], "low": [c[1] for c in cells],
                                     "high": [c[2] for c in cells]}
-        if keep_summaries:
-            summaries[name] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
-
     summ, metric = _quality_source(series, summarizers)
     interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
     recommendation = {
@@ -139,12 +156,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         "rule": f"gain band: n whose share of the total gain of running-max mean {metric} "
                 f"({summ}) over the sweep is in [{band[0]}, {band[1]}]",
     }
-    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
-              "confidence": confidence, "lang": lang, "stem": stem,
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "band": list(band)}
-    return SweepResult(ns, summarizers, ids, values, series, short, recommendation, params,
-                       summaries if keep_summaries else None)
+    return SweepResult(list(ns), list(summarizers), list(ids), values, series, short, recommendation, params,
+                       summaries)
 
 
 def _short(x: float) -> str:

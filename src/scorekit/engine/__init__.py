@@ -1,0 +1,14 @@
+"""Where the work runs: in this process (``local``, the default) or on a Ray cluster (``ray``).
+
+The metric contract makes sharding exact: every metric computes per-item sufficient statistics on
+a shard, statistics merge by concatenation (or summing, for counts), and the score is computed
+once from the merged statistics on the driver. Corpus statistics that need a first pass (CIDEr's
+document frequencies, BERTScore's idf) take one, sharded too. See ``docs/scale-out.md``.
+
+``scorekit.engine.ray_engine`` needs the optional extra ``pip install 'scorekit[ray]'``; nothing
+in the core install imports Ray.
+"""
+
+from __future__ import annotations
+
+ENGINES = ("local", "ray")

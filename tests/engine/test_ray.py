@@ -1,0 +1,225 @@
+"""--engine ray gives the one-process numbers: a local Ray with 2 CPUs, started once for the
+module and shut down at its end (no Ray process may outlive it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from scorekit.engine.ray_engine import RayEngine  # noqa: E402
+from scorekit.errors import InputError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ray_processes() -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [ln for ln in out.splitlines() if ("raylet" in ln or "gcs_server" in ln) and "ps -eo" not in ln]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    assert not ray.is_initialized()
+    with RayEngine(num_cpus=2, progress=False) as eng:
+        yield eng
+    assert not ray.is_initialized()
+    import time
+
+    for _ in range(50):   # the raylet exits a moment after shutdown returns
+        if not _ray_processes():
+            break
+        time.sleep(0.2)
+    assert _ray_processes() == []
+
+
+# ---------------------------------------------------------------------------- retrieval
+def _random_trec(tmp: Path, seed: int, n_shards: int):
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    n_q = int(rng.integers(3, 40))
+    for qi in range(n_q):
+        docs = rng.choice(300, int(rng.integers(1, 60)), replace=False)
+        for di in docs:   # float32-exact scores, many ties; ids of several shapes
+            run.append(f"q-{qi} Q0 D{di:07d} 0 {rng.integers(0, 8) / 4} tag")
+        if rng.random() < 0.9:
+            for di in rng.choice(300, int(rng.integers(1, 12)), replace=False):
+                qrels.append(f"q-{qi} 0 D{di:07d} {rng.integers(-1, 4)}")
+    qrels.append("q-missing 0 D0000001 1")          # a query the run never answers
+    run.append("q-extra Q0 D0000001 0 1.0 tag")     # a query the qrels do not have
+    rng.shuffle(run)
+    (tmp / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    (tmp / "run.txt").write_text("\n".join(run) + "\n")
+    shards = []
+    for i in range(n_shards):
+        p = tmp / f"part-{i:02d}.trec"
+        p.write_text("\n".join(run[i::n_shards]) + "\n")
+        shards.append(p)
+    return tmp / "qrels.txt", tmp / "run.txt", shards
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_retrieval_equals_one_process(engine, tmp_path, seed):
+    import warnings
+
+    from scorekit.engine.retrieval import evaluate_sharded
+    from scorekit.retrieval import evaluate
+
+    qrels, whole, shards = _random_trec(tmp_path, seed, n_shards=1 + seed % 4)
+    metrics = ["ndcg@10", "ndcg_burges@5", "map@100", "mrr", "precision@5", "recall@20", "r_precision",
+               "hit_rate@3"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = evaluate(qrels, whole, metrics)
+    res = evaluate_sharded(engine, qrels, shards, metrics, n_parts=3)
+    assert res.metrics == one.metrics                 # bit for bit
+    assert res.per_item == one.per_item
+    assert res.signature == one.signature
+    assert "q-extra" in res.extra["run_only_queries"]
+    assert sorted(res.extra["run_only_queries"]) == sorted(one.extra["run_only_queries"])
+
+
+def test_a_bad_shard_fails_the_job_with_its_name_and_line(engine, tmp_path):
+    from scorekit.engine.retrieval import evaluate_sharded
+
+    qrels, _, shards = _random_trec(tmp_path, 1, n_shards=3)
+    lines = shards[1].read_text().splitlines()
+    lines[2] = "q-1 Q0 D0000002 0 not-a-number tag"
+    shards[1].write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as err:
+        evaluate_sharded(engine, qrels, shards)
+    assert str(err.value).startswith(f"{shards[1]}:3:")
+
+
+def test_a_killed_worker_is_retried_and_the_result_is_unchanged(engine, tmp_path):
+    """The first attempt of one task kills its worker process (os._exit) mid-job; Ray retries the
+    lost task on a new worker and the merged result still equals one process."""
+    from scorekit.engine.retrieval import _map_shard, evaluate_sharded
+    from scorekit.retrieval import evaluate
+
+    qrels, whole, shards = _random_trec(tmp_path, 3, n_shards=3)
+    marker = tmp_path / "killed-once"
+
+    import scorekit.engine.retrieval as mod
+
+    def dying_map(path, n_parts, _marker=str(marker), _victim=str(shards[1]), _real=_map_shard):
+        if path == _victim and not os.path.exists(_marker):
+            open(_marker, "w").close()
+            os._exit(1)
+        return _real(path, n_parts)
+
+    original = mod._map_shard
+    mod._map_shard = dying_map
+    try:
+        res = evaluate_sharded(engine, qrels, shards)
+    finally:
+        mod._map_shard = original
+    assert marker.exists(), "the worker was never killed"
+    one = evaluate(qrels, whole)
+    assert res.metrics == one.metrics and res.per_item == one.per_item
+
+
+# ---------------------------------------------------------------------------- captions
+VOCAB_EN = "a man dog cat runs on the beach red ball sits in water big small two people".split()
+VOCAB_KO = "남자가 개가 해변에서 달린다 빨간 공을 물속에 앉아 있다 두 사람이 작은 고양이가".split()
+
+
+def _captions(seed: int, vocab, n: int):
+    rng = random.Random(seed)
+    sent = lambda: " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9)))  # noqa: E731
+    preds = [sent() if rng.random() > 0.05 else "" for _ in range(n)]
+    refs = [[sent() for _ in range(rng.randint(1, 5))] for _ in range(n)]
+    return preds, refs
+
+
+@pytest.mark.parametrize("lang, vocab, seed", [("en", VOCAB_EN, 0), ("en", VOCAB_EN, 1), ("ko", VOCAB_KO, 2)])
+def test_caption_ngram_metrics_equal_one_process(engine, lang, vocab, seed):
+    from scorekit.engine.caption import evaluate_sharded
+    from scorekit.generation import evaluate
+
+    preds, refs = _captions(seed, vocab, 230)
+    names = ["bleu", "cider", "cider_plain", "rouge_l", "rouge_l_coco", "meteor"]
+    one = evaluate(preds, refs, lang=lang, metrics=names)
+    res = evaluate_sharded(engine, preds, refs, lang=lang, metrics=names, items_per_shard=37)
+    assert res.signature == one.signature
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-12, k
+    assert max(abs(a[k] - b[k]) for a, b in zip(res.per_item, one.per_item) for k in one.metrics) <= 1e-12
+
+
+@pytest.mark.slow
+def test_caption_bertscore_on_an_actor_pool_equals_one_process(engine):
+    pytest.importorskip("torch")
+    from scorekit.engine.caption import evaluate_sharded
+    from scorekit.generation import evaluate
+
+    preds, refs = _captions(5, VOCAB_EN, 150)
+    one = evaluate(preds, refs, lang="en", metrics=["bertscore"])
+    res = evaluate_sharded(engine, preds, refs, lang="en", metrics=["bertscore"], items_per_shard=64)
+    assert res.signature == one.signature
+    # float32 model: batches of other shapes round differently in the last bits
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-6, k
+    assert max(abs(a[k] - b[k]) for a, b in zip(res.per_item, one.per_item) for k in one.metrics) <= 1e-6
+
+
+# ---------------------------------------------------------------------------- ABSA, sweep
+def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
+    from scorekit.absa.aggregate import aggregate_run
+    from scorekit.absa.scorecard import make_scorecard
+    from scorekit.engine.absa import aggregate_sharded
+    from scorekit.io.absa_jsonl import read_outputs
+
+    rows = []
+    for run in ("cr_demo__seed42_proposed", "cr_demo__seed123_proposed"):
+        rows += read_outputs(ROOT / "examples" / "absa" / "results" / run / "outputs.jsonl").rows
+    cards = [make_scorecard(e) for e in rows * 5]
+    shards = []
+    for i in range(4):
+        p = tmp_path / f"scorecards-{i}.jsonl"
+        p.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cards[i::4]), encoding="utf-8")
+        shards.append(p)
+    ordered = [c for i in range(4) for c in cards[i::4]]
+    one = aggregate_run(ordered, "r")
+    agg, warns, n_rows, n_skipped = aggregate_sharded(engine, shards, "r")
+    assert agg.metrics == one.metrics and agg.signature == one.signature
+    assert (n_rows, n_skipped, warns) == (len(cards), 0, [])
+
+
+def test_sweep_from_document_shards_equals_one_process(engine):
+    from scorekit.engine.sweep import sweep_sharded
+    from scorekit.summarization.sweep import run_sweep
+
+    docs, refs = [], []
+    for line in (ROOT / "examples" / "summarization" / "news_en.jsonl").read_text().splitlines():
+        d = json.loads(line)
+        docs.append(d["document"])
+        refs.append(d["reference"])
+    kw = dict(ns=[5, 9, 13], summarizers=("lead", "random"), seed=7, n_resamples=200, keep_summaries=True)
+    one = run_sweep(docs, refs, **kw)
+    res = sweep_sharded(engine, docs, refs, docs_per_shard=8, **kw)
+    assert res.series == one.series and res.recommendation == one.recommendation
+    assert res.params == one.params and res.summaries == one.summaries
+    for s in one.values:
+        for m in one.values[s]:
+            assert np.array_equal(res.values[s][m], one.values[s][m])
+
+
+def test_shards_expand_files_globs_and_folders(tmp_path):
+    from scorekit.engine.shards import expand
+
+    for name in ("b.jsonl", "a.jsonl", "c.parquet", ".hidden.jsonl", "notes.md"):
+        (tmp_path / name).write_text("x")
+    assert [p.name for p in expand(tmp_path)] == ["a.jsonl", "b.jsonl", "c.parquet"]
+    assert [p.name for p in expand(str(tmp_path / "*.jsonl"))] == ["a.jsonl", "b.jsonl"]
+    assert [p.name for p in expand([tmp_path / "b.jsonl", str(tmp_path / "*.jsonl")])] == ["b.jsonl", "a.jsonl"]
+    with pytest.raises(InputError, match="no such file, folder or matching glob"):
+        expand(str(tmp_path / "nothing-*.trec"))
