@@ -33,10 +33,10 @@ demo: install
 	@bash examples/demo.sh
 
 test: install
-	$(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
 
 test-fast: install
-	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not slow and not browser" $(PYTEST_ARGS)
 
 bench: install
 	$(BIN)/python -m benchmarks

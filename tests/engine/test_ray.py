@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -21,24 +19,36 @@ from scorekit.errors import InputError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _ray_processes() -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [ln for ln in out.splitlines() if ("raylet" in ln or "gcs_server" in ln) and "ps -eo" not in ln]
+# one Ray at a time: every test of this module runs on the same xdist worker (make test uses
+# --dist loadgroup), sharing one local cluster
+pytestmark = pytest.mark.xdist_group("ray")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = Path(f"/proc/{pid}/stat")
+    return not (state.exists() and state.read_text().split(") ")[-1].startswith("Z"))
 
 
 @pytest.fixture(scope="module")
 def engine():
     assert not ray.is_initialized()
     with RayEngine(num_cpus=2, progress=False) as eng:
+        node = ray._private.worker.global_worker.node
+        pids = [p.process.pid for procs in node.all_processes.values() for p in procs]
+        assert pids, "the local Ray started no processes?"
         yield eng
     assert not ray.is_initialized()
     import time
 
-    for _ in range(50):   # the raylet exits a moment after shutdown returns
-        if not _ray_processes():
+    for _ in range(100):   # the raylet and GCS exit a moment after shutdown returns
+        if not any(_alive(p) for p in pids):
             break
         time.sleep(0.2)
-    assert _ray_processes() == []
+    assert [p for p in pids if _alive(p)] == [], "Ray processes outlived the engine"
 
 
 # ---------------------------------------------------------------------------- retrieval

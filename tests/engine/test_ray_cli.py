@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("ray")
 
+pytestmark = pytest.mark.xdist_group("ray")   # with test_ray.py: one local Ray at a time
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 
