@@ -388,15 +388,24 @@ def err(j: Judged, m: Measure) -> np.ndarray:
     return np.bincount(qi, weights=r * decay / (pos + 1.0), minlength=j.n_queries).astype(np.float64)
 
 
-def rbp(j: Judged, m: Measure) -> np.ndarray:
-    """RBP(p) = (1 - p) Σ_i g_i p^(i-1) (Moffat & Zobel). With ``rel``: g = 1 for a relevant
-    document, else 0 (ir_measures ``RBP(p=...,rel=...)``, cwl_eval). Without: g = the grade of a
-    document graded >= the threshold (ranx ``rbp.P``)."""
+def _rbp(j: Judged, m: Measure, graded: bool) -> np.ndarray:
     p = 0.8 if m.param is None else float(m.param)
     sel = _top(j, m.k) & j.relevant(m.rel)
-    gain = np.ones(int(sel.sum())) if m.rel is not None else j.rel[sel].astype(np.float64)
+    gain = j.rel[sel].astype(np.float64) if graded else np.ones(int(sel.sum()))
     w = (1.0 - p) * p ** j.pos[sel].astype(np.float64)
     return np.bincount(j.qi[sel], weights=gain * w, minlength=j.n_queries).astype(np.float64)
+
+
+def rbp(j: Judged, m: Measure) -> np.ndarray:
+    """RBP(p, rel) = (1 - p) Σ_i g_i p^(i-1) (Moffat & Zobel) with g = 1 for a document graded
+    >= rel, else 0 (ir_measures ``RBP(p=...,rel=...)``, cwl_eval)."""
+    return _rbp(j, m, graded=False)
+
+
+def rbp_graded(j: Judged, m: Measure) -> np.ndarray:
+    """The same with g = the grade of a document graded >= the threshold (ranx ``rbp.P``;
+    ir_measures ``RBP(p=...)`` without rel)."""
+    return _rbp(j, m, graded=True)
 
 
 def judged(j: Judged, m: Measure) -> np.ndarray:
@@ -454,8 +463,8 @@ FAMILIES: dict[str, Family] = {
     "dcg": Family(dcg, "optional", "", "ranx dcg", kind="score", graded=True),
     "dcg_burges": Family(dcg_burges, "optional", "", "ranx dcg_burges", kind="score", graded=True),
     "err": Family(err, "optional", "", "ir_measures ERR (gdeval)", graded=True),
-    "rbp": Family(rbp, "optional", "", "ir_measures RBP (cwl_eval) with rel; ranx rbp without",
-                  param="p", default=0.8),
+    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param="p", default=0.8),
+    "rbp_graded": Family(rbp_graded, "optional", "", "ranx rbp", param="p", default=0.8),
     "judged": Family(judged, "optional", "", "ir_measures Judged"),
     "set_p": Family(set_p, "none", "set_P", "pytrec_eval set_P"),
     "set_recall": Family(set_recall, "none", "set_recall", "pytrec_eval set_recall"),

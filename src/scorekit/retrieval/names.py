@@ -37,7 +37,7 @@ _ALIASES = {
     "ndcg": "ndcg", "ndcgcut": "ndcg", "ndcgburges": "ndcg_burges",
     "dcg": "dcg", "dcgburges": "dcg_burges",
     "err": "err",
-    "rbp": "rbp",
+    "rbp": "rbp", "rbpgraded": "rbp_graded",
     "judged": "judged",
     "setp": "set_p", "setrecall": "set_recall", "setr": "set_recall", "setf": "set_f",
     "numret": "num_ret", "numrel": "num_rel", "numrelret": "num_rel_ret",
@@ -135,6 +135,8 @@ def parse_measure(text: str) -> Measure:
     # ir_measures spellings that pick another family through a parameter
     if fam == "num_ret" and "rel" in params:
         fam = "num_rel_ret"
+    if fam == "rbp" and "rel" not in params:
+        fam = "rbp_graded"   # ranx's rbp.P and ir_measures' RBP without rel use the grades
     if fam == "ndcg" and "dcg" in params:
         dcg = params.pop("dcg")
         if dcg not in ("log2", "exp-log2"):
