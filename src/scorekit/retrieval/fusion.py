@@ -51,7 +51,7 @@ def normalise_method(method: str) -> str:
     if out is None:
         from scorekit.errors import UnknownNameError
 
-        raise UnknownNameError("fusion method", str(method), list(METHODS) + ["CombSUM", "CombMNZ", "RRF"])
+        raise UnknownNameError("fusion method", str(method), list(METHODS) + ["combsum", "combmnz", "combanz"])
     return out
 
 
