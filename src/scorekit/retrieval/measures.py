@@ -114,7 +114,8 @@ class Measure:
             args.append(f"{spec.param}={_num(self.param)}")
         out = self.family + (f"({','.join(args)})" if args else "")
         if spec.param == "recall":
-            return f"{out}@{self.param:.2f}"
+            lvl = float(self.param)
+            return f"{out}@{lvl:.2f}" if round(lvl, 2) == lvl else f"{out}@{_num(lvl)}"
         return out if self.k is None else f"{out}@{self.k}"
 
     def __call__(self, j: Judged) -> np.ndarray:
