@@ -106,3 +106,12 @@ def test_cli_fuse_errors(tmp_path, capsys, args, message):
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_queries_are_the_union_and_the_api_is_exported():
+    from scorekit.retrieval import fuse as exported
+
+    a = {"q1": {"x": 1.0}, "질의": {"문서": 2.0, "y": 1.0}}
+    b = {"q1": {"x": 3.0, "z": 1.0}}
+    got = run_to_dict(exported([a, b], "sum", "none"))
+    assert got == {"q1": {"x": 4.0, "z": 1.0}, "질의": {"문서": 2.0, "y": 1.0}}
