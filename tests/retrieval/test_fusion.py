@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scorekit.cli import main
@@ -49,9 +49,12 @@ def test_equals_ranx_fuse_on_tie_free_runs(rs, method, norm):
     params = {"weights": [0.5 + i for i in range(len(rs))]} if method == "wsum" else {}
     theirs = _ranx(rs, method, norm, **params)
     ours = run_to_dict(fuse(rs, method, norm, **params))
-    assert set(ours) == set(theirs)
+    union = {q: {d for r in rs for d in r.get(q, {})} for q in theirs}
+    assert {q: set(docs) for q, docs in ours.items()} == union  # every retrieved document, once
+    # ranx 0.3.21 mangles a document id found only in a later run in some cases (its numba string
+    # keys: {"d1": 1.0} + {"a": 1.0} fuses to {"d1": 1.0, "a\uffff...": 0.0}); skip those examples
+    assume(all(set(theirs[q]) == union[q] for q in theirs))
     for q in theirs:
-        assert set(ours[q]) == set(theirs[q])
         for d, v in theirs[q].items():
             assert ours[q][d] == pytest.approx(v, rel=1e-12, abs=1e-12), (q, d)
 
