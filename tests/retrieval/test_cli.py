@@ -110,3 +110,21 @@ def test_bad_run_files(tmp_path, capsys, content, message):
 def test_missing_qrels_file(tmp_path, capsys):
     code, _, err = run_cli(["--qrels", str(tmp_path / "nope.txt"), "--run", V1], capsys)
     assert code == 2 and "qrels file not found" in err
+
+
+def test_names_in_three_syntaxes_keyed_as_written(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    names = "nDCG@5,ndcg_cut_5,P(rel=1)@3,P_3,R@5,Rprec,NumRelRet"
+    code, out, err = run_cli(["--qrels", QRELS, "--run", V1, "-m", names, "-o", str(out_json)], capsys)
+    assert code == 0, err
+    data = json.loads(out_json.read_text())
+    assert list(data["metrics"]) == names.split(",")
+    assert data["metrics"]["nDCG@5"] == data["metrics"]["ndcg_cut_5"] == pytest.approx(0.530184, abs=1e-6)
+    assert data["metrics"]["P(rel=1)@3"] == data["metrics"]["P_3"]
+    assert "measures:ndcg@5,precision(rel=1)@3,precision@3,recall@5,r_precision,num_rel_ret|" in data["signature"]
+    assert data["metrics"]["NumRelRet"] == sum(row["NumRelRet"] for row in data["per_item"])
+
+
+def test_bad_measure_name_is_one_line(tmp_path, capsys):
+    code, out, err = run_cli(["--qrels", QRELS, "--run", V1, "-m", "nDCG(rel=2)@5"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "takes no relevance level" in err

@@ -10,7 +10,7 @@ import pytest
 
 from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.retrieval import compare, evaluate
-from scorekit.retrieval.measures import parse_measure
+from scorekit.retrieval.names import parse_measure
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "retrieval"
 
@@ -69,7 +69,7 @@ def test_spec_formula_names_map_to_the_same_measures():
     got = evaluate(GT, V1, ["Hit_Rate@3", "MRR", "MAP@5", "NDCG@5"]).metrics
     idcg2 = 1 + 1 / math.log2(3)  # two relevant documents
     ndcg5 = (1 + (1 / math.log2(3) + 1 / math.log2(5)) / idcg2 + 1 / math.log2(6) + 1 / idcg2 + 0) / 5
-    assert got == pytest.approx({"hit_rate@3": 0.6, "mrr": 0.54, "map@5": 0.44, "ndcg@5": ndcg5}, abs=1e-15)
+    assert got == pytest.approx({"Hit_Rate@3": 0.6, "MRR": 0.54, "MAP@5": 0.44, "NDCG@5": ndcg5}, abs=1e-15)
 
 
 def test_spec_ndcg_formula_is_ndcg_burges_and_equals_ndcg_on_binary_labels():

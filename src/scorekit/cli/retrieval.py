@@ -49,17 +49,21 @@ def _write_per_query(dest, comparison) -> None:
 
 @click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--qrels", required=True, metavar="FILE",
-              help="Relevance judgements: TREC qrels `qid iter docid rel` (.gz ok) or JSON {qid: {docid: rel}}.")
+              help="Relevance judgements: TREC qrels `qid iter docid rel` (.gz ok), JSON {qid: {docid: rel}}, "
+                   "Parquet (query_id, doc_id, relevance) or irds:DATASET (local ir_datasets cache only).")
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
-              help="A run: TREC `qid Q0 docid rank score tag` (.gz ok) or JSON {qid: {docid: score}}. "
-                   "Repeat to compare systems; the first is the baseline.")
+              help="A run: TREC `qid Q0 docid rank score tag` (.gz ok), JSON {qid: {docid: score}} or "
+                   "Parquet (query_id, doc_id, score). Repeat to compare systems; the first is the baseline.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
               help="Display name for each --run, in order (default: the run's tag).")
 @click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
-              help="Comma-separated measures, ranx names: hit_rate@k, precision@k, recall@k, r_precision, "
-                   "mrr, mrr@k, map, map@k, ndcg, ndcg@k, ndcg_burges@k.")
+              help="Comma-separated measures in ranx, ir_measures or trec_eval syntax, e.g. ndcg@10, nDCG@10, "
+                   "ndcg_cut_10, AP@100, RR@10, P(rel=2)@5, R@100, Rprec, bpref, infAP, gm_map, ERR@10, "
+                   "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50 (see docs/retrieval.md). "
+                   "Results are keyed by the names as written.")
 @click.option("--rel-threshold", type=int, default=1, show_default=True,
-              help="A document is relevant when its grade is >= this (trec_eval -l). nDCG uses the grades.")
+              help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
+                   "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,

@@ -23,7 +23,7 @@ from scorekit.result import Result
 from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, build_result,
                                          per_query_scores, signature)
 from scorekit.retrieval.inputs import as_qrels, as_run
-from scorekit.retrieval.measures import parse_measures
+from scorekit.retrieval.names import parse_measures
 from scorekit.stats.significance import holm_bonferroni, normalise_method, paired_test
 
 
@@ -111,17 +111,17 @@ def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_i
     one process, or merged from shards by ``--engine ray``)."""
     base = results[0].name
     rows: list[dict[str, Any]] = []
-    for m in measures:
+    for key, m in measures:
         family = []
         for r in results[1:]:
-            a, b = per_query[r.name][m.name], per_query[base][m.name]
+            a, b = per_query[r.name][key], per_query[base][key]
             if len(a) >= 2:
                 t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed)
                 p = t.p_value
             else:
                 p = float("nan")
-            value, bval = float(a.mean()), float(b.mean())
-            family.append({"system": r.name, "measure": m.name, "value": value, "baseline_value": bval,
+            value, bval = m.aggregate(a), m.aggregate(b)
+            family.append({"system": r.name, "measure": key, "value": value, "baseline_value": bval,
                            "improvement_pct": improvement_pct(value, bval), "p_value": p})
         adjusted = holm_bonferroni([row["p_value"] for row in family]) if family else []
         for row, pa in zip(family, adjusted):

@@ -19,7 +19,8 @@ from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run, to_numpy
 from scorekit.retrieval.inputs import as_qrels, as_run
-from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure, parse_measures
+from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
+from scorekit.retrieval.names import parse_measures
 from scorekit.signature import make_signature
 
 
@@ -39,27 +40,27 @@ class _QrelsIndex:
 
     keys: np.ndarray          # sorted q * n_docs + d of the judged pairs
     rel: np.ndarray           # grades in ``keys`` order
-    n_rel: np.ndarray
     ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _index(qrels: Qrels, threshold: int) -> _QrelsIndex:
+def _index(qrels: Qrels, threshold: int = 1) -> _QrelsIndex:
+    """Sorted judged pairs and the ideal ranking (independent of the relevance level; the
+    ``threshold`` argument is kept for callers that pass it)."""
     nd = max(len(qrels.docids), 1)
     keys = qrels.q.astype(np.int64) * nd + qrels.d
     order = np.argsort(keys, kind="stable")
-    n_rel = np.bincount(qrels.q[qrels.rel >= threshold], minlength=qrels.n_queries)
     pos_mask = qrels.rel > 0
     iq, ir = qrels.q[pos_mask], qrels.rel[pos_mask]
     io = np.lexsort((-ir, iq))
     iq, ir = iq[io], ir[io]
     starts = np.r_[0, np.nonzero(iq[1:] != iq[:-1])[0] + 1] if len(iq) else np.zeros(0, np.int64)
     ipos = np.arange(len(iq)) - np.repeat(starts, np.diff(np.r_[starts, len(iq)]))
-    return _QrelsIndex(keys[order], qrels.rel[order], n_rel, (iq, ipos, ir))
+    return _QrelsIndex(keys[order], qrels.rel[order], (iq, ipos, ir))
 
 
 def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
-    """Join: ``(Judged, run-only query ids)``. Only rows with a non-zero grade are kept — every
-    measure needs just those (relevant rows, positive gains) plus their positions."""
+    """Join: ``(Judged, run-only query ids)``. Only judged rows are kept (any grade) — every
+    measure needs just those plus their positions and each query's number of retrieved rows."""
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
@@ -75,14 +76,19 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     cand, di, qi = cand[keep], di[keep], qi[keep]
     pos = cand - starts[np.searchsorted(starts, cand, side="right") - 1]
     rel = np.zeros(len(cand), np.int64)
+    hit = np.zeros(len(cand), bool)
     if len(cand) and len(index.keys):
         key = qi * max(len(qrels.docids), 1) + di
         at = np.minimum(np.searchsorted(index.keys, key), len(index.keys) - 1)
         hit = index.keys[at] == key
         rel[hit] = index.rel[at[hit]]
-    nz = rel != 0
     run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
-    j = Judged(qrels.n_queries, qi[nz], pos[nz], rel[nz], index.n_rel, *index.ideal,
+    # blocks are in run query-code order: block b holds run query b's rows
+    n_ret = np.zeros(qrels.n_queries, np.int64)
+    sizes = np.diff(np.r_[starts, len(run)])
+    answered = qmap[:len(sizes)] >= 0
+    n_ret[qmap[:len(sizes)][answered]] = sizes[answered]
+    j = Judged(qrels.n_queries, qi[hit], pos[hit], rel[hit], n_ret, qrels.q, qrels.rel, *index.ideal,
                threshold=threshold)
     return j, run_only
 
@@ -93,22 +99,46 @@ def _check_threshold(rel_threshold: Any) -> int:
     return int(rel_threshold)
 
 
-def signature(measures: Sequence[Measure], threshold: int, **more: Any) -> str:
+def _canonical(measures) -> list[str]:
+    out: list[str] = []
+    for m in measures:
+        name = (m[1] if isinstance(m, tuple) else m).name
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def signature(measures: Sequence, threshold: int, **more: Any) -> str:
+    """``measures``: Measures or ``(key, Measure)`` pairs; the signature lists canonical names."""
     return make_signature("retrieval", {
-        "measures": [m.name for m in measures], "rel": threshold,
+        "measures": _canonical(measures), "rel": threshold,
         "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
 
 
-def per_query_scores(qrels: Qrels, run: Run, measures: Sequence[Measure], threshold: int = 1,
+def _pairs(measures) -> list[tuple[str, Measure]]:
+    return [m if isinstance(m, tuple) else (m.name, m) for m in measures]
+
+
+def per_query_scores(qrels: Qrels, run: Run, measures: Sequence, threshold: int = 1,
                      index: _QrelsIndex | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Per-query values keyed by each measure's key (``(key, Measure)`` pairs, or Measures keyed
+    by their canonical name); a measure written several ways is computed once."""
     j, run_only = judge(qrels, run, threshold, index)
-    return {m.name: m(j) for m in measures}, run_only
+    done: dict[Measure, np.ndarray] = {}
+    out = {}
+    for key, m in _pairs(measures):
+        if m not in done:
+            done[m] = m(j)
+        out[key] = done[m]
+    return out, run_only
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, rel_threshold: int = 1,
              *, name: str | None = None, per_item: bool = True) -> Result:
-    """Evaluate one run. ``metrics``: ranx names (``"ndcg@10"``, ``"map@3"``, ``"mrr"``, ...);
-    default ``ndcg@10, map@100, mrr, hit_rate@10, precision@10, recall@100``.
+    """Evaluate one run. ``metrics``: names in ranx, ir_measures or trec_eval syntax
+    (``"ndcg@10"``, ``"nDCG@10"``, ``"ndcg_cut_10"``, ``"R(rel=2)@100"``, ...), each with its own
+    relevance level (default ``rel_threshold``); default ``ndcg@10, map@100, mrr, hit_rate@10,
+    precision@10, recall@100``. Results are keyed by the names as written.
 
     ``qrels`` / ``run``: a TREC or JSON path, a dict, the spec's list form or a DataFrame.
     Returns a :class:`~scorekit.result.Result`; per-query values in ``per_item``.
@@ -118,6 +148,11 @@ def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, r
     q, r = as_qrels(qrels), as_run(run, name=name)
     scores, run_only = per_query_scores(q, r, measures, threshold)
     return build_result(q, r, measures, threshold, scores, run_only, per_item=per_item)
+
+
+def aggregate(measures, scores: dict[str, np.ndarray]) -> dict[str, float]:
+    """Corpus values: each measure's own aggregate (mean; geometric for gm_map; sum for counts)."""
+    return {key: m.aggregate(scores[key]) for key, m in _pairs(measures)}
 
 
 def build_result(q: Qrels, r: Run, measures, threshold: int, scores: dict[str, np.ndarray],
@@ -137,7 +172,7 @@ def build_result(q: Qrels, r: Run, measures, threshold: int, scores: dict[str, n
     return Result(
         task="retrieval",
         name=r.name,
-        metrics={name: float(vals.mean()) if len(vals) else 0.0 for name, vals in scores.items()},
+        metrics=aggregate(measures, scores),
         signature=signature(measures, threshold),
         per_item=rows,
         inputs={"qrels": q.source, "run": r.source, "n_queries": len(qids),

@@ -96,6 +96,12 @@ def _is_path(obj: Any) -> bool:
 def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
+    from scorekit.retrieval import sources
+
+    if sources.is_irds(obj):
+        return sources.irds_qrels(obj)
+    if sources.is_parquet(obj):
+        return sources.read_parquet(obj, "qrels")
     if _is_path(obj):
         from scorekit.io.retrieval_json import is_json_path, read_mapping
         from scorekit.io.trec import read_qrels
@@ -124,6 +130,10 @@ def as_run(obj: Any, name: str | None = None) -> Run:
         if name is not None:
             obj.name = name
         return obj
+    from scorekit.retrieval import sources
+
+    if sources.is_parquet(obj):
+        return sources.read_parquet(obj, "run", name=name)
     if _is_path(obj):
         from scorekit.io.retrieval_json import is_json_path, read_mapping
         from scorekit.io.trec import read_run

@@ -1,44 +1,136 @@
-"""Rank measures, array-wise, exactly as trec_eval computes them (spec: retrieval-metrics.md §4).
+"""Rank measures, array-wise, exactly as their reference computes them (spec: retrieval-metrics.md §4).
 
-Every measure works on one :class:`Judged` table: the run's rows in trec_eval's order (score
-descending, ties by docid descending), each with its query (an index into the qrels' queries),
-its 0-based position and its relevance grade (0 when unjudged). Per-query sufficient statistics
-are segment sums (``np.bincount`` with weights); the corpus score is their mean over *every* query
-in the qrels (a query the run missed scores 0, as ``trec_eval -c``).
+Every measure works on one :class:`Judged` table: the run's *judged* rows (documents the qrels
+grade for that query, any grade) in trec_eval's order (score descending, ties by docid
+descending), each with its query (an index into the qrels' queries), its 0-based position and
+its grade; plus per query the number of retrieved documents and the qrels' grades. Per-query
+values are segment sums (``np.bincount`` with weights) and segment cumulative counts; the corpus
+score aggregates them over *every* query in the qrels (a query the run missed scores as an empty
+ranking, as ``trec_eval -c``).
 
-Names follow ranx; the trec_eval measure each one equals is given in its docstring. ``rel`` is the
-relevance threshold: a document is relevant when its grade ``>= rel`` (trec_eval ``-l``). nDCG
-ignores the threshold and uses the grades themselves as gains (negative grades gain 0), as
-trec_eval does.
+Each measure carries its own relevance level ``rel`` (a document is relevant when its grade is
+``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Gain measures
+(nDCG, DCG, ERR, graded RBP) use the grades themselves and take no ``rel``. As in trec_eval, a
+negative grade marks a document that was pooled but not judged: never relevant, never judged
+non-relevant (bpref, infAP).
+
+:data:`FAMILIES` is the table every consumer reads: family -> function, cutoff kind, trec_eval
+name, reference, aggregate over queries, direction and kind of value. Names in the three
+syntaxes (ranx, ir_measures, trec_eval) are parsed in :mod:`scorekit.retrieval.names`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.errors import ScorekitError
+
+MIN_GEO_MEAN = 0.00001   # trec_eval's floor for gm_map
+INFAP_EPSILON = 0.00001  # trec_eval's infAP smoothing
+ERR_MAX_GRADE = 4        # gdeval's MAX_JUDGMENT
 
 
 @dataclass
 class Judged:
     n_queries: int
-    qi: np.ndarray        # query index per ranked row; each query's rows contiguous, best first
-    pos: np.ndarray       # 0-based rank within the query
-    rel: np.ndarray       # relevance grade of the row's document (0 if unjudged)
-    n_rel: np.ndarray     # per query: number of judged documents with grade >= threshold
+    qi: np.ndarray        # query index per judged row; each query's rows contiguous, best first
+    pos: np.ndarray       # 0-based rank within the query's whole ranking
+    rel: np.ndarray       # grade of the row's document in that query's qrels
+    n_ret: np.ndarray     # per query: number of retrieved documents (0 when the run missed it)
+    qrels_q: np.ndarray   # the qrels: query index per judgement
+    qrels_rel: np.ndarray  # ... and its grade
     ideal_qi: np.ndarray  # the qrels' positive grades, per query sorted descending
     ideal_pos: np.ndarray
     ideal_rel: np.ndarray
     threshold: int = 1
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def level(self, rel: int | None) -> int:
+        return self.threshold if rel is None else rel
+
+    def relevant(self, rel: int | None = None) -> np.ndarray:
+        """Mask of the judged rows with grade >= rel (cached per level)."""
+        t = self.level(rel)
+        key = ("relevant", t)
+        if key not in self._cache:
+            self._cache[key] = self.rel >= t
+        return self._cache[key]
+
+    def n_rel(self, rel: int | None = None) -> np.ndarray:
+        """Per query: judged documents with grade >= rel (trec_eval ``num_rel``)."""
+        t = self.level(rel)
+        key = ("n_rel", t)
+        if key not in self._cache:
+            self._cache[key] = np.bincount(self.qrels_q[self.qrels_rel >= t],
+                                           minlength=self.n_queries).astype(np.float64)
+        return self._cache[key]
+
+    def n_nonrel(self, rel: int | None = None) -> np.ndarray:
+        """Per query: judged documents with 0 <= grade < rel."""
+        t = self.level(rel)
+        key = ("n_nonrel", t)
+        if key not in self._cache:
+            m = (self.qrels_rel >= 0) & (self.qrels_rel < t)
+            self._cache[key] = np.bincount(self.qrels_q[m], minlength=self.n_queries).astype(np.float64)
+        return self._cache[key]
+
+    def block_start(self) -> np.ndarray:
+        """Per judged row: the index of its query's first judged row."""
+        if "block_start" not in self._cache:
+            first = _first_in_block(self.qi)
+            idx = np.arange(len(self.qi))
+            self._cache["block_start"] = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
+        return self._cache["block_start"]
+
+    def before(self, mask: np.ndarray) -> np.ndarray:
+        """Per judged row: how many rows of ``mask`` precede it within its query."""
+        c = np.cumsum(mask, dtype=np.int64)
+        excl = c - mask
+        return excl - excl[self.block_start()]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure instance: family, cutoff ``k``, relevance level ``rel`` (None: the evaluation's
+    threshold) and a real parameter ``param`` (RBP's persistence p, set_F's beta, the recall level
+    of iprec_at_recall)."""
+
+    family: str
+    k: int | None = None
+    rel: int | None = None
+    param: float | None = None
 
     @property
-    def relevant(self) -> np.ndarray:
-        return self.rel >= self.threshold
+    def name(self) -> str:
+        """Canonical name: ``family``, ``family(rel=2,p=0.9)``, ``family@k``."""
+        spec = FAMILIES[self.family]
+        args = []
+        if self.rel is not None:
+            args.append(f"rel={self.rel}")
+        if self.param is not None and spec.param not in (None, "recall"):
+            args.append(f"{spec.param}={_num(self.param)}")
+        out = self.family + (f"({','.join(args)})" if args else "")
+        if spec.param == "recall":
+            lvl = float(self.param)
+            return f"{out}@{lvl:.2f}" if round(lvl, 2) == lvl else f"{out}@{_num(lvl)}"
+        return out if self.k is None else f"{out}@{self.k}"
 
+    def __call__(self, j: Judged) -> np.ndarray:
+        return FAMILIES[self.family].fn(j, self)
+
+    def aggregate(self, values: np.ndarray) -> float:
+        """The corpus value from the per-query values (trec_eval's ``all`` line with ``-c``)."""
+        return AGGREGATES[FAMILIES[self.family].aggregate](values)
+
+
+def _num(x: float) -> str:
+    return repr(float(x)).rstrip("0").rstrip(".") if float(x) != int(x) else str(int(x))
+
+
+# --- helpers ---------------------------------------------------------------------------------
 
 def _count(j: Judged, rows: np.ndarray) -> np.ndarray:
     """Per query: how many of the selected rows it has (a segment sum)."""
@@ -62,71 +154,181 @@ def _first_in_block(qi: np.ndarray) -> np.ndarray:
     return first
 
 
-def hits(j: Judged, k: int | None) -> np.ndarray:
-    """Number of relevant documents in the top k (per query)."""
-    return _count(j, _top(j, k) & j.relevant)
+# --- trec_eval measures ----------------------------------------------------------------------
+
+def hits(j: Judged, m: Measure) -> np.ndarray:
+    """hits@k: the number of relevant documents in the top k (ranx ``hits``)."""
+    return _count(j, _top(j, m.k) & j.relevant(m.rel))
 
 
-def hit_rate(j: Judged, k: int) -> np.ndarray:
+def hit_rate(j: Judged, m: Measure) -> np.ndarray:
     """hit_rate@k = 1 if a relevant document is in the top k else 0 (trec_eval ``success_k``;
     spec §4.1)."""
-    return (hits(j, k) > 0).astype(np.float64)
+    return (hits(j, m) > 0).astype(np.float64)
 
 
-def precision(j: Judged, k: int) -> np.ndarray:
+def precision(j: Judged, m: Measure) -> np.ndarray:
     """precision@k = |relevant in top k| / k — always k, even when fewer were retrieved
     (trec_eval ``P_k``)."""
-    return hits(j, k) / float(k)
+    return hits(j, m) / float(m.k)
 
 
-def recall(j: Judged, k: int | None) -> np.ndarray:
+def recall(j: Judged, m: Measure) -> np.ndarray:
     """recall@k = |relevant in top k| / |relevant judged| (trec_eval ``recall_k``); 0 when the
     query has no relevant documents."""
-    return _safe_div(hits(j, k), j.n_rel.astype(np.float64))
+    return _safe_div(hits(j, m), j.n_rel(m.rel))
 
 
-def r_precision(j: Judged, k: None = None) -> np.ndarray:
+def f1(j: Judged, m: Measure) -> np.ndarray:
+    """f1@k = 2 P@k R@k / (P@k + R@k) (ranx ``f1``); 0 when both are 0."""
+    h = hits(j, m)
+    p, r = h / float(m.k), _safe_div(h, j.n_rel(m.rel))
+    return _safe_div(2 * (p * r), p + r)
+
+
+def r_precision(j: Judged, m: Measure) -> np.ndarray:
     """R-precision = |relevant in top R| / R, R = |relevant judged| (trec_eval ``Rprec``)."""
-    top = j.pos < j.n_rel[j.qi]
-    return _safe_div(_count(j, top & j.relevant), j.n_rel.astype(np.float64))
+    n_rel = j.n_rel(m.rel)
+    top = j.pos < n_rel[j.qi]
+    return _safe_div(_count(j, top & j.relevant(m.rel)), n_rel)
 
 
-def reciprocal_rank(j: Judged, k: int | None) -> np.ndarray:
+def reciprocal_rank(j: Judged, m: Measure) -> np.ndarray:
     """mrr / mrr@k per query: 1 / rank of the first relevant document in the top k, else 0
     (trec_eval ``recip_rank``; spec §4.2: MRR = (1/Q) Σ 1/rank_i)."""
-    m = _top(j, k) & j.relevant
-    qi, pos = j.qi[m], j.pos[m]
+    sel = _top(j, m.k) & j.relevant(m.rel)
+    qi, pos = j.qi[sel], j.pos[sel]
     first = _first_in_block(qi)
     out = np.zeros(j.n_queries)
     out[qi[first]] = 1.0 / (pos[first] + 1.0)
     return out
 
 
-def average_precision(j: Judged, k: int | None) -> np.ndarray:
+def average_precision(j: Judged, m: Measure) -> np.ndarray:
     """map / map@k per query: AP@k = (1/R) Σ_{relevant i <= k} P@i, with R = |relevant judged| —
     *all* relevant documents, not only those in the top k (trec_eval ``map`` / ``map_cut_k``;
     spec §4.3)."""
-    m = _top(j, k) & j.relevant
-    qi, pos = j.qi[m], j.pos[m]
+    sel = _top(j, m.k) & j.relevant(m.rel)
+    qi, pos = j.qi[sel], j.pos[sel]
     idx = np.arange(len(qi))
     first = _first_in_block(qi)
     block_start = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
     precision_at_hit = (idx - block_start + 1) / (pos + 1.0)
     ap_sum = np.bincount(qi, weights=precision_at_hit, minlength=j.n_queries)
-    return _safe_div(ap_sum, j.n_rel.astype(np.float64))
+    return _safe_div(ap_sum, j.n_rel(m.rel))
+
+
+def gm_map(j: Judged, m: Measure) -> np.ndarray:
+    """Per query ln(max(AP, 0.00001)); the corpus value is exp of their mean — the geometric mean
+    of AP (trec_eval ``gm_map``; a query the run missed counts as AP = 0)."""
+    return np.log(np.maximum(average_precision(j, Measure("map", None, m.rel)), MIN_GEO_MEAN))
+
+
+def bpref(j: Judged, m: Measure) -> np.ndarray:
+    """bpref = (1/R) Σ_{relevant retrieved r} (1 - min(n ranked above r, R) / min(N, R)), n
+    counting judged non-relevant documents (0 <= grade < rel), N all of them (trec_eval
+    ``bpref``; the term is 1 when no judged non-relevant document is above r)."""
+    rel = j.relevant(m.rel)
+    nonrel = (j.rel >= 0) & ~rel
+    above = j.before(nonrel)[rel].astype(np.float64)
+    qi = j.qi[rel]
+    n_rel, n_nonrel = j.n_rel(m.rel)[qi], j.n_nonrel(m.rel)[qi]
+    term = np.ones(len(qi))
+    some = above > 0
+    term[some] = 1.0 - np.minimum(above[some], n_rel[some]) / np.minimum(n_nonrel[some], n_rel[some])
+    return _safe_div(np.bincount(qi, weights=term, minlength=j.n_queries), j.n_rel(m.rel))
+
+
+def inf_ap(j: Judged, m: Measure) -> np.ndarray:
+    """Inferred AP (Yilmaz & Aslam; trec_eval ``infAP``): at each relevant document at 0-based
+    rank i > 0, 1/(i+1) + i/(i+1) · (r + n + u)/i · (r + ε)/(r + n + 2ε), with r, n, u the
+    relevant, judged non-relevant and pooled-unjudged (negative grade) documents above it; 1 at
+    rank 0; summed and divided by R."""
+    rel = j.relevant(m.rel)
+    nonrel = (j.rel >= 0) & ~rel
+    r_above = j.before(rel)[rel].astype(np.float64)
+    n_above = j.before(nonrel)[rel].astype(np.float64)
+    u_above = j.before(j.rel < 0)[rel].astype(np.float64)
+    pos = j.pos[rel].astype(np.float64)
+    term = np.ones(len(pos))
+    nz = pos > 0
+    fj, r, n, u = pos[nz], r_above[nz], n_above[nz], u_above[nz]
+    term[nz] = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((r + n + u) / fj) * (
+        (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON))
+    return _safe_div(np.bincount(j.qi[rel], weights=term, minlength=j.n_queries), j.n_rel(m.rel))
+
+
+def num_ret(j: Judged, m: Measure) -> np.ndarray:
+    """Retrieved documents (trec_eval ``num_ret``; summed over queries)."""
+    return j.n_ret.astype(np.float64)
+
+
+def num_rel(j: Judged, m: Measure) -> np.ndarray:
+    """Judged documents with grade >= rel (trec_eval ``num_rel``; summed over queries)."""
+    return j.n_rel(m.rel).copy()
+
+
+def num_rel_ret(j: Judged, m: Measure) -> np.ndarray:
+    """Relevant retrieved documents (trec_eval ``num_rel_ret``; summed over queries)."""
+    return _count(j, j.relevant(m.rel))
+
+
+def set_p(j: Judged, m: Measure) -> np.ndarray:
+    """num_rel_ret / num_ret (trec_eval ``set_P``)."""
+    return _safe_div(num_rel_ret(j, m), num_ret(j, m))
+
+
+def set_recall(j: Judged, m: Measure) -> np.ndarray:
+    """num_rel_ret / num_rel (trec_eval ``set_recall``)."""
+    return _safe_div(num_rel_ret(j, m), j.n_rel(m.rel))
+
+
+def set_f(j: Judged, m: Measure) -> np.ndarray:
+    """(β + 1) P R / (β P + R) over the whole retrieved set, β = 1 by default (trec_eval
+    ``set_F``, its parameter used as written, not squared); 0 when nothing relevant is retrieved."""
+    x = 1.0 if m.param is None else float(m.param)
+    rr = num_rel_ret(j, m)
+    p, r = _safe_div(rr, num_ret(j, m)), _safe_div(rr, j.n_rel(m.rel))
+    out = np.zeros(j.n_queries)
+    ok = rr > 0
+    out[ok] = (x + 1.0) * p[ok] * r[ok] / (x * p[ok] + r[ok])
+    return out
+
+
+def iprec_at_recall(j: Judged, m: Measure) -> np.ndarray:
+    """Interpolated precision at a recall level (trec_eval 9 ``iprec_at_recall_L``): the maximum
+    precision at or after the c-th relevant document, c = int(L · R + 0.9) (trec_eval 9's
+    rounding; 0 when fewer than c relevant documents are retrieved)."""
+    level = float(m.param)
+    rel = j.relevant(m.rel)
+    qi, pos = j.qi[rel], j.pos[rel]
+    out = np.zeros(j.n_queries)
+    if not len(qi):
+        return out
+    first = _first_in_block(qi)
+    seg = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    nth = np.arange(len(qi)) - starts[seg] + 1
+    prec = nth / (pos + 1.0)
+    # suffix maximum within each query, exactly: dense ranks of the values, made increasing
+    # across queries (read backwards) by an integer offset per query
+    uniq, inv = np.unique(prec, return_inverse=True)
+    off = (seg[-1] - seg[::-1]).astype(np.int64) * len(uniq)
+    suffix = uniq[(np.maximum.accumulate(inv[::-1] + off) - off)][::-1]
+    qids = qi[starts]
+    count = np.diff(np.r_[starts, len(qi)])
+    cut = np.floor(level * j.n_rel(m.rel)[qids] + 0.9).astype(np.int64)
+    at = np.where(cut == 0, 0, cut - 1)
+    ok = cut <= count
+    out[qids[ok]] = suffix[starts[ok] + at[ok]]
+    return out
 
 
 def _dcg(n: int, qi: np.ndarray, pos: np.ndarray, gains: np.ndarray, k: int | None) -> np.ndarray:
-    m = np.ones(len(pos), bool) if k is None else pos < k
-    m &= gains != 0
-    disc = gains[m] / np.log2(pos[m] + 2.0)
-    return np.bincount(qi[m], weights=disc, minlength=n).astype(np.float64)
-
-
-def _ndcg(j: Judged, k: int | None, gain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    dcg = _dcg(j.n_queries, j.qi, j.pos, gain(j.rel), k)
-    idcg = _dcg(j.n_queries, j.ideal_qi, j.ideal_pos, gain(j.ideal_rel), k)
-    return _safe_div(dcg, idcg)
+    sel = np.ones(len(pos), bool) if k is None else pos < k
+    sel &= gains != 0
+    disc = gains[sel] / np.log2(pos[sel] + 2.0)
+    return np.bincount(qi[sel], weights=disc, minlength=n).astype(np.float64)
 
 
 def linear_gain(rel: np.ndarray) -> np.ndarray:
@@ -137,99 +339,143 @@ def exponential_gain(rel: np.ndarray) -> np.ndarray:
     return np.exp2(np.maximum(rel, 0).astype(np.float64)) - 1.0
 
 
-def ndcg(j: Judged, k: int | None) -> np.ndarray:
+def _ndcg(j: Judged, k: int | None, gain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    dcg_ = _dcg(j.n_queries, j.qi, j.pos, gain(j.rel), k)
+    idcg = _dcg(j.n_queries, j.ideal_qi, j.ideal_pos, gain(j.ideal_rel), k)
+    return _safe_div(dcg_, idcg)
+
+
+def ndcg(j: Judged, m: Measure) -> np.ndarray:
     """ndcg@k = DCG@k / IDCG@k with DCG@k = Σ_{i<=k} rel_i / log2(i + 1) (linear gain, Järvelin &
     Kekäläinen; trec_eval ``ndcg_cut_k``, or ``ndcg`` without k). IDCG from the qrels' grades."""
-    return _ndcg(j, k, linear_gain)
+    return _ndcg(j, m.k, linear_gain)
 
 
-def ndcg_burges(j: Judged, k: int | None) -> np.ndarray:
+def ndcg_burges(j: Judged, m: Measure) -> np.ndarray:
     """ndcg_burges@k: the same with the exponential gain 2^rel - 1 (Burges et al.; the spec's
-    §4.4 formula; ranx ``ndcg_burges``). Equal to ndcg@k for binary grades."""
-    return _ndcg(j, k, exponential_gain)
+    §4.4 formula; ranx ``ndcg_burges``, ir_measures ``nDCG(dcg='exp-log2')``). Equal to ndcg@k for
+    binary grades."""
+    return _ndcg(j, m.k, exponential_gain)
+
+
+def dcg(j: Judged, m: Measure) -> np.ndarray:
+    """dcg@k = Σ_{i<=k} rel_i / log2(i + 1), unnormalised (ranx ``dcg``)."""
+    return _dcg(j.n_queries, j.qi, j.pos, linear_gain(j.rel), m.k)
+
+
+def dcg_burges(j: Judged, m: Measure) -> np.ndarray:
+    """dcg_burges@k = Σ_{i<=k} (2^rel_i - 1) / log2(i + 1) (ranx ``dcg_burges``)."""
+    return _dcg(j.n_queries, j.qi, j.pos, exponential_gain(j.rel), m.k)
+
+
+def err(j: Judged, m: Measure) -> np.ndarray:
+    """ERR@k (Chapelle et al.), as gdeval: Σ_{i<=k} R_i / i · Π_{j<i} (1 - R_j) with
+    R = (2^grade - 1) / 2^4; grades above 4 are refused, as gdeval refuses them."""
+    sel = _top(j, m.k) & (j.rel > 0)
+    g = j.rel[sel]
+    if len(g) and int(g.max()) > ERR_MAX_GRADE:
+        raise ScorekitError(f"ERR follows gdeval, whose grades go up to {ERR_MAX_GRADE}; "
+                            f"the qrels have grade {int(g.max())}")
+    qi, pos = j.qi[sel], j.pos[sel]
+    first = _first_in_block(qi)
+    idx = np.arange(len(qi))
+    start = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
+    decay = np.ones(len(qi))
+    for grade in np.unique(g).tolist():
+        hit = g == grade
+        c = np.cumsum(hit, dtype=np.int64) - hit
+        decay *= (1.0 - (2.0 ** grade - 1.0) / 2.0 ** ERR_MAX_GRADE) ** (c - c[start])
+    r = (np.exp2(g.astype(np.float64)) - 1.0) / 2.0 ** ERR_MAX_GRADE
+    return np.bincount(qi, weights=r * decay / (pos + 1.0), minlength=j.n_queries).astype(np.float64)
+
+
+def _rbp(j: Judged, m: Measure, graded: bool) -> np.ndarray:
+    p = 0.8 if m.param is None else float(m.param)
+    sel = _top(j, m.k) & j.relevant(m.rel)
+    gain = j.rel[sel].astype(np.float64) if graded else np.ones(int(sel.sum()))
+    w = (1.0 - p) * p ** j.pos[sel].astype(np.float64)
+    return np.bincount(j.qi[sel], weights=gain * w, minlength=j.n_queries).astype(np.float64)
+
+
+def rbp(j: Judged, m: Measure) -> np.ndarray:
+    """RBP(p, rel) = (1 - p) Σ_i g_i p^(i-1) (Moffat & Zobel) with g = 1 for a document graded
+    >= rel, else 0 (ir_measures ``RBP(p=...,rel=...)``, cwl_eval)."""
+    return _rbp(j, m, graded=False)
+
+
+def rbp_graded(j: Judged, m: Measure) -> np.ndarray:
+    """The same with g = the grade of a document graded >= the threshold (ranx ``rbp.P``;
+    ir_measures ``RBP(p=...)`` without rel)."""
+    return _rbp(j, m, graded=True)
+
+
+def judged(j: Judged, m: Measure) -> np.ndarray:
+    """Judged@k: the fraction of the top k (or of all retrieved, when fewer than k) that the
+    qrels grade, any grade (ir_measures ``Judged@k``)."""
+    den = j.n_ret.astype(np.float64) if m.k is None else np.minimum(j.n_ret, m.k).astype(np.float64)
+    return _safe_div(_count(j, _top(j, m.k)), den)
+
+
+# --- the table -------------------------------------------------------------------------------
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else 0.0
+
+
+def _geometric(values: np.ndarray) -> float:
+    return float(np.exp(values.mean())) if len(values) else 0.0
+
+
+def _sum(values: np.ndarray) -> float:
+    return float(values.sum())
+
+
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": _mean, "geometric": _geometric, "sum": _sum}
 
 
 @dataclass(frozen=True)
 class Family:
-    fn: Callable[[Judged, int | None], np.ndarray]
-    cutoff: str  # "required" | "optional" | "none"
-    trec_eval: str
+    fn: Callable[[Judged, Measure], np.ndarray]
+    cutoff: str            # "required" | "optional" | "none"
+    trec_eval: str         # trec_eval's name ("" when trec_eval has none)
+    reference: str         # what it equals, checked in tests/retrieval
+    aggregate: str = "mean"  # "mean" | "geometric" | "sum" over every qrels query
+    higher_is_better: bool = True
+    kind: str = "rate"     # "rate" (in [0, 1]) | "count" | "score"
+    graded: bool = False   # uses the grades as gains (takes no rel)
+    param: str | None = None   # name of the real parameter: "p", "beta", "recall"
+    default: float | None = None
 
 
 FAMILIES: dict[str, Family] = {
-    "hit_rate": Family(hit_rate, "required", "success_k"),
-    "precision": Family(precision, "required", "P_k"),
-    "recall": Family(recall, "required", "recall_k"),
-    "r_precision": Family(r_precision, "none", "Rprec"),
-    "mrr": Family(reciprocal_rank, "optional", "recip_rank"),
-    "map": Family(average_precision, "optional", "map / map_cut_k"),
-    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k"),
-    "ndcg_burges": Family(ndcg_burges, "optional", "(ranx ndcg_burges)"),
+    "hits": Family(hits, "optional", "", "ranx hits", kind="count"),
+    "hit_rate": Family(hit_rate, "required", "success_k", "pytrec_eval success"),
+    "precision": Family(precision, "required", "P_k", "pytrec_eval P"),
+    "recall": Family(recall, "optional", "recall_k", "pytrec_eval recall"),
+    "f1": Family(f1, "required", "", "ranx f1"),
+    "r_precision": Family(r_precision, "none", "Rprec", "pytrec_eval Rprec"),
+    "mrr": Family(reciprocal_rank, "optional", "recip_rank", "pytrec_eval recip_rank"),
+    "map": Family(average_precision, "optional", "map / map_cut_k", "pytrec_eval map, map_cut"),
+    "gm_map": Family(gm_map, "none", "gm_map", "pytrec_eval gm_map", aggregate="geometric"),
+    "bpref": Family(bpref, "none", "bpref", "pytrec_eval bpref"),
+    "infap": Family(inf_ap, "none", "infAP", "pytrec_eval infAP"),
+    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k", "pytrec_eval ndcg_cut", graded=True),
+    "ndcg_burges": Family(ndcg_burges, "optional", "", "ranx ndcg_burges", graded=True),
+    "dcg": Family(dcg, "optional", "", "ranx dcg", kind="score", graded=True),
+    "dcg_burges": Family(dcg_burges, "optional", "", "ranx dcg_burges", kind="score", graded=True),
+    "err": Family(err, "optional", "", "ir_measures ERR (gdeval)", graded=True),
+    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param="p", default=0.8),
+    "rbp_graded": Family(rbp_graded, "optional", "", "ranx rbp", param="p", default=0.8),
+    "judged": Family(judged, "optional", "", "ir_measures Judged"),
+    "set_p": Family(set_p, "none", "set_P", "pytrec_eval set_P"),
+    "set_recall": Family(set_recall, "none", "set_recall", "pytrec_eval set_recall"),
+    "set_f": Family(set_f, "none", "set_F", "pytrec_eval set_F", param="beta", default=1.0),
+    "num_ret": Family(num_ret, "none", "num_ret", "pytrec_eval num_ret", aggregate="sum", kind="count"),
+    "num_rel": Family(num_rel, "none", "num_rel", "pytrec_eval num_rel", aggregate="sum", kind="count"),
+    "num_rel_ret": Family(num_rel_ret, "none", "num_rel_ret", "pytrec_eval num_rel_ret", aggregate="sum",
+                          kind="count"),
+    "iprec_at_recall": Family(iprec_at_recall, "none", "iprec_at_recall_L", "pytrec_eval iprec_at_recall",
+                              param="recall"),
 }
 
-ALIASES = {"p": "precision", "hitrate": "hit_rate", "hit": "hit_rate", "hits": "hit_rate",
-           "success": "hit_rate", "recip_rank": "mrr", "rprec": "r_precision",
-           "rprecision": "r_precision", "ndcg_cut": "ndcg", "map_cut": "map", "r": "recall"}
-
 DEFAULT_MEASURES = ("ndcg@10", "map@100", "mrr", "hit_rate@10", "precision@10", "recall@100")
-_NAME = re.compile(r"^\s*([A-Za-z_ \-]+?)\s*(?:@\s*(\S+))?\s*$")
-
-
-@dataclass(frozen=True)
-class Measure:
-    family: str
-    k: int | None
-
-    @property
-    def name(self) -> str:
-        return self.family if self.k is None else f"{self.family}@{self.k}"
-
-    def __call__(self, j: Judged) -> np.ndarray:
-        return FAMILIES[self.family].fn(j, self.k)
-
-
-def known_names() -> list[str]:
-    out = []
-    for fam, spec in FAMILIES.items():
-        out.append(fam if spec.cutoff == "none" else f"{fam}@k")
-        if spec.cutoff == "optional":
-            out.append(fam)
-    return out
-
-
-def parse_measure(text: str) -> Measure:
-    """``"ndcg@10"`` -> Measure("ndcg", 10). Case-insensitive (``MAP@3``, ``Hit Rate@3``)."""
-    m = _NAME.match(text)
-    if not m:
-        raise UnknownNameError("retrieval measure", text, known_names())
-    fam = re.sub(r"[ \-]+", "_", m.group(1).strip().lower())
-    fam = ALIASES.get(fam.replace("_", ""), ALIASES.get(fam, fam))
-    if fam not in FAMILIES:
-        raise UnknownNameError("retrieval measure", text.strip(), known_names() + list(FAMILIES))
-    spec, raw_k = FAMILIES[fam], m.group(2)
-    if raw_k is None:
-        if spec.cutoff == "required":
-            raise ScorekitError(f"measure {text.strip()!r} needs a cutoff, e.g. {fam}@10")
-        return Measure(fam, None)
-    if spec.cutoff == "none":
-        raise ScorekitError(f"measure {fam!r} takes no cutoff (got {text.strip()!r})")
-    try:
-        k = int(raw_k)
-    except ValueError:
-        raise ScorekitError(f"cutoff in {text.strip()!r} must be a positive integer, got {raw_k!r}") from None
-    if k <= 0:
-        raise ScorekitError(f"cutoff in {text.strip()!r} must be a positive integer (k >= 1), got {k}")
-    return Measure(fam, k)
-
-
-def parse_measures(names) -> list[Measure]:
-    if isinstance(names, str):
-        names = [n for n in names.split(",") if n.strip()]
-    out: list[Measure] = []
-    for n in names:
-        meas = n if isinstance(n, Measure) else parse_measure(n)
-        if meas not in out:
-            out.append(meas)
-    if not out:
-        raise ScorekitError("no measures given (e.g. ndcg@10,map@100,mrr)")
-    return out

@@ -1,0 +1,218 @@
+"""Measure names in the three syntaxes IR people write, all mapped to one canonical :class:`Measure`.
+
+* ranx: ``ndcg@10``, ``map@100``, ``mrr``, ``hit_rate@5``, ``r-precision``, ``rbp.95``, and the
+  relevance-level suffix ``precision@10-l2``;
+* ir_measures: ``AP``, ``AP@100``, ``RR@10``, ``nDCG@10``, ``P@5``, ``R@100``, ``P(rel=2)@5``,
+  ``R(rel=2)@100``, ``Rprec``, ``Bpref``, ``infAP``, ``ERR@10``, ``RBP(p=0.8,rel=1)``,
+  ``Judged@10``, ``Success@5``, ``NumRet``, ``NumRel``, ``NumRelRet``, ``SetP``, ``SetR``,
+  ``SetF(beta=1)``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``;
+* trec_eval: ``P_10``, ``recall_100``, ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``,
+  ``recip_rank``, ``Rprec``, ``bpref``, ``infAP``, ``gm_map``, ``success_5``, ``set_P``,
+  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``.
+
+Names are case-insensitive. :func:`parse_measures` returns ``(name as written, Measure)`` pairs:
+results are keyed by the user's spelling, signatures carry :attr:`Measure.name`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
+
+# spelling (lower case, without "_", "-", " ") -> family
+_ALIASES = {
+    "hits": "hits", "hitrate": "hit_rate", "hit": "hit_rate", "success": "hit_rate",
+    "precision": "precision", "p": "precision",
+    "recall": "recall", "r": "recall",
+    "f1": "f1",
+    "rprecision": "r_precision", "rprec": "r_precision",
+    "mrr": "mrr", "rr": "mrr", "reciprank": "mrr", "reciprocalrank": "mrr",
+    "map": "map", "ap": "map", "mapcut": "map", "averageprecision": "map",
+    "gmmap": "gm_map", "gmap": "gm_map",
+    "bpref": "bpref",
+    "infap": "infap",
+    "ndcg": "ndcg", "ndcgcut": "ndcg", "ndcgburges": "ndcg_burges",
+    "dcg": "dcg", "dcgburges": "dcg_burges",
+    "err": "err",
+    "rbp": "rbp", "rbpgraded": "rbp_graded",
+    "judged": "judged",
+    "setp": "set_p", "setrecall": "set_recall", "setr": "set_recall", "setf": "set_f",
+    "numret": "num_ret", "numrel": "num_rel", "numrelret": "num_rel_ret",
+    "iprecatrecall": "iprec_at_recall", "iprec": "iprec_at_recall",
+}
+# trec_eval's "<measure>_<cutoff>" (and "-m measure.cutoff") spellings
+_TREC_CUT = {"p", "recall", "success", "mapcut", "ndcgcut", "iprecatrecall"}
+
+_FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_ \-]*?)\s*(?:\((?P<args>[^()]*)\))?\s*"
+                   r"(?:@\s*(?P<k>[^\s@]+))?$")
+_TREC = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<k>\d+(?:\.\d+)?)$")
+_RANX_LEVEL = re.compile(r"^(?P<rest>.*?)-l(?P<rel>\d+)$")
+_RANX_RBP = re.compile(r"^rbp\.(?P<p>\d+)$", re.IGNORECASE)
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[_\- ]", "", name.lower())
+
+
+def known_names() -> list[str]:
+    out = []
+    for fam, spec in FAMILIES.items():
+        if spec.param == "recall":
+            out.append(f"{fam}@L")
+            continue
+        out.append(fam if spec.cutoff == "none" else f"{fam}@k")
+        if spec.cutoff == "optional":
+            out.append(fam)
+    return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
+                  "NumRet", "NumRelRet", "P_k", "ndcg_cut_k", "map_cut_k", "recip_rank"]
+
+
+def _bad(text: str, why: str) -> ScorekitError:
+    return ScorekitError(f"measure {text!r}: {why}")
+
+
+def _args(text: str, raw: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not raw or not raw.strip():
+        return out
+    for part in raw.split(","):
+        if "=" not in part:
+            raise _bad(text, f"parameters are written name=value, got {part.strip()!r}")
+        k, v = part.split("=", 1)
+        out[k.strip().lower()] = v.strip().strip("'\"")
+    return out
+
+
+def _int(text: str, raw: str, what: str, low: int = 1) -> int:
+    try:
+        v = int(raw)
+    except ValueError:
+        raise _bad(text, f"{what} must be a positive integer, got {raw!r}") from None
+    if v < low:
+        raise _bad(text, f"{what} must be a positive integer (>= {low}), got {v}")
+    return v
+
+
+def _float(text: str, raw: str, what: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        raise _bad(text, f"{what} must be a number, got {raw!r}") from None
+
+
+def parse_measure(text: str) -> Measure:
+    """One name in any of the three syntaxes -> its canonical :class:`Measure`."""
+    if isinstance(text, Measure):
+        return text
+    raw = str(text).strip()
+    if not raw:
+        raise ScorekitError("empty measure name")
+    body, rel = raw, None
+    m = _RANX_LEVEL.match(body)
+    if m and "(" not in body:
+        body, rel = m.group("rest"), _int(raw, m.group("rel"), "relevance level")
+    params: dict[str, str] = {}
+    m = _RANX_RBP.match(body)
+    if m:
+        name, k_raw, params = "rbp", None, {"p": f"0.{m.group('p')}"}
+    else:
+        m = _TREC.match(body)
+        if m and _key(m.group("name")) in _TREC_CUT:
+            name, k_raw = m.group("name"), m.group("k")
+        else:
+            m = _FORM.match(body)
+            if not m:
+                raise UnknownNameError("retrieval measure", raw, known_names())
+            name, k_raw = m.group("name"), m.group("k")
+            params = _args(raw, m.group("args"))
+    key = _key(name)
+    fam = _ALIASES.get(key)
+    if fam is None:
+        raise UnknownNameError("retrieval measure", raw, known_names())
+    # ir_measures spellings that pick another family through a parameter
+    if fam == "num_ret" and "rel" in params:
+        fam = "num_rel_ret"
+    if fam == "rbp" and "rel" not in params:
+        fam = "rbp_graded"   # ranx's rbp.P and ir_measures' RBP without rel use the grades
+    if fam == "ndcg" and "dcg" in params:
+        dcg = params.pop("dcg")
+        if dcg not in ("log2", "exp-log2"):
+            raise _bad(raw, f"dcg must be 'log2' or 'exp-log2', got {dcg!r}")
+        fam = "ndcg_burges" if dcg == "exp-log2" else "ndcg"
+    spec = FAMILIES[fam]
+    if "rel" in params:
+        if rel is not None:
+            raise _bad(raw, "the relevance level is given twice")
+        rel = _int(raw, params.pop("rel"), "rel")
+    if rel is not None and spec.graded:
+        raise _bad(raw, f"{fam} uses the grades themselves as gains and takes no relevance level")
+    param = None
+    if spec.param in ("p", "beta"):
+        param = _float(raw, params.pop(spec.param), spec.param) if spec.param in params else spec.default
+        if spec.param == "p" and not 0 < param < 1:
+            raise _bad(raw, f"the persistence p must be between 0 and 1, got {param}")
+        if spec.param == "beta" and param <= 0:
+            raise _bad(raw, f"beta must be positive, got {param}")
+    if params:
+        raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
+    k = None
+    if spec.param == "recall":
+        if k_raw is None:
+            raise _bad(raw, f"needs a recall level, e.g. {fam}@0.5")
+        param = _float(raw, k_raw, "the recall level")
+        if not 0 <= param <= 1:
+            raise _bad(raw, f"the recall level must be between 0 and 1, got {param}")
+    elif k_raw is None:
+        if spec.cutoff == "required":
+            raise ScorekitError(f"measure {raw!r} needs a cutoff, e.g. {fam}@10")
+    elif spec.cutoff == "none":
+        raise ScorekitError(f"measure {fam!r} takes no cutoff (got {raw!r})")
+    else:
+        try:
+            k = int(k_raw)
+        except ValueError:
+            raise ScorekitError(f"cutoff in {raw!r} must be a positive integer, got {k_raw!r}") from None
+        if k <= 0:
+            raise ScorekitError(f"cutoff in {raw!r} must be a positive integer (k >= 1), got {k}")
+    return Measure(fam, k, rel, param)
+
+
+def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
+    """``"nDCG@10,P_10,recall(rel=2)@100"`` or a list -> ``[(name as written, Measure), ...]``
+    (a name written twice counts once)."""
+    if isinstance(names, (str, Measure)):
+        names = _split(names) if isinstance(names, str) else [names]
+    out: list[tuple[str, Measure]] = []
+    seen = set()
+    for n in names:
+        meas = parse_measure(n)
+        key = meas.name if isinstance(n, Measure) else str(n).strip()
+        if key not in seen:
+            seen.add(key)
+            out.append((key, meas))
+    if not out:
+        raise ScorekitError("no measures given (e.g. ndcg@10,map@100,mrr)")
+    return out
+
+
+def _split(text: str) -> list[str]:
+    """Split on commas outside parentheses (``P(rel=2,judged_only=...)@5`` stays whole)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p for p in parts if p.strip()]
+
+
+__all__ = ["parse_measure", "parse_measures", "known_names", "DEFAULT_MEASURES"]

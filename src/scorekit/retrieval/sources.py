@@ -1,0 +1,176 @@
+"""Qrels, runs and queries from Parquet files and from the local ir_datasets cache.
+
+* Parquet (``.parquet``/``.pq``): one row per judgement / retrieved document, with the column
+  names ranx and ir_measures use — query ``query_id``/``q_id``/``qid``, document
+  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels) or ``score`` (runs).
+* ir_datasets: ``irds:<dataset id>`` (e.g. ``irds:vaswani``) reads the dataset's qrels (and,
+  with :func:`irds_queries`, its queries) **only from the local ir_datasets cache**
+  (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``). Nothing is downloaded: any attempt by
+  ir_datasets to fetch a file is stopped and reported in one line saying how to download it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from scorekit.errors import InputError, MissingDependencyError
+from scorekit.retrieval.data import Qrels, Run, to_numpy
+
+IRDS_PREFIX = "irds:"
+_QID = ("query_id", "q_id", "qid")
+_DOC = ("doc_id", "docid")
+_REL = ("relevance", "rel", "label")
+_SCORE = ("score",)
+
+
+# --- Parquet ---------------------------------------------------------------------------------
+
+def is_parquet(path: Any) -> bool:
+    return isinstance(path, (str, os.PathLike)) and str(path).lower().endswith((".parquet", ".pq"))
+
+
+def _column(table: pa.Table, options: tuple[str, ...], role: str, what: str, source: str) -> pa.ChunkedArray:
+    names = {n.lower(): n for n in table.column_names}
+    for o in options:
+        if o in names:
+            return table.column(names[o])
+    raise InputError(f"Parquet {what} needs a {role} column (one of {', '.join(options)}); "
+                     f"found {', '.join(table.column_names)}", source)
+
+
+def _strings(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    return col if col.type == pa.string() else col.cast(pa.string())
+
+
+def _numbers(col: pa.ChunkedArray, role: str, what: str, source: str) -> np.ndarray:
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        raise InputError(f"Parquet {what}: column {role!r} must be numeric, found {col.type}", source)
+    if col.null_count:
+        raise InputError(f"Parquet {what}: column {role!r} has {col.null_count} empty values", source)
+    return to_numpy(col)
+
+
+def read_parquet(path: str | os.PathLike, what: str, name: str | None = None) -> Qrels | Run:
+    """A Parquet qrels (``what="qrels"``) or run (``what="run"``) file."""
+    import pyarrow.parquet as pq
+
+    source = str(path)
+    if not Path(path).exists():
+        raise InputError(f"{what} file not found", source)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({str(exc).splitlines()[0]})", source) from None
+    qid = _strings(_column(table, _QID, "query id", what, source))
+    docid = _strings(_column(table, _DOC, "document id", what, source))
+    if what == "qrels":
+        rel = _numbers(_column(table, _REL, "relevance", what, source), "relevance", what, source)
+        return Qrels.from_arrays(qid, docid, rel, source=source)
+    score = _numbers(_column(table, _SCORE, "score", what, source), "score", what, source)
+    return Run.from_arrays(qid, docid, score, name=name or Path(path).name.split(".")[0], source=source)
+
+
+# --- ir_datasets (local cache only) ----------------------------------------------------------
+
+def is_irds(obj: Any) -> bool:
+    return isinstance(obj, str) and obj.startswith(IRDS_PREFIX)
+
+
+class _WouldDownload(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _no_downloads():
+    """Make every ir_datasets download raise instead of touching the network (files already in
+    the cache are read as usual)."""
+    from ir_datasets.util import download
+
+    original_path, original_stream = download.Download.path, download.Download.stream
+
+    def path(self, force=True):
+        cached = self._cache_path
+        if force and not (cached is not None and os.path.exists(cached) and cached != os.devnull):
+            raise _WouldDownload(cached)
+        return original_path(self, force)
+
+    def stream(self):
+        if self._stream:
+            raise _WouldDownload(None)
+        return original_stream(self)
+
+    download.Download.path = path
+    download.Download.stream = stream
+    try:
+        yield
+    finally:
+        download.Download.path = original_path
+        download.Download.stream = original_stream
+
+
+def _dataset(name: str):
+    try:
+        import ir_datasets
+    except ImportError:
+        raise MissingDependencyError("reading ir_datasets needs the ir_datasets package: "
+                                     "pip install 'scorekit[ir_datasets]'") from None
+    dataset_id = name[len(IRDS_PREFIX):]
+    try:
+        return dataset_id, ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(f"unknown ir_datasets dataset {dataset_id!r} (see https://ir-datasets.com)",
+                         name) from None
+
+
+def _not_cached(dataset_id: str, what: str) -> InputError:
+    return InputError(f"the {what} of ir_datasets dataset {dataset_id!r} are not in the local cache "
+                      f"({os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')}); scorekit never downloads: "
+                      f"fetch them once with `python -c \"import ir_datasets; "
+                      f"ir_datasets.load('{dataset_id}').{what}_iter().__next__()\"`")
+
+
+def irds_qrels(name: str) -> Qrels:
+    """The qrels of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    dataset_id, ds = _dataset(name)
+    if not ds.has_qrels():
+        raise InputError(f"ir_datasets dataset {dataset_id!r} has no qrels", name)
+    qids, docids, rels = [], [], []
+    try:
+        with _no_downloads():
+            for qrel in ds.qrels_iter():
+                qids.append(qrel.query_id)
+                docids.append(qrel.doc_id)
+                rels.append(qrel.relevance)
+    except _WouldDownload:
+        raise _not_cached(dataset_id, "qrels") from None
+    if not qids:
+        raise InputError(f"ir_datasets dataset {dataset_id!r}: empty qrels", name)
+    return Qrels.from_arrays(pa.array(qids, pa.string()), pa.array(docids, pa.string()),
+                             np.asarray(rels, dtype=np.int64), source=name)
+
+
+def irds_queries(name: str) -> dict[str, str]:
+    """``{query_id: text}`` (NFC) of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    dataset_id, ds = _dataset(name)
+    if not ds.has_queries():
+        raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
+    out: dict[str, str] = {}
+    try:
+        with _no_downloads():
+            for q in ds.queries_iter():
+                text = getattr(q, "text", None)
+                if text is None:
+                    text = getattr(q, "title", "")
+                out[q.query_id] = unicodedata.normalize("NFC", text)
+    except _WouldDownload:
+        raise _not_cached(dataset_id, "queries") from None
+    return out

@@ -1,0 +1,218 @@
+"""The wider measure set against its references on hypothesis-generated qrels and runs (ties,
+graded and -1 grades, missing and extra queries):
+
+* trec_eval measures (bpref, infAP, gm_map, set_P/recall/F, num_ret/rel/rel_ret,
+  iprec_at_recall, and the classic ones under their trec_eval and ir_measures names) against
+  pytrec_eval, each at its own relevance level inside one evaluation;
+* ERR@k against gdeval (ir_measures' ``gdeval`` provider; it prints 5 decimals);
+* binary RBP against cwl_eval (ir_measures' ``cwl_eval`` provider) and Judged@k against
+  ir_measures' ``judged`` provider;
+* dcg, dcg_burges, f1, hits and graded rbp against ranx.
+
+Those last references break ties their own way (ascending docid, input order), so on runs with
+ties they are given the same rankings with distinct scores in trec_eval's order (``detie``).
+
+Scores are multiples of 1/8 so pytrec_eval's float32 parsing keeps them exact.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+from scorekit.retrieval import evaluate  # noqa: E402
+
+DOCS = ["d1", "d2", "d9", "d10", "d11", "D3", "문서1", "문서2", "a", "z0"]
+QUERIES = ["q1", "q2", "q10", "질의", "q3", "q4"]
+LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00")
+
+
+@st.composite
+def qrels_and_run(draw, ties=True, negative=True, queries=QUERIES, top=3, positive=False):
+    labels = st.integers(-1 if negative else 0, top)
+    qrels: dict[str, dict[str, int]] = {}
+    for q in draw(st.lists(st.sampled_from(queries), min_size=1, max_size=5, unique=True)):
+        docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=7, unique=True))
+        qrels[q] = {d: draw(labels) for d in docs}
+        if positive and max(qrels[q].values()) <= 0:
+            qrels[q][docs[0]] = 1
+    run: dict[str, dict[str, float]] = {}
+    pool = list(qrels) + [queries[-1] + "9"] if draw(st.booleans()) else list(qrels)
+    for q in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)):
+        docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=len(DOCS), unique=True))
+        if ties:
+            run[q] = {d: draw(st.integers(0, 6)) / 8 for d in docs}
+        else:
+            vals = draw(st.permutations(list(range(len(docs)))))
+            run[q] = {d: v / 8 + 1 for d, v in zip(docs, vals)}
+    return qrels, run
+
+
+def detie(run):
+    """The same rankings with distinct scores, in trec_eval's order (score descending, ties by
+    docid descending): references that break ties otherwise get scorekit's order this way."""
+    out = {}
+    for q, docs in run.items():
+        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        out[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    return out
+
+
+def _evaluate(qrels, run, names, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evaluate(qrels, run, names, **kw)
+
+
+# our name (at level t: `{r}` -> the level) -> pytrec_eval key; aggregate; value of a missing query
+def _trec_names(t: int):
+    lv = "" if t == 1 else f"-l{t}"   # ranx's relevance-level suffix for trec_eval spellings
+    names = {
+        f"bpref{lv}": "bpref", f"Bpref(rel={t})": "bpref",
+        f"infAP{lv}": "infAP", f"infAP(rel={t})": "infAP",
+        f"gm_map{lv}": "gm_map",
+        f"set_P{lv}": "set_P", f"SetP(rel={t})": "set_P",
+        f"set_recall{lv}": "set_recall", f"SetR(rel={t})": "set_recall",
+        f"set_F{lv}": "set_F", f"SetF(rel={t},beta=1)": "set_F",
+        f"num_ret{lv}": "num_ret", "NumRet": "num_ret",
+        f"num_rel_ret{lv}": "num_rel_ret", f"NumRet(rel={t})": "num_rel_ret",
+        f"num_rel{lv}": "num_rel",
+        f"Rprec{lv}": "Rprec", f"Rprec(rel={t})": "Rprec",
+        f"recip_rank{lv}": "recip_rank", f"RR(rel={t})": "recip_rank",
+        f"map{lv}": "map", f"AP(rel={t})": "map",
+        f"P_5{lv}": "P_5", f"P(rel={t})@5": "P_5", f"P.2{lv}": "P_2",
+        f"recall_3{lv}": "recall_3", f"R(rel={t})@3": "recall_3",
+        f"success_2{lv}": "success_2", f"Success(rel={t})@2": "success_2",
+        f"map_cut_3{lv}": "map_cut_3", f"AP(rel={t})@3": "map_cut_3",
+    }
+    for lvl in LEVELS:
+        names[f"iprec_at_recall_{lvl}{lv}"] = f"iprec_at_recall_{lvl}"
+    names[f"IPrec(rel={t})@0.3"] = "iprec_at_recall_0.30"
+    return names
+
+
+GAIN_NAMES = {"ndcg_cut_3": "ndcg_cut_3", "nDCG@3": "ndcg_cut_3", "ndcg@5": "ndcg_cut_5"}
+TREC_SET = {"bpref", "infAP", "gm_map", "set_P", "set_recall", "set_F", "num_ret", "num_rel",
+            "num_rel_ret", "Rprec", "recip_rank", "map", "P.2,5", "recall.3", "success.2",
+            "map_cut.3", "iprec_at_recall", "ndcg_cut.3,5"}
+
+
+def _expected(qrels, run, names, t):
+    run = {q: docs for q, docs in run.items() if q in qrels}
+    res = pytrec_eval.RelevanceEvaluator(qrels, TREC_SET, relevance_level=t).evaluate(run)
+    out = {}
+    for ours, key in names.items():
+        vals = []
+        for q in qrels:
+            if q in res:
+                vals.append(res[q][key])
+            elif key == "gm_map":
+                vals.append(math.log(0.00001))
+            elif key == "num_rel":
+                vals.append(sum(g >= t for g in qrels[q].values()))
+            else:
+                vals.append(0.0)
+        if key == "gm_map":
+            out[ours] = math.exp(sum(vals) / len(vals))
+        elif key.startswith("num_"):
+            out[ours] = sum(vals)
+        else:
+            out[ours] = sum(vals) / len(vals)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(qrels_and_run(), st.sampled_from([1, 2]))
+def test_trec_eval_measures_each_at_its_own_level(data, t):
+    qrels, run = data
+    names = _trec_names(t)
+    # the level-1 measures and the gain measures ride in the same evaluation
+    base = {n: k for n, k in _trec_names(1).items()} if t != 1 else {}
+    expected = {**_expected(qrels, run, names, t), **_expected(qrels, run, base, 1),
+                **_expected(qrels, run, GAIN_NAMES, 1)}
+    got = _evaluate(qrels, run, list(expected), rel_threshold=1).metrics
+    assert list(got) == list(expected)  # keyed by the names as written, in order
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, rel=1e-12, abs=1e-12), name
+
+
+@settings(max_examples=25, deadline=None)
+@given(qrels_and_run(queries=["1", "2", "10", "3", "4", "5"], top=4, positive=True))
+def test_err_equals_gdeval(data):
+    ir_measures = pytest.importorskip("ir_measures")
+    provider = ir_measures.providers.registry["gdeval"]
+    if not provider.is_available():
+        pytest.skip("gdeval needs perl")
+    qrels, run = data
+    run = {q: d for q, d in run.items() if q in qrels}
+    if not run:
+        return
+    ks = (1, 3, 10)
+    per_q = {(m.query_id, str(m.measure)): m.value
+             for m in provider.iter_calc([ir_measures.ERR @ k for k in ks], qrels, run)}
+    res = _evaluate(qrels, run, [f"ERR@{k}" for k in ks])
+    rows = {row["id"]: row for row in res.per_item}
+    for k in ks:
+        for q in qrels:
+            want = per_q.get((q, f"ERR@{k}"), 0.0)
+            assert rows[q][f"ERR@{k}"] == pytest.approx(want, abs=5.1e-6), (q, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(qrels_and_run(), st.sampled_from([0.5, 0.8, 0.95]), st.sampled_from([1, 2]))
+def test_binary_rbp_equals_cwl_eval(data, p, rel):
+    ir_measures = pytest.importorskip("ir_measures")
+    provider = ir_measures.providers.registry["cwl_eval"]
+    if not provider.is_available():
+        pytest.skip("cwl_eval not installed")
+    qrels, run = data
+    run = {q: d for q, d in run.items() if q in qrels}
+    if not run:
+        return
+    measure = ir_measures.RBP(p=p, rel=rel)
+    theirs = {m.query_id: m.value for m in provider.iter_calc([measure], qrels, detie(run))}
+    name = f"RBP(p={p},rel={rel})"
+    rows = {row["id"]: row for row in _evaluate(qrels, run, [name]).per_item}
+    for q in qrels:
+        assert rows[q][name] == pytest.approx(theirs.get(q, 0.0), abs=1e-12), q
+
+
+@settings(max_examples=40, deadline=None)
+@given(qrels_and_run())
+def test_judged_equals_ir_measures(data):
+    ir_measures = pytest.importorskip("ir_measures")
+    provider = ir_measures.providers.registry["judged"]
+    qrels, run = data
+    run = {q: d for q, d in run.items() if q in qrels}
+    if not run:
+        return
+    ks = (1, 3, 5, 20)
+    theirs = {(m.query_id, str(m.measure)): m.value
+              for m in provider.iter_calc([ir_measures.Judged @ k for k in ks], qrels, detie(run))}
+    rows = {row["id"]: row for row in _evaluate(qrels, run, [f"Judged@{k}" for k in ks]).per_item}
+    for q in qrels:
+        for k in ks:
+            assert rows[q][f"Judged@{k}"] == pytest.approx(theirs.get((q, f"Judged@{k}"), 0.0), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(qrels_and_run(negative=False), st.sampled_from([1, 2]))
+def test_ranx_only_measures_equal_ranx(data, t):
+    ranx = pytest.importorskip("ranx")
+    qrels, run = data
+    run = {q: run.get(q, {"__none__": 0.0}) for q in qrels}
+    names = [f"{m}@{k}" for m in ("dcg", "dcg_burges") for k in (1, 3, 5)]
+    names += [f"{m}@{k}-l{t}" for m in ("f1", "hits") for k in (1, 3, 5)]
+    names += [f"rbp.{p}-l{t}" for p in ("5", "8", "95")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(detie(run)), names)
+    got = _evaluate(qrels, run, names).metrics
+    for name in names:
+        assert got[name] == pytest.approx(expected[name], abs=1e-9), name

@@ -1,0 +1,106 @@
+"""Measure names in ranx, ir_measures and trec_eval syntax: one canonical measure each, results
+keyed by the name as written, canonical names in the signature, per-measure relevance levels."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.retrieval import compare, evaluate
+from scorekit.retrieval.measures import FAMILIES, Measure
+from scorekit.retrieval.names import parse_measure, parse_measures
+
+SAME = [  # (canonical, spellings in the three syntaxes)
+    ("map", ["map", "AP", "MAP", "average_precision"]),
+    ("map@100", ["map@100", "AP@100", "map_cut_100", "map_cut.100"]),
+    ("mrr", ["mrr", "RR", "recip_rank", "MRR"]),
+    ("mrr@10", ["mrr@10", "RR@10"]),
+    ("ndcg@10", ["ndcg@10", "nDCG@10", "ndcg_cut_10", "NDCG@10", "nDCG(dcg='log2')@10"]),
+    ("ndcg_burges@10", ["ndcg_burges@10", "nDCG(dcg='exp-log2')@10"]),
+    ("precision@5", ["precision@5", "P@5", "P_5", "P.5", "p@5"]),
+    ("precision(rel=2)@5", ["P(rel=2)@5", "precision@5-l2", "P_5-l2"]),
+    ("recall@100", ["recall@100", "R@100", "recall_100"]),
+    ("recall(rel=2)@100", ["R(rel=2)@100", "recall@100-l2"]),
+    ("r_precision", ["r_precision", "Rprec", "r-precision", "R-Precision"]),
+    ("bpref", ["bpref", "Bpref"]),
+    ("infap", ["infAP", "infap"]),
+    ("gm_map", ["gm_map", "GM_MAP"]),
+    ("judged@10", ["Judged@10", "judged@10"]),
+    ("hit_rate@5", ["hit_rate@5", "Success@5", "success_5", "Hit Rate@5"]),
+    ("num_ret", ["NumRet", "num_ret"]),
+    ("num_rel_ret", ["NumRelRet", "num_rel_ret"]),
+    ("num_rel_ret(rel=2)", ["NumRet(rel=2)", "num_rel_ret-l2"]),
+    ("num_rel", ["NumRel", "num_rel"]),
+    ("set_p", ["set_P", "SetP"]),
+    ("set_recall", ["set_recall", "SetR"]),
+    ("set_f(beta=1)", ["set_F", "SetF", "SetF(beta=1)"]),
+    ("iprec_at_recall@0.50", ["iprec_at_recall_0.50", "IPrec@0.5", "iprec_at_recall@0.5"]),
+    ("err@10", ["ERR@10", "err@10"]),
+    ("rbp(rel=1,p=0.8)", ["RBP(rel=1)", "RBP(p=0.8,rel=1)"]),
+    ("rbp_graded(p=0.95)", ["rbp.95", "RBP(p=0.95)"]),
+    ("dcg@5", ["dcg@5", "DCG@5"]),
+    ("f1@5", ["f1@5", "F1@5"]),
+]
+
+
+@pytest.mark.parametrize("canonical,spellings", SAME)
+def test_spellings_map_to_one_canonical_measure(canonical, spellings):
+    for s in spellings:
+        assert parse_measure(s).name == canonical, s
+
+
+def test_every_family_round_trips_through_its_canonical_name():
+    for fam, spec in FAMILIES.items():
+        k = 5 if spec.cutoff == "required" else None
+        rel = 1 if fam == "rbp" else None  # binary RBP is spelled with its rel
+        m = Measure(fam, k, rel, param=0.5 if spec.param == "recall" else spec.default)
+        assert parse_measure(m.name) == m, m.name
+
+
+def test_results_keyed_as_written_and_signature_canonical():
+    qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"a": 1, "d": 3}}
+    run = {"q1": {"a": 0.5, "b": 0.75, "c": 0.25, "x": 1.0}, "q2": {"d": 0.5, "y": 0.75}}
+    names = ["nDCG@10", "ndcg_cut_10", "ndcg@10", "P_2", "P@2", "R(rel=2)@100", "recall@100"]
+    res = evaluate(qrels, run, names)
+    assert list(res.metrics) == names
+    assert res.metrics["nDCG@10"] == res.metrics["ndcg_cut_10"] == res.metrics["ndcg@10"]
+    assert res.metrics["P_2"] == res.metrics["P@2"] == 0.5
+    # recall at grade >= 2 beside recall at grade >= 1 in one run
+    assert res.metrics["R(rel=2)@100"] == pytest.approx((1 + 1) / 2)
+    assert res.metrics["recall@100"] == pytest.approx((2 / 2 + 1 / 2) / 2)
+    assert "measures:ndcg@10,precision@2,recall(rel=2)@100,recall@100|rel:1" in res.signature
+    assert set(res.per_item[0]) == {"id", *names}
+
+
+def test_compare_uses_each_measures_aggregate():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    r1 = {"q1": {"a": 1.0, "z": 0.5}, "q2": {"z": 1.0}}
+    r2 = {"q1": {"a": 1.0}, "q2": {"b": 1.0}}
+    c = compare(qrels, [r1, r2], "NumRet,gm_map,AP", names=["one", "two"])
+    rows = {r["measure"]: r for r in c.rows}
+    assert rows["NumRet"]["baseline_value"] == 3 and rows["NumRet"]["value"] == 2
+    assert rows["gm_map"]["baseline_value"] == pytest.approx((1 * 0.00001) ** 0.5)
+    assert rows["AP"]["value"] == 1.0
+
+
+def test_comma_lists_keep_parenthesised_parameters_whole():
+    got = [k for k, _ in parse_measures("RBP(p=0.9,rel=2),P(rel=2)@5, nDCG@3")]
+    assert got == ["RBP(p=0.9,rel=2)", "P(rel=2)@5", "nDCG@3"]
+
+
+@pytest.mark.parametrize("name,message", [
+    ("nDGC@10", "did you mean"), ("nDCG(rel=2)@10", "takes no relevance level"),
+    ("RBP(p=1.5,rel=1)", "between 0 and 1"), ("iprec_at_recall", "needs a recall level"),
+    ("IPrec@1.5", "between 0 and 1"), ("P(rel=0)@5", "positive integer"),
+    ("P(judged_only=True)@5", "unsupported parameter"), ("Bpref@10", "takes no cutoff"),
+    ("P(rel)@5", "name=value"), ("SetF(beta=0)", "beta must be positive"),
+    ("nDCG(dcg='exp')@10", "dcg must be"), ("P_5-l2(rel=3)", "unknown"),
+])
+def test_bad_names(name, message):
+    with pytest.raises(ScorekitError, match=message.replace("(", r"\(")):
+        parse_measure(name)
+
+
+def test_unknown_name_suggests():
+    with pytest.raises(UnknownNameError, match="did you mean 'bpref'"):
+        parse_measure("bpre")
