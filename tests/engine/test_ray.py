@@ -85,7 +85,8 @@ def test_retrieval_equals_one_process(engine, tmp_path, seed):
 
     qrels, whole, shards = _random_trec(tmp_path, seed, n_shards=1 + seed % 4)
     metrics = ["ndcg@10", "ndcg_burges@5", "map@100", "mrr", "precision@5", "recall@20", "r_precision",
-               "hit_rate@3"]
+               "hit_rate@3", "gm_map", "bpref", "num_rel", "num_rel_ret", "P(rel=2)@5", "ERR@10", "Judged@10",
+               "ndcg_cut_10", "iprec_at_recall_0.50"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         one = evaluate(qrels, whole, metrics)

@@ -130,7 +130,7 @@ def _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha
     from scorekit.engine.shards import expand
     from scorekit.retrieval.compare import compare_scored, normalise_method
     from scorekit.retrieval.inputs import as_qrels
-    from scorekit.retrieval.measures import parse_measures
+    from scorekit.retrieval.names import parse_measures
 
     q = as_qrels(qrels)
     results, per_query = [], {}

@@ -52,32 +52,37 @@ def _reduce_partition(index: int, qrels_part: pa.Table, metrics: list[str], thre
                       *parts: pa.Table) -> tuple[dict[str, list[float]], list[str], list[str]]:
     from scorekit.retrieval.data import Qrels, Run
     from scorekit.retrieval.evaluate import per_query_scores
-    from scorekit.retrieval.measures import parse_measures
+    from scorekit.retrieval.names import parse_measures
 
     if qrels_part.num_rows == 0:
-        return {}, [], []
-    table = pa.concat_tables([p for p in parts if p.num_rows])
+        return {}, [], [q for p in parts for q in set(p.column("qid").to_pylist())]
+    table = pa.concat_tables(list(parts))
     qrels = Qrels.from_arrays(qrels_part.column("qid"), qrels_part.column("docid"),
                               qrels_part.column("rel").to_numpy(), source=f"<qrels partition {index}>")
-    if table.num_rows == 0:   # no run line for any of these queries: every measure is 0
-        zeros = {m.name: [0.0] * qrels.n_queries for m in parse_measures(metrics)}
-        return zeros, qrels.qids.to_pylist(), []
+    placeholder = table.num_rows == 0
+    if placeholder:   # no run line for these queries: one line of a query no qrels has, so every
+        # measure takes its value for an unanswered query (0, or num_rel's count) as one process does
+        table = pa.table({"qid": ["\x00none"], "docid": ["\x00none"], "score": [0.0]})
     run = Run.from_arrays(table.column("qid"), table.column("docid"), table.column("score").to_numpy(),
                           source=f"<run partition {index}>")
     scores, run_only = per_query_scores(qrels, run, parse_measures(metrics), threshold)
+    if placeholder:
+        run_only = []
     return {k: v.tolist() for k, v in scores.items()}, qrels.qids.to_pylist(), run_only
 
 
 def evaluate_sharded(engine, qrels: Any, run_shards: Sequence[str | Path], metrics=None,
                      rel_threshold: int = 1, *, name: str | None = None, n_parts: int | None = None) -> Result:
     """Evaluate one run given as several files on ``engine`` (a started RayEngine)."""
-    from scorekit.retrieval.evaluate import _check_threshold, signature
+    from scorekit.retrieval.evaluate import _check_threshold, aggregate, signature
     from scorekit.retrieval.inputs import as_qrels
-    from scorekit.retrieval.measures import DEFAULT_MEASURES, parse_measures
+    from scorekit.retrieval.measures import DEFAULT_MEASURES
+    from scorekit.retrieval.names import parse_measures
 
     threshold = _check_threshold(rel_threshold)
-    measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
-    names = [m.name for m in measures]
+    wanted = DEFAULT_MEASURES if metrics is None else metrics
+    measures = parse_measures(wanted)
+    names = [key for key, _ in measures]
     q = as_qrels(qrels)
     n_parts = n_parts or max(2, 2 * engine.n_workers)
     shards = [str(p) for p in run_shards]
@@ -112,7 +117,7 @@ def evaluate_sharded(engine, qrels: Any, run_shards: Sequence[str | Path], metri
     run_name = name or next((n for n in run_names if n), None)
     return Result(
         task="retrieval", name=run_name,
-        metrics={n: float(v.mean()) if len(v) else 0.0 for n, v in scores.items()},
+        metrics=aggregate(measures, scores),
         signature=signature(measures, threshold),
         per_item=rows,
         inputs={"qrels": q.source, "run": shards, "n_queries": q.n_queries, "n_run_lines": n_lines,
