@@ -33,6 +33,8 @@ class MetricsOption(click.Option):
 
     def __init__(self, *args, family: str, default_names: str, **kwargs):
         self.family, self.default_names = family, default_names
+        kwargs.setdefault("help", f"Comma-separated metrics or keys (default: {default_names}); "
+                                  "`scorekit caption --help` lists every registered one.")
         super().__init__(*args, **kwargs)
 
     def get_help_record(self, ctx):
