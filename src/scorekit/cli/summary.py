@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli.metric_options import MetricsOption
 from scorekit.cli.sweep import load_bertscorer_option
 
 
@@ -30,10 +31,12 @@ from scorekit.cli.sweep import load_bertscorer_option
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
+@click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
+              lead="Extra comma-separated text metrics on the summaries (e.g. chrf,chrf_pp,bleu_4).")
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @output_options
-def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, name, output, fmt,
-            quiet, **options):
+def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, metrics, name, output,
+            fmt, quiet, **options):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from scorekit.summarization.data import align, read_texts
@@ -46,8 +49,8 @@ def command(predictions, references, sources, bertscore, bertscore_model, lang, 
     ids, texts = align(files)
     scorer = load_bertscorer_option(bertscore, bertscore_model)
     result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
-                             bertscorer=scorer, lang=lang, stem=stem,
-                             name=name or predictions.stem)
+                             bertscorer=scorer, lang=lang, stem=stem, name=name or predictions.stem,
+                             metrics=[m.strip() for m in metrics.split(",") if m.strip()] if metrics else None)
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
     emit(result, output=output, fmt=fmt, quiet=quiet, **options)

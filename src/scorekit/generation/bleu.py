@@ -237,10 +237,12 @@ import numpy as _np  # noqa: E402
 
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
 
 
+@register
 class BLEU(CaptionMetric):
     """BLEU-1..4: brevity penalty x geometric mean of clipped 1..n-gram precisions over corpus
     sums (mode coco: pycocoevalcap Bleu(4); sacrebleu: corpus BLEU / 100; sentence: mean of nltk
