@@ -4,14 +4,14 @@ score is recomputed from merged per-item statistics on every resample, never ave
 * :func:`paired_bootstrap` — sacrebleu ``paired_bs``: B resamples of the item indices with
   replacement (``numpy.random.default_rng(seed).choice(n, (B, n))``), both systems scored on each;
   with ``d*_b = |score_sys(b) - score_base(b)|`` centred at its mean, p = (#{d*_b - mean(d*) >
-  |score_sys - score_base|} + 1) / (B + 1) (p = 1 when no resample differs: identical systems);
-  also the system's mean and 95% CI over the resamples.
+  |score_sys - score_base|} + 1) / (B + 1); also the system's mean and 95% CI over the resamples.
 * :func:`approximate_randomization` — sacrebleu ``paired_ar``: R trials, each swapping every
   item's statistics between the systems with probability 1/2 (``rng.integers(2, (R, n))``);
   p = (#{|score(A*) - score(B*)| > |score_sys - score_base|} + 1) / (R + 1).
 
 Both take a :class:`scorekit.metrics.Metric` and two :class:`scorekit.metrics.Stats` with one row
-per item, the same items in the same order.
+per item, the same items in the same order. One departure from sacrebleu: equal scores give p = 1
+(sacrebleu's strict ``>`` gives its smallest p, 1/(B+1), to a system compared with itself).
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ class CorpusTestResult:
 
 
 def _p(null: np.ndarray, observed: float) -> float:
+    # no observed difference: p = 1 (sacrebleu's strict ">" would give its smallest p, 1/(B+1))
+    if observed == 0:
+        return 1.0
     return float((np.sum(null > observed) + 1) / (len(null) + 1))
 
 
@@ -56,8 +59,7 @@ def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_
     s_base = np.array([metric.score(base.take(i))[key] for i in idxs])
     s_sys = np.array([metric.score(system.take(i))[key] for i in idxs])
     diffs = np.abs(s_sys - s_base)
-    # identical systems: sacrebleu's formula would give its smallest p, 1/(B+1); no difference is p = 1
-    p = 1.0 if not diffs.any() else _p(diffs - diffs.mean(), abs(score_base - score_sys))
+    p = _p(diffs - diffs.mean(), abs(score_base - score_sys))
     mean = float(s_sys.mean())
     ci = float(1.96 * s_sys.std(ddof=1)) if n_resamples > 1 else 0.0   # sacrebleu estimate_ci
     return CorpusTestResult(score_base, score_sys, p, "paired-bootstrap", mean, ci)
