@@ -88,3 +88,10 @@ def test_absa_aggregate_seeds_signature_puts_version_last():
     sig = str(Signature.parse(signature()).update(seeds=2, std="ddof0"))
     assert sig.endswith("|seeds:2|std:ddof0|version:" + __import__("scorekit").__version__)
     assert sig.count("version:") == 1
+
+
+def test_docs_table_reads_the_registry():
+    from scorekit.metrics.table import markdown
+
+    table = markdown("caption")
+    assert "| `chrf_pp` | higher | rate | yes |" in table and "| `meteor` | higher | rate | no |" in table
