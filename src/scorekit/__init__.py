@@ -9,6 +9,6 @@ carries a signature string pinning whatever changes its numbers.
 __version__ = "0.1.0"
 
 from scorekit.errors import ScorekitError, InputError  # noqa: E402
-from scorekit.result import Result  # noqa: E402
+from scorekit.result import Result, ResultSet  # noqa: E402
 
-__all__ = ["__version__", "ScorekitError", "InputError", "Result"]
+__all__ = ["__version__", "ScorekitError", "InputError", "Result", "ResultSet"]

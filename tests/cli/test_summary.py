@@ -48,3 +48,18 @@ def test_count_mismatch_and_empty_reference(tmp_path, capsys):
     r.write_text("a\n\n")
     code, _, err = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore"], capsys)
     assert code == 2 and f"{r}:2: empty reference" in err
+
+
+def test_summary_chrf_from_the_registry(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--no-bertscore", "--metrics", "chrf,chrf_pp",
+                        "-o", str(out)], capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    assert {"chrf", "chrf_pp"} <= set(data["metrics"]) and "|chrf:nc6,nw0," in data["signature"]
+    assert 0 < data["metrics"]["chrf"] <= 1 and "chrf_pp" in data["per_item"][0]
+
+
+def test_summary_misspelt_metric_is_one_line(capsys):
+    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--no-bertscore", "--metrics", "chrff"], capsys)
+    assert code == 2 and "did you mean 'chrf'" in err and len(err.strip().splitlines()) == 1

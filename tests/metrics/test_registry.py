@@ -79,3 +79,19 @@ def test_retrieval_metric_faces_agree():
     assert m.compute() == {"mrr@10": 0.75} and len(m.state()) == 4
     assert m.score(m.state().take([1, 3])) == {"mrr@10": 1.0}
     assert isinstance(m.state(), Stats)
+
+
+def test_absa_aggregate_seeds_signature_puts_version_last():
+    from scorekit.absa.aggregate import signature
+    from scorekit.signature import Signature
+
+    sig = str(Signature.parse(signature()).update(seeds=2, std="ddof0"))
+    assert sig.endswith("|seeds:2|std:ddof0|version:" + __import__("scorekit").__version__)
+    assert sig.count("version:") == 1
+
+
+def test_docs_table_reads_the_registry():
+    from scorekit.metrics.table import markdown
+
+    table = markdown("caption")
+    assert "| `chrf_pp` | higher | rate | yes |" in table and "| `meteor` | higher | rate | no |" in table

@@ -95,3 +95,19 @@ def test_summary_metrics_result_and_efficiency():
     assert res.metrics["words"] == 2.5
     assert "bertscore:fake/L3" in res.signature and res.signature.startswith("task:summary|")
     assert res.metrics["density"] == 1.0
+
+
+def test_summary_metrics_default_adds_bertscore_and_efficiency_like_the_cli():
+    pytest.importorskip("torch")
+    res = M.summary_metrics(["a court opened an inquiry"], ["the court opened an inquiry"])
+    assert {"bertscore_f1", "efficiency"} <= set(res.metrics)
+    assert "match=" in res.signature and "trunc=" in res.signature and "dtype=" in res.signature
+    off = M.summary_metrics(["a court opened an inquiry"], ["the court opened an inquiry"], bertscorer=None)
+    assert "bertscore_f1" not in off.metrics and "|bertscore:no|" in off.signature
+
+
+def test_summary_metrics_extra_registered_metrics_equal_sacrebleu():
+    sacrebleu = pytest.importorskip("sacrebleu")
+    preds, refs = ["a court opened an inquiry", "법원이 조사를 시작했다"], ["the court opened an inquiry", "법원이 조사에 착수했다"]
+    res = M.summary_metrics(preds, refs, bertscorer=None, metrics=["chrf"])
+    assert res.metrics["chrf"] == sacrebleu.CHRF().corpus_score(preds, [refs]).score / 100

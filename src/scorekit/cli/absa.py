@@ -298,7 +298,9 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     _write_text(out, aggregated_csv(agg), "--out")
     _write_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
                 "--out (.md beside it)")
-    sig = signature() + f"|seeds:{len(seed_metrics)}|std:ddof0"
+    from scorekit.signature import Signature
+
+    sig = str(Signature.parse(signature()).update(seeds=len(seed_metrics), std="ddof0"))  # version last
     mean = {m: v for m, v in zip(agg.metrics, agg.mean)}
     result = Result(task="absa", name=out.parent.name, metrics=mean, signature=sig,
                     inputs={"runs": [str(r) for r in runs]},

@@ -10,6 +10,7 @@ import click
 from scorekit.cli._types import finite
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
+from scorekit.cli.metric_options import MetricsOption
 
 
 def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
@@ -27,26 +28,6 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
     return [by_stem[i] for i in ids]
 
 
-class MetricsOption(click.Option):
-    """``--metrics`` whose help lists the family's registered metrics and keys, read from the
-    one registry when help is shown (so startup imports no metric module)."""
-
-    def __init__(self, *args, family: str, default_names: str, **kwargs):
-        self.family, self.default_names = family, default_names
-        kwargs.setdefault("help", f"Comma-separated metrics or keys (default: {default_names}); "
-                                  "`scorekit caption --help` lists every registered one.")
-        super().__init__(*args, **kwargs)
-
-    def get_help_record(self, ctx):
-        from scorekit.metrics.registry import REGISTRY
-
-        names = REGISTRY.names(self.family)
-        keys = [k for k in REGISTRY.keys(self.family) if k not in names]
-        self.help = (f"Comma-separated metrics or keys (default: {self.default_names}). "
-                     f"Metrics: {', '.join(names)}. Keys: {', '.join(keys)}.")
-        return super().get_help_record(ctx)
-
-
 @click.command("caption")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
@@ -54,7 +35,7 @@ class MetricsOption(click.Option):
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              default_names="bleu,meteor,rouge_l,cider,bertscore")
+              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore).")
 @click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=0.3052, show_default=True,
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",

@@ -5,6 +5,13 @@ Evaluations land here with ``--record`` (or ``SCOREKIT_RECORD=1``); ``--store PA
 runs over their shared per-item ids and applies the same paired significance tests as the
 retrieval comparison (``scorekit.stats.significance``), Holm–Bonferroni across metrics; its
 ``--output`` JSON follows the multi-run convention, so ``scorekit report`` renders it.
+
+A corpus metric (BLEU, CIDEr, chrF) is tested on its own corpus score, not the mean of per-item
+values: the per-item statistics are re-derived from the predictions and references a caption run
+stores in its per-item rows (so nothing extra is stored), resampled, merged and re-scored
+(:mod:`scorekit.stats.corpus_tests`, sacrebleu's paired bootstrap / approximate randomization).
+A run without that text (e.g. ``scorekit summary``) falls back to the per-item mean; each row's
+``test`` says which was used.
 """
 
 from __future__ import annotations
@@ -134,27 +141,35 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         raise ScorekitError(f"significance tests are not available in this installation ({exc})") from None
     import numpy as np
 
-    tests, values = [], []
+    tests, values, kinds = [], [], []
     for m in candidates:
+        corpus = _corpus_test(m, a, b, ia, ib, shared, method, n_resamples, seed)
+        if corpus is not None:
+            tests.append(corpus[0])
+            values.append(corpus[1])
+            kinds.append(corpus[2])
+            continue
         pairs = [(ia[i][m], ib[i][m]) for i in shared if _is_num(ia[i].get(m)) and _is_num(ib[i].get(m))]
         xa = np.array([p[0] for p in pairs], dtype=float)
         xb = np.array([p[1] for p in pairs], dtype=float)
         tr = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
         tests.append(tr)
         values.append((float(xa.mean()), float(xb.mean()), len(pairs)))
+        kinds.append(f"{method} on per-item values")
     adjusted = [float(p) for p in holm_bonferroni([float(t.p_value) for t in tests])]
     name_a = str(a.get("name") or "A")
     name_b = str(b.get("name") or "B")
     if name_a == name_b:
         name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
     rows = []
-    for m, t, (va, vb, n), padj in zip(candidates, tests, values, adjusted):
+    for m, t, (va, vb, n), padj, kind in zip(candidates, tests, values, adjusted, kinds):
         p = float(t.p_value)
-        rows.append({"system": name_b, "measure": m, "value": vb, "baseline_value": va,
+        rows.append({"system": name_b, "measure": m, "test": kind, "value": vb, "baseline_value": va,
                      "improvement_pct": ((vb - va) / va * 100) if va else None,
                      "p_value": p if math.isfinite(p) else None, "p_adjusted": padj if math.isfinite(padj) else None,
                      "significant": bool(math.isfinite(padj) and padj < alpha), "statistic":
-                     float(t.statistic) if t.statistic is not None and math.isfinite(float(t.statistic)) else None,
+                     float(t.statistic) if getattr(t, "statistic", None) is not None
+                     and math.isfinite(float(t.statistic)) else None,
                      "n": n})
     ra, rb = dict(a, name=name_a), dict(b, name=name_b)
     ra.pop("_run_id", None)
@@ -163,6 +178,36 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
             "runs": [ra, rb],
             "comparison": {"baseline": name_a, "method": method, "alpha": alpha, "n_shared": len(shared),
                            "rows": rows}}
+
+
+def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
+    """A corpus metric (BLEU, CIDEr, chrF: ``describe(key).corpus``) is tested on its own score:
+    items resampled, the corpus score recomputed from merged per-item statistics re-derived from
+    the stored predictions and references (sacrebleu's paired bootstrap, or approximate
+    randomization with ``--method randomization``; at most 1000 bootstrap resamples, sacrebleu's
+    default). None when the key is per-item or the runs keep no text to re-derive them from."""
+    from scorekit.metrics import describe
+
+    if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
+        return None
+    info = describe(key, "caption")
+    if info is None or not info.corpus:
+        return None
+    from scorekit.generation.driver import metric_from_signature, stats_from_rows
+    from scorekit.stats.corpus_tests import corpus_test
+
+    ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
+    if ma is None or mb is None:
+        return None
+    sa = stats_from_rows(ma, [ia[i] for i in shared])
+    sb = stats_from_rows(mb, [ib[i] for i in shared])
+    if sa is None or sb is None:
+        return None
+    if method == "randomization":
+        res = corpus_test(ma, key, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
+    else:
+        res = corpus_test(ma, key, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
+    return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
 
 
 @command.command("compare")

@@ -15,6 +15,7 @@ import click
 
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
+from scorekit.cli.metric_options import MetricsOption
 from scorekit.cli.sweep import load_bertscorer_option
 
 
@@ -31,11 +32,13 @@ from scorekit.cli.sweep import load_bertscorer_option
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
+@click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
+              lead="Extra comma-separated text metrics on the summaries (e.g. chrf,chrf_pp,bleu_4).")
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @engine_options
 @output_options
-def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, name, engine, address,
-            output, fmt, quiet, **options):
+def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, metrics, name, engine,
+            address, output, fmt, quiet, **options):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from scorekit.summarization.data import align, read_texts
@@ -47,18 +50,20 @@ def command(predictions, references, sources, bertscore, bertscore_model, lang, 
         files["document"] = (str(sources), read_texts(sources, "document"))
     ids, texts = align(files)
     scorer = load_bertscorer_option(bertscore, bertscore_model)
+    extra_metrics = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     eng = open_engine(engine, address, quiet)
     if eng is None:
         result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
-                                 bertscorer=scorer, lang=lang, stem=stem,
-                                 name=name or predictions.stem)
+                                 bertscorer=scorer, lang=lang, stem=stem, name=name or predictions.stem,
+                                 metrics=extra_metrics)
     else:
         from scorekit.engine.summary import summary_sharded
 
         bert = {"model": bertscore_model} if scorer is not None else None
         with eng:
             result = summary_sharded(eng, texts["prediction"], texts["reference"], texts.get("document"),
-                                     ids=ids, bert=bert, name=name or predictions.stem, lang=lang, stem=stem)
+                                     ids=ids, bert=bert, name=name or predictions.stem, lang=lang, stem=stem,
+                                     metrics=extra_metrics)
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
     emit(result, output=output, fmt=fmt, quiet=quiet, **options)

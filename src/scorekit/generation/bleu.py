@@ -237,10 +237,12 @@ import numpy as _np  # noqa: E402
 
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
 
 
+@register
 class BLEU(CaptionMetric):
     """BLEU-1..4: brevity penalty x geometric mean of clipped 1..n-gram precisions over corpus
     sums (mode coco: pycocoevalcap Bleu(4); sacrebleu: corpus BLEU / 100; sentence: mean of nltk
@@ -279,8 +281,18 @@ class BLEU(CaptionMetric):
                 for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
 
     def _compute(self, stats: Stats, corpus: bool):
-        rows = self._rows(stats)
         mode = self.values["mode"]
+        if corpus and mode != "sentence" and len(stats):
+            c = stats.columns
+            merged = BleuStats(int(c["hyp_len"].sum()), int(c["ref_len"].sum()),
+                               tuple(int(x) for x in c["correct"].sum(axis=0)),
+                               tuple(int(x) for x in c["total"].sum(axis=0)))
+            if mode == "coco":
+                return dict(zip(self.keys, _coco_from(merged)))
+            return {k: sacrebleu_score(BleuStats(merged.hyp_len, merged.ref_len, merged.correct[: n + 1],
+                                                 merged.total[: n + 1])) / 100.0
+                    for n, k in enumerate(self.keys)}
+        rows = self._rows(stats)
         if not rows:
             nan = float("nan")
             return {k: nan for k in self.keys} if corpus else {k: _np.zeros(0) for k in self.keys}

@@ -166,8 +166,10 @@ def cider_plain(hyps_tokens, refs_tokens, *, df: DocumentFrequency | None = None
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
 
 
+@register
 class CIDEr(CaptionMetric):
     """CIDEr-D (pycocoevalcap Cider): 10 x mean_n clipped tf-idf cosine x Gaussian length penalty
     (sigma 6), idf from the evaluated references (or a document-frequency file); 0..10.
@@ -212,12 +214,14 @@ class CIDEr(CaptionMetric):
         return {"cider": f"D,sigma{self.values['sigma']:g},df:{self._df()[1]}"}
 
 
+@register
 class CIDErD(CIDEr):
     """CIDEr-D under its precise name (the same number as ``cider``)."""
 
     name = "cider_d"
 
 
+@register
 class CIDErPlain(CIDEr):
     """Original CIDEr (vrama91/cider): 10 x mean_n tf-idf cosine, no clipping, no length penalty."""
 

@@ -102,3 +102,41 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
         per_item.append(row)
     return Result(task="caption", metrics=out_m, signature=str(sig), per_item=per_item, name=name,
                   inputs={"lang": lang, "n_items": len(batch)}, extra={"skipped": skipped})
+
+
+def metric_from_signature(key: str, signature: str) -> Metric | None:
+    """Rebuild the caption metric that produced ``key`` from a run's signature (language,
+    tokenizer, BLEU mode, CIDEr sigma and document frequencies), or None when it cannot be."""
+    from scorekit.signature import parse_signature
+
+    fields = parse_signature(signature or "")
+    if fields.get("task") not in ("caption", "summary"):
+        return None
+    try:
+        (cls, _), = resolve([key])
+    except UnknownNameError:
+        return None
+    lang = fields.get("lang", "en")
+    tok = fields.get("tok")
+    tok = "kiwi" if tok and tok.startswith("kiwi") else (tok if tok in ("coco", "13a", "whitespace") else None)
+    params: dict[str, Any] = {"lang": lang if lang in LANGS else "en", "tokenizer": tok}
+    if cls.name == "bleu":
+        params["mode"] = fields.get("bleu", "coco")
+    if cls.name in ("cider", "cider_d", "cider_plain"):
+        spec = fields.get(cls.name if cls.name == "cider_plain" else "cider", "")
+        for part in spec.split(","):
+            if part.startswith("sigma") and cls.name != "cider_plain":
+                params["sigma"] = float(part[5:])
+        if "df:file:" in spec:
+            params["df"] = spec.split("df:file:", 1)[1]
+    return cls(**params)
+
+
+def stats_from_rows(metric: Metric, rows: Sequence[Mapping[str, Any]]):
+    """Per-item statistics re-derived from stored per-item rows that keep the prediction and its
+    references (as ``scorekit caption`` writes them), or None when the rows lack the text."""
+    if not rows or not all(isinstance(r.get("prediction"), str) and r.get("references") for r in rows):
+        return None
+    preds = [r["prediction"] for r in rows]
+    refs = [[x] if isinstance(x := r["references"], str) else list(x) for r in rows]
+    return metric.item_stats((preds, refs))

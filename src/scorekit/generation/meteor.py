@@ -198,8 +198,10 @@ def meteor_compact(fields: dict[str, object]) -> str:
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
 
 
+@register
 class METEOR(CaptionMetric):
     """METEOR: F-mean (alpha 0.9) of unigram matches after exact/stem/synonym alignment x
     (1 - 0.5 (chunks/matches)^3), best reference (nltk; Korean: Kiwi units).

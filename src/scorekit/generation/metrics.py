@@ -1,14 +1,11 @@
-"""The caption family's metrics: importing this module registers every one of them (one line
-per metric)."""
+"""The caption family's metrics: importing this module registers every one of them — one line
+per metric module (each metric class carries ``@register``)."""
 
 from __future__ import annotations
 
-from scorekit.generation.bleu import BLEU
-from scorekit.generation.cider import CIDEr, CIDErD, CIDErPlain
-from scorekit.generation.meteor import METEOR
-from scorekit.generation.rouge import RougeL, RougeLCoco
-from scorekit.metrics.registry import register
-from scorekit.neural.caption_metrics import BERTScore, CLIPScore
-
-for _cls in (BLEU, METEOR, RougeL, RougeLCoco, CIDEr, CIDErD, CIDErPlain, BERTScore, CLIPScore):
-    register(_cls)
+import scorekit.generation.bleu  # noqa: F401
+import scorekit.generation.chrf  # noqa: F401
+import scorekit.generation.cider  # noqa: F401
+import scorekit.generation.meteor  # noqa: F401
+import scorekit.generation.rouge  # noqa: F401
+import scorekit.neural.caption_metrics  # noqa: F401

@@ -362,8 +362,10 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool) -> dict:
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
 
 
+@register
 class RougeL(CaptionMetric):
     """ROUGE-L F1: LCS-based precision and recall, the best reference (rouge-score semantics, the
     spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0)."""
@@ -381,6 +383,7 @@ class RougeL(CaptionMetric):
         return {"rouge": "L,f"}
 
 
+@register
 class RougeLCoco(CaptionMetric):
     """pycocoevalcap ROUGE-L: F_beta (beta 1.2) of the max LCS precision and recall over the
     references, on the caption tokens."""

@@ -145,7 +145,7 @@ class Metric:
 
     @classmethod
     def doc(cls) -> str:
-        return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
 
     @classmethod
     def info(cls, key: str | None = None) -> MetricInfo:

@@ -76,7 +76,7 @@ def model_display_name(model_dir: Path, requested: str | os.PathLike | None) -> 
     """A short, stable name for signatures (the HF id when given one, else the folder name)."""
     if requested is not None and not Path(os.path.expanduser(str(requested))).exists():
         return str(requested)
-    from scorekit.neural.encoder import default_model_path
+    from scorekit.neural.default_model import default_model_path
 
     try:
         if model_dir == default_model_path().resolve():

@@ -78,7 +78,7 @@ class BERTScorer:
                  device: str | None = None, max_length: int | None = None,
                  precision: str | None = None, bert_score_padding: bool = True,
                  cache_size: int = 2048):
-        from scorekit.neural.encoder import default_model_path
+        from scorekit.neural.default_model import default_model_path
 
         torch = _hf.require_torch()
         if batch_size < 1:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.generation.batch import CaptionMetric
 from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
 
 
+@register
 class BERTScore(CaptionMetric):
     """BERTScore P/R/F1: greedy cosine matching of contextual token embeddings, the best
     reference per candidate; default model the shipped all-MiniLM-L6-v2.
@@ -46,6 +48,7 @@ class BERTScore(CaptionMetric):
         return {"bertscore": compact_signature(self.scorer().signature_fields(self._truncated))}
 
 
+@register
 class CLIPScore(CaptionMetric):
     """CLIPScore: 2.5 x max(cos(image, caption), 0) with a local CLIP model, per image or video
     (mean over frames); RefCLIPScore: harmonic mean with the max caption-reference cosine."""

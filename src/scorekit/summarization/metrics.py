@@ -172,7 +172,14 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
 
 
 def bertscore_signature(bertscorer) -> str:
-    """Short pin of a BERTScorer for our signatures: ``model/L<layer>[/idf][/rescaled]``."""
+    """What pins a BERTScorer's numbers, as one signature value: model, layer, idf, rescaling,
+    padding/matching mode, truncation and dtype (:func:`scorekit.neural.bertscore.compact_signature`
+    over the scorer's one builder, ``signature_fields``)."""
+    fields = getattr(bertscorer, "signature_fields", None)
+    if callable(fields):
+        from scorekit.neural.bertscore import compact_signature
+
+        return compact_signature(fields())
     name = getattr(bertscorer, "name", None) or type(bertscorer).__name__
     parts = [str(name)]
     if getattr(bertscorer, "num_layers", None) is not None:
@@ -184,22 +191,59 @@ def bertscore_signature(bertscorer) -> str:
     return "/".join(parts)
 
 
+def text_metrics(names: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
+                 lang: str) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, object]]:
+    """Any registered caption metric (chrF, BLEU, METEOR, CIDEr, ...) on summaries: (corpus
+    scores, per-item values, signature fields), through the caption driver's resolution."""
+    from scorekit.generation.batch import CaptionBatch
+    from scorekit.generation.driver import resolve
+
+    batch = CaptionBatch(predictions, references, lang)
+    corpus: dict[str, float] = {}
+    per: dict[str, np.ndarray] = {}
+    sig: dict[str, object] = {}
+    for cls, keys in resolve(names):
+        metric = cls(lang=lang)
+        stats = metric.item_stats(batch)
+        c, p = metric.score(stats), metric.item_scores(stats)
+        for k in keys:
+            corpus[k], per[k] = c[k], p[k]
+        sig.update(metric.signature_params())
+    return corpus, per, sig
+
+
 def summary_metrics(predictions: Sequence[str], references: Sequence[str | Sequence[str]],
                     sources: Sequence[str] | None = None, *, ids: Sequence[str] | None = None,
-                    bertscorer=None, lang: str = "en", stem: bool = False, name: str | None = None):
-    """Score given summaries: a :class:`scorekit.result.Result` whose metrics are the means."""
+                    bertscorer="auto", lang: str = "en", stem: bool = False, name: str | None = None,
+                    metrics: Sequence[str] | None = None):
+    """Score given summaries: a :class:`scorekit.result.Result` whose metrics are the means.
+
+    ``bertscorer``: ``"auto"`` (default, as the CLI) loads the default BERTScorer when torch and
+    the model are available and adds BERTScore F1 and Efficiency; a scorer uses it; None skips
+    them. ``metrics``: extra registered text metrics (``["chrf", "chrf_pp"]``), corpus metrics
+    scored on their merged statistics."""
     from scorekit.result import Result
     from scorekit.signature import make_signature
 
     if len(predictions) != len(references):
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
+    if isinstance(bertscorer, str):
+        if bertscorer != "auto":
+            raise ScorekitError(f"bertscorer must be a BERTScorer, None or 'auto', got {bertscorer!r}")
+        bertscorer = load_bertscorer(required=False)
     contexts = prepare_contexts(references, sources, lang=lang, stem=stem)
     per = score_predictions(predictions, contexts, bertscorer=bertscorer, stem=stem)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
-    metrics = {k: float(np.mean(v)) if len(v) else float("nan") for k, v in per.items()}
+    metrics_out = {k: float(np.mean(v)) if len(v) else float("nan") for k, v in per.items()}
+    extra_sig: dict[str, object] = {}
+    if metrics:
+        refs = [[r] if isinstance(r, str) else list(r) for r in references]
+        corpus, extra_per, extra_sig = text_metrics(metrics, predictions, refs, lang)
+        metrics_out.update(corpus)
+        per.update(extra_per)
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in per.items()}} for i in range(len(ids))]
     params = {**R.rouge_signature_params(ROUGE_KINDS, lang, stem),
               "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "density_tok": "w+lower/kiwi" if sources is not None else "none"}
-    return Result(task="summary", metrics=metrics, signature=make_signature("summary", params),
+              "density_tok": "w+lower/kiwi" if sources is not None else "none", **extra_sig}
+    return Result(task="summary", metrics=metrics_out, signature=make_signature("summary", params),
                   per_item=per_item, inputs={"n_items": len(ids)}, name=name)

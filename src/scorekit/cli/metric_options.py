@@ -1,0 +1,22 @@
+"""``--metrics`` options whose help is read from the one metric registry."""
+
+from __future__ import annotations
+
+import click
+
+
+class MetricsOption(click.Option):
+    """``--metrics`` whose help lists the family's registered metrics and keys, read from the
+    one registry when help is shown (so startup imports no metric module)."""
+
+    def __init__(self, *args, family: str, lead: str, **kwargs):
+        self.family, self.lead = family, lead
+        super().__init__(*args, **kwargs)
+
+    def get_help_record(self, ctx):
+        from scorekit.metrics.registry import REGISTRY
+
+        names = REGISTRY.names(self.family)
+        keys = [k for k in REGISTRY.keys(self.family) if k not in names]
+        self.help = f"{self.lead} Metrics: {', '.join(names)}. Keys: {', '.join(keys)}."
+        return super().get_help_record(ctx)
