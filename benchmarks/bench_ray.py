@@ -45,7 +45,8 @@ def _write_run(d: Path, n_lines: int, n_shards: int, seed: int = 0) -> tuple[Pat
     per_q = 1000
     n_q = max(1, n_lines // per_q)
     q = np.repeat(np.arange(n_q), per_q)[:n_lines]
-    doc = rng.integers(0, 2_000_000, n_lines)
+    j = np.tile(np.arange(per_q), n_q)[:n_lines]
+    doc = (q * 7919 + j * 104729) % 100_000_000          # distinct within a query
     score = np.round(rng.random(n_lines), 6)
     order = rng.permutation(n_lines)                       # shuffled lines
     lines = [f"q{q[i]} Q0 msmarco_doc_00_{doc[i]} 0 {score[i]:.6f} bench\n" for i in order]
@@ -59,8 +60,8 @@ def _write_run(d: Path, n_lines: int, n_shards: int, seed: int = 0) -> tuple[Pat
     qrels = d / "qrels.txt"
     with qrels.open("w") as fh:
         for qi in range(n_q):
-            for dj in rng.choice(2_000_000, 20, replace=False):
-                fh.write(f"q{qi} 0 msmarco_doc_00_{dj} {rng.integers(0, 3)}\n")
+            for jj in rng.choice(2 * per_q, 20, replace=False):   # about half of them retrieved
+                fh.write(f"q{qi} 0 msmarco_doc_00_{(qi * 7919 + jj * 104729) % 100_000_000} {rng.integers(0, 3)}\n")
     return qrels, whole, shards
 
 
