@@ -71,8 +71,8 @@ def test_retrieval_metric_faces_agree():
     from scorekit.retrieval.measures import Judged
 
     j = Judged(n_queries=2, qi=np.array([0, 0, 1]), pos=np.array([0, 1, 0]), rel=np.array([0, 1, 1]),
-               n_rel=np.array([1, 1]), ideal_qi=np.array([0, 1]), ideal_pos=np.array([0, 0]),
-               ideal_rel=np.array([1, 1]))
+               n_ret=np.array([2, 1]), qrels_q=np.array([0, 0, 1]), qrels_rel=np.array([0, 1, 1]),
+               ideal_qi=np.array([0, 1]), ideal_pos=np.array([0, 0]), ideal_rel=np.array([1, 1]))
     m = get_metric("retrieval", "mrr", k=10)
     assert m(j) == {"mrr@10": 0.75}
     m.update(j).update(j)

@@ -42,21 +42,21 @@ def test_result_is_nfc_without_invisible_characters(text):
 
 @pytest.mark.parametrize("metric", ["meteor", "bleu_4", "rouge_l", "cider"])
 def test_korean_caption_scores_ignore_zero_width_characters(metric):
-    from scorekit.generation import suite
+    from scorekit.generation import evaluate
 
-    clean = suite.evaluate(KO_PREDS, KO_REFS, lang="ko", metrics=[metric]).metrics[metric]
+    clean = evaluate(KO_PREDS, KO_REFS, lang="ko", metrics=[metric]).metrics[metric]
     dirty_preds = [_sprinkle(p, INVISIBLE) for p in KO_PREDS]
     dirty_refs = [[_sprinkle(r, "\u200b\ufeff") for r in refs] for refs in KO_REFS]
-    dirty = suite.evaluate(dirty_preds, dirty_refs, lang="ko", metrics=[metric]).metrics[metric]
+    dirty = evaluate(dirty_preds, dirty_refs, lang="ko", metrics=[metric]).metrics[metric]
     assert dirty == clean
     assert clean > 0
 
 
 def test_english_caption_scores_ignore_soft_hyphens_and_zero_width_spaces():
-    from scorekit.generation import suite
+    from scorekit.generation import evaluate
 
     pred, refs = "a small dog runs across the green field", ["a dog is running across a field"]
-    clean = suite.evaluate([pred], [refs], lang="en", metrics=["bleu", "meteor"]).metrics
-    dirty = suite.evaluate([_sprinkle(pred, "\u00ad\u200b")], [[_sprinkle(refs[0], "\u2060")]],
+    clean = evaluate([pred], [refs], lang="en", metrics=["bleu", "meteor"]).metrics
+    dirty = evaluate([_sprinkle(pred, "\u00ad\u200b")], [[_sprinkle(refs[0], "\u2060")]],
                            lang="en", metrics=["bleu", "meteor"]).metrics
     assert dirty == clean

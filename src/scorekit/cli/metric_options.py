@@ -11,6 +11,7 @@ class MetricsOption(click.Option):
 
     def __init__(self, *args, family: str, lead: str, **kwargs):
         self.family, self.lead = family, lead
+        kwargs.setdefault("help", lead)   # the registry's list is added when help is shown
         super().__init__(*args, **kwargs)
 
     def get_help_record(self, ctx):

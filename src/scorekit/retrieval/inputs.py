@@ -96,7 +96,7 @@ def _is_path(obj: Any) -> bool:
 def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
-    from scorekit.retrieval import sources
+    import scorekit.retrieval.sources as sources
 
     if sources.is_irds(obj):
         return sources.irds_qrels(obj)
@@ -130,7 +130,7 @@ def as_run(obj: Any, name: str | None = None) -> Run:
         if name is not None:
             obj.name = name
         return obj
-    from scorekit.retrieval import sources
+    import scorekit.retrieval.sources as sources
 
     if sources.is_parquet(obj):
         return sources.read_parquet(obj, "run", name=name)

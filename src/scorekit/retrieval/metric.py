@@ -2,10 +2,11 @@
 :data:`scorekit.retrieval.measures.FAMILIES` (one :class:`~scorekit.metrics.Metric` class per
 measure family, so a family added there is registered here with no further edit).
 
-A retrieval metric's per-item statistics are its per-query values (trec_eval's measures are means
-over queries), so merging shards is concatenation and the score is the mean — every query in the
-qrels counted, as ``trec_eval -c``. Parameters: ``k`` (the cutoff of ``ndcg@10``) and ``rel`` (the
-relevance threshold of ``recall(rel=2)@10``).
+A retrieval metric's per-item statistics are its per-query values, so merging shards is
+concatenation and the score is the family's own aggregate over every query in the qrels, as
+``trec_eval -c`` (the mean; geometric for gm_map; the sum for counts). Parameters: ``k`` (the
+cutoff of ``ndcg@10``), ``rel`` (the relevance level of ``recall(rel=2)@10``) and the family's
+real parameter where it has one (RBP's ``p``, set_F's ``beta``, iprec's recall level).
 """
 
 from __future__ import annotations
@@ -25,25 +26,26 @@ class RetrievalMeasure(Metric):
     kind = "rate"
     higher_is_better = True
     corpus = False
-    params = (Param("k", int, None, "rank cutoff (ndcg@10)"), Param("rel", int, 1, "relevance threshold"))
-    signature_fields = ("k", "rel")
+    params = (Param("k", int, None, "rank cutoff (ndcg@10)"), Param("rel", int, None, "relevance level"),
+              Param("param", float, None, "the family's real parameter (p, beta, recall level)"))
+    signature_fields = ("k", "rel", "param")
     measure_family = ""
 
+    def measure(self) -> "M.Measure":
+        return M.Measure(self.measure_family, self.values["k"], self.values["rel"], self.values["param"])
+
     def key(self) -> str:
-        k, rel = self.values["k"], self.values["rel"]
-        name = self.name if rel in (None, 1) else f"{self.name}(rel={rel})"
-        return name if k is None else f"{name}@{k}"
+        return self.measure().name
 
     def item_stats(self, judged: "M.Judged") -> Stats:
-        values = M.FAMILIES[self.measure_family].fn(judged, self.values["k"])
-        return Stats({"value": np.asarray(values, dtype=np.float64)})
+        return Stats({"value": np.asarray(self.measure()(judged), dtype=np.float64)})
 
     def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
         return {self.key(): np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)}
 
     def score(self, stats: Stats) -> dict[str, float]:
         v = np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)
-        return {self.key(): float(v.mean()) if len(v) else float("nan")}
+        return {self.key(): self.measure().aggregate(v) if len(v) else float("nan")}
 
 
 def _doc(fam: str) -> str:
@@ -53,8 +55,10 @@ def _doc(fam: str) -> str:
 
 
 def _make(fam: str) -> type[RetrievalMeasure]:
+    spec = M.FAMILIES[fam]
     cls = type(f"Retrieval_{fam}", (RetrievalMeasure,),
-               {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__})
+               {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
+                "kind": spec.kind, "higher_is_better": spec.higher_is_better})
     return register(cls)
 
 
