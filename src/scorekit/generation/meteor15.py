@@ -1,0 +1,249 @@
+"""METEOR 1.5 as the COCO caption toolkit reports it — the Meteor 1.5 jar's numbers, without Java.
+
+pycocoevalcap runs ``java -jar meteor-1.5.jar - - -stdio -l en -norm``: English, the default
+("rank") task, text normalisation on. This module reimplements that pipeline:
+
+1. ``-norm``: Meteor's normaliser (punctuation split, quotes/dashes, contractions, non-breaking
+   prefixes) then lowercasing; tokens split on whitespace (:mod:`.meteor15_text`).
+2. The aligner (:mod:`.meteor15_align`): exact, Snowball-stem, WordNet-synonym and paraphrase
+   matches, the beam search (beam 40) and the chunk count.
+3. Per hypothesis/reference pair, the sufficient statistics (MeteorStats): lengths ``t``, ``r``;
+   function words ``t_f``, ``r_f``; per stage i the matched content / function words in the
+   hypothesis and reference ``tc_i, rc_i, tf_i, rf_i``; ``chunks``; matched words ``m_t, m_r``.
+4. The score of a statistics row, with the English rank-task parameters alpha 0.85, beta 0.2,
+   gamma 0.6, delta 0.75 and stage weights w = (1.0, 0.6, 0.8, 0.6)::
+
+       P = sum_i w_i (delta tc_i + (1-delta) tf_i) / (delta (t - t_f) + (1-delta) t_f)
+       R = sum_i w_i (delta rc_i + (1-delta) rf_i) / (delta (r - r_f) + (1-delta) r_f)
+       Fmean = 1 / ((1-alpha)/P + alpha/R)
+       frag = 0 if everything matched in one chunk, else chunks / ((m_t + m_r) / 2)
+       score = max(0, Fmean (1 - gamma frag^beta))        (0 when undefined)
+
+   A segment with several references keeps the statistics of its best-scoring reference (the
+   first one on ties).
+5. The system score is the score of the statistics summed over segments (``EVAL``), where a
+   segment matched completely in one chunk adds no chunk — not the mean of segment scores.
+
+With ``coco=True`` (the default) inputs are passed as pycocoevalcap's wrapper passes them: ``|||``
+removed from hypotheses and references split at ``|||``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorekit.generation.meteor15_align import N_MODULES, Sentence, align_stats
+from scorekit.generation.meteor15_resources import Meteor15Resources, load
+from scorekit.generation.meteor15_text import (java_hash, java_lower, java_tokens, java_trim,
+                                               normalize_line, snowball_english)
+
+ALPHA, BETA, GAMMA, DELTA = 0.85, 0.20, 0.60, 0.75
+WEIGHTS = (1.0, 0.6, 0.8, 0.6)
+MODULES = ("exact", "stem", "synonym", "paraphrase")
+N_STATS = 23
+STAT_NAMES = (["test_len", "ref_len", "test_func", "ref_func"]
+              + [f"{s}_{m}" for m in MODULES for s in ("tc", "rc", "tf", "rf")]
+              + ["chunks", "test_word_matches", "ref_word_matches"])
+
+
+def params_string() -> str:
+    return (f"meteor-1.5,en,norm,rank,a{ALPHA:g},b{BETA:g},g{GAMMA:g},d{DELTA:g},"
+            f"w{'/'.join(f'{w:g}' for w in WEIGHTS)},beam40")
+
+
+# ----------------------------------------------------------------------------- scoring
+def segment_scores(stats: np.ndarray) -> np.ndarray:
+    """MeteorScorer.computeMetrics for each row of ``stats`` (n x 23), same operation order."""
+    s = np.atleast_2d(np.asarray(stats, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        tl, rl, tfw, rfw = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
+        twl = (DELTA * (tl - tfw)) + ((1.0 - DELTA) * tfw)
+        rwl = (DELTA * (rl - rfw)) + ((1.0 - DELTA) * rfw)
+        twm = np.zeros(len(s))
+        rwm = np.zeros(len(s))
+        for i in range(N_MODULES):
+            twm = twm + s[:, 4 + 4 * i] * WEIGHTS[i] * DELTA
+        for i in range(N_MODULES):
+            rwm = rwm + s[:, 5 + 4 * i] * WEIGHTS[i] * DELTA
+        for i in range(N_MODULES):
+            twm = twm + s[:, 6 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
+        for i in range(N_MODULES):
+            rwm = rwm + s[:, 7 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
+        precision = twm / twl
+        recall = rwm / rwl
+        fmean = 1.0 / (((1.0 - ALPHA) / precision) + (ALPHA / recall))
+        ttot = np.zeros(len(s))
+        rtot = np.zeros(len(s))
+        for i in range(N_MODULES):
+            ttot = ttot + s[:, 4 + 4 * i] + s[:, 6 + 4 * i]
+            rtot = rtot + s[:, 5 + 4 * i] + s[:, 7 + 4 * i]
+        chunks = s[:, 20]
+        perfect = (ttot == tl) & (rtot == rl) & (chunks == 1)
+        frag = np.where(perfect, 0.0, chunks / ((s[:, 21] + s[:, 22]) / 2))
+        penalty = GAMMA * np.power(frag, BETA)
+        score = fmean * (1.0 - penalty)
+    score = np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
+    return score
+
+
+def aggregate(stats: np.ndarray) -> np.ndarray:
+    """MeteorStats.addStats over all rows: sums, except that a segment matched completely in
+    one chunk contributes no chunk."""
+    s = np.atleast_2d(np.asarray(stats, dtype=np.float64))
+    out = s.sum(axis=0) if len(s) else np.zeros(N_STATS)
+    if len(s):
+        ttot = s[:, 4:20:4].sum(axis=1) + s[:, 6:20:4].sum(axis=1)
+        rtot = s[:, 5:20:4].sum(axis=1) + s[:, 7:20:4].sum(axis=1)
+        perfect = (ttot == s[:, 0]) & (rtot == s[:, 1]) & (s[:, 20] == 1.0)
+        out[20] = float(s[~perfect, 20].sum())
+    return out
+
+
+def system_score(stats: np.ndarray) -> float:
+    """The score pycocoevalcap reports: computeMetrics on the aggregated statistics."""
+    return float(segment_scores(aggregate(stats)[None, :])[0])
+
+
+# ----------------------------------------------------------------------------- the scorer
+@dataclass
+class Meteor15Output:
+    score: float                 # system score (aggregated statistics)
+    scores: np.ndarray           # per-segment scores
+    stats: np.ndarray            # per-segment statistics of the chosen reference (n x 23)
+    signature: str
+
+
+def coco_inputs(hypothesis: str, references: Sequence[str]) -> tuple[str, list[str]]:
+    """What the jar receives from pycocoevalcap's ``Meteor._stat``: the ``SCORE ||| r1 ||| ...
+    ||| hyp`` line, split back at ``|||`` and trimmed (a newline would end the line; it is read
+    as a space here)."""
+    hyp = hypothesis.replace("|||", "").replace("  ", " ")
+    line = " ||| ".join(("SCORE", " ||| ".join(references), hyp))
+    line = line.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    parts = line.split("|||")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return java_trim(parts[-1]), [java_trim(p) for p in parts[1:-1]]
+
+
+class Meteor15:
+    """Meteor 1.5 (English, ``-norm``) with resources from :func:`meteor15_resources.load`."""
+
+    def __init__(self, resources: str | os.PathLike | None = None,
+                 loaded: Meteor15Resources | None = None):
+        self.res = loaded if loaded is not None else load(resources)
+        self._word: dict[str, tuple] = {}
+
+    def signature(self) -> str:
+        return f"{params_string()},{self.res.fingerprint()}"
+
+    def _word_info(self, w: str) -> tuple:
+        info = self._word.get(w)
+        if info is None:
+            res = self.res
+            info = (java_hash(w), java_hash(snowball_english(w)), res.synonyms.all_synsets(w),
+                    java_lower(w) in res.function_words, res.paraphrase.vocab.get(w, -1))
+            self._word[w] = info
+        return info
+
+    def tokenize(self, text: str) -> list[str]:
+        """``-norm`` then lowercase then whitespace tokens, as Meteor aligns them."""
+        return java_tokens(java_lower(normalize_line(text, self.res.nonbreaking)))
+
+    def prepare(self, texts: Sequence[str]) -> list[Sentence]:
+        table = self.res.paraphrase
+        toks = [self.tokenize(t) for t in texts]
+        infos = [[self._word_info(w) for w in ws] for ws in toks]
+        # every table phrase of every sentence, vectorised over the whole batch
+        lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
+        flat = np.fromiter((x for inf in infos for x in [i[4] for i in inf] + [-1]), np.int64,
+                           int(lens.sum()))
+        nodes = table.walk(flat) if len(flat) else np.zeros((0, table.max_len), np.int64)
+        present = np.unique(nodes[nodes > 0])
+        paras = table.paraphrases_of(present)
+        kept: dict[int, tuple[int, ...]] = {}
+        targets: set[int] = set()
+        for ref, ps in paras.items():
+            ps = ps[np.isin(ps, present)]
+            if len(ps):
+                kept[ref] = tuple(ps.tolist())
+                targets.update(kept[ref])
+        out = []
+        starts = np.concatenate([[0], np.cumsum(lens)])
+        for k, (ws, inf) in enumerate(zip(toks, infos)):
+            block = nodes[starts[k]:starts[k] + len(ws)]
+            ref_occ: list[list] = [[] for _ in ws]
+            node_pos: dict[int, list[int]] = {}
+            if len(block) and (block > 0).any():
+                for p, row in enumerate(block.tolist()):
+                    for ln, node in enumerate(row, 1):
+                        if node <= 0:
+                            continue
+                        if node in kept:
+                            ref_occ[p].append((ln, kept[node]))
+                        if node in targets:
+                            node_pos.setdefault(node, []).append(p)
+            out.append(Sentence(ws, tuple(i[0] for i in inf), tuple(i[1] for i in inf),
+                                [i[2] for i in inf], [i[3] for i in inf], ref_occ, node_pos))
+        return out
+
+    def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
+              coco: bool = True) -> Meteor15Output:
+        """Segment statistics, segment scores and the system score of hypotheses against their
+        references (each a non-empty list)."""
+        if len(hypotheses) != len(references):
+            raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
+        if coco:
+            pairs = [coco_inputs(h, r) for h, r in zip(hypotheses, references)]
+        else:
+            pairs = [(h, list(r)) for h, r in zip(hypotheses, references)]
+        distinct: dict[str, int] = {}
+        for h, rs in pairs:
+            distinct.setdefault(h, len(distinct))
+            for r in rs:
+                distinct.setdefault(r, len(distinct))
+        sents = self.prepare(list(distinct))
+        depth = self.res.paraphrase.depth
+        depth_map = _DepthMap(depth)
+        rows = np.zeros((len(pairs), N_STATS))
+        memo: dict[tuple[int, int], tuple] = {}
+        for n, (h, rs) in enumerate(pairs):
+            hi = distinct[h]
+            best, best_score = None, -1.0
+            for r in rs:
+                ri = distinct[r]
+                st = memo.get((hi, ri))
+                if st is None:
+                    st = memo[(hi, ri)] = align_stats(sents[hi], sents[ri], depth_map)
+                sc = float(segment_scores(np.asarray(st, dtype=np.float64)[None, :])[0])
+                if sc > best_score:
+                    best, best_score = st, sc
+            if best is not None:
+                rows[n] = best
+        scores = segment_scores(rows) if len(rows) else np.zeros(0)
+        system = system_score(rows) if len(rows) else float("nan")
+        return Meteor15Output(system, scores, rows, self.signature())
+
+
+class _DepthMap:
+    """node -> phrase length, cached (the depth array is memory-mapped)."""
+
+    def __init__(self, depth):
+        self.depth = depth
+        self.cache: dict[int, int] = {}
+
+    def __getitem__(self, node: int) -> int:
+        d = self.cache.get(node)
+        if d is None:
+            d = self.cache[node] = int(self.depth[node])
+        return d
+
+
+def meteor15(hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
+             resources: str | os.PathLike | None = None, coco: bool = True) -> Meteor15Output:
+    """One call: ``meteor15(["a dog runs"], [["a dog is running", "the dog runs"]]).score``."""
+    return Meteor15(resources).score(hypotheses, references, coco=coco)
