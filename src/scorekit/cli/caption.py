@@ -34,7 +34,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.option("--metrics", "-m", default=None,
               help="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore). "
                    "Known: bleu, bleu_1..bleu_4, meteor, rouge_l, rouge_l_coco, cider, cider_d, "
-                   "cider_plain, bertscore, clipscore.")
+                   "cider_plain, bertscore, clipscore, meteor15.")
 @click.option("--baseline-meteor", type=float, default=0.3052, show_default=True,
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
@@ -47,6 +47,9 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                    "instead of the evaluated references.")
 @click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
               help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable.")
+@click.option("--meteor15-resources", type=click.Path(path_type=Path), default=None,
+              help="meteor15: a Meteor 1.5 distribution (meteor-1.5.jar, data/paraphrase-en.gz); "
+                   "default $SCOREKIT_METEOR15, else the installed pycocoevalcap's.")
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
 @click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
@@ -55,7 +58,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, images, videos, bert_model, clip_model, strict, output, fmt, quiet, **extra):
+            lexicon, meteor15_resources, images, videos, bert_model, clip_model, strict, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -76,7 +79,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     if (images or videos) and names is None:
         names = list(suite.DEFAULT_METRICS) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
-               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model}
+               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
+               "meteor15_resources": meteor15_resources}
     if images or videos:
         kind = "images" if images else "videos"
         options["media"] = _media_paths(images or videos, data.ids, kind)

@@ -247,3 +247,61 @@ def meteor15(hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
              resources: str | os.PathLike | None = None, coco: bool = True) -> Meteor15Output:
     """One call: ``meteor15(["a dog runs"], [["a dog is running", "the dog runs"]]).score``."""
     return Meteor15(resources).score(hypotheses, references, coco=coco)
+
+
+# ----------------------------------------------------------------------------- integrations
+def caption_meteor15(inputs):
+    """The caption suite's ``meteor15`` group: Meteor on the caption tokens joined by spaces (what
+    COCOEvalCap sends after its PTB tokenizer), English only."""
+    from scorekit.errors import ScorekitError
+    from scorekit.generation.suite import MetricOutput
+
+    if inputs.lang != "en":
+        raise ScorekitError("meteor15 is Meteor 1.5 for English (-l en); for Korean use --metrics meteor")
+    hyps, refs = inputs.tokens()
+    scorer = Meteor15(inputs.options.get("meteor15_resources"))
+    out = scorer.score([" ".join(h) for h in hyps], [[" ".join(r) for r in rs] for rs in refs])
+    return MetricOutput({"meteor15": out.score}, {"meteor15": out.scores}, {"meteor15": out.signature})
+
+
+def _register_metric() -> None:
+    from scorekit.metrics import Metric, Param, Stats, register
+
+    @register
+    class Meteor15Metric(Metric):
+        """Meteor 1.5 as pycocoevalcap's jar reports it (English, -norm), without Java.
+
+        Batch: ``(hypotheses, references)``; per item the 23 Meteor statistics of the best
+        reference; the corpus value is computed from their aggregate (not a mean)."""
+
+        name = "meteor15"
+        family = "caption"
+        keys = ("meteor15",)
+        kind = "rate"
+        corpus = True
+        params = (Param("resources", str, None, "Meteor 1.5 distribution folder (default: "
+                                                "$SCOREKIT_METEOR15 or pycocoevalcap's)", signature=False),)
+        signature_fields = ()
+
+        def _scorer(self) -> Meteor15:
+            if getattr(self, "_m15", None) is None:
+                self._m15 = Meteor15(self.values.get("resources"))
+            return self._m15
+
+        def signature_params(self):
+            return {"meteor15": self._scorer().signature()}
+
+        def item_stats(self, batch) -> Stats:
+            hyps, refs = batch
+            out = self._scorer().score(list(hyps), [list(r) for r in refs])
+            return Stats({"stats": out.stats}, {"meteor15": out.signature})
+
+        def score(self, stats: Stats) -> dict[str, float]:
+            rows = stats.columns.get("stats", np.zeros((0, N_STATS)))
+            return {"meteor15": system_score(rows) if len(rows) else float("nan")}
+
+        def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+            return {"meteor15": segment_scores(stats.columns["stats"])}
+
+
+_register_metric()

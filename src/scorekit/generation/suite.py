@@ -197,6 +197,15 @@ def _meteor(inputs: CaptionInputs) -> MetricOutput:
                         {"meteor": f"a{kw['alpha']:g},b{kw['beta']:g},g{kw['gamma']:g},{source}"})
 
 
+# ----------------------------------------------------------------------------- Meteor 1.5
+@register("meteor15", ["meteor15"], "Meteor 1.5 as pycocoevalcap's jar computes it (-l en -norm), "
+          "without Java: system score from aggregated statistics, per item the segment score.")
+def _meteor15(inputs: CaptionInputs) -> MetricOutput:
+    from scorekit.generation.meteor15 import caption_meteor15
+
+    return caption_meteor15(inputs)
+
+
 # ----------------------------------------------------------------------------- ROUGE
 @register("rouge_l", ["rouge_l"], "ROUGE-L F1 with rouge-score semantics (best reference), as the "
           "spec's §5.2; Korean through Kiwi morphs (rouge-score itself scores Korean as 0).")
