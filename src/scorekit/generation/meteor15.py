@@ -31,6 +31,7 @@ removed from hypotheses and references split at ``|||``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ from scorekit.generation.meteor15_text import (java_hash, java_lower, java_token
                                                normalize_line, snowball_english)
 
 ALPHA, BETA, GAMMA, DELTA = 0.85, 0.20, 0.60, 0.75
+_PLAIN = re.compile(r"[A-Za-z0-9 ]*\Z").match
 WEIGHTS = (1.0, 0.6, 0.8, 0.6)
 MODULES = ("exact", "stem", "synonym", "paraphrase")
 N_STATS = 23
@@ -88,6 +90,40 @@ def segment_scores(stats: np.ndarray) -> np.ndarray:
         score = fmean * (1.0 - penalty)
     score = np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
     return score
+
+
+def _row_score(st: tuple) -> float:
+    """:func:`segment_scores` of one statistics tuple in plain floats (IEEE semantics kept: a
+    zero denominator gives inf/nan as in Java, and nan scores 0)."""
+    tl, rl, tfw, rfw = st[0], st[1], st[2], st[3]
+    twl = (DELTA * (tl - tfw)) + ((1.0 - DELTA) * tfw)
+    rwl = (DELTA * (rl - rfw)) + ((1.0 - DELTA) * rfw)
+    twm = rwm = 0.0
+    for i in range(N_MODULES):
+        twm += st[4 + 4 * i] * WEIGHTS[i] * DELTA
+    for i in range(N_MODULES):
+        rwm += st[5 + 4 * i] * WEIGHTS[i] * DELTA
+    for i in range(N_MODULES):
+        twm += st[6 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
+    for i in range(N_MODULES):
+        rwm += st[7 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
+    if twl == 0 or rwl == 0 or twm == 0 or rwm == 0:
+        # P or R is 0, inf or nan: Fmean is 0 or nan, and so is the score -> 0
+        return float(segment_scores(np.asarray(st, dtype=np.float64)[None, :])[0])
+    precision = twm / twl
+    recall = rwm / rwl
+    fmean = 1.0 / (((1.0 - ALPHA) / precision) + (ALPHA / recall))
+    ttot = rtot = 0
+    for i in range(N_MODULES):
+        ttot += st[4 + 4 * i] + st[6 + 4 * i]
+        rtot += st[5 + 4 * i] + st[7 + 4 * i]
+    chunks = st[20]
+    if ttot == tl and rtot == rl and chunks == 1:
+        frag = 0.0
+    else:
+        frag = chunks / ((st[21] + st[22]) / 2)
+    score = fmean * (1.0 - GAMMA * float(np.power(frag, BETA)))
+    return max(score, 0.0)
 
 
 def aggregate(stats: np.ndarray) -> np.ndarray:
@@ -152,6 +188,8 @@ class Meteor15:
 
     def tokenize(self, text: str) -> list[str]:
         """``-norm`` then lowercase then whitespace tokens, as Meteor aligns them."""
+        if _PLAIN(text):   # letters, digits and spaces only: -norm changes nothing but case
+            return text.lower().split()
         return java_tokens(java_lower(normalize_line(text, self.res.nonbreaking)))
 
     def prepare(self, texts: Sequence[str]) -> list[Sentence]:
@@ -172,23 +210,36 @@ class Meteor15:
             if len(ps):
                 kept[ref] = tuple(ps.tolist())
                 targets.update(kept[ref])
-        out = []
         starts = np.concatenate([[0], np.cumsum(lens)])
-        for k, (ws, inf) in enumerate(zip(toks, infos)):
-            block = nodes[starts[k]:starts[k] + len(ws)]
-            ref_occ: list[list] = [[] for _ in ws]
-            node_pos: dict[int, list[int]] = {}
-            if len(block) and (block > 0).any():
-                for p, row in enumerate(block.tolist()):
-                    for ln, node in enumerate(row, 1):
-                        if node <= 0:
-                            continue
-                        if node in kept:
-                            ref_occ[p].append((ln, kept[node]))
-                        if node in targets:
-                            node_pos.setdefault(node, []).append(p)
+        ref_occ: list[list[list]] = [[[] for _ in ws] for ws in toks]
+        node_pos: list[dict[int, list[int]]] = [{} for _ in toks]
+        interesting = np.fromiter(set(kept) | targets, np.int64) if kept else np.zeros(0, np.int64)
+        if len(interesting):
+            cells = np.nonzero(np.isin(nodes, interesting))
+            flat_pos, lengths = cells[0], cells[1] + 1
+            sent = np.searchsorted(starts, flat_pos, side="right") - 1
+            local = flat_pos - starts[sent]
+            for k, p, ln, node in zip(sent.tolist(), local.tolist(), lengths.tolist(),
+                                      nodes[cells].tolist()):
+                paras_k = kept.get(node)
+                if paras_k is not None:
+                    ref_occ[k][p].append((ln, paras_k))
+                if node in targets:
+                    node_pos[k].setdefault(node, []).append(p)
+        # synonyms as word relations within the batch: words sharing a WordNet synset
+        by_synset: dict[int, list[str]] = {}
+        vocab = {w: self._word[w][2] for ws in toks for w in ws}
+        for w, syns in vocab.items():
+            for x in syns:
+                by_synset.setdefault(x, []).append(w)
+        related: dict[str, frozenset[str]] = {}
+        for w, syns in vocab.items():
+            related[w] = frozenset(v for x in syns for v in by_synset[x]) if syns else frozenset()
+        out = []
+        for k, inf in enumerate(infos):
+            ws = toks[k]
             out.append(Sentence(ws, tuple(i[0] for i in inf), tuple(i[1] for i in inf),
-                                [i[2] for i in inf], [i[3] for i in inf], ref_occ, node_pos))
+                                [related[w] for w in ws], [i[3] for i in inf], ref_occ[k], node_pos[k]))
         return out
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
@@ -219,7 +270,7 @@ class Meteor15:
                 st = memo.get((hi, ri))
                 if st is None:
                     st = memo[(hi, ri)] = align_stats(sents[hi], sents[ri], depth_map)
-                sc = float(segment_scores(np.asarray(st, dtype=np.float64)[None, :])[0])
+                sc = _row_score(st)
                 if sc > best_score:
                     best, best_score = st, sc
             if best is not None:

@@ -38,66 +38,89 @@ class Sentence:
     words: list[str]
     keys: tuple[int, ...]                     # java hashCode of each word
     stems: tuple[int, ...]                    # java hashCode of each word's stem
-    syns: list[frozenset[int]]
+    syns: list[frozenset[str]]                # per word: the batch's words sharing a synset
     func: list[bool]
     ref_occ: list[list[tuple[int, tuple[int, ...]]]]   # per start: (length, paraphrase nodes)
     node_pos: dict[int, list[int]]           # table phrase node -> start positions
+    key_pos: dict[int, list[int]] = None     # word key -> positions (built on first use)
+    stem_pos: dict[int, list[int]] = None
+    word_pos: dict[str, list[int]] = None
+    wordset: frozenset[str] = None
+
+    def index(self) -> None:
+        self.key_pos, self.stem_pos, self.word_pos = {}, {}, {}
+        for i, (k, st, w) in enumerate(zip(self.keys, self.stems, self.words)):
+            self.key_pos.setdefault(k, []).append(i)
+            self.stem_pos.setdefault(st, []).append(i)
+            self.word_pos.setdefault(w, []).append(i)
+        self.wordset = frozenset(self.word_pos)
 
 
 # A match: (start, length, match_start, match_length, module, mask2, mask1)
 #   start/length in line 2 (reference), match_* in line 1 (hypothesis).
 
 def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], list[int], list[int]]:
+    """Candidate matches per line-2 position, in the order Meteor's stages add them (stage by
+    stage, line-1 positions ascending), with the coverage counts of both lines."""
     n1, n2 = len(s1.keys), len(s2.keys)
     cand: list[list[tuple]] = [[] for _ in range(n2)]
     cov1 = [0] * n1
     cov2 = [0] * n2
     k1, k2 = s1.keys, s2.keys
+    if s1.key_pos is None:
+        s1.index()
+    identical = n1 == n2 and k1 == k2
+    key_pos, stem_pos, word_pos, wordset = s1.key_pos, s1.stem_pos, s1.word_pos, s1.wordset
+    st2, sy2 = s2.stems, s2.syns
+    for j in range(n2):
+        kj = k2[j]
+        cj = cand[j]
+        bit = 1 << j
+        for i in key_pos.get(kj, ()):
+            cj.append((j, 1, i, 1, 0, bit, 1 << i))
+            cov1[i] += 1
+        if identical:
+            continue
+        for i in stem_pos.get(st2[j], ()):
+            if k1[i] != kj:
+                cj.append((j, 1, i, 1, 1, bit, 1 << i))
+                cov1[i] += 1
+        yj = sy2[j]
+        if yj and not yj.isdisjoint(wordset):
+            words = yj & wordset
+            hits = word_pos[next(iter(words))] if len(words) == 1 else sorted(
+                i for w in words for i in word_pos[w])
+            for i in hits:
+                if k1[i] != kj:
+                    cj.append((j, 1, i, 1, 2, bit, 1 << i))
+                    cov1[i] += 1
+        cov2[j] = len(cj)
+    if identical:
+        return cand, cov1, cov2
 
-    def add(j, ln, i, ml, mod):
-        cand[j].append((j, ln, i, ml, mod, ((1 << ln) - 1) << j, ((1 << ml) - 1) << i))
+    def add(j, ln, i, ml):
+        cand[j].append((j, ln, i, ml, 3, ((1 << ln) - 1) << j, ((1 << ml) - 1) << i))
         for k in range(ml):
             cov1[i + k] += 1
         for k in range(ln):
             cov2[j + k] += 1
 
-    identical = n1 == n2 and k1 == k2
-    for j in range(n2):
-        kj = k2[j]
-        for i in range(n1):
-            if k1[i] == kj:
-                add(j, 1, i, 1, 0)
-    if identical:
-        return cand, cov1, cov2
-    st1, st2 = s1.stems, s2.stems
-    for j in range(n2):
-        kj, sj = k2[j], st2[j]
-        for i in range(n1):
-            if st1[i] == sj and k1[i] != kj:
-                add(j, 1, i, 1, 1)
-    sy1, sy2 = s1.syns, s2.syns
-    for j in range(n2):
-        yj = sy2[j]
-        if not yj:
-            continue
-        kj = k2[j]
-        for i in range(n1):
-            if k1[i] != kj and not yj.isdisjoint(sy1[i]):
-                add(j, 1, i, 1, 2)
-    # paraphrases of line-2 phrases found in line 1
+    # paraphrases of line-2 phrases found in line 1, then of line-1 phrases found in line 2
     pos1 = s1.node_pos
     for j in range(n2):
         for ln, paras in s2.ref_occ[j]:
             for p in paras:
                 for i in pos1.get(p, ()):
-                    add(j, ln, i, depth[p], 3)
+                    add(j, ln, i, depth[p])
     pos2 = s2.node_pos
     for i in range(n1):
         for ml, paras in s1.ref_occ[i]:
             for p in paras:
-                ln = depth[p]
-                for j in pos2.get(p, ()):
-                    add(j, ln, i, ml, 3)
+                got = pos2.get(p)
+                if got:
+                    ln = depth[p]
+                    for j in got:
+                        add(j, ln, i, ml)
     return cand, cov1, cov2
 
 
@@ -168,15 +191,24 @@ def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
     cand, cov1, cov2 = _candidates(s1, s2, depth)
     fixed: list = [None] * n2
     used1 = used2 = 0
+    ambiguous = False
     for j in range(n2):
         cj = cand[j]
+        if not cj:
+            continue
         if len(cj) == 1:
             m = cj[0]
-            if all(cov2[j + k] == 1 for k in range(m[1])) and all(cov1[m[2] + k] == 1 for k in range(m[3])):
+            if m[1] == 1 and m[3] == 1:
+                ok = cov2[j] == 1 and cov1[m[2]] == 1
+            else:
+                ok = (all(cov2[j + k] == 1 for k in range(m[1]))
+                      and all(cov1[m[2] + k] == 1 for k in range(m[3])))
+            if ok:
                 fixed[j] = m
                 used2 |= m[5]
                 used1 |= m[6]
-    ambiguous = any(len(c) > 1 or (c and fixed[j] is None) for j, c in enumerate(cand))
+                continue
+        ambiguous = True
     if ambiguous:
         best = _resolve(cand, n2, [fixed, 0, 0, 0, 0, -1, 0, used2, used1])[0]
     else:
