@@ -222,3 +222,21 @@ def test_missing_resources_cli_one_line_exit_2(tmp_path):
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "pycocoevalcap" in proc.stderr
     assert not out.exists()
+
+
+def test_metric_class_merges_shards_like_one_batch():
+    """The registered caption Metric: statistics per item, corpus value from merged statistics
+    (so two shards give exactly the one-batch system score, not a mean of means)."""
+    from scorekit.generation.meteor15 import Meteor15
+    from scorekit.metrics import describe, get_metric
+
+    rng = random.Random(11)
+    hyps = [sentence(rng) for _ in range(40)]
+    refs = [[sentence(rng) for _ in range(rng.randint(1, 4))] for _ in hyps]
+    whole = Meteor15().score(hyps, refs)
+    m = get_metric("caption", "meteor15")
+    m.update((hyps[:15], refs[:15])).update((hyps[15:], refs[15:]))
+    assert m.compute()["meteor15"] == whole.score
+    assert np.array_equal(m.item_scores(m.state())["meteor15"], whole.scores)
+    info = describe("meteor15", "caption")
+    assert info is not None and info.corpus and info.kind == "rate"

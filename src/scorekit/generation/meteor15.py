@@ -195,10 +195,14 @@ class Meteor15:
     def prepare(self, texts: Sequence[str]) -> list[Sentence]:
         table = self.res.paraphrase
         toks = [self.tokenize(t) for t in texts]
-        infos = [[self._word_info(w) for w in ws] for ws in toks]
+        words = self._word
+        for w in {w for ws in toks for w in ws}:
+            if w not in words:
+                self._word_info(w)
         # every table phrase of every sentence, vectorised over the whole batch
         lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
-        flat = np.fromiter((x for inf in infos for x in [i[4] for i in inf] + [-1]), np.int64,
+        para_id = {w: info[4] for w, info in words.items()}
+        flat = np.fromiter((x for ws in toks for x in [*map(para_id.__getitem__, ws), -1]), np.int64,
                            int(lens.sum()))
         nodes = table.walk(flat) if len(flat) else np.zeros((0, table.max_len), np.int64)
         present = np.unique(nodes[nodes > 0])
@@ -235,12 +239,12 @@ class Meteor15:
         related: dict[str, frozenset[str]] = {}
         for w, syns in vocab.items():
             related[w] = frozenset(v for x in syns for v in by_synset[x]) if syns else frozenset()
-        out = []
-        for k, inf in enumerate(infos):
-            ws = toks[k]
-            out.append(Sentence(ws, tuple(i[0] for i in inf), tuple(i[1] for i in inf),
-                                [related[w] for w in ws], [i[3] for i in inf], ref_occ[k], node_pos[k]))
-        return out
+        key = {w: info[0] for w, info in words.items()}
+        stem = {w: info[1] for w, info in words.items()}
+        func = {w: info[3] for w, info in words.items()}
+        rel, k_, s_, f_ = related.__getitem__, key.__getitem__, stem.__getitem__, func.__getitem__
+        return [Sentence(ws, tuple(map(k_, ws)), tuple(map(s_, ws)), list(map(rel, ws)),
+                         list(map(f_, ws)), ref_occ[k], node_pos[k]) for k, ws in enumerate(toks)]
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
               coco: bool = True) -> Meteor15Output:
