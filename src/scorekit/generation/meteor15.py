@@ -215,7 +215,7 @@ class Meteor15:
                 kept[ref] = tuple(ps.tolist())
                 targets.update(kept[ref])
         starts = np.concatenate([[0], np.cumsum(lens)])
-        ref_occ: list[list[list]] = [[[] for _ in ws] for ws in toks]
+        ref_occ: list[dict[int, list]] = [{} for _ in toks]
         node_pos: list[dict[int, list[int]]] = [{} for _ in toks]
         interesting = np.fromiter(set(kept) | targets, np.int64) if kept else np.zeros(0, np.int64)
         if len(interesting):
@@ -227,7 +227,7 @@ class Meteor15:
                                       nodes[cells].tolist()):
                 paras_k = kept.get(node)
                 if paras_k is not None:
-                    ref_occ[k][p].append((ln, paras_k))
+                    ref_occ[k].setdefault(p, []).append((ln, paras_k))
                 if node in targets:
                     node_pos[k].setdefault(node, []).append(p)
         # synonyms as word relations within the batch: words sharing a WordNet synset

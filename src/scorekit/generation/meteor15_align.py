@@ -40,7 +40,7 @@ class Sentence:
     stems: tuple[int, ...]                    # java hashCode of each word's stem
     syns: list[frozenset[str]]                # per word: the batch's words sharing a synset
     func: list[bool]
-    ref_occ: list[list[tuple[int, tuple[int, ...]]]]   # per start: (length, paraphrase nodes)
+    ref_occ: dict[int, list[tuple[int, tuple[int, ...]]]]   # start -> [(length, paraphrase nodes)]
     node_pos: dict[int, list[int]]           # table phrase node -> start positions
     key_pos: dict[int, list[int]] = None     # word key -> positions (built on first use)
     stem_pos: dict[int, list[int]] = None
@@ -107,14 +107,14 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
 
     # paraphrases of line-2 phrases found in line 1, then of line-1 phrases found in line 2
     pos1 = s1.node_pos
-    for j in range(n2):
-        for ln, paras in s2.ref_occ[j]:
+    for j, occ in s2.ref_occ.items():          # starts ascending (insertion order)
+        for ln, paras in occ:
             for p in paras:
                 for i in pos1.get(p, ()):
                     add(j, ln, i, depth[p])
     pos2 = s2.node_pos
-    for i in range(n1):
-        for ml, paras in s1.ref_occ[i]:
+    for i, occ in s1.ref_occ.items():
+        for ml, paras in occ:
             for p in paras:
                 got = pos2.get(p)
                 if got:
