@@ -240,3 +240,28 @@ def test_metric_class_merges_shards_like_one_batch():
     assert np.array_equal(m.item_scores(m.state())["meteor15"], whole.scores)
     info = describe("meteor15", "caption")
     assert info is not None and info.corpus and info.kind == "rate"
+
+
+@pytest.mark.skipif(JAR is None, reason="needs pycocoevalcap's meteor-1.5.jar")
+def test_resources_from_option_env_or_jar_agree(tmp_path, monkeypatch):
+    """A Meteor distribution folder, the jar itself and the environment variable all find the
+    same files (same content hashes in the signature)."""
+    monkeypatch.delenv(R.ENV_VAR, raising=False)
+    default = R.locate()
+    folder = R.locate(JAR.parent)
+    jar = R.locate(JAR)
+    monkeypatch.setenv(R.ENV_VAR, str(JAR.parent))
+    env = R.locate()
+    assert default.jar == folder.jar == jar.jar == env.jar
+    assert default.paraphrase == folder.paraphrase == jar.paraphrase == env.paraphrase
+    assert R.load(JAR.parent).fingerprint() == R.load().fingerprint()
+
+
+def test_korean_is_refused_in_one_line(tmp_path):
+    preds, refs = tmp_path / "p.json", tmp_path / "r.json"
+    preds.write_text('{"1": "\ud30c\ub780 \ubc14\ub2e4"}')
+    refs.write_text('{"1": ["\ud478\ub978 \ubc14\ub2e4"]}')
+    proc = subprocess.run(["scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "ko",
+                           "--metrics", "meteor15"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "English" in proc.stderr
