@@ -92,40 +92,6 @@ def segment_scores(stats: np.ndarray) -> np.ndarray:
     return score
 
 
-def _row_score(st: tuple) -> float:
-    """:func:`segment_scores` of one statistics tuple in plain floats (IEEE semantics kept: a
-    zero denominator gives inf/nan as in Java, and nan scores 0)."""
-    tl, rl, tfw, rfw = st[0], st[1], st[2], st[3]
-    twl = (DELTA * (tl - tfw)) + ((1.0 - DELTA) * tfw)
-    rwl = (DELTA * (rl - rfw)) + ((1.0 - DELTA) * rfw)
-    twm = rwm = 0.0
-    for i in range(N_MODULES):
-        twm += st[4 + 4 * i] * WEIGHTS[i] * DELTA
-    for i in range(N_MODULES):
-        rwm += st[5 + 4 * i] * WEIGHTS[i] * DELTA
-    for i in range(N_MODULES):
-        twm += st[6 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
-    for i in range(N_MODULES):
-        rwm += st[7 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
-    if twl == 0 or rwl == 0 or twm == 0 or rwm == 0:
-        # P or R is 0, inf or nan: Fmean is 0 or nan, and so is the score -> 0
-        return float(segment_scores(np.asarray(st, dtype=np.float64)[None, :])[0])
-    precision = twm / twl
-    recall = rwm / rwl
-    fmean = 1.0 / (((1.0 - ALPHA) / precision) + (ALPHA / recall))
-    ttot = rtot = 0
-    for i in range(N_MODULES):
-        ttot += st[4 + 4 * i] + st[6 + 4 * i]
-        rtot += st[5 + 4 * i] + st[7 + 4 * i]
-    chunks = st[20]
-    if ttot == tl and rtot == rl and chunks == 1:
-        frag = 0.0
-    else:
-        frag = chunks / ((st[21] + st[22]) / 2)
-    score = fmean * (1.0 - GAMMA * float(np.power(frag, BETA)))
-    return max(score, 0.0)
-
-
 def aggregate(stats: np.ndarray) -> np.ndarray:
     """MeteorStats.addStats over all rows: sums, except that a segment matched completely in
     one chunk contributes no chunk."""
@@ -264,21 +230,28 @@ class Meteor15:
         sents = self.prepare(list(distinct))
         depth = self.res.paraphrase.depth
         depth_map = _DepthMap(depth)
-        rows = np.zeros((len(pairs), N_STATS))
         memo: dict[tuple[int, int], tuple] = {}
+        all_st: list[tuple] = []
+        group: list[int] = []
         for n, (h, rs) in enumerate(pairs):
             hi = distinct[h]
-            best, best_score = None, -1.0
             for r in rs:
-                ri = distinct[r]
-                st = memo.get((hi, ri))
+                key = (hi, distinct[r])
+                st = memo.get(key)
                 if st is None:
-                    st = memo[(hi, ri)] = align_stats(sents[hi], sents[ri], depth_map)
-                sc = _row_score(st)
-                if sc > best_score:
-                    best, best_score = st, sc
-            if best is not None:
-                rows[n] = best
+                    st = memo[key] = align_stats(sents[hi], sents[key[1]], depth_map)
+                all_st.append(st)
+                group.append(n)
+        rows = np.zeros((len(pairs), N_STATS))
+        if all_st:
+            cand = np.asarray(all_st, dtype=np.float64)
+            cand_scores = segment_scores(cand)
+            grp = np.asarray(group, dtype=np.int64)
+            # the best reference: highest score, the first one on ties (Meteor keeps a reference
+            # only when its score is strictly greater than the best so far)
+            order = np.lexsort((np.arange(len(grp)), -cand_scores, grp))
+            first = order[np.r_[True, grp[order][1:] != grp[order][:-1]]]
+            rows[grp[first]] = cand[first]
         scores = segment_scores(rows) if len(rows) else np.zeros(0)
         system = system_score(rows) if len(rows) else float("nan")
         return Meteor15Output(system, scores, rows, self.signature())
