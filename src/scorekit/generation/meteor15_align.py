@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 SEARCH_WEIGHTS = (1.0, 0.5, 0.5, 0.5)   # MeteorScorer sets these for the search
 BEAM_SIZE = 40
@@ -242,7 +241,3 @@ def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
     if last != -1:
         chunks += 1
     return (n1, n2, sum(f1), sum(f2), *counts, chunks, words1, words2)
-
-
-def stats_array(rows: list[tuple]) -> np.ndarray:
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 23)
