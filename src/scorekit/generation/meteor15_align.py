@@ -124,7 +124,9 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
 
 
 def _key(p):
-    return (-(p[1] + p[2]), p[3], p[6])
+    """Constants.PARTIAL_COMPARE_TOTAL as one integer: more weighted matches, then fewer chunks,
+    then smaller distance (both far below 2**32)."""
+    return ((p[3] << 32) | p[6]) - ((p[1] + p[2]) << 64)
 
 
 def _resolve(cand, n2, start, beam=BEAM_SIZE, w=SEARCH_WEIGHTS):
@@ -134,7 +136,8 @@ def _resolve(cand, n2, start, beam=BEAM_SIZE, w=SEARCH_WEIGHTS):
     for current in range(n2 + 1):
         paths = next_paths
         next_paths = []
-        paths.sort(key=_key)
+        if len(paths) > 1:
+            paths.sort(key=_key)
         bit = 1 << current
         for path in paths[:beam]:
             if current == n2:
