@@ -48,6 +48,9 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                    "instead of the evaluated references.")
 @click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
               help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable.")
+@click.option("--meteor15-resources", type=click.Path(path_type=Path), default=None,
+              help="meteor15: a Meteor 1.5 distribution (meteor-1.5.jar, data/paraphrase-en.gz); "
+                   "default $SCOREKIT_METEOR15, else the installed pycocoevalcap's.")
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
 @click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
@@ -57,8 +60,8 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @engine_options
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, images, videos, bert_model, clip_model, strict, engine, address, output, fmt, quiet,
-            **extra):
+            lexicon, meteor15_resources, images, videos, bert_model, clip_model, strict, engine, address, output,
+            fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -78,7 +81,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     if (images or videos) and names is None:
         names = list(DEFAULT_METRICS) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
-               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model}
+               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
+               "meteor15_resources": meteor15_resources}
     if images or videos:
         kind = "images" if images else "videos"
         options["media"] = _media_paths(images or videos, data.ids, kind)

@@ -7,5 +7,6 @@ import scorekit.generation.bleu  # noqa: F401
 import scorekit.generation.chrf  # noqa: F401
 import scorekit.generation.cider  # noqa: F401
 import scorekit.generation.meteor  # noqa: F401
+import scorekit.generation.meteor15  # noqa: F401
 import scorekit.generation.rouge  # noqa: F401
 import scorekit.neural.caption_metrics  # noqa: F401

@@ -21,6 +21,7 @@ class CaptionOptions:
     beta: float = 3.0
     gamma: float = 0.5
     lexicon: Any = None                     # Korean METEOR synonym lexicon file(s)
+    meteor15_resources: str | Path | None = None   # Meteor 1.5 distribution (default: pycocoevalcap's)
     bert_model: str | None = None
     clip_model: str | None = None
     media: list | None = None               # CLIPScore: one image/video path per item
@@ -51,6 +52,7 @@ class CaptionOptions:
                  "cider_d": {"sigma": self.cider_sigma, "df": self.cider_df},
                  "cider_plain": {"df": self.cider_df},
                  "meteor": {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "lexicon": self.lexicon},
+                 "meteor15": {"resources": None if self.meteor15_resources is None else str(self.meteor15_resources)},
                  "bertscore": {"model": self.bert_model},
                  "clipscore": {"model": self.clip_model}}
         return table.get(name, {})
