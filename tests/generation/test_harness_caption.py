@@ -82,6 +82,8 @@ EN_CASES = {
     "rouge_l_coco": MetricCase(REGISTRY.metric_class("caption", "rouge_l_coco"), oracle=rouge_coco_oracle, rel=1e-12),
     "meteor": MetricCase(REGISTRY.metric_class("caption", "meteor"), oracle=None,
                          oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
+    "meteor15": MetricCase(REGISTRY.metric_class("caption", "meteor15"), oracle=None,
+                           oracle_test="tests/generation/test_meteor15.py (the Meteor 1.5 jar through Java)"),
     "chrf": MetricCase(REGISTRY.metric_class("caption", "chrf"), oracle=chrf_oracle("chrf"), rel=0),
     "chrf_pp": MetricCase(REGISTRY.metric_class("caption", "chrf_pp"), oracle=chrf_oracle("chrf_pp", word_order=2), rel=0),
     "bertscore": MetricCase(REGISTRY.metric_class("caption", "bertscore"), oracle=None,
