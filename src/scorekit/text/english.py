@@ -27,6 +27,7 @@ differ, which the docs say.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from scorekit.text.normalize import nfc
 
@@ -92,6 +93,13 @@ def _split_word(word: str) -> list[str]:
     if m and m.group(1):
         return [m.group(1), m.group(2)]
     return [word]
+
+
+@lru_cache(maxsize=1 << 17)
+def _chunk_tokens_cached(chunk: str, sent_end: bool, sent_start: bool) -> tuple[str, ...]:
+    """The lower-cased tokens of one chunk in its context; captions reuse a small vocabulary, so
+    most chunks are looked up, not scanned."""
+    return tuple(t.lower() for t in _chunk_tokens(chunk, sent_end, sent_start))
 
 
 def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) -> list[str]:
@@ -171,14 +179,33 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
     return out
 
 
+_SPLIT = re.compile(r"(\s+)")
+_PLAIN = re.compile(r"[\w\s]*")  # only word characters and whitespace: every chunk is one token
+
+
 def ptb_tokenize(text: str) -> list[str]:
     """PTB tokens, lower-cased, punctuation kept (what the Java tokenizer prints)."""
     text = nfc(text).translate(_UNICODE_MAP)
-    tokens: list[str] = []
-    pieces = re.split(r"(\s+)", text)  # chunks at even indices, their whitespace in between
+    if _PLAIN.fullmatch(text):
+        # Fast path, same result as the scanner: a chunk of word characters is one word token
+        # (no clitic, period or number rule can apply) unless it is one of the _SPECIAL words.
+        tokens = text.lower().split()
+        if _SPECIAL.keys().isdisjoint(tokens):
+            return tokens
+    if "." not in text:
+        # the sentence context only matters to a chunk with a period: look each chunk up alone
+        tokens = []
+        for chunk in text.split():
+            tokens.extend(_chunk_tokens_cached(chunk, False, False))
+        return tokens
+    tokens = []
+    pieces = _SPLIT.split(text)  # chunks at even indices, their whitespace in between
     for i in range(0, len(pieces), 2):
         chunk = pieces[i]
         if not chunk:
+            continue
+        if "." not in chunk:
+            tokens.extend(_chunk_tokens_cached(chunk, False, False))
             continue
         space = pieces[i + 1] if i + 1 < len(pieces) else ""
         nxt = pieces[i + 2] if i + 2 < len(pieces) else ""
@@ -186,8 +213,8 @@ def ptb_tokenize(text: str) -> list[str]:
         sent_end = bool(nxt) and (space.startswith("  ") or nxt[:1].isupper())
         m = _NEXT_WORD.fullmatch(nxt)
         sent_start = bool(m) and space == " " and m.group(1) in _SENT_START
-        tokens.extend(_chunk_tokens(chunk, sent_end, sent_start))
-    return [t.lower() for t in tokens]
+        tokens.extend(_chunk_tokens_cached(chunk, sent_end, sent_start))
+    return tokens
 
 
 def coco_tokenize(text: str) -> list[str]:
