@@ -166,3 +166,13 @@ def test_plain_captions_with_odd_whitespace_equal_java():
     captions = ["Two  dogs\tplay in the park", "A MAN Cannot ride\u3000a bike", "gonna go   now",
                 "the 1990s and 2 cats", "x_y z", "ÉCOLE  Riding"]
     assert [coco_tokenize(c) for c in captions] == coco_java(captions)
+
+
+@needs_java
+@pytest.mark.java
+def test_comma_numbers_joined_to_words_equal_java():
+    # found by the end-to-end benchmark: "1,000-foot" was split "1 , 000-foot"
+    captions = ["a 1,000-foot hill", "a 1,000-foot-tall tree", "a 1,000,000-dollar prize", "2,000-year-old",
+                "the 1,000-foot.", "a 1,000-foot's", "the 1,000s", "a 1,000- x", "at 3:30-pm ok", "3:30pm",
+                "x -1,000-foot", "1,000.50 dollars", "1,000.5-foot", "+3:30-x", "at 10:30:45-pm"]
+    assert [coco_tokenize(c) for c in captions] == coco_java(captions)

@@ -69,10 +69,14 @@ _SENT_START = frozenset(
 _NEXT_WORD = re.compile(r"(Mr\.|Ms\.|[A-Z][a-z]*)")
 
 # One scanner for a whitespace-free chunk; the alternatives are tried in order at each position.
-_NUM = re.compile(r"[+-]?(?:\d+(?:[.,:/]\d+)*|\.\d+)(?![\w-])")  # 3.5 1,000 3:30 1/2 .5 -5
+_NUM = re.compile(
+    r"[+-]?(?:\d+(?:[.,:/]\d+)*[,:]\d+(?:[.,:/]\d+)*(?=[^\W\d]|-)"  # 1,000s 3:30-pm: the number alone
+    r"|(?:\d+(?:[.,:/]\d+)*|\.\d+)(?![\w-]))"  # 3.5 1,000 3:30 1/2 .5 -5
+)
 _SCAN = re.compile(
     r"""
-    (?P<word>\w+(?:(?:[-/]|'(?![sdm]\b|re\b|ve\b|ll\b))\w+|\.\w+)*)  # black-and-white o'clock
+    (?P<word>(?:\d+(?:,\d+)+(?:\.\d+)?-(?=\w))?  # 1,000-foot 2,000-year-old: one token
+             \w+(?:(?:[-/]|'(?![sdm]\b|re\b|ve\b|ll\b))\w+|\.\w+)*)  # black-and-white o'clock
     | (?P<dots>\.{3,}|\.\.?)
     | (?P<dash>-{2,}|-)
     | (?P<bang>[!?]+)
