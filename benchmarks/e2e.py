@@ -44,8 +44,8 @@ def env() -> dict[str, str]:
     e.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1",
              TOKENIZERS_PARALLELISM="false")
     src = str(ROOT / "src")
-    if src not in e.get("PYTHONPATH", "").split(os.pathsep):
-        e["PYTHONPATH"] = os.pathsep.join(filter(None, [src, e.get("PYTHONPATH")]))
+    have = e.get("PYTHONPATH", "").split(os.pathsep)
+    e["PYTHONPATH"] = os.pathsep.join([p for p in (src, str(ROOT)) if p not in have] + [p for p in have if p])
     return e
 
 
@@ -54,6 +54,7 @@ class Timing:
     wall: float
     peak_mib: float
     rc: int
+    cpu: float = 0.0  # user + system seconds of the process and the children it waited for
     out: str = ""
     err: str = ""
 
@@ -69,32 +70,43 @@ def _vm_hwm(pid: int) -> int | None:
     return None
 
 
-def run(cmd: list[str], cwd: Path | None = None, timeout: float = 900) -> Timing:
-    """Run one process; wall time from spawn to exit, peak RSS (VmHWM) in MiB."""
+def run(cmd: list[str], cwd: Path | None = None) -> Timing:
+    """Run one process; wall time from spawn to exit, CPU time (rusage of the child: robust when
+    other work shares the machine), peak RSS (VmHWM) in MiB."""
     peak = [0]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    done = threading.Event()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env(), stdout=out, stderr=err, text=True)
+        done = threading.Event()
 
-    def poll():
-        while not done.is_set():
-            v = _vm_hwm(proc.pid)
-            if v:
-                peak[0] = max(peak[0], v)
-            done.wait(0.02)
+        def poll():
+            while not done.is_set():
+                v = _vm_hwm(proc.pid)
+                if v:
+                    peak[0] = max(peak[0], v)
+                done.wait(0.02)
 
-    th = threading.Thread(target=poll, daemon=True)
-    th.start()
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    done.set()
-    th.join()
-    return Timing(wall, peak[0] / 1024, proc.returncode, out, err)
+        th = threading.Thread(target=poll, daemon=True)
+        th.start()
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        done.set()
+        th.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Timing(wall, peak[0] / 1024, proc.returncode, ru.ru_utime + ru.ru_stime, out.read(), err.read())
+
+
+def run_all(cmd: list[str] | list[list[str]], cwd: Path | None = None) -> Timing:
+    """One command, or several run one after the other (times add up, peak is the largest)."""
+    if cmd and isinstance(cmd[0], list):
+        parts = [run(c, cwd) for c in cmd]
+        bad = next((p for p in parts if p.rc != 0), None)
+        last = bad or parts[-1]
+        return Timing(sum(p.wall for p in parts), max(p.peak_mib for p in parts), last.rc,
+                      sum(p.cpu for p in parts), last.out, last.err)
+    return run(cmd, cwd)
 
 
 def exponent(t1: float, t2: float, s1: float, s2: float) -> float:
@@ -147,7 +159,7 @@ def bench(case: Case, sizes: list[int], repeat: int = 2, anchor_max: int | None 
                 for name in names:
                     out = tmp / f"{name}.json"
                     cmd = case.ours(inputs, out) if name == "scorekit" else case.anchors[name](inputs, out)
-                    t = run(cmd, cwd=ROOT)
+                    t = run_all(cmd, cwd=ROOT)
                     if t.rc != 0:
                         print(f"!! {name} failed (exit {t.rc}): {t.err.strip()[-600:]}", flush=True)
                         raise RuntimeError(f"{name} failed at size {size}")
@@ -156,15 +168,17 @@ def bench(case: Case, sizes: list[int], repeat: int = 2, anchor_max: int | None 
             row = {"size": size, "gen_s": gen_s, **{f"{n}_s": t.wall for n, t in best.items()},
                    **{f"{n}_peak_mib": t.peak_mib for n, t in best.items()}}
             ours_json = _load(tmp / "scorekit.json")
-            parts = [f"{case.unit}={size:,}", f"scorekit {best['scorekit'].wall:7.2f}s "
-                     f"(peak {best['scorekit'].peak_mib:,.0f} MiB)"]
+            row.update({f"{n}_cpu": t.cpu for n, t in best.items()})
+            sk = best["scorekit"]
+            parts = [f"{case.unit}={size:,}", f"scorekit {sk.wall:7.2f}s (cpu {sk.cpu:.2f}s, peak {sk.peak_mib:,.0f} MiB)"]
             for n in names[1:]:
-                ratio = best[n].wall / best["scorekit"].wall
+                ratio = best[n].wall / sk.wall
                 row[f"ratio_{n}"] = ratio
+                row[f"cpu_ratio_{n}"] = best[n].cpu / sk.cpu if sk.cpu else float("nan")
                 agree = case.check(ours_json, _load(tmp / f"{n}.json")) if case.check else ""
                 row[f"agree_{n}"] = agree
-                parts.append(f"{n} {best[n].wall:7.2f}s (peak {best[n].peak_mib:,.0f} MiB) "
-                             f"-> {ratio:5.2f}x{' ' + agree if agree else ''}")
+                parts.append(f"{n} {best[n].wall:7.2f}s (cpu {best[n].cpu:.2f}s, peak {best[n].peak_mib:,.0f} MiB) "
+                             f"-> {ratio:5.2f}x wall, {row[f'cpu_ratio_{n}']:5.2f}x cpu{' ' + agree if agree else ''}")
             print("  " + " | ".join(parts), flush=True)
             rows.append(row)
         finally:
@@ -183,10 +197,13 @@ def _exponents(rows: list[dict]) -> None:
             continue
         steps = [f"{exponent(t1, t2, s1, s2):.2f}" for (s1, t1), (s2, t2) in zip(pts, pts[1:])]
         whole = exponent(pts[0][1], pts[-1][1], pts[0][0], pts[-1][0])
-        print(f"  scaling exponent {name}: {whole:.2f} ({pts[0][0]:,} -> {pts[-1][0]:,}; steps {', '.join(steps)})",
-              flush=True)
+        cpts = [(r["size"], r.get(f"{name}_cpu")) for r in rows if r.get(f"{name}_cpu")]
+        cpu = exponent(cpts[0][1], cpts[-1][1], cpts[0][0], cpts[-1][0]) if len(cpts) > 1 else float("nan")
+        print(f"  scaling exponent {name}: {whole:.2f} wall, {cpu:.2f} cpu ({pts[0][0]:,} -> {pts[-1][0]:,}; "
+              f"wall steps {', '.join(steps)})", flush=True)
         for r in rows:
             r[f"exponent_{name}"] = whole
+            r[f"cpu_exponent_{name}"] = cpu
 
 
 def max_diff(ours: dict, theirs: dict, keys: dict[str, str] | None = None) -> str:

@@ -154,6 +154,60 @@ def trec(directory: Path, n_queries: int, n_docs: int = 1000, *, ids: str = "d",
     return qrels_path, run_path
 
 
+# ---------------------------------------------------------------- summaries
+def _sentence(rng: random.Random, ko: bool) -> str:
+    return ko_caption(rng, "mixed") if ko else en_caption(rng, "mixed", 0.1)
+
+
+def summaries(directory: Path, n: int, *, sentences: int = 8, ko_share: float = 0.0, seed: int = 0) -> Path:
+    """summaries.jsonl: ``id``, ``document`` (``sentences`` sentences), ``reference`` (two of them,
+    shuffled words dropped) and ``prediction`` (the first two sentences) per line."""
+    rng = random.Random(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "summaries.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            ko = rng.random() < ko_share
+            sents = [_sentence(rng, ko) for _ in range(sentences)]
+            ref = " ".join(rng.sample(sents, 2))
+            rec = {"id": f"doc{i}", "document": " ".join(sents), "reference": ref, "prediction": " ".join(sents[:2])}
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------- topics
+def topics(directory: Path, n_docs: int, *, n_topics: int = 20, doc_len: int = 60, vocab: int = 2000,
+           seed: int = 0) -> tuple[Path, Path]:
+    """corpus.txt (Zipfian words ``w123``, one document per line) and topics.json (``n_topics``
+    x 10 words drawn from the 300 most frequent)."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, vocab + 1)
+    p /= p.sum()
+    directory.mkdir(parents=True, exist_ok=True)
+    corpus = directory / "corpus.txt"
+    with open(corpus, "w") as fh:
+        for _ in range(n_docs):
+            words = rng.choice(vocab, size=int(rng.integers(doc_len // 2, doc_len * 2)), p=p)
+            fh.write(" ".join(f"w{i}" for i in words) + "\n")
+    tops = {f"t{k}": [f"w{i}" for i in rng.choice(300, 10, replace=False)] for k in range(n_topics)}
+    path = directory / "topics.json"
+    path.write_text(json.dumps(tops))
+    return path, corpus
+
+
+# ---------------------------------------------------------------- ABSA
+def absa(directory: Path, n: int, *, seed: int = 0) -> Path:
+    """A Conflict-Review run directory ``run/outputs.jsonl`` with ``n`` rows."""
+    from benchmarks.bench_absa import synthetic_entries
+
+    run = directory / "cr_bench__seed42_proposed"
+    run.mkdir(parents=True, exist_ok=True)
+    with open(run / "outputs.jsonl", "w", encoding="utf-8") as fh:
+        for e in synthetic_entries(n, seed):
+            fh.write(json.dumps(e, ensure_ascii=False) + "\n")
+    return run
+
+
 def main(argv: list[str]) -> int:
     kind, directory, *pairs = argv
     kwargs = {}
