@@ -17,7 +17,7 @@ def main(pred_path, ref_path, model_dir, out_path):
     ids = list(refs)
     _, _, f = bert_score.score([preds[k] for k in ids], [refs[k][0] for k in ids], model_type=model_dir,
                                num_layers=6)
-    json.dump({"bertscore": float(f.mean())}, open(out_path, "w"))
+    json.dump({"bertscore_f1": float(f.mean())}, open(out_path, "w"))
 
 
 if __name__ == "__main__":
