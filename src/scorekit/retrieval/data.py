@@ -282,8 +282,14 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
                 return _order_ties(same_q & (step == 0), docs), heads
     # Any other order: sort on the numbers only (query, score descending) — a string sort key
     # made this three times slower — then put the tied stretches in docid-descending order.
-    table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
-    order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
+    if n and int(q.max()) < 1 << 16:
+        # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
+        # 16-bit query codes, which keeps the score order within each query
+        order = np.argsort(-score)
+        order = order[np.argsort(q[order].astype(np.uint16), kind="stable")]
+    else:
+        table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
+        order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
     qs = q[order]
     same_q = qs[1:] == qs[:-1]
     ss = score[order]
