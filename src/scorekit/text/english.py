@@ -187,8 +187,13 @@ _SPLIT = re.compile(r"(\s+)")
 _PLAIN = re.compile(r"[\w\s]*")  # only word characters and whitespace: every chunk is one token
 
 
-def ptb_tokenize(text: str) -> list[str]:
-    """PTB tokens, lower-cased, punctuation kept (what the Java tokenizer prints)."""
+@lru_cache(maxsize=1 << 17)
+def _chunk_coco_cached(chunk: str, sent_end: bool, sent_start: bool) -> tuple[str, ...]:
+    """:func:`_chunk_tokens_cached` without COCO's punctuation tokens."""
+    return tuple(t for t in _chunk_tokens_cached(chunk, sent_end, sent_start) if t not in COCO_PUNCTUATION)
+
+
+def _tokens(text: str, chunk_tokens) -> list[str]:
     text = nfc(text).translate(_UNICODE_MAP)
     if _PLAIN.fullmatch(text):
         # Fast path, same result as the scanner: a chunk of word characters is one word token
@@ -196,20 +201,19 @@ def ptb_tokenize(text: str) -> list[str]:
         tokens = text.lower().split()
         if _SPECIAL.keys().isdisjoint(tokens):
             return tokens
-    if "." not in text:
-        # the sentence context only matters to a chunk with a period: look each chunk up alone
-        tokens = []
-        for chunk in text.split():
-            tokens.extend(_chunk_tokens_cached(chunk, False, False))
-        return tokens
-    tokens = []
+    chunks = text.split()
+    if "." not in text or all("." not in c for c in chunks[:-1]):
+        # the sentence context only matters to a chunk with a period that has a next chunk:
+        # otherwise look each chunk up alone (most captions: "A dog runs." ends that way)
+        return [t for c in chunks for t in chunk_tokens(c, False, False)]
+    tokens: list[str] = []
     pieces = _SPLIT.split(text)  # chunks at even indices, their whitespace in between
     for i in range(0, len(pieces), 2):
         chunk = pieces[i]
         if not chunk:
             continue
         if "." not in chunk:
-            tokens.extend(_chunk_tokens_cached(chunk, False, False))
+            tokens.extend(chunk_tokens(chunk, False, False))
             continue
         space = pieces[i + 1] if i + 1 < len(pieces) else ""
         nxt = pieces[i + 2] if i + 2 < len(pieces) else ""
@@ -217,13 +221,18 @@ def ptb_tokenize(text: str) -> list[str]:
         sent_end = bool(nxt) and (space.startswith("  ") or nxt[:1].isupper())
         m = _NEXT_WORD.fullmatch(nxt)
         sent_start = bool(m) and space == " " and m.group(1) in _SENT_START
-        tokens.extend(_chunk_tokens_cached(chunk, sent_end, sent_start))
+        tokens.extend(chunk_tokens(chunk, sent_end, sent_start))
     return tokens
+
+
+def ptb_tokenize(text: str) -> list[str]:
+    """PTB tokens, lower-cased, punctuation kept (what the Java tokenizer prints)."""
+    return _tokens(text, _chunk_tokens_cached)
 
 
 def coco_tokenize(text: str) -> list[str]:
     """Tokens as pycocoevalcap's PTBTokenizer wrapper returns them (punctuation removed)."""
-    return [t for t in ptb_tokenize(text) if t not in COCO_PUNCTUATION]
+    return _tokens(text, _chunk_coco_cached)
 
 
 def coco_tokenize_batch(texts) -> list[list[str]]:
