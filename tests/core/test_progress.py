@@ -70,6 +70,7 @@ def _model():
     return path
 
 
+@pytest.mark.slow  # loads the MiniLM model twice
 @pytest.mark.parametrize("quiet", [False, True])
 def test_bertscore_cli_shows_a_bar_on_a_terminal_unless_quiet(tmp_path, quiet):
     _model()
