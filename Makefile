@@ -11,7 +11,7 @@ export HF_DATASETS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 PYTEST_ARGS ?=
 
-.PHONY: all install sysdeps demo test test-fast bench clean
+.PHONY: all install sysdeps demo test test-fast bench bench-kernels clean
 
 all: test
 
@@ -38,8 +38,13 @@ test: install
 test-fast: install
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not slow and not browser" $(PYTEST_ARGS)
 
+# end to end: the scorekit command vs each anchor's whole pipeline at 1x/4x/16x (BENCHMARKS.md)
 bench: install
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks --no-kernels
+
+# in-process kernel benchmarks (benchmarks/bench_*.py)
+bench-kernels: install
+	$(BIN)/python -m benchmarks --kernels-only
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis src/*.egg-info

@@ -1,17 +1,22 @@
 """Progress bars for anything that can take more than a couple of seconds.
 
 Library code wraps long loops in :func:`track`; bars show only when the CLI has switched them on
-(``enable()``) and stderr is a terminal, so library users and tests see no noise.
+(``enable()``; ``-q``/``--quiet`` switches them off again) and stderr is a terminal, so library
+users, pipes, logs and tests see no noise. A bar appears only once the loop has run for
+``delay`` seconds, so short runs print nothing at all.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
 _enabled = False
+DELAY = float(os.environ.get("SCOREKIT_PROGRESS_DELAY", "2"))
 
 
 def enable(on: bool = True) -> None:
@@ -23,13 +28,35 @@ def is_enabled() -> bool:
     return _enabled and sys.stderr.isatty()
 
 
-def track(iterable: Iterable[T], description: str, total: int | None = None) -> Iterator[T]:
+def track(iterable: Iterable[T], description: str, total: int | None = None,
+          delay: float | None = None) -> Iterator[T]:
+    """Yield from ``iterable``; on a terminal, after ``delay`` seconds (default :data:`DELAY`),
+    show a transient bar on stderr for the rest of the loop."""
     if not is_enabled():
         yield from iterable
         return
-    from rich.progress import track as _rich_track
-    from rich.console import Console
+    if total is None and hasattr(iterable, "__len__"):
+        total = len(iterable)  # type: ignore[arg-type]
+    wait = DELAY if delay is None else delay
+    start = time.monotonic()
+    done = 0
+    bar = task = None
+    try:
+        for item in iterable:
+            yield item
+            done += 1
+            if bar is None and time.monotonic() - start >= wait:
+                from rich.console import Console
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                           TimeElapsedColumn, TimeRemainingColumn)
 
-    yield from _rich_track(
-        iterable, description=description, total=total, console=Console(stderr=True), transient=True
-    )
+                bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                               TimeElapsedColumn(), TimeRemainingColumn(),
+                               console=Console(stderr=True), transient=True)
+                bar.start()
+                task = bar.add_task(description, total=total, completed=done)
+            elif bar is not None:
+                bar.update(task, completed=done)
+    finally:
+        if bar is not None:
+            bar.stop()

@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scorekit.errors import InputError
 from scorekit.io.captions import read_caption_set, read_predictions, read_references
@@ -79,3 +81,16 @@ def test_bad_predictions(tmp_path):
 def test_invalid_utf8(tmp_path):
     with pytest.raises(InputError, match=r"p.jsonl:2: invalid UTF-8"):
         read_predictions(write(tmp_path, "p.jsonl", b'{"id":"a","prediction":"x"}\n{"id":"b","prediction":"\xff"}\n'))
+
+
+@settings(max_examples=150, database=None, suppress_health_check=list(HealthCheck))
+@given(st.dictionaries(st.text(st.characters(blacklist_characters='"\\'), min_size=1, max_size=8), st.lists(st.text(max_size=12), min_size=1, max_size=3),
+                       min_size=1, max_size=20),
+       st.sampled_from([None, 1, 2]), st.booleans())
+def test_key_lines_in_one_pass_equal_the_per_key_search(data, indent, ascii_only):
+    # (keys without quotes or backslashes: a key such as 'x"a' holds the text '"a":' of key 'a',
+    # where the per-key search from the top would stop; the one-pass search finds the right one)
+    from scorekit.io.captions import _key_lines, _line_of
+
+    text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
+    assert _key_lines(text, list(data)) == [_line_of(text, k) for k in data]

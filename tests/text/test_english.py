@@ -122,3 +122,57 @@ def test_punctuation_removed_and_brackets_kept():
 def test_nfc_normalised():
     decomposed = "Cafe\u0301 au lait."
     assert coco_tokenize(decomposed) == ["caf\u00e9", "au", "lait"]
+
+
+def _scan_every_chunk(text):
+    """The tokenizer without its fast paths and cache: every chunk through the scanner, with its
+    sentence context (the algorithm before the speed work)."""
+    import re
+
+    from scorekit.text import english as E
+
+    text = E.nfc(text).translate(E._UNICODE_MAP)
+    tokens = []
+    pieces = re.split(r"(\s+)", text)
+    for i in range(0, len(pieces), 2):
+        chunk = pieces[i]
+        if not chunk:
+            continue
+        space = pieces[i + 1] if i + 1 < len(pieces) else ""
+        nxt = pieces[i + 2] if i + 2 < len(pieces) else ""
+        sent_end = bool(nxt) and (space.startswith("  ") or nxt[:1].isupper())
+        m = E._NEXT_WORD.fullmatch(nxt)
+        sent_start = bool(m) and space == " " and m.group(1) in E._SENT_START
+        tokens.extend(E._chunk_tokens(chunk, sent_end, sent_start))
+    return [t.lower() for t in tokens]
+
+
+_SPACES = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\u3000", "\u00a0", " \u2009 "])
+
+
+@settings(max_examples=400, database=None)
+@given(st.lists(st.one_of(caption(), st.sampled_from(WORDS + ["Cannot", "GONNA", "wanna", "ÉCOLE", "x_y"]),
+                          st.text(max_size=6)), min_size=0, max_size=8), st.lists(_SPACES, min_size=8, max_size=8))
+def test_fast_paths_and_cache_equal_the_scanner(parts, spaces):
+    text = "".join(p + s for p, s in zip(parts, spaces)).strip()
+    expected = _scan_every_chunk(text)
+    assert ptb_tokenize(text) == expected
+    assert ptb_tokenize(text) == expected  # second call: from the chunk cache
+
+
+@needs_java
+@pytest.mark.java
+def test_plain_captions_with_odd_whitespace_equal_java():
+    captions = ["Two  dogs\tplay in the park", "A MAN Cannot ride\u3000a bike", "gonna go   now",
+                "the 1990s and 2 cats", "x_y z", "ÉCOLE  Riding"]
+    assert [coco_tokenize(c) for c in captions] == coco_java(captions)
+
+
+@needs_java
+@pytest.mark.java
+def test_comma_numbers_joined_to_words_equal_java():
+    # found by the end-to-end benchmark: "1,000-foot" was split "1 , 000-foot"
+    captions = ["a 1,000-foot hill", "a 1,000-foot-tall tree", "a 1,000,000-dollar prize", "2,000-year-old",
+                "the 1,000-foot.", "a 1,000-foot's", "the 1,000s", "a 1,000- x", "at 3:30-pm ok", "3:30pm",
+                "x -1,000-foot", "1,000.50 dollars", "1,000.5-foot", "+3:30-x", "at 10:30:45-pm"]
+    assert [coco_tokenize(c) for c in captions] == coco_java(captions)

@@ -74,6 +74,10 @@ def output_options(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def command(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("quiet"):  # -q: no progress bars either
+            from scorekit import progress
+
+            progress.enable(False)
         shared = {k: kwargs[k] for k in SHARED_OPTIONS if k in kwargs}
         ctx = click.get_current_context(silent=True)
         if ctx is not None:

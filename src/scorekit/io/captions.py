@@ -62,6 +62,25 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
+def _key_lines(text: str, keys) -> list[int | None]:
+    """:func:`_line_of` for every key of an object, in one pass: keys come in file order, so
+    each search starts where the previous key was found and newlines are counted once (calling
+    ``_line_of`` per key made reading quadratic in the file size)."""
+    out: list[int | None] = []
+    cursor, line = 0, 1
+    for key in keys:
+        pos = text.find(json.dumps(key, ensure_ascii=False) + ":", cursor)
+        if pos < 0:
+            pos = text.find(json.dumps(key) + ":", cursor)  # written with \\u escapes
+        if pos < 0:
+            out.append(_line_of(text, key))  # out of order or escaped: the slow search
+            continue
+        line += text.count("\n", cursor, pos)
+        cursor = pos
+        out.append(line)
+    return out
+
+
 def _prediction(value, path, line, key) -> str:
     if isinstance(value, list):
         if len(value) == 0:
@@ -109,7 +128,7 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
     if fmt == "json":
         data = parse_json(text, path)
         if isinstance(data, dict):
-            return [(str(k), v, _line_of(text, k)) for k, v in data.items()]
+            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))]
         if not isinstance(data, list):
             raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
         objs = [(o, None) for o in data]

@@ -188,8 +188,10 @@ class BERTScorer:
                 else:
                     todo.append(i)
         order = sorted(todo, key=lambda i: -lens[i])
+        from scorekit.progress import track
+
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
+            for start in track(range(0, len(order), self.batch_size), "BERTScore"):
                 idx = order[start : start + self.batch_size]
                 width = lens[idx[0]]
                 batch = torch.full((len(idx), width), pad_id, dtype=torch.long)

@@ -30,6 +30,7 @@ import numpy as np
 
 from scorekit.errors import InputError, ScorekitError
 from scorekit.neural import _hf
+from scorekit.progress import track
 from scorekit.neural.video import frames_of
 from scorekit.result import Result
 from scorekit.signature import make_signature
@@ -131,7 +132,7 @@ class CLIPScorer:
         torch = _hf.require_torch()
         rows = []
         with torch.inference_mode():
-            for start in range(0, len(images), self.batch_size):
+            for start in track(range(0, len(images), self.batch_size), "CLIPScore images"):
                 batch = [load_image(im) for im in images[start : start + self.batch_size]]
                 pixels = self.processor(images=batch, return_tensors="pt")["pixel_values"]
                 feats = _features(self.model.get_image_features(pixel_values=pixels.to(self.device, self.dtype)))
@@ -149,7 +150,7 @@ class CLIPScorer:
         order = sorted(range(len(unique)), key=lambda i: -lengths[i])
         feats = torch.zeros(len(unique), self.model.config.projection_dim)
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
+            for start in track(range(0, len(order), self.batch_size), "CLIPScore texts"):
                 idx = order[start : start + self.batch_size]
                 enc = tok([unique[i] for i in idx], padding=True, truncation=True,
                           max_length=self.max_length, return_tensors="pt")

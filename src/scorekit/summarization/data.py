@@ -188,7 +188,8 @@ def align(named: dict[str, tuple[str, tuple[list, list, list]]]) -> tuple[list[s
             missing = [i for i in order if i not in index]
             if missing:
                 raise InputError(f"no {role} for id {missing[0]!r} ({len(missing)} missing)", path)
-            extra = [i for i in ids if i not in set(order)]
+            wanted = set(order)  # once: building it per id made aligning quadratic
+            extra = [i for i in ids if i not in wanted]
             if extra:
                 raise InputError(f"id {extra[0]!r} has no {first_role}", path, lines[ids.index(extra[0])])
             out[role] = [texts[index[i]] for i in order]

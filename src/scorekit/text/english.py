@@ -27,6 +27,7 @@ differ, which the docs say.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from scorekit.text.normalize import nfc
 
@@ -68,10 +69,14 @@ _SENT_START = frozenset(
 _NEXT_WORD = re.compile(r"(Mr\.|Ms\.|[A-Z][a-z]*)")
 
 # One scanner for a whitespace-free chunk; the alternatives are tried in order at each position.
-_NUM = re.compile(r"[+-]?(?:\d+(?:[.,:/]\d+)*|\.\d+)(?![\w-])")  # 3.5 1,000 3:30 1/2 .5 -5
+_NUM = re.compile(
+    r"[+-]?(?:\d+(?:[.,:/]\d+)*[,:]\d+(?:[.,:/]\d+)*(?=[^\W\d]|-)"  # 1,000s 3:30-pm: the number alone
+    r"|(?:\d+(?:[.,:/]\d+)*|\.\d+)(?![\w-]))"  # 3.5 1,000 3:30 1/2 .5 -5
+)
 _SCAN = re.compile(
     r"""
-    (?P<word>\w+(?:(?:[-/]|'(?![sdm]\b|re\b|ve\b|ll\b))\w+|\.\w+)*)  # black-and-white o'clock
+    (?P<word>(?:\d+(?:,\d+)+(?:\.\d+)?-(?=\w))?  # 1,000-foot 2,000-year-old: one token
+             \w+(?:(?:[-/]|'(?![sdm]\b|re\b|ve\b|ll\b))\w+|\.\w+)*)  # black-and-white o'clock
     | (?P<dots>\.{3,}|\.\.?)
     | (?P<dash>-{2,}|-)
     | (?P<bang>[!?]+)
@@ -92,6 +97,13 @@ def _split_word(word: str) -> list[str]:
     if m and m.group(1):
         return [m.group(1), m.group(2)]
     return [word]
+
+
+@lru_cache(maxsize=1 << 17)
+def _chunk_tokens_cached(chunk: str, sent_end: bool, sent_start: bool) -> tuple[str, ...]:
+    """The lower-cased tokens of one chunk in its context; captions reuse a small vocabulary, so
+    most chunks are looked up, not scanned."""
+    return tuple(t.lower() for t in _chunk_tokens(chunk, sent_end, sent_start))
 
 
 def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) -> list[str]:
@@ -171,14 +183,37 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
     return out
 
 
-def ptb_tokenize(text: str) -> list[str]:
-    """PTB tokens, lower-cased, punctuation kept (what the Java tokenizer prints)."""
+_SPLIT = re.compile(r"(\s+)")
+_PLAIN = re.compile(r"[\w\s]*")  # only word characters and whitespace: every chunk is one token
+
+
+@lru_cache(maxsize=1 << 17)
+def _chunk_coco_cached(chunk: str, sent_end: bool, sent_start: bool) -> tuple[str, ...]:
+    """:func:`_chunk_tokens_cached` without COCO's punctuation tokens."""
+    return tuple(t for t in _chunk_tokens_cached(chunk, sent_end, sent_start) if t not in COCO_PUNCTUATION)
+
+
+def _tokens(text: str, chunk_tokens) -> list[str]:
     text = nfc(text).translate(_UNICODE_MAP)
+    if _PLAIN.fullmatch(text):
+        # Fast path, same result as the scanner: a chunk of word characters is one word token
+        # (no clitic, period or number rule can apply) unless it is one of the _SPECIAL words.
+        tokens = text.lower().split()
+        if _SPECIAL.keys().isdisjoint(tokens):
+            return tokens
+    chunks = text.split()
+    if "." not in text or all("." not in c for c in chunks[:-1]):
+        # the sentence context only matters to a chunk with a period that has a next chunk:
+        # otherwise look each chunk up alone (most captions: "A dog runs." ends that way)
+        return [t for c in chunks for t in chunk_tokens(c, False, False)]
     tokens: list[str] = []
-    pieces = re.split(r"(\s+)", text)  # chunks at even indices, their whitespace in between
+    pieces = _SPLIT.split(text)  # chunks at even indices, their whitespace in between
     for i in range(0, len(pieces), 2):
         chunk = pieces[i]
         if not chunk:
+            continue
+        if "." not in chunk:
+            tokens.extend(chunk_tokens(chunk, False, False))
             continue
         space = pieces[i + 1] if i + 1 < len(pieces) else ""
         nxt = pieces[i + 2] if i + 2 < len(pieces) else ""
@@ -186,13 +221,18 @@ def ptb_tokenize(text: str) -> list[str]:
         sent_end = bool(nxt) and (space.startswith("  ") or nxt[:1].isupper())
         m = _NEXT_WORD.fullmatch(nxt)
         sent_start = bool(m) and space == " " and m.group(1) in _SENT_START
-        tokens.extend(_chunk_tokens(chunk, sent_end, sent_start))
-    return [t.lower() for t in tokens]
+        tokens.extend(chunk_tokens(chunk, sent_end, sent_start))
+    return tokens
+
+
+def ptb_tokenize(text: str) -> list[str]:
+    """PTB tokens, lower-cased, punctuation kept (what the Java tokenizer prints)."""
+    return _tokens(text, _chunk_tokens_cached)
 
 
 def coco_tokenize(text: str) -> list[str]:
     """Tokens as pycocoevalcap's PTBTokenizer wrapper returns them (punctuation removed)."""
-    return [t for t in ptb_tokenize(text) if t not in COCO_PUNCTUATION]
+    return _tokens(text, _chunk_coco_cached)
 
 
 def coco_tokenize_batch(texts) -> list[list[str]]:

@@ -1,0 +1,36 @@
+"""Run ranking (retrieval/data.py ``_rank``): every path gives trec_eval's order — query, score
+descending, ties by docid descending — whatever the line order of the file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from scorekit.retrieval.data import _rank, to_arrow, to_numpy
+
+
+def _expected(q, score, docs):
+    table = pa.table({"q": to_arrow(q), "s": to_arrow(score), "d": docs})
+    return to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]))
+
+
+@pytest.mark.parametrize("n_queries", [3, 70_000])  # 16-bit radix path, and the pyarrow path above it
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rank_equals_a_full_three_key_sort(n_queries, seed):
+    rng = np.random.default_rng(seed)
+    n = max(3 * n_queries, 3000)
+    q = rng.integers(0, n_queries, n).astype(np.int32)
+    q[:n_queries] = np.arange(n_queries)  # every code used
+    rng.shuffle(q)
+    score = np.round(rng.normal(size=n), 1)  # many ties
+    score[rng.random(n) < 0.05] = -0.0
+    docs = pa.chunked_array([pa.array([f"d{i}" for i in rng.permutation(n)])])
+    order, starts = _rank(q, score, docs)
+    expected = _expected(q, score, docs)
+    got = np.arange(n) if order is None else order
+    # -0.0 == 0.0: equal scores, so only the docid decides; both orders must agree row for row
+    assert np.array_equal(got, expected)
+    qs = q[got]
+    assert np.array_equal(starts, np.r_[0, np.flatnonzero(qs[1:] != qs[:-1]) + 1])
