@@ -198,6 +198,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
       scorekit train-summarizer --num-train 20 --checkpoint policy.pt
     """
     ns = _parse_n(n_list)
+    _require_torch("train-summarizer")
     _check_state(state)
     if checkpoint is None and folds is None:
         raise ScorekitError("train-summarizer: give --checkpoint FILE.pt (where to save the policy) or --folds K")
@@ -206,7 +207,6 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     for path, option in ((output, "--output"), (extra.get("report"), "--report")):
         if path is not None:
             _check_writable(Path(path), option)
-    _require_torch("train-summarizer")
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
         raise ScorekitError(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
