@@ -43,6 +43,8 @@ def one_line_error(proc, *fragments):
     (["train-summarizer", "--num-layers", "0", "--checkpoint", "p.pt"], "'--num-layers'"),
     (["train-summarizer"], "--checkpoint"),
     (["summarize", "--num-test", "-3"], "'--num-test': expected a value >= 1"),
+    (["train-summarizer", "--lang", "ko", "--folds", "3"], "--allow-english-model"),
+    (["summarize", "--lang", "ko"], "English-only"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, args, fragment):
     proc = run(*args)

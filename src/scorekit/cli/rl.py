@@ -136,8 +136,21 @@ data_options = [
                  help="Layer of --bert-model whose token states BERTScore compares (bert_score's "
                       "num_layers; default: bert_score's choice for known models, else the last layer; "
                       "bert-base-uncased: 9)."),
+    click.option("--allow-english-model", is_flag=True,
+                 help="Allow --lang ko with the shipped English-only all-MiniLM-L6-v2 as encoder or reward "
+                      "model (its tokenizer reads Hangul only as decomposed jamo; see docs/rl.md)."),
     click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."),
 ]
+
+
+def _check_models(lang: str, encoder: str | None, bert_model: str | None, allow: bool) -> None:
+    """Korean needs models that read Hangul; the only shipped model is English-only."""
+    if lang != "ko" or allow:
+        return
+    english = [opt for opt, value in (("--encoder", encoder), ("--bert-model", bert_model)) if value is None]
+    if english:
+        raise ScorekitError(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
+                            "is English-only; pass Korean-capable model directories or --allow-english-model")
 
 
 def _with(options):
@@ -185,7 +198,8 @@ def _echo_err(msg: str, quiet: bool) -> None:
               help="Where to save the trained policy (.pt). Required without --folds; with --folds, "
                    "a policy trained on all the articles is saved there after the cross-validation.")
 @output_options
-def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, n_list, split,
+def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model,
+                     n_list, split,
                      num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
                      seed, folds, checkpoint, output, fmt, quiet, **extra):
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
@@ -200,6 +214,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     ns = _parse_n(n_list)
     _require_torch("train-summarizer")
     _check_state(state)
+    _check_models(lang, encoder, bert_model, allow_english_model)
     if checkpoint is None and folds is None:
         raise ScorekitError("train-summarizer: give --checkpoint FILE.pt (where to save the policy) or --folds K")
     if checkpoint is not None:
@@ -313,7 +328,8 @@ def print_cv(result, fmt: str) -> None:
 @click.option("--exclude-trained", is_flag=True,
               help="Skip the articles the checkpoint was trained on (otherwise they are an error).")
 @output_options
-def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, n_list, checkpoint, num_test,
+def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model, n_list,
+              checkpoint, num_test,
               split, exclude_trained, output, fmt, quiet, **extra):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
@@ -327,6 +343,7 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
         if path is not None:
             _check_writable(Path(path), option)
     _require_torch("summarize")
+    _check_models(lang, encoder, bert_model, allow_english_model)
     from scorekit.summarization.rl.train import Policy, document_key
 
     policy = Policy.load(checkpoint) if checkpoint else None

@@ -90,7 +90,9 @@ def test_novelty_penalises_a_duplicate_second_pick():
 def test_first_words_compression():
     article = PreparedArticle("x", ["a b c", "d e f", "g h"], np.eye(3), np.full(3, 1 / 3), [], np.zeros((0, 3)))
     assert first_words(article, [2, 0], 4) == "a b c g"
-    assert first_words(article, [1], 7) == "d e f"
+    assert first_words(article, [1], 7) == "d e f g h"  # filled from the following sentences
+    assert first_words(article, [0], 5) == "a b c d e"  # sentence 0 gives lead-n
+    assert first_words(article, [2], 4) == "g h"  # nothing follows the last sentence
     policy = Policy.create(PolicyConfig(embed_dim=3, hidden=4, k_sentences=1, compress="first-words"), seed=0)
     d = decide(article, 2, policy.sentence, policy.chunk, greedy=True)
     assert d.chunks == [] and len(d.summary.split()) == 2

@@ -67,12 +67,17 @@ def assemble(article: PreparedArticle, chunk_ids: list[int], n: int) -> str:
 
 
 def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> str:
-    """The first ``n`` words of the chosen sentences, taken in document order."""
+    """The first ``n`` words of the chosen sentences, in document order; when they have fewer
+    than ``n`` words, the sentences after the last chosen one fill the budget (so choosing
+    sentence 0 gives exactly lead-n, and the summary keeps document order)."""
+    if not sentence_ids:
+        return ""
+    chosen = sorted(set(sentence_ids))
     words: list[str] = []
-    for i in sorted(sentence_ids):
-        words.extend(article.sentences[i].split())
+    for i in chosen + list(range(chosen[-1] + 1, len(article.sentences))):
         if len(words) >= n:
             break
+        words.extend(article.sentences[i].split())
     return " ".join(words[:n])
 
 
