@@ -204,5 +204,5 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
         "primary_metric": "rl/bertscore_f1",
     }
     return Result("summarize-rl-cv", metrics, sig, per_item=per_item,
-                  inputs={"n_articles": len(articles), "folds": folds, "train_articles_per_fold": train_size},
+                  inputs={"n_articles": len(articles), "folds": folds, "min_train_articles_per_fold": train_size},
                   extra=extra)
