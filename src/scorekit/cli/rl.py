@@ -1,16 +1,75 @@
-"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec)."""
+"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec).
+
+Every check that can fail is done before any model is loaded or any training starts: option
+values at parse time, the checkpoint's folder, torch being installed, the data being readable.
+"""
 
 from __future__ import annotations
 
+import math
+import os
 import time
+from importlib import resources
 from pathlib import Path
 
 import click
 
 from scorekit.cli._common import emit, output_options, print_table, signature_line
-from scorekit.errors import ScorekitError
+from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
-DEFAULT_SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "summarization" / "news_en.jsonl"
+# defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
+DEFAULTS = {"k": 1, "epochs": 5, "lr": 1e-2, "hidden": 32, "state": "rich", "compress": "first-words",
+            "baseline": "greedy"}
+
+
+def default_sample(lang: str) -> Path:
+    """The sample shipped inside the package (found in a wheel install too)."""
+    return Path(str(resources.files("scorekit") / "data" / "summarization" / f"news_{lang}.jsonl"))
+
+
+# --------------------------------------------------------------------------- option types
+
+class _Number(click.ParamType):
+    """A finite number with a lower bound, checked at parse time (``nan``/``inf`` rejected)."""
+
+    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float | None = None,
+                 open_high: bool = False):
+        self.kind, self.low, self.open_low, self.high, self.open_high = kind, low, open_low, high, open_high
+        self.name = "integer" if kind is int else "number"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, self.kind) and not isinstance(value, bool):
+            v = value
+        else:
+            try:
+                v = self.kind(str(value).strip())
+            except ValueError:
+                self.fail(f"expected {'an integer' if self.kind is int else 'a number'}, got {value!r}", param, ctx)
+        if isinstance(v, float) and not math.isfinite(v):
+            self.fail(f"expected a finite number, got {value!r}", param, ctx)
+        too_low = v <= self.low if self.open_low else v < self.low
+        too_high = self.high is not None and (v >= self.high if self.open_high else v > self.high)
+        if too_low or too_high:
+            lo = f"> {self.low:g}" if self.open_low else f">= {self.low:g}"
+            hi = "" if self.high is None else f" and {'<' if self.open_high else '<='} {self.high:g}"
+            self.fail(f"expected a value {lo}{hi}, got {value!r}", param, ctx)
+        return v
+
+
+class OneLineCommand(click.Command):
+    """Option errors as one line (``scorekit: error: train-summarizer: Invalid value for
+    '--lr': ...``, exit 2) instead of click's usage block."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            raise ScorekitError(f"{info_name}: {exc.format_message()}") from None
+
+
+POSITIVE_INT = _Number(int, 1)
+POSITIVE_FLOAT = _Number(float, 0.0, open_low=True)
+MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
 
 
 def _parse_n(value: str) -> list[int]:
@@ -19,28 +78,79 @@ def _parse_n(value: str) -> list[int]:
     return parse_int_list(value, "--n")
 
 
-def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files):
+def _require_torch(command: str) -> None:
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
+                                     "installed): pip install 'scorekit[neural]'") from None
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Fail now, not after training, when ``path`` cannot be written."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise InputError(f"{option} is a directory; expected a file path", path)
+    if not parent.is_dir():
+        raise InputError(f"{option}: folder {parent} does not exist", path)
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"{option}: folder {parent} is not writable", path)
+
+
+def _check_state(state: str) -> None:
+    from scorekit.summarization.rl.policy import parse_state
+
+    try:
+        parse_state(state)
+    except ScorekitError as exc:
+        raise ScorekitError(f"--state: {exc}") from None
+
+
+def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
     from scorekit.summarization.data import load_corpus, read_pairs
 
     if dataset:
         return load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-    path = data or DEFAULT_SAMPLE
-    if data is None and not path.exists():
+    if dataset_files is not None:
+        raise ScorekitError("--dataset-files needs --dataset (cnn_dailymail or xsum)")
+    path = data or default_sample(lang)
+    if data is None and not path.is_file():
         raise ScorekitError("no --data given and the shipped sample is missing; pass --data FILE.jsonl")
     return read_pairs(path).head(limit)
 
 
 data_options = [
     click.option("--data", type=click.Path(path_type=Path),
-                 help="JSONL/CSV of (document, reference) records. Default: the shipped English sample."),
+                 help="JSONL/CSV of (document, reference) records. Default: the sample shipped with "
+                      "scorekit (30 English or, with --lang ko, 10 Korean news items)."),
     click.option("--dataset", type=click.Choice(["cnn_dailymail", "xsum"]),
                  help="Load a Hugging Face corpus from local files or the local cache (never downloads)."),
-    click.option("--dataset-files", type=click.Path(path_type=Path), help="Local parquet/jsonl/csv files of --dataset."),
+    click.option("--dataset-files", type=click.Path(path_type=Path),
+                 help="Local parquet/jsonl/csv files of --dataset; from a folder only the files named "
+                      "for --split (train-*, test-*, validation-*) are read."),
     click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True),
     click.option("--encoder", help="Sentence encoder directory (default: the shipped all-MiniLM-L6-v2)."),
     click.option("--bert-model", help="BERTScore model directory for the reward (default: the shipped MiniLM)."),
+    click.option("--num-layers", type=POSITIVE_INT,
+                 help="Layer of --bert-model whose token states BERTScore compares (bert_score's "
+                      "num_layers; default: bert_score's choice for known models, else the last layer; "
+                      "bert-base-uncased: 9)."),
+    click.option("--allow-english-model", is_flag=True,
+                 help="Allow --lang ko with the shipped English-only all-MiniLM-L6-v2 as encoder or reward "
+                      "model (its tokenizer reads Hangul only as decomposed jamo; see docs/rl.md)."),
     click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."),
 ]
+
+
+def _check_models(lang: str, encoder: str | None, bert_model: str | None, allow: bool) -> None:
+    """Korean needs models that read Hangul; the only shipped model is English-only."""
+    if lang != "ko" or allow:
+        return
+    english = [opt for opt, value in (("--encoder", encoder), ("--bert-model", bert_model)) if value is None]
+    if english:
+        raise ScorekitError(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
+                            "is English-only; pass Korean-capable model directories or --allow-english-model")
 
 
 def _with(options):
@@ -51,84 +161,220 @@ def _with(options):
     return deco
 
 
-@click.command("train-summarizer")
+def _echo_err(msg: str, quiet: bool) -> None:
+    if not quiet:
+        click.echo(msg, err=True)
+
+
+# --------------------------------------------------------------------------- train-summarizer
+
+@click.command("train-summarizer", cls=OneLineCommand)
 @_with(data_options)
-@click.option("--num-train", default=200, show_default=True, help="Articles used for training (NUM_TRAIN).")
-@click.option("--epochs", default=1, show_default=True)
-@click.option("--k", "k_sentences", default=2, show_default=True, help="Sentences the policy picks per article.")
-@click.option("--lr", default=1e-3, show_default=True)
-@click.option("--seed", default=42, show_default=True)
-@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Where to save the trained policy (.pt).")
-def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, n_list, num_train, epochs,
-                     k_sentences, lr, seed, checkpoint):
+@click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
+@click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
+              help="Articles used for training (NUM_TRAIN); with --folds, the articles cross-validated.")
+@click.option("--epochs", type=POSITIVE_INT, default=DEFAULTS["epochs"], show_default=True)
+@click.option("--k", "k_sentences", type=POSITIVE_INT, default=DEFAULTS["k"], show_default=True,
+              help="Sentences the policy picks per article.")
+@click.option("--lr", type=POSITIVE_FLOAT, default=DEFAULTS["lr"], show_default=True, help="Adam learning rate.")
+@click.option("--hidden", type=POSITIVE_INT, default=DEFAULTS["hidden"], show_default=True,
+              help="Hidden units of the policy MLPs.")
+@click.option("--state", default=DEFAULTS["state"], show_default=True,
+              help="Sentence state: spec (SBERT + TextRank, the spec's), rich (+ position, length, "
+                   "novelty) or a comma list of emb,textrank,position,length,novelty.")
+@click.option("--compress", type=click.Choice(["first-words", "chunks"]), default=DEFAULTS["compress"],
+              show_default=True, help="How the chosen sentences become n words: their first n words, "
+                                      "or the chunk policy.")
+@click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default=DEFAULTS["baseline"],
+              show_default=True, help="REINFORCE baseline: the greedy choice's reward (self-critical), a "
+                                      "moving average of rewards, or none.")
+@click.option("--baseline-momentum", type=MOMENTUM, default=0.9, show_default=True,
+              help="Momentum of the moving-average baseline (--baseline ema).")
+@click.option("--seed", type=_Number(int, 0), default=42, show_default=True)
+@click.option("--folds", type=_Number(int, 2),
+              help="Run K-fold cross-validation instead: train on K-1 folds, evaluate on the held-out "
+                   "one, and compare with lead-n and TextRank (means, 95% CIs, paired tests).")
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to save the trained policy (.pt). Required without --folds; with --folds, "
+                   "a policy trained on all the articles is saved there after the cross-validation.")
+@output_options
+def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model,
+                     n_list, split,
+                     num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
+                     seed, folds, checkpoint, output, fmt, quiet, **extra):
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
+    With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
+    held-out articles.
 
     \b
-    Example:
-      scorekit train-summarizer --data examples/summarization/news_en.jsonl --checkpoint policy.pt
+    Examples:
+      scorekit train-summarizer --folds 3 --epochs 5
+      scorekit train-summarizer --num-train 20 --checkpoint policy.pt
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    ns = _parse_n(n_list)
+    _require_torch("train-summarizer")
+    _check_state(state)
+    _check_models(lang, encoder, bert_model, allow_english_model)
+    if checkpoint is None and folds is None:
+        raise ScorekitError("train-summarizer: give --checkpoint FILE.pt (where to save the policy) or --folds K")
+    if checkpoint is not None:
+        _check_writable(checkpoint, "--checkpoint")
+    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
+        if path is not None:
+            _check_writable(Path(path), option)
+    pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
+    if folds is not None and folds > len(pairs):
+        raise ScorekitError(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
 
     from scorekit.summarization.rl.pipeline import Toolkit
     from scorekit.summarization.rl.policy import PolicyConfig
     from scorekit.summarization.rl.train import Policy, train
 
-    ns = _parse_n(n_list)
-    if epochs <= 0 or k_sentences <= 0 or num_train <= 0:
-        raise ScorekitError("--epochs, --k and --num-train must be positive")
-    pairs = _load_pairs(data, dataset, "train", num_train, dataset_files)
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, lang=lang)
+    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang)
     t0 = time.perf_counter()
     articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
     dim = articles[0].sent_emb.shape[1] if articles else 384
-    policy = Policy.create(PolicyConfig(embed_dim=dim, k_sentences=k_sentences), seed=seed)
-    total = len(articles) * epochs
+    config = PolicyConfig(embed_dim=dim, hidden=hidden, k_sentences=k_sentences, state=state, compress=compress)
+    if folds is not None:
+        _cross_validate(articles, toolkit, pairs, chunker, config, folds=folds, ns=ns, epochs=epochs, lr=lr,
+                        seed=seed, baseline=baseline, output=output, fmt=fmt, quiet=quiet, extra=extra)
+        if checkpoint is None:
+            return
+    policy = Policy.create(config, seed=seed)
+    log = _train_with_bar(policy, articles, toolkit, ns=ns, epochs=epochs, lr=lr, seed=seed, baseline=baseline,
+                          momentum=baseline_momentum)
+    policy.meta.update({"encoder": toolkit.encoder_name, "chunker": chunker, "lang": lang,
+                        "train_source": pairs.source, "minutes": (time.perf_counter() - t0) / 60})
+    policy.save(checkpoint)
+    msg = (f"trained on {len(articles)} articles x {epochs} epoch(s) in {policy.meta['minutes']:.2f} min; "
+           f"final running reward {log.running():.4f}")
+    if folds is None:
+        click.echo(msg)
+        click.echo(f"saved {checkpoint}")
+    else:  # stdout holds the cross-validation tables
+        _echo_err(msg, quiet)
+        _echo_err(f"saved {checkpoint}", quiet)
+
+
+def _train_with_bar(policy, articles, toolkit, *, ns, epochs, lr, seed, baseline, momentum):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from scorekit.summarization.rl.train import train
+
     err = Console(stderr=True)
     with Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("train", total=total, reward=float("nan"))
-        log = train(policy, articles, toolkit.reward, n_list=ns, epochs=epochs, lr=lr, seed=seed,
-                    progress=lambda i, r: bar.update(task, completed=i, reward=r))
-    policy.meta.update({"encoder": toolkit.encoder_name, "chunker": chunker, "lang": lang,
-                        "train_source": pairs.source, "minutes": (time.perf_counter() - t0) / 60})
-    policy.save(checkpoint)
-    click.echo(f"trained on {len(articles)} articles x {epochs} epoch(s) in "
-               f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}")
-    click.echo(f"saved {checkpoint}")
+        task = bar.add_task("train", total=len(articles) * epochs, reward=float("nan"))
+        return train(policy, articles, toolkit.reward, n_list=ns, epochs=epochs, lr=lr, seed=seed,
+                     baseline=baseline, baseline_momentum=momentum,
+                     progress=lambda i, r: bar.update(task, completed=i, reward=r))
 
 
-@click.command("summarize")
+def _cross_validate(articles, toolkit, pairs, chunker, config, *, folds, ns, epochs, lr, seed, baseline,
+                    output, fmt, quiet, extra):
+    from scorekit.summarization.metrics import bertscore_signature
+    from scorekit.summarization.rl import report_section  # noqa: F401  (registers the HTML section)
+    from scorekit.summarization.rl.crossval import cross_validate
+
+    t0 = time.perf_counter()
+    result = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=ns, epochs=epochs,
+                            lr=lr, seed=seed, baseline=baseline,
+                            signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
+                                              "bertscore": bertscore_signature(toolkit.bertscorer)},
+                            progress=lambda m: _echo_err(m, quiet))
+    result.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t0, 1)})
+    result.name = f"cv{folds}"
+    if not quiet:
+        print_cv(result, fmt)
+    emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
+
+
+def print_cv(result, fmt: str) -> None:
+    ex = result.extra
+    ns = [r["n"] for r in ex["table"] if r["system"] == "rl"]
+    systems = list(dict.fromkeys(r["system"] for r in ex["table"]))
+    cell = {(r["system"], r["n"]): r for r in ex["table"]}
+    rows = []
+    for s in systems:
+        row = [s]
+        for n in ns:
+            r = cell[(s, n)]
+            row.append(f"{r['bertscore_f1']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
+        rows.append(row)
+    k, m = result.inputs["folds"], result.inputs["n_articles"]
+    print_table(["system"] + [f"n={n}" if n != "all" else "mean over n" for n in ns], rows, fmt,
+                title=f"held-out BERTScore F1, {k}-fold cross-validation over {m} articles (mean [95% CI])")
+    comp = [[c["against"], c["n"], f"{c['diff']:+.3f}", f"[{c['low']:+.3f}, {c['high']:+.3f}]", c["p_t"],
+             c["p_bootstrap"]] for c in ex["comparisons"]]
+    print_table(["rl vs", "n", "mean diff", "95% CI", "p (paired t)", "p (bootstrap)"], comp, fmt,
+                title="the policy against lead-n and TextRank (paired per article)")
+    goal = ex.get("goal") or {}
+    if goal and fmt in ("table", "markdown"):
+        click.echo(f"not significantly worse than lead-n: {'yes' if goal['not_worse_than_lead'] else 'NO'}; "
+                   f"significantly better than TextRank: {'yes' if goal['better_than_textrank'] else 'NO'}")
+    signature_line(result.signature, fmt)
+
+
+# --------------------------------------------------------------------------- summarize
+
+@click.command("summarize", cls=OneLineCommand)
 @_with(data_options)
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
-              help="A policy from `scorekit train-summarizer`; without it only TextRank and lead-n run.")
-@click.option("--num-test", default=200, show_default=True, help="Articles evaluated (NUM_TEST).")
+              help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")
+@click.option("--num-test", type=POSITIVE_INT, default=200, show_default=True, help="Articles evaluated (NUM_TEST).")
 @click.option("--split", default="test", show_default=True, help="Split of --dataset to use.")
+@click.option("--exclude-trained", is_flag=True,
+              help="Skip the articles the checkpoint was trained on (otherwise they are an error).")
 @output_options
-def summarize(data, dataset, dataset_files, lang, encoder, bert_model, n_list, checkpoint, num_test, split,
-              output, fmt, quiet, **extra):
+def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model, n_list,
+              checkpoint, num_test,
+              split, exclude_trained, output, fmt, quiet, **extra):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
 
     \b
     Example:
-      scorekit summarize --data examples/summarization/news_en.jsonl --checkpoint policy.pt
+      scorekit summarize --checkpoint policy.pt --exclude-trained
     """
+    ns = _parse_n(n_list)
+    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
+        if path is not None:
+            _check_writable(Path(path), option)
+    _require_torch("summarize")
+    _check_models(lang, encoder, bert_model, allow_english_model)
+    from scorekit.summarization.rl.train import Policy, document_key
+
+    policy = Policy.load(checkpoint) if checkpoint else None
+    pairs = _load_pairs(data, dataset, split, None, dataset_files, lang)
+    if policy is not None and policy.trained_on:
+        seen = policy.trained_on
+        clash = [i for i, d in zip(pairs.ids, pairs.documents) if document_key(d) in seen]
+        if clash and not exclude_trained:
+            raise InputError(f"{len(clash)} of the {len(pairs)} articles were used to train this checkpoint "
+                             f"(ids {', '.join(clash[:3])}{', ...' if len(clash) > 3 else ''}); evaluate on "
+                             "held-out data or pass --exclude-trained", checkpoint)
+        keep = [j for j, d in enumerate(pairs.documents) if document_key(d) not in seen]
+        if not keep:
+            raise InputError("every article was used to train this checkpoint: nothing held out to evaluate",
+                             checkpoint)
+        pairs = type(pairs)([pairs.ids[j] for j in keep], [pairs.documents[j] for j in keep],
+                            [pairs.references[j] for j in keep], pairs.source)
+    pairs = pairs.head(num_test)
+
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, Toolkit, evaluate_policy
     from scorekit.summarization.rl.policy import PolicyConfig
-    from scorekit.summarization.rl.train import Policy
 
-    ns = _parse_n(n_list)
-    policy = Policy.load(checkpoint) if checkpoint else None
-    pairs = _load_pairs(data, dataset, split, num_test, dataset_files)
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, lang=lang)
+    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang)
     articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
+    dim = articles[0].sent_emb.shape[1] if articles else 384
     if policy is None:
-        dim = articles[0].sent_emb.shape[1] if articles else 384
         policy = Policy.create(PolicyConfig(embed_dim=dim), seed=42).eval()
         policy.meta["untrained"] = True
+    elif policy.config.embed_dim != dim:
+        raise InputError(f"checkpoint expects {policy.config.embed_dim}-dimensional sentence embeddings but "
+                         f"the encoder gives {dim}; pass the --encoder it was trained with", checkpoint)
     result = evaluate_policy(policy, articles, toolkit, n_list=ns, chunker=chunker,
                              name=checkpoint.stem if checkpoint else "untrained")
     result.inputs.update({"data": pairs.source, "checkpoint": str(checkpoint) if checkpoint else None})

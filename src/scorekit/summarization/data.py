@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,6 +220,41 @@ CORPORA = {
 }
 
 
+SPLIT_NAMES = ("train", "validation", "test")
+_SPLIT_ALIASES = {"valid": "validation", "val": "validation", "dev": "validation"}
+
+
+def split_of_file(path: Path) -> str | None:
+    """The split a data file belongs to by its name (``test-00000-of-00001.parquet``,
+    ``train.jsonl``, ``validation_0.csv``), or None when the name does not say."""
+    m = re.match(r"([a-z]+)(?:[-_.]|$)", path.name.lower())
+    if not m:
+        return None
+    word = _SPLIT_ALIASES.get(m.group(1), m.group(1))
+    return word if word in SPLIT_NAMES else None
+
+
+def split_files(folder: Path, split: str) -> list[str]:
+    """The files of ``folder`` that belong to ``split``, chosen by name — never by sort order.
+
+    A folder whose files carry no split name is one unnamed split and is read whole; a folder
+    with named splits gives only the files of the split asked for (an error when it has none).
+    """
+    files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith("."))
+    if not files:
+        raise InputError("no data files in the folder", folder)
+    named = {f: split_of_file(f) for f in files}
+    present = sorted({s for s in named.values() if s})
+    if not present:
+        return [str(f) for f in files]
+    want = _SPLIT_ALIASES.get(split.lower(), split.lower())
+    chosen = [str(f) for f, s in named.items() if s == want]
+    if not chosen:
+        raise InputError(f"no files of split {split!r} (the folder has {', '.join(present)}; "
+                         "files are matched by name, e.g. test-00000-of-00001.parquet)", folder)
+    return chosen
+
+
 def _builder_for(path: Path) -> str:
     kind = _suffix(path if path.is_file() else next(iter(sorted(path.glob("*.*"))), path))
     return {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv", "arrow": "arrow"}.get(kind, "")
@@ -229,7 +265,8 @@ def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
     """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary).
 
     With ``files`` (a parquet/jsonl/csv/arrow file or a folder of them, e.g. the Hub's
-    ``test-*.parquet``) those are read; otherwise the local Hugging Face cache, offline. Nothing
+    ``train-*.parquet`` and ``test-*.parquet``) those are read — from a folder only the files
+    named for ``split`` (:func:`split_files`); otherwise the local Hugging Face cache, offline. Nothing
     is ever downloaded: a corpus that is not on disk raises :class:`MissingDependencyError`.
     """
     from scorekit.errors import UnknownNameError
@@ -259,10 +296,10 @@ def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
             fp = Path(files)
             if not fp.exists():
                 raise InputError("dataset files not found", fp)
-            builder = _builder_for(fp)
+            data_files = str(fp) if fp.is_file() else split_files(fp, split)
+            builder = _builder_for(Path(data_files if isinstance(data_files, str) else data_files[0]))
             if not builder:
                 raise InputError("expected parquet, jsonl, json, csv or arrow files", fp)
-            data_files = str(fp) if fp.is_file() else sorted(str(f) for f in fp.iterdir() if f.is_file())
             ds = datasets.load_dataset(builder, data_files={split: data_files}, split=split_arg,
                                        cache_dir=cache_dir)
         else:

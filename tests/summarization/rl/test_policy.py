@@ -110,14 +110,27 @@ def test_empty_article():
     assert policy.summarize(article, 7) == ""
 
 
-def test_rule_chunker_and_korean_chunker():
-    assert chunk_english_rules("The cat sat on the mat, and the dog barked loudly at the mailman.") == [
-        ["The", "cat", "sat", "on", "the", "mat,"], ["and", "the", "dog", "barked"],
-        ["loudly", "at", "the", "mailman."]]  # an 8-word piece is split evenly, not 6 + 2
-    chunks = chunk_english_rules("The cat sat on the mat, and the dog barked loudly at the mailman.")
-    assert [w for c in chunks for w in c] == "The cat sat on the mat, and the dog barked loudly at the mailman.".split()
-    assert chunks[0][-1] == "mat," and chunks[1][0] == "and"
-    assert all(len(c) <= 6 for c in chunks)
+BASE_NPS = ["The city council", "a new public library", "the old train station.", "the county fire department.",
+            "a children's wing,", "two damaged bridges."]
+
+
+def test_rule_chunker_keeps_noun_phrases_whole_and_has_verb_phrases():
+    sentences = ["The city council of Riverton voted on Tuesday to build a new public library near the old "
+                 "train station.", "No injuries were reported, according to the county fire department.",
+                 "The mayor said the library would include a children's wing, a computer lab and rooms.",
+                 "Engineers will inspect two damaged bridges."]
+    chunks = [" ".join(c) for s in sentences for c in chunk_english_rules(s)]
+    for np_ in BASE_NPS:  # every base noun phrase lies inside one chunk
+        assert any(np_ in c for c in chunks), (np_, chunks)
+    assert "would include a children's wing," in chunks  # a verb phrase is a candidate
+    assert "will inspect two damaged bridges." in chunks
+    for s in sentences:  # words are kept, in order
+        assert [w for c in chunk_english_rules(s) for w in c] == s.split()
+    # a run of function words stays with what follows ("and will be paid", not "and" | "will")
+    assert ["and", "will", "be", "paid", "later."] in chunk_english_rules("It will cost a lot and will be paid later.")
+
+
+def test_korean_chunker():
     ko = chunk_korean("고양이가 소파 위에서 자고 강아지는 마당에서 뛰어논다.")
     assert [w for c in ko for w in c] == "고양이가 소파 위에서 자고 강아지는 마당에서 뛰어논다.".split()
     assert ko[0][-1] == "자고"  # connective ending closes the chunk

@@ -1,11 +1,16 @@
 """Chunks (short phrases) that the chunk policy chooses from.
 
-- English: spaCy noun chunks when spaCy and its ``en_core_web_sm`` model are installed (the spec's
-  choice); otherwise a rule-based chunker that needs no model: a sentence is cut at punctuation
-  and before clause-boundary function words (and, but, which, that, ...), and pieces longer than
-  ``max_words`` are split evenly.
+- English: with spaCy and its ``en_core_web_sm`` model installed, the sentence is cut into
+  phrases around spaCy's noun chunks: each noun chunk is one chunk and the words between two
+  noun chunks (verbs, prepositions, adverbs) are another, so verb phrases are candidates too.
+  Without spaCy, a rule-based chunker that needs no model cuts a sentence after punctuation and
+  before closed-class words that can never be inside a base noun phrase — prepositions,
+  conjunctions, subordinators, relative pronouns, auxiliaries and modals, infinitival "to".
+  A base noun phrase (determiner, adjectives, nouns) is therefore never split, and verb phrases
+  ("will include a children's wing") are chunks. There is no fixed-width window.
 - Korean: Kiwi morphs; an eojeol (space-separated word) closes a chunk when it ends in a
-  connective/final ending (EC, EF), a conjunctive particle (JC) or punctuation.
+  connective/final ending (EC, EF), a conjunctive particle (JC) or punctuation — so predicates
+  (verb phrases) and their arguments are both candidates.
 
 Chunk words are the whitespace words of the original text, so a summary of n chunk words has
 exactly n words by the spec's ``len(pred.split())`` count.
@@ -20,9 +25,20 @@ from dataclasses import dataclass
 from scorekit.text import korean
 from scorekit.text.normalize import nfc
 
+# closed-class words that start a new phrase and never occur inside a base noun phrase
 _BOUNDARY_WORDS = frozenset(
-    "and but or nor so yet which that who whom whose where when while because although though "
-    "after before since until unless if as than said says according".split()
+    # coordinating conjunctions and subordinators
+    "and but or nor so yet because although though while whereas unless if since until "
+    # relative and interrogative pronouns / adverbs
+    "which that who whom whose where when why how "
+    # prepositions
+    "about above across after against along among around at before behind below beneath beside "
+    "between beyond by despite during except for from in inside into near of off on onto out "
+    "outside over past through throughout to toward towards under underneath unlike up upon via "
+    "with within without according "
+    # auxiliaries and modals (a verb phrase starts here)
+    "is are was were be been being am has have had having do does did will would shall should can "
+    "could may might must said says".split()
 )
 _PUNCT_END = re.compile(r"[,;:.!?)\]\"”’]+$")
 _PUNCT_START = re.compile(r"^[(\[\"“‘]+")
@@ -46,21 +62,24 @@ def _split_long(words: list[str], max_words: int) -> list[list[str]]:
     return [words[i:i + size] for i in range(0, len(words), size)]
 
 
-def chunk_english_rules(sentence: str, max_words: int = 6) -> list[list[str]]:
+def chunk_english_rules(sentence: str) -> list[list[str]]:
     chunks: list[list[str]] = []
     current: list[str] = []
+    content = False  # does the current chunk hold a word that is not a boundary word?
     for word in nfc(sentence).split():
-        bare = _PUNCT_START.sub("", word).lower()
-        if current and bare in _BOUNDARY_WORDS:
+        bare = _PUNCT_START.sub("", word).lower().rstrip(",;:.!?)]\"”’")
+        boundary = bare in _BOUNDARY_WORDS
+        if boundary and content:  # runs of function words ("and will be") stay together
             chunks.append(current)
-            current = []
+            current, content = [], False
         current.append(word)
+        content = content or not boundary
         if _PUNCT_END.search(word):
             chunks.append(current)
-            current = []
+            current, content = [], False
     if current:
         chunks.append(current)
-    return [piece for c in chunks for piece in _split_long(c, max_words)]
+    return chunks
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,10 +93,25 @@ def _spacy_nlp():
 
 
 def chunk_english_spacy(sentence: str) -> list[list[str]] | None:
+    """Noun chunks and the stretches between them (verb phrases, prepositions), in order."""
     nlp = _spacy_nlp()
     if nlp is None:
         return None
-    return [span.text.split() for span in nlp(nfc(sentence)).noun_chunks if span.text.split()]
+    text = nfc(sentence)
+    doc = nlp(text)
+    cuts = sorted({0, len(text)} | {s.start_char for s in doc.noun_chunks} | {s.end_char for s in doc.noun_chunks})
+    pieces = [text[a:b].split() for a, b in zip(cuts, cuts[1:])]
+    # a noun chunk may end inside a whitespace word ("U.S.-based"): keep words whole
+    words, out, pos = text.split(), [], 0
+    for piece in pieces:
+        if not piece:
+            continue
+        if out and pos < len(words) and piece[0] != words[pos]:
+            out[-1].extend(piece)
+        else:
+            out.append(list(piece))
+        pos += len(piece)
+    return [p for p in out if p]
 
 
 def chunk_korean(sentence: str, max_words: int = 5) -> list[list[str]]:

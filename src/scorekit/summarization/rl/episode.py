@@ -39,6 +39,7 @@ class PreparedArticle:
             self._tensors = {
                 "sent_emb": torch.as_tensor(self.sent_emb, dtype=torch.float32),
                 "textrank": torch.as_tensor(self.textrank, dtype=torch.float32),
+                "sent_len": torch.as_tensor([len(x.split()) for x in self.sentences], dtype=torch.float32),
                 "chunk_emb": torch.as_tensor(chunk_emb, dtype=torch.float32),
                 "doc_sim": torch.as_tensor(chunk_emb @ doc, dtype=torch.float32),
                 "sent_sim": torch.as_tensor(
@@ -65,15 +66,33 @@ def assemble(article: PreparedArticle, chunk_ids: list[int], n: int) -> str:
     return " ".join(words[:n])
 
 
+def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> str:
+    """The first ``n`` words of the chosen sentences, in document order; when they have fewer
+    than ``n`` words, the sentences after the last chosen one fill the budget (so choosing
+    sentence 0 gives exactly lead-n, and the summary keeps document order)."""
+    if not sentence_ids:
+        return ""
+    chosen = sorted(set(sentence_ids))
+    words: list[str] = []
+    for i in chosen + list(range(chosen[-1] + 1, len(article.sentences))):
+        if len(words) >= n:
+            break
+        words.extend(article.sentences[i].split())
+    return " ".join(words[:n])
+
+
 def decide(article: PreparedArticle, n: int, sentence_policy: SentencePolicyModel,
            chunk_policy: ChunkPolicyModel, *, greedy: bool,
            generator: torch.Generator | None = None) -> Decision:
     t = article.tensors()
     if len(article.sentences) == 0:
         return Decision("", [], [], torch.zeros(()))
-    logits_s = sentence_policy(t["sent_emb"], t["textrank"])
-    k = sentence_policy.config.k_sentences
-    sent_ids, lp_s = sample_without_replacement(logits_s, k, greedy=greedy, generator=generator)
+    config = sentence_policy.config
+    logits_s = sentence_policy(t["sent_emb"], t["textrank"], t["sent_len"])
+    sent_ids, lp_s = sample_without_replacement(logits_s, config.k_sentences, greedy=greedy, generator=generator,
+                                                adjust=sentence_policy.step_adjust(t["sent_emb"]))
+    if config.compress == "first-words":
+        return Decision(first_words(article, sent_ids, n), sent_ids, [], lp_s)
     in_chosen = torch.isin(t["sent_of_chunk"], torch.as_tensor(sent_ids))
     candidates = torch.nonzero(in_chosen).flatten()
     if candidates.numel() == 0:

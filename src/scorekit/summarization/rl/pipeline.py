@@ -10,7 +10,7 @@ shipped MiniLM (any local model directory can be passed) — the signature names
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +32,7 @@ class Toolkit:
     encoder_name: str
     bertscorer: object
     lang: str = "en"
+    reward_cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, *, encoder: str | None = None, bert_model: str | None = None, num_layers: int | None = None,
@@ -45,11 +46,17 @@ class Toolkit:
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
         # an empty summary gets reward 0 rather than whatever BERTScore makes of ""
+        # scores are cached by (summary, reference): sampled summaries repeat a lot across
+        # epochs and folds, and BERTScore of a pair does not depend on what it is batched with
         out = np.zeros(len(summaries))
-        keep = [i for i, s in enumerate(summaries) if s.strip()]
-        if keep:
-            f1 = self.bertscorer.score([summaries[i] for i in keep], [references[i] for i in keep]).f1
-            out[keep] = np.asarray(f1, dtype=np.float64)
+        todo = sorted({(s, r) for s, r in zip(summaries, references)
+                       if s.strip() and (s, r) not in self.reward_cache})
+        if todo:
+            f1 = self.bertscorer.score([s for s, _ in todo], [r for _, r in todo]).f1
+            self.reward_cache.update(zip(todo, np.asarray(f1, dtype=np.float64).tolist()))
+        for i, (s, r) in enumerate(zip(summaries, references)):
+            if s.strip():
+                out[i] = self.reward_cache[(s, r)]
         return out
 
     def prepare(self, ids: Sequence[str], documents: Sequence[str],
@@ -60,6 +67,11 @@ class Toolkit:
         refs = [r if isinstance(r, str) else "\n".join(r) for r in references]
         return prepare_articles(ids, documents, refs, split=lambda d: split_sentences(d, self.lang),
                                 embed=self.embed, textrank=textrank_scores, lang=self.lang)
+
+
+def policy_signature(policy: Policy) -> str:
+    c = policy.config
+    return f"k{c.k_sentences}/h{c.hidden}/state={c.state}/{c.compress}"
 
 
 def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit: Toolkit, *,
@@ -95,7 +107,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                 if f is not None:
                     item[f"{system}@{n}/bertscore_f1"] = float(f)
     sig = make_signature("summarize-rl", {
-        "policy": f"k{policy.config.k_sentences}/h{policy.config.hidden}",
+        "policy": policy_signature(policy),
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
         "bertscore": bertscore_signature(toolkit.bertscorer),

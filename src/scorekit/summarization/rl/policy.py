@@ -1,16 +1,48 @@
 """Sentence and chunk policies (spec: nword-summarization.md, Phase 2 §4).
 
 Both map per-candidate feature rows to one logit each; selection is sequential sampling without
-replacement from the masked softmax (training) or top-k (evaluation), and the log-probability of
-the chosen sequence is returned for REINFORCE.
+replacement from the masked softmax (training) or the highest remaining logit (evaluation), and
+the log-probability of the chosen sequence is returned for REINFORCE.
+
+The sentence state is a set of named features (:data:`STATE_FEATURES`):
+
+- ``emb``: the sentence's SBERT embedding (spec);
+- ``textrank``: its TextRank score times the number of sentences (spec; mean 1 over an article);
+- ``position``: relative position i/S, "is the first sentence", 1/(i+1);
+- ``length``: words/25 and log(1 + words) / 4;
+- ``novelty``: 1 − max cosine similarity to the sentences already chosen (1 for the first pick),
+  recomputed after every pick and added to the logit with a learnt weight.
+
+``state="spec"`` is the spec's ``[SBERT ⊕ TextRank]``; ``state="rich"`` is all five.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
+
+from scorekit.errors import ScorekitError
+
+STATE_FEATURES = ("emb", "textrank", "position", "length", "novelty")
+STATE_ALIASES = {"spec": ("emb", "textrank"), "rich": STATE_FEATURES}
+COMPRESS_MODES = ("first-words", "chunks")
+POSITION_DIM = 3
+LENGTH_DIM = 2
+
+
+def parse_state(state: str) -> tuple[str, ...]:
+    """``"spec"``, ``"rich"`` or a comma list of :data:`STATE_FEATURES` -> the feature names."""
+    if state in STATE_ALIASES:
+        return STATE_ALIASES[state]
+    names = tuple(s.strip() for s in state.split(",") if s.strip())
+    bad = [s for s in names if s not in STATE_FEATURES]
+    if bad or not names or names == ("novelty",):
+        raise ScorekitError(f"unknown state {state!r}: expected spec, rich or a comma list of "
+                            f"{', '.join(STATE_FEATURES)} (novelty alone is not enough)")
+    return tuple(f for f in STATE_FEATURES if f in names)
 
 
 @dataclass(frozen=True)
@@ -19,32 +51,86 @@ class PolicyConfig:
     hidden: int = 128
     k_sentences: int = 2      # K sentences chosen per article
     dropout: float = 0.0
+    state: str = "spec"       # sentence features: "spec", "rich" or a comma list (parse_state)
+    compress: str = "chunks"  # "chunks" (chunk policy) or "first-words" (first n words of the chosen sentences)
+
+    def __post_init__(self):
+        parse_state(self.state)
+        if self.compress not in COMPRESS_MODES:
+            raise ScorekitError(f"unknown compression {self.compress!r}: expected {' or '.join(COMPRESS_MODES)}")
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return parse_state(self.state)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-class SentencePolicyModel(nn.Module):
-    """logit_i = MLP([s_i ⊕ t_i]) with s_i the SBERT embedding and t_i the TextRank score.
+def static_width(config: PolicyConfig) -> int:
+    f = config.features
+    return ((config.embed_dim if "emb" in f else 0) + ("textrank" in f) + POSITION_DIM * ("position" in f)
+            + LENGTH_DIM * ("length" in f))
 
-    TextRank scores sum to 1 over an article; they are fed as ``t_i * n_sentences`` so the
-    feature means 1 whatever the article length.
+
+def sentence_features(config: PolicyConfig, embeddings: torch.Tensor, textrank: torch.Tensor,
+                      lengths: torch.Tensor) -> torch.Tensor:
+    """The static (choice-independent) feature rows, one per sentence."""
+    f = config.features
+    n = embeddings.shape[0]
+    cols = []
+    if "emb" in f:
+        cols.append(embeddings)
+    if "textrank" in f:
+        cols.append((textrank * n).unsqueeze(-1))
+    if "position" in f:
+        i = torch.arange(n, dtype=embeddings.dtype)
+        cols += [(i / max(n, 1)).unsqueeze(-1), (i == 0).to(embeddings.dtype).unsqueeze(-1),
+                 (1.0 / (i + 1)).unsqueeze(-1)]
+    if "length" in f:
+        w = lengths.to(embeddings.dtype)
+        cols += [(w / 25.0).unsqueeze(-1), (torch.log1p(w) / 4.0).unsqueeze(-1)]
+    return torch.cat(cols, dim=-1)
+
+
+class SentencePolicyModel(nn.Module):
+    """logit_i = MLP(static features of sentence i) [+ w · novelty_i, recomputed after each pick].
+
+    With ``state="spec"`` the features are ``[s_i ⊕ t_i·S]`` (SBERT embedding and TextRank score
+    scaled by the number of sentences S so that it means 1 whatever the article length).
     """
 
     def __init__(self, config: PolicyConfig = PolicyConfig()):
         super().__init__()
         self.config = config
         self.net = nn.Sequential(
-            nn.Linear(config.embed_dim + 1, config.hidden),
+            nn.Linear(static_width(config), config.hidden),
             nn.Tanh(),
             nn.Dropout(config.dropout),
             nn.Linear(config.hidden, 1),
         )
+        self.uses_novelty = "novelty" in config.features
+        if self.uses_novelty:
+            self.novelty_weight = nn.Parameter(torch.zeros(()))
 
-    def forward(self, embeddings: torch.Tensor, textrank: torch.Tensor) -> torch.Tensor:
-        n = embeddings.shape[0]
-        feats = torch.cat([embeddings, (textrank * n).unsqueeze(-1)], dim=-1)
-        return self.net(feats).squeeze(-1)
+    def forward(self, embeddings: torch.Tensor, textrank: torch.Tensor,
+                lengths: torch.Tensor | None = None) -> torch.Tensor:
+        if lengths is None:
+            lengths = torch.zeros(embeddings.shape[0])
+        return self.net(sentence_features(self.config, embeddings, textrank, lengths)).squeeze(-1)
+
+    def step_adjust(self, embeddings: torch.Tensor) -> Callable[[list[int]], torch.Tensor] | None:
+        """The logit correction after some sentences are chosen (novelty), or None."""
+        if not self.uses_novelty:
+            return None
+        sims = embeddings @ embeddings.T
+
+        def adjust(chosen: list[int]) -> torch.Tensor:
+            if not chosen:
+                return self.novelty_weight * torch.ones(embeddings.shape[0])
+            novelty = 1.0 - sims[:, chosen].max(dim=1).values
+            return self.novelty_weight * novelty
+        return adjust
 
 
 class ChunkPolicyModel(nn.Module):
@@ -73,19 +159,23 @@ class ChunkPolicyModel(nn.Module):
 
 def sample_without_replacement(logits: torch.Tensor, k: int, *, greedy: bool,
                                generator: torch.Generator | None = None,
-                               mask: torch.Tensor | None = None) -> tuple[list[int], torch.Tensor]:
+                               mask: torch.Tensor | None = None,
+                               adjust: Callable[[list[int]], torch.Tensor] | None = None,
+                               ) -> tuple[list[int], torch.Tensor]:
     """Pick ``k`` distinct indices one at a time from softmax over the not-yet-chosen ones.
 
     Returns the indices in pick order and the summed log-probability (a differentiable scalar).
     ``mask`` (bool, True = selectable) excludes candidates; fewer than ``k`` selectable -> all.
-    Greedy picks the highest remaining logit each step (= top-k).
+    Greedy picks the highest remaining logit each step (= top-k when there is no ``adjust``).
+    ``adjust(chosen)`` returns a term added to the logits before each pick (e.g. novelty).
     """
     available = torch.ones_like(logits, dtype=torch.bool) if mask is None else mask.clone()
     k = min(k, int(available.sum()))
     chosen: list[int] = []
     log_prob = logits.new_zeros(())
     for _ in range(k):
-        idx, logp = _pick(logits, available, greedy, generator)
+        step = logits if adjust is None else logits + adjust(chosen)
+        idx, logp = _pick(step, available, greedy, generator)
         log_prob = log_prob + logp
         chosen.append(idx)
     return chosen, log_prob

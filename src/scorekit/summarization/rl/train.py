@@ -2,13 +2,20 @@
 
 One article per episode (batch size 1, as the spec's code): for every n in ``n_list`` the
 policies sample a summary, the reward is ``reward_fn(summaries, references)`` (BERTScore F1 by
-default), and the loss is ``-Σ_n (R_n - b_n) · log π(choices_n)`` averaged over n, where ``b_n``
-is an exponential moving average of past rewards at that n (the baseline lowers variance without
-biasing the gradient). Everything is seeded: parameter initialisation and sampling.
+default), and the loss is ``-Σ_n (R_n - b_n) · log π(choices_n)`` averaged over n. The baseline
+``b_n`` lowers variance without biasing the gradient; it is one of
+
+- ``"ema"``: an exponential moving average of past rewards at that n (momentum 0.9);
+- ``"greedy"``: the reward of the policy's own greedy choice for this article and n
+  (self-critical sequence training, Rennie et al. 2017);
+- ``"none"``: 0 (plain REINFORCE).
+
+Everything is seeded: parameter initialisation and sampling.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +25,7 @@ import numpy as np
 import torch
 
 from scorekit import __version__
-from scorekit.errors import InputError
+from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import atomic_write
 from scorekit.progress import is_enabled
 from scorekit.summarization.rl.episode import PreparedArticle, decide
@@ -27,6 +34,12 @@ from scorekit.summarization.rl.policy import ChunkPolicyModel, PolicyConfig, Sen
 RewardFn = Callable[[list[str], list[str]], np.ndarray]
 N_LIST = (7, 9, 11, 13)
 CHECKPOINT_FORMAT = "scorekit-rl-summarizer/1"
+BASELINES = ("ema", "greedy", "none")
+
+
+def document_key(text: str) -> str:
+    """A short content hash of a document: what the leakage checks compare."""
+    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
@@ -79,12 +92,33 @@ class Policy:
             raise InputError(f"not a scorekit summariser checkpoint ({type(exc).__name__})", path) from None
         if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
             raise InputError(f"not a scorekit summariser checkpoint (expected format {CHECKPOINT_FORMAT})", path)
-        config = PolicyConfig(**payload["config"])
-        policy = cls(SentencePolicyModel(config), ChunkPolicyModel(config), config,
-                     {int(k): float(v) for k, v in payload["baselines"].items()}, dict(payload["meta"]))
-        policy.sentence.load_state_dict(payload["sentence"])
-        policy.chunk.load_state_dict(payload["chunk"])
+        missing = [k for k in ("config", "sentence", "chunk") if not isinstance(payload.get(k), dict)]
+        if missing:
+            raise InputError(f"damaged summariser checkpoint: no {', '.join(missing)}", path)
+        raw = dict(payload["config"])
+        # checkpoints written before the state/compress options were the spec's policy with chunks
+        raw.setdefault("state", "spec")
+        raw.setdefault("compress", "chunks")
+        try:
+            config = PolicyConfig(**raw)
+            policy = cls(SentencePolicyModel(config), ChunkPolicyModel(config), config,
+                         {int(k): float(v) for k, v in (payload.get("baselines") or {}).items()},
+                         dict(payload.get("meta") or {}))
+            policy.sentence.load_state_dict(payload["sentence"])
+            policy.chunk.load_state_dict(payload["chunk"])
+        except ScorekitError as exc:
+            raise InputError(f"damaged summariser checkpoint: {exc}", path) from None
+        except (TypeError, ValueError, RuntimeError, KeyError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if "size mismatch" in str(exc) or "Missing key" in str(exc) or "Unexpected key" in str(exc):
+                first = "tensor names or shapes do not match its config"
+            raise InputError(f"damaged summariser checkpoint: {first[:200]}", path) from None
         return policy.eval()
+
+    @property
+    def trained_on(self) -> set[str]:
+        """Content keys (:func:`document_key`) of the training articles, if recorded."""
+        return set(self.meta.get("train_keys") or [])
 
 
 @dataclass
@@ -98,8 +132,16 @@ class TrainLog:
 
 def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: RewardFn, *,
           n_list: Sequence[int] = N_LIST, epochs: int = 1, lr: float = 1e-3, seed: int = 42,
-          baseline_momentum: float = 0.9, progress: Callable[[int, float], None] | None = None) -> TrainLog:
-    """Train ``policy`` in place; returns the per-episode mean rewards."""
+          baseline: str = "ema", baseline_momentum: float = 0.9, heldout: Sequence[PreparedArticle] = (),
+          progress: Callable[[int, float], None] | None = None) -> TrainLog:
+    """Train ``policy`` in place; returns the per-episode mean rewards.
+
+    ``heldout``: articles that will be used for evaluation; training refuses to start when any
+    of them (by id or by content) is among the training articles.
+    """
+    if baseline not in BASELINES:
+        raise ScorekitError(f"unknown baseline {baseline!r}: expected {', '.join(BASELINES)}")
+    check_disjoint(articles, heldout)
     generator = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -111,13 +153,24 @@ def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: Reward
             article = articles[int(idx)]
             decisions = [decide(article, n, policy.sentence, policy.chunk, greedy=False, generator=generator)
                          for n in n_list]
-            rewards = np.asarray(reward_fn([d.summary for d in decisions], [article.reference] * len(decisions)),
-                                 dtype=np.float64)
+            summaries = [d.summary for d in decisions]
+            if baseline == "greedy":
+                with torch.no_grad():
+                    summaries += [decide(article, n, policy.sentence, policy.chunk, greedy=True).summary
+                                  for n in n_list]
+            scores = np.asarray(reward_fn(summaries, [article.reference] * len(summaries)), dtype=np.float64)
+            rewards = scores[:len(n_list)]
             loss = torch.zeros(())
-            for n, d, r in zip(n_list, decisions, rewards):
-                b = policy.baselines.get(n, float(r))  # first visit: zero advantage
+            for j, (n, d, r) in enumerate(zip(n_list, decisions, rewards)):
+                if baseline == "greedy":
+                    b = float(scores[len(n_list) + j])
+                elif baseline == "ema":
+                    b = policy.baselines.get(n, float(r))  # first visit: zero advantage
+                else:
+                    b = 0.0
                 loss = loss - (float(r) - b) * d.log_prob
-                policy.baselines[n] = baseline_momentum * b + (1 - baseline_momentum) * float(r)
+                prev = policy.baselines.get(n, float(r))
+                policy.baselines[n] = baseline_momentum * prev + (1 - baseline_momentum) * float(r)
             loss = loss / len(n_list)
             if loss.requires_grad:
                 optimizer.zero_grad()
@@ -127,9 +180,24 @@ def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: Reward
             if progress is not None:
                 progress(len(log.rewards), log.running())
     policy.meta.update({"episodes": len(log.rewards), "n_list": list(n_list), "lr": lr, "seed": seed,
-                        "epochs": epochs})
+                        "epochs": epochs, "baseline": baseline,
+                        "train_ids": [a.id for a in articles],
+                        "train_keys": sorted({document_key(a.source) for a in articles if a.source})})
     policy.eval()
     return log
+
+
+def check_disjoint(train_articles: Sequence[PreparedArticle], heldout: Sequence[PreparedArticle]) -> None:
+    """Refuse training data that overlaps the evaluation data (same id or same document text)."""
+    if not heldout:
+        return
+    ids = {a.id for a in train_articles}
+    keys = {document_key(a.source) for a in train_articles if a.source}
+    clash = [a.id for a in heldout if a.id in ids or (a.source and document_key(a.source) in keys)]
+    if clash:
+        raise ScorekitError(f"{len(clash)} evaluation article(s) are also training articles "
+                            f"(ids {', '.join(clash[:5])}{', ...' if len(clash) > 5 else ''}): "
+                            "train and evaluate on disjoint data")
 
 
 def describe(policy: Policy) -> str:
