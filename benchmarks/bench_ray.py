@@ -86,25 +86,34 @@ def main() -> None:
     measures = "ndcg@10,map@100,mrr,precision@10,recall@100,hit_rate@10"
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        qrels, whole, shards = _write_run(d, n_lines, n_shards=8)
-        local = min(_timed(["retrieval", "--qrels", str(qrels), "--run", str(whole), "-m", measures, "-q"])
-                    for _ in range(2))
-        ray = {}
-        for cpus in (1, 2):
-            ray[cpus] = _timed(["retrieval", "--engine", "ray", "--qrels", str(qrels), "--run", str(shards),
-                                "-m", measures, "-q"], {"SCOREKIT_RAY_NUM_CPUS": str(cpus)})
-        print(f"retrieval, {n_lines:,} lines in 8 shards: local {local:.1f} s | ray 1 worker {ray[1]:.1f} s "
-              f"| ray 2 workers {ray[2]:.1f} s | overhead (2 workers) {ray[2] - local:+.1f} s "
-              f"| speed-up 1 -> 2 workers x{ray[1] / ray[2]:.2f}")
-        per_line = ray[1] / n_lines
-        for nodes in (1, 4, 16):
-            est = 100_000_000 * per_line / (nodes * 16)   # 16 cores a node, linear in lines
-            print(f"  estimate: 100 M lines on {nodes} node(s) x 16 cores ~ {est:.0f} s "
-                  f"(from {per_line * 1e9:.0f} ns/line/worker measured, assuming linear scaling)")
+        if n_lines:
+            _retrieval(d, n_lines, measures)
+        if n_caps:
+            _captions(d, n_caps)
 
-        p, r = _write_captions(d, n_caps)
-        args = ["caption", "-p", str(p), "-r", str(r), "--lang", "en", "--metrics", "bleu,cider,rouge_l", "-q"]
-        local = _timed(args)
-        ray = {cpus: _timed(args + ["--engine", "ray"], {"SCOREKIT_RAY_NUM_CPUS": str(cpus)}) for cpus in (1, 2)}
-        print(f"caption, {n_caps:,} x 5: local {local:.1f} s | ray 1 worker {ray[1]:.1f} s | ray 2 workers "
-              f"{ray[2]:.1f} s | overhead (2 workers) {ray[2] - local:+.1f} s | speed-up x{ray[1] / ray[2]:.2f}")
+
+def _retrieval(d: Path, n_lines: int, measures: str) -> None:
+    qrels, whole, shards = _write_run(d, n_lines, n_shards=8)
+    local = min(_timed(["retrieval", "--qrels", str(qrels), "--run", str(whole), "-m", measures, "-q"])
+                for _ in range(2))
+    ray = {}
+    for cpus in (1, 2):
+        ray[cpus] = _timed(["retrieval", "--engine", "ray", "--qrels", str(qrels), "--run", str(shards),
+                            "-m", measures, "-q"], {"SCOREKIT_RAY_NUM_CPUS": str(cpus)})
+    print(f"retrieval, {n_lines:,} lines in 8 shards: local {local:.1f} s | ray 1 worker {ray[1]:.1f} s "
+          f"| ray 2 workers {ray[2]:.1f} s | overhead (2 workers) {ray[2] - local:+.1f} s "
+          f"| speed-up 1 -> 2 workers x{ray[1] / ray[2]:.2f}")
+    per_line = ray[1] / n_lines
+    for nodes in (1, 4, 16):
+        est = 100_000_000 * per_line / (nodes * 16)   # 16 cores a node, linear in lines
+        print(f"  estimate: 100 M lines on {nodes} node(s) x 16 cores ~ {est:.0f} s "
+              f"(from {per_line * 1e9:.0f} ns/line/worker measured, assuming linear scaling)")
+
+
+def _captions(d: Path, n_caps: int) -> None:
+    p, r = _write_captions(d, n_caps)
+    args = ["caption", "-p", str(p), "-r", str(r), "--lang", "en", "--metrics", "bleu,cider,rouge_l", "-q"]
+    local = _timed(args)
+    ray = {cpus: _timed(args + ["--engine", "ray"], {"SCOREKIT_RAY_NUM_CPUS": str(cpus)}) for cpus in (1, 2)}
+    print(f"caption, {n_caps:,} x 5: local {local:.1f} s | ray 1 worker {ray[1]:.1f} s | ray 2 workers "
+          f"{ray[2]:.1f} s | overhead (2 workers) {ray[2] - local:+.1f} s | speed-up x{ray[1] / ray[2]:.2f}")
