@@ -21,7 +21,7 @@ def test_korean_example_json_output(tmp_path):
             "-m", "bleu,meteor,rouge_l,cider", "-o", out, "--format", "csv")
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
-    assert data["task"] == "caption" and data["signature"].startswith("task:caption|lang:ko|tok:kiwi")
+    assert data["task"] == "caption" and data["signature"].startswith("task:caption|lang:ko|norm:nfc+invisible|tok:kiwi")
     assert set(data["metrics"]) == {"bleu_1", "bleu_2", "bleu_3", "bleu_4", "meteor", "rouge_l", "cider"}
     row = data["per_item"][0]
     assert row["id"] == "video_001" and row["prediction"].startswith("파란") and len(row["references"]) == 2

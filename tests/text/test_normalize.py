@@ -60,3 +60,13 @@ def test_english_caption_scores_ignore_soft_hyphens_and_zero_width_spaces():
     dirty = evaluate([_sprinkle(pred, "\u00ad\u200b")], [[_sprinkle(refs[0], "\u2060")]],
                            lang="en", metrics=["bleu", "meteor"]).metrics
     assert dirty == clean
+
+
+def test_text_signatures_say_invisible_characters_are_removed():
+    from scorekit.generation import evaluate
+    from scorekit.summarization.metrics import summary_metrics
+
+    cap = evaluate(["a dog"], [["a dog runs"]], lang="en", metrics=["bleu_1"])
+    assert "|norm:nfc+invisible|" in cap.signature
+    summ = summary_metrics(["a dog"], ["a dog runs"], bertscorer=None)
+    assert "|norm:nfc+invisible|" in summ.signature

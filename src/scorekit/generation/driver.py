@@ -55,7 +55,9 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
         from scorekit.text.korean import kiwi_version
 
         tok = f"kiwi-{kiwi_version()}"
-    sig = Signature("caption", {"lang": lang, "tok": tok, "metrics": list(keys)})
+    from scorekit.text.normalize import SIGNATURE as NORM
+
+    sig = Signature("caption", {"lang": lang, "norm": NORM, "tok": tok, "metrics": list(keys)})
     for m in metrics:
         sig.update(m.signature_params())
     return sig

@@ -242,7 +242,9 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
         metrics_out.update(corpus)
         per.update(extra_per)
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in per.items()}} for i in range(len(ids))]
-    params = {**R.rouge_signature_params(ROUGE_KINDS, lang, stem),
+    from scorekit.text.normalize import SIGNATURE as NORM
+
+    params = {"norm": NORM, **R.rouge_signature_params(ROUGE_KINDS, lang, stem),
               "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
               "density_tok": "w+lower/kiwi" if sources is not None else "none", **extra_sig}
     return Result(task="summary", metrics=metrics_out, signature=make_signature("summary", params),

@@ -212,8 +212,10 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
                         row[f"{s}/{metric}@{n}"] = float(sweep.values[s][metric][j, d])
         per_item.append(row)
     encoder = next((p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p), "none")
+    from scorekit.text.normalize import SIGNATURE as NORM
+
     sig = make_signature("sweep", {
-        "n": sweep.ns, "summ": sweep.summarizers, "encoder": encoder,
+        "norm": NORM, "n": sweep.ns, "summ": sweep.summarizers, "encoder": encoder,
         **rouge_signature_params(ROUGE_KINDS, sweep.params["lang"], sweep.params["stem"]),
         "bertscore": sweep.params["bertscore"], "seed": sweep.params["seed"],
         "bootstrap": sweep.params["bootstrap"], "band": sweep.params["band"]})

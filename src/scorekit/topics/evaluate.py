@@ -59,7 +59,9 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     topics = validate_topics(topics, names)
     if sis is not None and not np.isfinite(sis):
         raise ScorekitError(f"SIS must be a finite number, got {sis}")
-    sig: dict[str, object] = {}
+    from scorekit.text.normalize import SIGNATURE as NORM
+
+    sig: dict[str, object] = {"norm": NORM}
     if word_vectors is None:
         from scorekit.topics.embed import KeywordEmbedder
 
