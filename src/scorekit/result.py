@@ -146,11 +146,19 @@ class ResultSet:
         return list(dict.fromkeys(k for r in self.results for k in r.metrics))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"results": [r.to_dict() for r in self.results]}
+        """``{"task", "signature", "runs": [Result.to_dict(), ...]}`` — the several-runs JSON every
+        command writes (no run's metrics at the top level); ``signature`` when all runs share one."""
+        tasks = {r.task for r in self.results}
+        sigs = {r.signature for r in self.results}
+        out: dict[str, Any] = {"task": tasks.pop() if len(tasks) == 1 else None}
+        if len(sigs) == 1:
+            out["signature"] = next(iter(sigs))
+        out["runs"] = [r.to_dict() for r in self.results]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResultSet":
-        return cls([Result.from_dict(d) for d in data.get("results") or []])
+        return cls([Result.from_dict(d) for d in data.get("runs") or data.get("results") or []])
 
     def to_pandas(self):
         """One row per result: name, task, every metric, signature."""

@@ -35,3 +35,18 @@ def test_result_set():
     assert ResultSet.from_dict(rs.to_dict()).to_dict() == rs.to_dict()
     df = rs.to_pandas()
     assert list(df["name"]) == ["a", "b"] and list(df["bleu_4"]) == [0.5, 0.6]
+
+
+def test_result_set_json_has_no_run_on_top_and_reads_back():
+    rs = ResultSet([_r("a", 0.5), _r("b", 0.6)])
+    d = rs.to_dict()
+    assert "metrics" not in d and [r["name"] for r in d["runs"]] == ["a", "b"]
+    assert ResultSet.from_dict({"results": d["runs"]}).names == ["a", "b"]
+
+
+def test_absa_run_aggregate_is_a_result():
+    from scorekit.absa.aggregate import aggregate_run
+
+    res = aggregate_run([], "empty-run").to_result(inputs={"n_rows": 0})
+    assert res.task == "absa" and res.name == "empty-run" and res.inputs == {"n_rows": 0}
+    assert res.signature.startswith("task:absa|") and "N" in res.metrics

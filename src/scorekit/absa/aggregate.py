@@ -41,6 +41,13 @@ class RunAggregate:
     matrix: np.ndarray = field(repr=False)
     signature: str = ""
 
+    def to_result(self, **more: Any):
+        """This run as a :class:`~scorekit.result.Result` (``inputs`` / ``extra`` via ``more``)."""
+        from scorekit.result import Result
+
+        return Result(task="absa", name=self.run_id, metrics=dict(self.metrics), signature=self.signature,
+                      **more)
+
 
 def aggregate_run(scorecards: Sequence[dict], run_id: str = "run",
                   override_summary: Mapping[str, Any] | None = None) -> RunAggregate:

@@ -155,7 +155,7 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
     With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel."""
     from scorekit.absa.aggregate import aggregate_run, structural_metrics_csv, structural_metrics_md
-    from scorekit.result import Result
+    from scorekit.result import ResultSet
 
     tx = outputs()
     if outdir is not None:
@@ -188,14 +188,10 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
         _write_text(outdir / "structural_metrics.csv", structural_metrics_csv(pairs), "--outdir")
         _write_text(outdir / "structural_metrics_table.md", structural_metrics_md(pairs, done[0][1].signature),
                     "--outdir")
-    results = [Result(task="absa", name=agg.run_id, metrics=agg.metrics, signature=agg.signature,
-                      inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
-                      extra={"skipped": [s.describe() for s in read.skipped[:100]]})
+    results = [agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
+                             extra={"skipped": [s.describe() for s in read.skipped[:100]]})
                for _, agg, read in done]
-    payload = None
-    if len(results) > 1:   # several runs: no run's metrics stand at the top level
-        payload = {"task": "absa", "signature": results[0].signature,
-                   "runs": [r.to_dict() for r in results]}
+    payload = ResultSet(results).to_dict() if len(results) > 1 else None   # no run's metrics on top
     emit(results, output=output, fmt=fmt, quiet=quiet, payload=payload)
     if not quiet:
         header, rows = _metrics_rows(pairs)

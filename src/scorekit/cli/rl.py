@@ -275,7 +275,6 @@ def _train_with_bar(policy, articles, toolkit, *, ns, epochs, lr, seed, baseline
 def _cross_validate(articles, toolkit, pairs, chunker, config, *, folds, ns, epochs, lr, seed, baseline,
                     output, fmt, quiet, extra):
     from scorekit.summarization.metrics import bertscore_signature
-    from scorekit.summarization.rl import report_section  # noqa: F401  (registers the HTML section)
     from scorekit.summarization.rl.crossval import cross_validate
 
     t0 = time.perf_counter()

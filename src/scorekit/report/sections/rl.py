@@ -1,14 +1,16 @@
 """The HTML report's section for a cross-validation result (task ``summarize-rl-cv``): the
 training reward curve per fold and the policy's comparison with lead-n and TextRank.
 
-Registered in ``scorekit.report.html.TASK_SECTIONS`` on import; the held-out means by n with
-their CIs are drawn by the report's generic n-sweep chart from ``extra["sweep"]``.
+The held-out means by n with their CIs are drawn by the report's generic n-sweep chart from
+``extra["sweep"]``.
 """
 
 from __future__ import annotations
 
 from scorekit.report import charts
-from scorekit.report.html import Doc, figure, table, task_section
+from scorekit.report.model import Doc
+from scorekit.report.parts import figure, table
+from scorekit.report.sections.base import task_section
 
 
 @task_section("summarize-rl-cv")
