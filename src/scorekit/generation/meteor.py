@@ -290,7 +290,7 @@ def _check_lang(lang: str) -> str:
 
 def meteor_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text]], *,
                  lang: str = "en", alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
-                 lexicon=None, wordnet=None) -> np.ndarray:
+                 lexicon=None, wordnet=None, delta: float | None = None) -> np.ndarray:
     """METEOR of each prediction against its own list of references (best reference wins).
 
     English: equal to ``nltk.translate.meteor_score.meteor_score(refs, pred)`` on the same tokens
@@ -305,22 +305,25 @@ def meteor_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text
     if lang == "ko":
         from scorekit.generation.meteor_ko import korean_meteor_batch
 
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA
+
         return korean_meteor_batch(predictions, references, alpha=alpha, beta=beta, gamma=gamma,
-                                   lexicon=lexicon)
+                                   lexicon=lexicon, delta=DEFAULT_DELTA if delta is None else delta)
     return _english_batch(predictions, references, alpha, beta, gamma, wordnet)
 
 
 def meteor(prediction: Text, references: Sequence[Text], *, lang: str = "en", alpha: float = 0.9,
-           beta: float = 3.0, gamma: float = 0.5, lexicon=None, wordnet=None) -> float:
+           beta: float = 3.0, gamma: float = 0.5, lexicon=None, wordnet=None,
+           delta: float | None = None) -> float:
     """METEOR of one prediction against several references (max over references); see
     :func:`meteor_batch`."""
     _check_refs(references, "meteor")
     return float(meteor_batch([prediction], [references], lang=lang, alpha=alpha, beta=beta,
-                              gamma=gamma, lexicon=lexicon, wordnet=wordnet)[0])
+                              gamma=gamma, lexicon=lexicon, wordnet=wordnet, delta=delta)[0])
 
 
 def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
-                     lexicon=None, tokenizer: str | None = None) -> str:
+                     lexicon=None, tokenizer: str | None = None, delta: float | None = None) -> str:
     """Signature pinning what changes a METEOR number (for Results built on :func:`meteor_batch`)."""
     _check_lang(lang)
     params: dict[str, object] = {"lang": lang, "alpha": alpha, "beta": beta, "gamma": gamma}
@@ -330,9 +333,10 @@ def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0,
         params.update(tok=tokenizer or "given", lower="yes", stem=f"porter-nltk{nltk.__version__}",
                       synonyms="wordnet-3.0")
     else:
-        from scorekit.generation.meteor_ko import resolve_lexicon
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA, UNITS_VERSION, resolve_lexicon
         from scorekit.text.korean import kiwi_version
 
-        params.update(tok=f"kiwi{kiwi_version()}-units", lemma="kiwi",
+        params.update(tok=f"kiwi{kiwi_version()}-units{UNITS_VERSION}", lemma="kiwi",
+                      delta=DEFAULT_DELTA if delta is None else delta,
                       lexicon=resolve_lexicon(lexicon).fingerprint)
     return make_signature("meteor", params)
