@@ -171,6 +171,14 @@ def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[li
     return [units(ms, t) for ms, t in zip(analysed, texts)]
 
 
+def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[str]]:
+    """Korean *content units* as tokens, for ROUGE/BLEU (``units="content"``, tokenizer
+    ``ko-content``): the lemma of every unit that is not a function unit, so endings, particles,
+    auxiliaries, the copula, the light verb and counters are gone (``요리를 하고 있다`` ->
+    ``["요리"]``, ``두 명이 걷는다`` -> ``["2", "걷다"]``)."""
+    return [[u.lemma for u in us if not u.function] for us in units_batch(texts, lexicon)]
+
+
 def kiwi_for(lexicon: Lexicon):
     from scorekit.text.korean import get_kiwi_with
 

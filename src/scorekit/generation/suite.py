@@ -106,7 +106,7 @@ def _mean(values: np.ndarray) -> float:
 def _bleu(inputs: CaptionInputs) -> MetricOutput:
     from scorekit.generation import bleu as B
 
-    hyps, refs = inputs.tokens()
+    hyps, refs = _ko_content_tokens(inputs) if _ko_units(inputs) == "content" else inputs.tokens()
     stats = B.bleu_stats_batch(hyps, refs)
     mode = inputs.options.get("bleu_mode", "coco")
     keys = [f"bleu_{n}" for n in range(1, 5)]
@@ -126,7 +126,38 @@ def _bleu(inputs: CaptionInputs) -> MetricOutput:
             out[k] = B.sacrebleu_score(B.merge(sub)) / 100.0
     else:
         raise UnknownNameError("BLEU mode", mode, ["coco", "sentence", "sacrebleu"])
-    return MetricOutput(out, per, {"bleu": mode})
+    return MetricOutput(out, per, {"bleu": mode, **_ko_units_param(inputs)})
+
+
+def _ko_units(inputs: CaptionInputs) -> str | None:
+    """Korean ROUGE/BLEU units (issue #15): option ``ko_units``, default content units."""
+    if inputs.lang != "ko" or inputs.options.get("tokenizer"):
+        return None
+    from scorekit.generation.rouge import DEFAULT_KOREAN_UNITS, _check_units
+
+    return _check_units(inputs.options.get("ko_units") or DEFAULT_KOREAN_UNITS)
+
+
+def _ko_units_param(inputs: CaptionInputs) -> dict:
+    units = _ko_units(inputs)
+    if units is None:
+        return {}
+    from scorekit.generation.meteor_ko import UNITS_VERSION
+
+    return {"ko_units": units if units == "surface" else f"content{UNITS_VERSION}"}
+
+
+def _ko_content_tokens(inputs: CaptionInputs):
+    from scorekit.text.tokenizers import tokenize_batch
+
+    flat = list(inputs.predictions) + [r for refs in inputs.references for r in refs]
+    toks = tokenize_batch(flat, "ko-content")
+    n = len(inputs.predictions)
+    hyps, refs, pos = toks[:n], [], n
+    for rs in inputs.references:
+        refs.append(toks[pos:pos + len(rs)])
+        pos += len(rs)
+    return hyps, refs
 
 
 # ----------------------------------------------------------------------------- CIDEr
@@ -179,16 +210,18 @@ def _meteor(inputs: CaptionInputs) -> MetricOutput:
     kw = dict(alpha=opts.get("alpha", 0.9), beta=opts.get("beta", 3.0), gamma=opts.get("gamma", 0.5))
     if inputs.lang == "ko":
         scores = meteor_batch(inputs.predictions, inputs.references, lang="ko",
-                              lexicon=opts.get("lexicon"), **kw)
+                              lexicon=opts.get("lexicon"), delta=opts.get("delta"), **kw)
     else:
         hyps, refs = inputs.tokens()
         scores = meteor_batch(hyps, refs, lang="en", **kw)
     scores = _zero_empty(scores, inputs)
     # Pin what changes the number: the synonym source by content (a lexicon path would not).
     if inputs.lang == "ko":
-        from scorekit.generation.meteor_ko import resolve_lexicon
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA, UNITS_VERSION, resolve_lexicon
 
-        source = f"lexicon:{resolve_lexicon(opts.get('lexicon')).fingerprint}"
+        delta = DEFAULT_DELTA if opts.get("delta") is None else opts["delta"]
+        source = (f"units{UNITS_VERSION},d{delta:g},"
+                  f"lexicon:{resolve_lexicon(opts.get('lexicon')).fingerprint}")
     else:
         import nltk
 
@@ -205,9 +238,10 @@ def _rouge_l(inputs: CaptionInputs) -> MetricOutput:
         from scorekit.generation.rouge import rouge_scores
     except ImportError as exc:
         raise MissingDependencyError(f"ROUGE is not available ({exc})") from None
-    res = rouge_scores(inputs.predictions, inputs.references, kinds=("rougeL",), lang=inputs.lang)
+    res = rouge_scores(inputs.predictions, inputs.references, kinds=("rougeL",), lang=inputs.lang,
+                       units=_ko_units(inputs))
     f = _zero_empty(res["rougeL"]["fmeasure"], inputs)
-    return MetricOutput({"rouge_l": _mean(f)}, {"rouge_l": f}, {"rouge": "L,f"})
+    return MetricOutput({"rouge_l": _mean(f)}, {"rouge_l": f}, {"rouge": "L,f", **_ko_units_param(inputs)})
 
 
 @register("rouge_l_coco", ["rouge_l_coco"], "pycocoevalcap ROUGE-L (beta 1.2) on the caption tokens.")
