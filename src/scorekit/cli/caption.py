@@ -50,12 +50,18 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
 @click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
+@click.option("--num-layers", type=click.IntRange(min=1), default=None,
+              help="BERTScore layer (default: bert_score's layer for a known model name, e.g. 9 for "
+                   "bert-base-multilingual-cased; else the last layer).")
+@click.option("--allow-english-model", is_flag=True,
+              help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
 @click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, images, videos, bert_model, clip_model, strict, output, fmt, quiet, **extra):
+            lexicon, images, videos, bert_model, num_layers, allow_english_model, clip_model, strict,
+            output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -76,7 +82,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     if (images or videos) and names is None:
         names = list(suite.DEFAULT_METRICS) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
-               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model}
+               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
+               "num_layers": num_layers, "allow_english_model": allow_english_model}
     if images or videos:
         kind = "images" if images else "videos"
         options["media"] = _media_paths(images or videos, data.ids, kind)
@@ -95,6 +102,9 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     sig = make_signature("caption", {"lang": lang, "tok": tok,
                                      "metrics": list(out.metrics), **out.params})
     rep = suite.report(out.metrics, baseline_meteor=baseline_meteor)
+    for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
+        if row["metric"].startswith("bertscore") and "bertscore" in out.params:
+            row["model"] = out.params["bertscore"]
     per_item = []
     for i, id_ in enumerate(data.ids):
         row = {"id": id_, "prediction": data.predictions[i], "references": data.references[i]}

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import emit, output_options, print_table, signature_line
-from scorekit.cli.sweep import load_bertscorer_option
+from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
 @click.command("summary")
@@ -27,13 +27,14 @@ from scorekit.cli.sweep import load_bertscorer_option
 @click.option("--bertscore/--no-bertscore", default=None,
               help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
 @click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
+@bert_layer_options
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @output_options
-def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, name, output, fmt,
-            quiet, **options):
+def command(predictions, references, sources, bertscore, bertscore_model, num_layers, allow_english_model,
+            lang, stem, name, output, fmt, quiet, **options):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from scorekit.summarization.data import align, read_texts
@@ -44,7 +45,7 @@ def command(predictions, references, sources, bertscore, bertscore_model, lang, 
     if sources is not None:
         files["document"] = (str(sources), read_texts(sources, "document"))
     ids, texts = align(files)
-    scorer = load_bertscorer_option(bertscore, bertscore_model)
+    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model)
     result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
                              bertscorer=scorer, lang=lang, stem=stem,
                              name=name or predictions.stem)

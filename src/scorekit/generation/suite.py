@@ -263,7 +263,9 @@ def _bertscore(inputs: CaptionInputs) -> MetricOutput:
         from scorekit.neural.bertscore import BERTScorer
     except ImportError as exc:
         raise MissingDependencyError(f"BERTScore needs torch and transformers ({exc})") from None
-    scorer = BERTScorer(inputs.options.get("bert_model"))
+    opts = inputs.options
+    scorer = BERTScorer(opts.get("bert_model"), num_layers=opts.get("num_layers"),
+                        allow_english_model=bool(opts.get("allow_english_model")))
     res = scorer.score(inputs.predictions, inputs.references)
     per = {"bertscore_p": _zero_empty(res.precision, inputs), "bertscore_r": _zero_empty(res.recall, inputs),
            "bertscore_f1": _zero_empty(res.f1, inputs)}
