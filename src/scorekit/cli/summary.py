@@ -45,7 +45,8 @@ def command(predictions, references, sources, bertscore, bertscore_model, num_la
     if sources is not None:
         files["document"] = (str(sources), read_texts(sources, "document"))
     ids, texts = align(files)
-    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model)
+    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
+                                    texts=[*texts["prediction"], *texts["reference"]])
     result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
                              bertscorer=scorer, lang=lang, stem=stem,
                              name=name or predictions.stem)

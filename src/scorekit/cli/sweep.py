@@ -48,7 +48,7 @@ def bert_layer_options(f):
 
 
 def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int | None = None,
-                           allow_english_model: bool = False):
+                           allow_english_model: bool = False, texts=()):
     """``--bertscore`` forces it (error if unavailable), ``--no-bertscore`` skips it, default:
     use it when torch and the model are available, else warn and go on without."""
     from scorekit.summarization.metrics import load_bertscorer
@@ -61,6 +61,15 @@ def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int
     if scorer is None:
         click.echo("scorekit: warning: BERTScore unavailable (torch/model missing); "
                    "running ROUGE and Density only", err=True)
+    elif texts and not (flag or model):
+        # default run on Korean with a model that cannot read Hangul: skip it, visibly (#15)
+        from scorekit.neural.hangul import EnglishModelError, check_hangul
+
+        try:
+            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
+        except EnglishModelError as exc:
+            click.echo(f"scorekit: warning: skipped BERTScore: {exc}", err=True)
+            return None
     return scorer
 
 
@@ -129,7 +138,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
         pairs = read_pairs(data).head(limit)
     else:
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model)
+    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
+                                    texts=[*pairs.documents[:64], *pairs.references[:64]])
 
     sweep = run_sweep(pairs.documents, pairs.references, ns=ns, summarizers=names, ids=pairs.ids,
                       bertscorer=scorer, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,

@@ -20,8 +20,8 @@ from scorekit.errors import MissingDependencyError
 PROBE = "파란 바다에 하얀 파도가 치고 있다. 아이들이 공원에서 뛰어놀고 있다."
 _SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-KOREAN_MODELS = ("bert-base-multilingual-cased (layer 9)", "klue/roberta-large (layer 17 by the "
-                 "roberta-large rule; see docs/neural.md)", "beomi/kcbert-base (KoBERTScore, layer 4)")
+KOREAN_MODELS = ("bert-base-multilingual-cased (layer 9)", "klue/roberta-large (layer 17)",
+                 "beomi/kcbert-base (KoBERTScore, layer 4)")
 
 
 class EnglishModelError(MissingDependencyError):
@@ -58,7 +58,7 @@ def check_hangul(tokenizer, texts: Iterable[str], model_name: str, *, allow: boo
     if share < 0.5 and not allow:
         raise EnglishModelError(
             f"BERTScore model {model_name} cannot read Hangul ({share:.0%} of the Korean word pieces "
-            f"are Hangul syllables; the rest are [UNK], bytes or jamo): give --bert-model PATH to a "
-            f"local Korean-capable model, e.g. {KOREAN_MODELS[0]} or {KOREAN_MODELS[1]} (docs/neural.md), "
+            f"are Hangul syllables; the rest are [UNK], bytes or jamo): give a local Korean-capable "
+            f"model (--bert-model / --bertscore-model PATH), e.g. {KOREAN_MODELS[0]} or {KOREAN_MODELS[1]} (docs/neural.md), "
             f"or --allow-english-model to score anyway")
     return share
