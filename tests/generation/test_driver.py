@@ -55,8 +55,8 @@ def test_sentence_bleu_mode_is_the_spec_average():
 
     out = evaluate(KO_P, KO_R, lang="ko", metrics=["bleu_4"], options={"bleu_mode": "sentence"})
     assert list(out.metrics) == ["bleu_4"]
-    hyps = tokenize_batch(KO_P, "kiwi")
-    expected = np.mean([sentence_bleu([tokenize_batch(r, "kiwi")[0]], h,
+    hyps = tokenize_batch(KO_P, "ko-content")  # Korean BLEU on content units (issue #15)
+    expected = np.mean([sentence_bleu([tokenize_batch(r, "ko-content")[0]], h,
                                       smoothing_function=SmoothingFunction().method1)
                         for h, r in zip(hyps, KO_R)])
     assert math.isclose(out.metrics["bleu_4"], expected, rel_tol=1e-12)

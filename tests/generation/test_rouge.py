@@ -148,7 +148,7 @@ def test_korean_rouge_score_returns_zero_but_kiwi_matches():
     s = R.rouge_n(p, r, 1)
     assert s.recall == (len(r) - 1) / len(r)  # all but 법원 (검찰 instead)
     # the batch path tokenises alike and agrees
-    batch = R.rouge_scores([pred], [ref])
+    batch = R.rouge_scores([pred], [ref], units="surface")
     assert batch["rouge1"]["fmeasure"][0] == s.fmeasure
     assert batch["rougeL"]["fmeasure"][0] == R.rouge_l(p, r).fmeasure
 
@@ -193,3 +193,15 @@ def test_bad_kind_and_language():
         R.rouge_tokenize("x", lang="fr")
     with pytest.raises(ValueError):
         R.rouge_n(["a"], ["a"], 0)
+
+
+def test_korean_content_units_drop_endings_and_function_units():
+    surface = R.rouge_tokenize_batch(["요리를 하고 있다"], korean=[True])[0]
+    content = R.rouge_tokenize_batch(["요리를 하고 있다"], korean=[True], units="content")[0]
+    assert surface == ["요리", "하", "고", "있", "다"] and content == ["요리"]
+    unrelated = ("요리를 하고 있다", "청소를 하고 있다")
+    assert R.rouge_scores([unrelated[0]], [unrelated[1]], kinds=("rougeL",), units="surface")["rougeL"]["fmeasure"][0] == pytest.approx(0.8)
+    assert R.rouge_scores([unrelated[0]], [unrelated[1]], kinds=("rougeL",))["rougeL"]["fmeasure"][0] == 0.0
+    assert R.rouge_scores(["요리하고 있다"], [unrelated[0]], kinds=("rougeL",))["rougeL"]["fmeasure"][0] == 1.0
+    with pytest.raises(Exception, match="did you mean"):
+        R.rouge_scores(["가"], ["가"], units="contnet")

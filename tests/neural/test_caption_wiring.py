@@ -71,10 +71,23 @@ def test_bertscore_via_cli_equals_api(caption_set):
 
     tmp, preds, refs = caption_set
     out = tmp / "b.json"
-    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics", "bertscore_f1", "-o", str(out))
+    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics", "bertscore_f1", "-o", str(out),
+               "--allow-english-model")  # the set has Hangul: MiniLM is refused without it (#15)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     ids = list(preds)
-    api = BERTScorer().score([preds[i] for i in ids], [refs[i] for i in ids])
+    api = BERTScorer(allow_english_model=True).score([preds[i] for i in ids], [refs[i] for i in ids])
     by_id = {row["id"]: row for row in data["per_item"]}
     np.testing.assert_allclose([by_id[i]["bertscore_f1"] for i in ids], api.f1, atol=1e-6)
+
+
+def test_korean_with_the_english_model_is_refused_or_skipped(caption_set):
+    tmp, _, _ = caption_set
+    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "--metrics", "bertscore_f1")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cannot read Hangul" in proc.stderr
+    out = tmp / "d.json"
+    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "-o", str(out))
+    assert proc.returncode == 0 and "skipped bertscore" in proc.stderr
+    data = json.loads(out.read_text())
+    assert "bertscore_f1" not in data["metrics"]
+    assert all(r["metric"] != "bertscore_f1" or r["value"] is None for r in data["extra"]["report"]["targets"])

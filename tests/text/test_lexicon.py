@@ -11,9 +11,9 @@ from scorekit.errors import InputError
 from scorekit.text.lexicon import Lexicon
 
 # the spec's _load_korean_synonyms dictionary (caption-metrics §2.5) plus §2.3's 해변≈바닷가
-SPEC = {
-    "푸른": ["파란", "청색의", "푸르른"],
-    "아름다운": ["예쁜", "고운", "수려한"],
+SPEC = {  # in dictionary form (the lexicon's words carry a POS; 푸른 is written 푸르다)
+    "푸르다": ["파랗다", "푸르르다"],
+    "아름답다": ["예쁘다", "곱다", "수려하다"],
     "바다": ["해양", "바닷가", "해변"],
     "파도": ["물결", "너울"],
     "해변": ["바닷가"],
@@ -26,6 +26,22 @@ def test_starter_lexicon_covers_the_spec():
         for s in syns:
             assert lex.are_synonyms(head, s) and lex.are_synonyms(s, head), (head, s)
     assert len(lex) >= 60 and lex.sources == ("scorekit:ko_synonyms.tsv",)
+    assert lex.pos("푸르다") == "VA" and lex.pos("파도") == "NNG" and lex.pos("주무시다") == "VV"
+
+
+def test_pos_column_and_inline_tags(tmp_path):
+    p = tmp_path / "p.tsv"
+    p.write_text("NNG\t파도\t물결\n걷다\t거닐다\n해/NNG\t태양\n", encoding="utf-8")
+    lex = Lexicon.read(p)
+    assert lex.entries() == [("거닐다", "VV"), ("걷다", "VV"), ("물결", "NNG"), ("태양", "NNG"),
+                             ("파도", "NNG"), ("해", "NNG")]
+    q = tmp_path / "q.tsv"
+    q.write_text("VV\t파도\t물결\n", encoding="utf-8")
+    assert Lexicon.read(q).fingerprint != Lexicon.from_dict({"파도": "물결"}).fingerprint  # POS pinned
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("NNX\t파도\t물결\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.tsv:1: unknown part of speech 'NNX'"):
+        Lexicon.read(bad)
 
 
 def test_pairs_are_symmetric_not_transitive():
@@ -59,11 +75,11 @@ def test_nfd_files_are_normalised(tmp_path):
 
 def test_load_merges_user_files_with_the_starter(tmp_path):
     p = tmp_path / "u.tsv"
-    p.write_text("강아지\t개\n", encoding="utf-8")
+    p.write_text("송아지\t소\n", encoding="utf-8")
     merged = Lexicon.load(p)
-    assert merged.are_synonyms("강아지", "개") and merged.are_synonyms("바다", "해양")
+    assert merged.are_synonyms("송아지", "소") and merged.are_synonyms("바다", "해양")
     assert len(merged) == len(Lexicon.default()) + 1
-    assert Lexicon.load(p, include_default=False).pairs() == [("강아지", "개")]
+    assert Lexicon.load(p, include_default=False).pairs() == [("소", "송아지")]
     assert merged.fingerprint != Lexicon.default().fingerprint
     assert Lexicon.default().merge(Lexicon.read(p)).pairs() == merged.pairs()
 

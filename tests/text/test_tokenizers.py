@@ -48,4 +48,4 @@ def test_kiwi_gives_morphs_and_drops_punctuation():
 def test_unknown_name_suggests():
     with pytest.raises(UnknownNameError, match="did you mean 'coco'"):
         get_tokenizer("cocoa")
-    assert set(TOKENIZERS.names()) == {"coco", "13a", "kiwi", "whitespace"}
+    assert set(TOKENIZERS.names()) == {"coco", "13a", "kiwi", "ko-content", "whitespace"}

@@ -11,6 +11,7 @@ from scorekit.cli._types import finite
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
+from scorekit.signature import Signature
 
 
 def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
@@ -54,14 +55,19 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
 @click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
+@click.option("--num-layers", type=click.IntRange(min=1), default=None,
+              help="BERTScore layer (default: bert_score's layer for a known model name, e.g. 9 for "
+                   "bert-base-multilingual-cased; else the last layer).")
+@click.option("--allow-english-model", is_flag=True,
+              help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
 @click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, meteor15_resources, images, videos, bert_model, clip_model, strict, engine, address, output,
-            fmt, quiet, **extra):
+            lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
+            strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -82,7 +88,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
         names = list(DEFAULT_METRICS) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
                "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
-               "meteor15_resources": meteor15_resources}
+               "meteor15_resources": meteor15_resources, "num_layers": num_layers,
+               "allow_english_model": allow_english_model}
     if images or videos:
         kind = "images" if images else "videos"
         options["media"] = _media_paths(images or videos, data.ids, kind)
@@ -108,6 +115,10 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
                      "n_missing_predictions": data.n_missing_predictions,
                      "n_ignored_predictions": data.n_dropped_predictions}
     result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped}
+    bert_sig = Signature.parse(result.signature).fields.get("bertscore")
+    for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
+        if row["metric"].startswith("bertscore") and bert_sig:
+            row["model"] = bert_sig
     if not quiet:
         _print_report(result, rep, fmt)
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)

@@ -16,7 +16,7 @@ import click
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
-from scorekit.cli.sweep import load_bertscorer_option
+from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
 @click.command("summary")
@@ -29,6 +29,7 @@ from scorekit.cli.sweep import load_bertscorer_option
 @click.option("--bertscore/--no-bertscore", default=None,
               help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
 @click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
+@bert_layer_options
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
@@ -37,8 +38,8 @@ from scorekit.cli.sweep import load_bertscorer_option
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @engine_options
 @output_options
-def command(predictions, references, sources, bertscore, bertscore_model, lang, stem, metrics, name, engine,
-            address, output, fmt, quiet, **options):
+def command(predictions, references, sources, bertscore, bertscore_model, num_layers, allow_english_model,
+            lang, stem, metrics, name, engine, address, output, fmt, quiet, **options):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from scorekit.summarization.data import align, read_texts
@@ -49,7 +50,8 @@ def command(predictions, references, sources, bertscore, bertscore_model, lang, 
     if sources is not None:
         files["document"] = (str(sources), read_texts(sources, "document"))
     ids, texts = align(files)
-    scorer = load_bertscorer_option(bertscore, bertscore_model)
+    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
+                                    texts=[*texts["prediction"], *texts["reference"]])
     extra_metrics = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     eng = open_engine(engine, address, quiet)
     if eng is None:
@@ -59,7 +61,8 @@ def command(predictions, references, sources, bertscore, bertscore_model, lang, 
     else:
         from scorekit.engine.summary import summary_sharded
 
-        bert = {"model": bertscore_model} if scorer is not None else None
+        bert = ({"model": bertscore_model, "num_layers": num_layers, "allow_english_model": allow_english_model}
+                if scorer is not None else None)
         with eng:
             result = summary_sharded(eng, texts["prediction"], texts["reference"], texts.get("document"),
                                      ids=ids, bert=bert, name=name or predictions.stem, lang=lang, stem=stem,

@@ -39,7 +39,17 @@ def parse_band(text: str) -> tuple[float, float]:
     return low, high
 
 
-def load_bertscorer_option(flag: bool | None, model: str | None):
+def bert_layer_options(f):
+    """``--num-layers`` and ``--allow-english-model`` for the commands that take a BERT model."""
+    f = click.option("--allow-english-model", is_flag=True,
+                     help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")(f)
+    return click.option("--num-layers", type=click.IntRange(min=1), default=None,
+                        help="BERTScore layer (default: bert_score's layer for a known model name, "
+                             "else the last layer).")(f)
+
+
+def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int | None = None,
+                           allow_english_model: bool = False, texts=()):
     """``--bertscore`` forces it (error if unavailable), ``--no-bertscore`` skips it, default:
     use it when torch and the model are available, else warn and go on without."""
     from scorekit.summarization.metrics import load_bertscorer
@@ -47,10 +57,20 @@ def load_bertscorer_option(flag: bool | None, model: str | None):
     if flag is False:
         return None
     kwargs = {"model": model} if model else {}
+    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
     scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
     if scorer is None:
         click.echo("scorekit: warning: BERTScore unavailable (torch/model missing); "
                    "running ROUGE and Density only", err=True)
+    elif texts and not (flag or model):
+        # default run on Korean with a model that cannot read Hangul: skip it, visibly (#15)
+        from scorekit.neural.hangul import EnglishModelError, check_hangul
+
+        try:
+            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
+        except EnglishModelError as exc:
+            click.echo(f"scorekit: warning: skipped BERTScore: {exc}", err=True)
+            return None
     return scorer
 
 
@@ -86,6 +106,7 @@ def write_table_file(dest, header, rows) -> None:
 @click.option("--bertscore/--no-bertscore", default=None,
               help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
 @click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
+@bert_layer_options
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
@@ -101,8 +122,8 @@ def write_table_file(dest, header, rows) -> None:
 @engine_options
 @output_options
 def command(data, dataset, dataset_files, split, limit, n_list, summarizers, bertscore, bertscore_model,
-            lang, stem, seed, n_resamples, band, plot_dir, table_path, engine, address, output, fmt, quiet,
-            **options):
+            num_layers, allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
+            address, output, fmt, quiet, **options):
     """Summarise every document at every n (lead-n, TextRank, random) and tabulate ROUGE-1/2,
     BERTScore F1, Efficiency and Density with 95% bootstrap CIs; recommend an n interval."""
     from scorekit.summarization.data import load_corpus, read_pairs
@@ -129,7 +150,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
         pairs = read_pairs(data).head(limit)
     else:
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-    scorer = load_bertscorer_option(bertscore, bertscore_model)
+    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
+                                    texts=[*pairs.documents[:64], *pairs.references[:64]])
 
     kw = dict(ns=ns, summarizers=names, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
               band=low_high)
@@ -139,7 +161,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
     else:
         from scorekit.engine.sweep import sweep_sharded
 
-        bert = {"model": bertscore_model} if scorer is not None else None
+        bert = ({"model": bertscore_model, "num_layers": num_layers, "allow_english_model": allow_english_model}
+                if scorer is not None else None)
         with eng:
             sweep = sweep_sharded(eng, pairs.documents, pairs.references, ids=pairs.ids, bert=bert, **kw)
     result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,

@@ -33,6 +33,27 @@ def tokenizer_for(lang: str) -> str:
     return default_tokenizer(lang)
 
 
+def korean_units(lang: str, tokenizer: str | None, units: str | None) -> str | None:
+    """Units of Korean ROUGE/BLEU (issue #15): ``content`` (the default, chosen on the Korean
+    pair set, docs/caption.md) or ``surface`` morphs; None when not Korean or a tokenizer was
+    named explicitly."""
+    if lang != "ko" or tokenizer:
+        return None
+    from scorekit.generation.rouge import DEFAULT_KOREAN_UNITS, _check_units
+
+    return _check_units(units or DEFAULT_KOREAN_UNITS)
+
+
+def korean_units_field(lang: str, tokenizer: str | None, units: str | None) -> dict[str, str]:
+    """The signature field for :func:`korean_units` (empty when it does not apply)."""
+    chosen = korean_units(lang, tokenizer, units)
+    if chosen is None:
+        return {}
+    from scorekit.generation.meteor_ko import UNITS_VERSION
+
+    return {"ko_units": chosen if chosen == "surface" else f"content{UNITS_VERSION}"}
+
+
 @dataclass
 class CaptionBatch:
     predictions: list[str]
@@ -41,7 +62,7 @@ class CaptionBatch:
     tokenizer: str | None = None          # None: the language's default
     media: list | None = None             # CLIPScore: one image/video per item
     media_kind: str = "images"
-    _tokens: tuple | None = field(default=None, repr=False)
+    _tokens: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -72,20 +93,24 @@ class CaptionBatch:
             values[self.empty] = 0.0
         return values
 
-    def tokens(self) -> tuple[list[list[str]], list[list[list[str]]]]:
-        """(prediction tokens, reference tokens) with the batch's tokenizer, computed once."""
+    def tokens(self, tokenizer: str | None = None) -> tuple[list[list[str]], list[list[list[str]]]]:
+        """(prediction tokens, reference tokens) with the batch's tokenizer (or ``tokenizer``),
+        computed once per tokenizer."""
+        name = tokenizer or self.tokenizer_name
         if self._tokens is None:
+            self._tokens = {}
+        if name not in self._tokens:
             from scorekit.text.tokenizers import tokenize_batch
 
             flat = list(self.predictions) + [r for refs in self.references for r in refs]
-            toks = tokenize_batch(flat, self.tokenizer_name) if flat else []
+            toks = tokenize_batch(flat, name) if flat else []
             n = len(self.predictions)
             hyps, refs, pos = toks[:n], [], n
             for rs in self.references:
                 refs.append(toks[pos:pos + len(rs)])
                 pos += len(rs)
-            self._tokens = (hyps, refs)
-        return self._tokens
+            self._tokens[name] = (hyps, refs)
+        return self._tokens[name]
 
 
 class CaptionMetric(Metric):

@@ -235,7 +235,7 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
 # -- the metric contract ---------------------------------------------------------------------
 import numpy as _np  # noqa: E402
 
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.generation.batch import CaptionMetric, korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
@@ -254,7 +254,8 @@ class BLEU(CaptionMetric):
     name = "bleu"
     keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
     corpus = True
-    params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu"),)
+    params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu"),
+                                     Param("ko_units", str, None, "Korean units: content (default) or surface"))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -264,7 +265,9 @@ class BLEU(CaptionMetric):
             raise UnknownNameError("BLEU mode", self.values["mode"], BLEU_MODES)
 
     def item_stats(self, batch) -> Stats:
-        hyps, refs = self.batch(batch).tokens()
+        b = self.batch(batch)
+        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
+        hyps, refs = b.tokens("ko-content" if units == "content" else None)
         stats = bleu_stats_batch(hyps, refs)
         n = len(stats)
         return Stats({
@@ -321,4 +324,5 @@ class BLEU(CaptionMetric):
         return self._compute(stats, False)
 
     def signature_params(self) -> dict:
-        return {"bleu": self.values["mode"]}
+        return {"bleu": self.values["mode"], **korean_units_field(self.values["lang"], self.values["tokenizer"],
+                                                                  self.values["ko_units"])}

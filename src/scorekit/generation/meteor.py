@@ -130,7 +130,7 @@ def _check_lang(lang: str) -> str:
 
 def meteor_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text]], *,
                  lang: str = "en", alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
-                 lexicon=None, wordnet=None) -> np.ndarray:
+                 lexicon=None, wordnet=None, delta: float | None = None) -> np.ndarray:
     """METEOR of each prediction against its own list of references (best reference wins).
 
     English: equal to ``nltk.translate.meteor_score.meteor_score(refs, pred)`` on the same tokens
@@ -145,24 +145,28 @@ def meteor_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text
     if lang == "ko":
         from scorekit.generation.meteor_ko import korean_meteor_batch
 
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA
+
         return korean_meteor_batch(predictions, references, alpha=alpha, beta=beta, gamma=gamma,
-                                   lexicon=lexicon)
+                                   lexicon=lexicon, delta=DEFAULT_DELTA if delta is None else delta)
     return _english_batch(predictions, references, alpha, beta, gamma, wordnet)
 
 
 def meteor(prediction: Text, references: Sequence[Text], *, lang: str = "en", alpha: float = 0.9,
-           beta: float = 3.0, gamma: float = 0.5, lexicon=None, wordnet=None) -> float:
+           beta: float = 3.0, gamma: float = 0.5, lexicon=None, wordnet=None,
+           delta: float | None = None) -> float:
     """METEOR of one prediction against several references (max over references); see
     :func:`meteor_batch`."""
     _check_refs(references, "meteor")
     return float(meteor_batch([prediction], [references], lang=lang, alpha=alpha, beta=beta,
-                              gamma=gamma, lexicon=lexicon, wordnet=wordnet)[0])
+                              gamma=gamma, lexicon=lexicon, wordnet=wordnet, delta=delta)[0])
 
 
 def meteor_signature_fields(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0,
-                            gamma: float = 0.5, lexicon=None, tokenizer: str | None = None) -> dict[str, object]:
+                            gamma: float = 0.5, lexicon=None, tokenizer: str | None = None,
+                            delta: float | None = None) -> dict[str, object]:
     """The one builder of what pins a METEOR number: parameters, tokens, stemmer and synonym
-    source (the Korean lexicon by content, not by path)."""
+    source (the Korean lexicon by content, not by path), and Korean's content-unit weight delta."""
     _check_lang(lang)
     params: dict[str, object] = {"lang": lang, "alpha": alpha, "beta": beta, "gamma": gamma}
     if lang == "en":
@@ -171,19 +175,20 @@ def meteor_signature_fields(*, lang: str = "en", alpha: float = 0.9, beta: float
         params.update(tok=tokenizer or "given", lower="yes", stem=f"porter-nltk{nltk.__version__}",
                       synonyms="wordnet-3.0")
     else:
-        from scorekit.generation.meteor_ko import resolve_lexicon
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA, UNITS_VERSION, resolve_lexicon
         from scorekit.text.korean import kiwi_version
 
-        params.update(tok=f"kiwi{kiwi_version()}-units", lemma="kiwi",
+        params.update(tok=f"kiwi{kiwi_version()}-units{UNITS_VERSION}", lemma="kiwi",
+                      delta=DEFAULT_DELTA if delta is None else delta,
                       lexicon=resolve_lexicon(lexicon).fingerprint)
     return params
 
 
 def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5,
-                     lexicon=None, tokenizer: str | None = None) -> str:
+                     lexicon=None, tokenizer: str | None = None, delta: float | None = None) -> str:
     """Signature pinning what changes a METEOR number (for Results built on :func:`meteor_batch`)."""
     return str(Signature("meteor", meteor_signature_fields(lang=lang, alpha=alpha, beta=beta, gamma=gamma,
-                                                           lexicon=lexicon, tokenizer=tokenizer)))
+                                                           lexicon=lexicon, tokenizer=tokenizer, delta=delta)))
 
 
 def meteor_compact(fields: dict[str, object]) -> str:
@@ -192,7 +197,7 @@ def meteor_compact(fields: dict[str, object]) -> str:
     head = f"a{fields['alpha']:g},b{fields['beta']:g},g{fields['gamma']:g}"
     if fields["lang"] == "en":
         return f"{head},{fields['stem']},{fields['synonyms']}"
-    return f"{head},lexicon:{fields['lexicon']}"
+    return f"{head},d{fields['delta']:g},{fields['tok']},lexicon:{fields['lexicon']}"
 
 
 # -- the metric contract ---------------------------------------------------------------------
@@ -212,7 +217,9 @@ class METEOR(CaptionMetric):
     name = "meteor"
     params = CaptionMetric.params + (Param("alpha", float, 0.9), Param("beta", float, 3.0),
                                      Param("gamma", float, 0.5),
-                                     Param("lexicon", object, None, "Korean synonym lexicon file(s)"))
+                                     Param("lexicon", object, None, "Korean synonym lexicon file(s)"),
+                                     Param("delta", float, None, "Korean: weight of content units against "
+                                           "function units (Meteor 1.5's delta; default 0.9)"))
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -221,7 +228,8 @@ class METEOR(CaptionMetric):
         if not len(b):
             return Stats({"meteor": np.zeros(0)})
         if b.lang == "ko":
-            scores = meteor_batch(b.predictions, b.references, lang="ko", lexicon=v["lexicon"], **kw)
+            scores = meteor_batch(b.predictions, b.references, lang="ko", lexicon=v["lexicon"],
+                                  delta=v["delta"], **kw)
         else:
             hyps, refs = b.tokens()
             scores = meteor_batch(hyps, refs, lang="en", **kw)
@@ -230,4 +238,5 @@ class METEOR(CaptionMetric):
     def signature_params(self) -> dict[str, object]:
         v = self.values
         return {"meteor": meteor_compact(meteor_signature_fields(
-            lang=self.values["lang"], alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"]))}
+            lang=self.values["lang"], alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"],
+            delta=v["delta"]))}

@@ -1,80 +1,220 @@
-"""Korean METEOR: the spec's EnhancedKoreanMETEOR (caption-metrics §2.4–§2.5) on Kiwi.
+"""Korean METEOR: the spec's EnhancedKoreanMETEOR (caption-metrics §2.4–§2.5) on Kiwi, with the
+unit rules of issue #15 (documented with examples in docs/caption.md, "Korean units").
 
 Units. The spec tokenises with Okt and drops particles (``Josa``) and punctuation. Kiwi splits
 finer than Okt (``파란`` -> ``파랗/VA + ㄴ/ETM``), so morphs are regrouped into Okt-sized *units*:
 
 * particles (``J*``) and punctuation/symbols are dropped (spec: 조사 제거 정규화);
-* a grammatical ending (``E*``: 었, 고, ㄴ다, ...) or a suffix (``XS*``: 하, 들, ...) joins the unit
-  before it, so ``파란``, ``치고``, ``사람들`` are one unit each (otherwise any two sentences would
-  "match" on their endings);
-* each unit has a *surface* (its morphs joined, NFC: ``파랗+ㄴ`` -> ``파란``) and a *lemma*
-  (dictionary form: a verb/adjective's Kiwi lemma ``파랗다``; ``root+하`` -> ``수려하다``; a noun
-  without its plural/derivational ``XSN`` suffix: ``사람들`` -> ``사람``). Latin letters are
-  lower-cased, as nltk's METEOR does.
+* a grammatical ending (``E*``) or a noun/adjective suffix (``XSN``, ``XSA``) joins the unit before
+  it, so ``파란``, ``치고``, ``사람들`` are one unit each;
+* light verb: a verb-deriving suffix after a noun (``요리/NNG + 하/XSV``) starts its own unit, so
+  ``요리하고`` = ``요리`` + ``하고`` exactly as ``요리를 하고``;
+* native numerals with a counter become digits (``두 명`` = ``2명`` -> ``2`` + ``명``);
+* each unit has a *surface* (morphs joined, NFC), a *lemma* (dictionary form; a noun without its
+  ``XSN`` suffix), a matching class (noun / verbal / adverb / determiner) and a *function* flag.
 
-Stages (the same greedy alignment as nltk's English METEOR, :func:`scorekit.generation.meteor.align`):
-1. exact on surfaces, 2. lemma (the spec's "stem") on lemmas, 3. synonyms: two lemmas are
-synonyms when the lexicon pairs them (symmetric, not transitive — the spec's ``synonym_match``).
-Lexicon words are written naturally (``푸른``, ``청색의``) and mapped to lemmas by the same unit
-analysis, so ``푸른 ~ 파란`` becomes ``푸르다 ~ 파랗다``. Then P, R, Fmean (alpha 0.9), the
-fragmentation penalty (gamma 0.5, beta 3) and the max over references, exactly as in English.
+Function units — auxiliary verbs (``VX``: 있다 after -고/-어, 않다 after -지, ...), the copula
+(이다, 아니다), the light verb 하다, dependent nouns and counters (``NNB``: 수, 것, 명, 개; counter
+nouns after a numeral: 송이, 그루), prefixes (``XPN``, 맨), and 있다/없다 after a dependent noun
+(수 있다) — weigh ``1 - delta`` in precision and recall, content units ``delta``, as Meteor 1.5's
+``delta`` parameter; ``delta = 0.5`` weighs them alike and reproduces nltk's unweighted METEOR.
+
+Compound spacing is neutral: for each hypothesis/reference pair, a run of 2-4 adjacent units on
+one side that spells a unit of the other side without spaces (``고속 도로`` / ``고속도로``,
+``뛰어 놀고`` / ``뛰어놀고``) is merged into one unit before aligning.
+
+Stages (nltk's greedy alignment, :mod:`scorekit.generation.meteor`): 1. exact on surfaces,
+2. lemma (the spec's "stem") on lemma+class, 3. synonyms: the lexicon pairs them (symmetric, not
+transitive — the spec's ``synonym_match``). Lexicon words carry a POS, are registered with Kiwi
+as user words (so ``파도``, ``해``, ``해질녘`` stay one unit in context) and match units of their
+class only. Then P, R (weighted), Fmean (alpha 0.9), the fragmentation penalty (gamma 0.5,
+beta 3, chunks / matches) and the max over references.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from scorekit.errors import InputError
-from scorekit.text.lexicon import Lexicon
+from scorekit.text.lexicon import Lexicon, pos_class
 from scorekit.text.normalize import nfc
 
-_VERBAL = ("VV", "VA", "VX", "VCP", "VCN")
+UNITS_VERSION = "2"  # the unit rules of issue #15 (light verb, function units, numerals, spacing)
+DEFAULT_DELTA = 0.9  # content weight; function units weigh 1 - delta (chosen on the pair set)
+
+_NATIVE_UNITS = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "서": 3, "네": 4,
+                 "넷": 4, "넉": 4, "너": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60,
+                "일흔": 70, "여든": 80, "아흔": 90}
+# counter nouns Kiwi may tag NNG (most counters are NNB, which are function units anyway)
+COUNTERS = frozenset("명 개 마리 대 권 송이 그루 잔 척 채 장 벌 켤레 병 살 분 번 가지 사람 곳 군데 줄 쌍 톨 알 포기 자루".split())
+_FUNCTION_PREFIXES = frozenset({"맨"})
+_YEAR_NOUNS = frozenset({"해"})  # 해 after a determiner (새 해, 한 해, 지난 해) is a year, not the sun
+
+
+class Unit(NamedTuple):
+    surface: str     # morphs joined (NFC, lower-cased)
+    lemma: str       # dictionary form
+    cls: str         # N nominal, V verbal, M adverb, D determiner, O other
+    function: bool   # grammatical unit (weight 1 - delta)
+    hon: str = ""    # honorific lemma (돌아가 + 시 -> 돌아가시다) when the unit carries -시-
+
+    @property
+    def key(self) -> str:
+        return f"{self.lemma}/{self.cls}"
 
 
 def _is_attached(tag: str) -> bool:
-    return tag.startswith("E") or tag.startswith("XS")
+    return tag.startswith("E") or tag.startswith(("XSN", "XSA"))
 
 
-def units(morphs) -> tuple[list[str], list[str]]:
-    """(surfaces, lemmas) of the METEOR units of one analysed text (``scorekit.text.korean.Morph``)."""
+def native_number(word: str) -> int | None:
+    """Value of a native Korean numeral word (``두`` 2, ``열두`` 12, ``스무`` 20), else None."""
+    if word in _NATIVE_UNITS:
+        return _NATIVE_UNITS[word]
+    for tens, v in _NATIVE_TENS.items():
+        if word.startswith(tens):
+            rest = word[len(tens):]
+            if not rest:
+                return v
+            if rest in _NATIVE_UNITS:
+                return v + _NATIVE_UNITS[rest]
+    return None
+
+
+def _numerals(ms: list) -> list:
+    """Native numeral morphs followed by a counter -> one digit morph (``열 두 그루`` -> ``12 그루``)."""
+    from scorekit.text.korean import Morph
+
+    out, i = [], 0
+    while i < len(ms):
+        j, value = i, 0
+        while j < len(ms) and ms[j].tag in ("NR", "MM") and native_number(ms[j].form) is not None:
+            value += native_number(ms[j].form)
+            j += 1
+        if j > i and j < len(ms) and (ms[j].tag == "NNB" or ms[j].form in COUNTERS):
+            out.append(Morph(str(value), "SN", str(value)))  # no span: the surface is the digits
+            i = j
+        else:
+            out.append(ms[i])
+            i += 1
+    return out
+
+
+def _surface(group, text: str | None) -> str:
+    """The unit as written (``날아``), from the morph spans when known; else its forms joined."""
+    if text is not None and all(m.start >= 0 for m in group):
+        return "".join(text[group[0].start:max(m.end for m in group)].split())
+    return nfc("".join(m.form for m in group))
+
+
+def units(morphs, text: str | None = None) -> list[Unit]:
+    """The METEOR units of one analysed text (``scorekit.text.korean.Morph`` list; ``text``, the
+    NFC text analysed, gives surfaces as written)."""
     from scorekit.text.korean import is_particle, is_punct
 
+    ms = _numerals([m for m in morphs if not (is_particle(m.tag) or is_punct(m.tag))])
     groups: list[list] = []
-    for m in morphs:
-        if is_particle(m.tag) or is_punct(m.tag):
-            continue
-        if groups and _is_attached(m.tag):
+    for m in ms:
+        if groups and (_is_attached(m.tag)
+                       or (m.tag.startswith("XSV") and pos_class(groups[-1][0].tag) != "N")):
             groups[-1].append(m)
         else:
             groups.append([m])
-    surfaces, lemmas = [], []
+    out: list[Unit] = []
+    prev_tag = ""
     for g in groups:
-        surfaces.append(nfc("".join(m.form for m in g)).lower())
-        lemmas.append(_lemma(g).lower())
-    return surfaces, lemmas
+        head = g[0]
+        tag = head.tag.split("-")[0]
+        lemma = _lemma(g)
+        cls = "V" if tag.startswith("XSV") or lemma.endswith("다") and tag == "XR" else pos_class(tag)
+        function = (tag in ("VX", "VCP", "VCN", "NNB", "XPN") or tag.startswith("XSV")
+                    or (cls == "V" and lemma == "하다")
+                    or (tag == "MM" and head.form in _FUNCTION_PREFIXES)
+                    or (prev_tag == "NNB" and lemma in ("있다", "없다"))
+                    or (prev_tag == "SN" and head.form in COUNTERS))
+        if cls == "N" and lemma in _YEAR_NOUNS and out and out[-1].cls == "D":
+            lemma += "#year"
+        hon = ""
+        if cls == "V" and any(m.tag == "EP" and m.form in ("시", "으시") for m in g[1:]):
+            hon = lemma[:-1] + "시다"
+        out.append(Unit(_surface(g, text).lower(), lemma.lower(), cls, function, hon))
+        prev_tag = tag
+    return out
 
 
 def _lemma(group) -> str:
     head = group[0]
-    if head.tag.split("-")[0] in _VERBAL:
+    tag = head.tag.split("-")[0]
+    if tag in ("VV", "VA", "VX", "VCP", "VCN"):
         return nfc(head.lemma)
-    # root + verb/adjective-deriving suffix (수려+하 -> 수려하다); XSN (들, 님) is dropped.
-    derived = [m for m in group[1:] if m.tag.startswith(("XSV", "XSA"))]
+    if tag.startswith("XSV"):  # split light verb: 하 -> 하다, 되 -> 되다
+        return nfc(head.form + "다")
+    # root + adjective-deriving suffix (수려+하 -> 수려하다); XSN (들, 님) is dropped.
+    derived = [m for m in group[1:] if m.tag.startswith("XSA")]
     if derived:
         return nfc(head.form + "".join(m.form for m in derived) + "다")
     return nfc(head.form)
 
 
-def units_batch(texts: Sequence[str]) -> list[tuple[list[str], list[str]]]:
+def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:
+    """Units of many texts, analysed by a Kiwi that knows the lexicon's words (starter lexicon
+    when None)."""
     from scorekit.text.korean import analyze_batch
 
-    return [units(ms) for ms in analyze_batch(texts)]
+    texts = [nfc(t) for t in texts]
+    analysed = analyze_batch(texts, kiwi_for(lexicon or Lexicon.default()))
+    return [units(ms, t) for ms, t in zip(analysed, texts)]
 
 
-# -- lexicon -> lemma synonym index -----------------------------------------------------------
+def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[str]]:
+    """Korean *content units* as tokens, for ROUGE/BLEU (``units="content"``, tokenizer
+    ``ko-content``): the lemma of every unit that is not a function unit, so endings, particles,
+    auxiliaries, the copula, the light verb and counters are gone (``요리를 하고 있다`` ->
+    ``["요리"]``, ``두 명이 걷는다`` -> ``["2", "걷다"]``)."""
+    return [[u.lemma for u in us if not u.function] for us in units_batch(texts, lexicon)]
+
+
+def kiwi_for(lexicon: Lexicon):
+    from scorekit.text.korean import get_kiwi_with
+
+    return get_kiwi_with(lexicon.entries(), lexicon.fingerprint)
+
+
+def _respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
+    """``b`` with each run of 2-4 adjacent units that spells, without spaces, a unit of ``a``
+    missing from ``b`` merged into that one unit (compound spacing is neutral)."""
+    bs = {u.surface for u in b}
+    by_surface = {u.surface: u for u in a if u.surface not in bs and len(u.surface) > 1}
+    if not by_surface:
+        return b
+    by_lemma = {u.lemma: u for u in by_surface.values()}
+    out: list[Unit] = []
+    j = 0
+    while j < len(b):
+        for k in (4, 3, 2):
+            run = b[j:j + k]
+            if len(run) < k:
+                continue
+            s = "".join(u.surface for u in run)
+            t = by_surface.get(s)
+            if t is None:
+                t = by_lemma.get("".join(u.surface for u in run[:-1]) + run[-1].lemma)
+            if t is not None:
+                out.append(Unit(s, t.lemma, t.cls, all(u.function for u in run), t.hon))
+                j += k
+                break
+        else:
+            out.append(b[j])
+            j += 1
+    return out
+
+
+# -- lexicon -> key synonym index -------------------------------------------------------------
 _INDEX_CACHE: dict[str, dict[str, frozenset[str]]] = {}
 
 
@@ -91,19 +231,19 @@ def resolve_lexicon(lexicon) -> Lexicon:
     raise InputError(f"lexicon: expected a Lexicon, a path or a list of paths, got {type(lexicon).__name__}")
 
 
+def lexicon_key(word: str, tag: str) -> str:
+    return f"{nfc(word).lower()}/{pos_class(tag)}"
+
+
 def lemma_synonyms(lexicon: Lexicon) -> dict[str, frozenset[str]]:
-    """Lexicon pairs as lemma -> lemmas (each word analysed into units; a word that is several
-    units, a phrase, keys on its space-joined lemmas and so never matches a single unit)."""
+    """Lexicon pairs as unit key (``lemma/class``) -> keys. Words are taken as written (dictionary
+    form) with their POS: no out-of-context analysis."""
     cached = _INDEX_CACHE.get(lexicon.fingerprint)
     if cached is not None:
         return cached
-    words = lexicon.words()
-    key = {}
-    for w, (_, lemmas) in zip(words, units_batch(words)):
-        key[w] = " ".join(lemmas) if lemmas else w
     table: dict[str, set[str]] = {}
     for a, b in lexicon.pairs():
-        ka, kb = key[a], key[b]
+        ka, kb = lexicon_key(a, lexicon.pos(a)), lexicon_key(b, lexicon.pos(b))
         if ka != kb:
             table.setdefault(ka, set()).add(kb)
             table.setdefault(kb, set()).add(ka)
@@ -120,14 +260,24 @@ def _as_text(text, what: str) -> str:
     raise InputError(f"{what}: expected a string or a list of string tokens, got {type(text).__name__}")
 
 
+def _check_delta(delta: float) -> float:
+    delta = float(delta)
+    if not 0.0 <= delta <= 1.0:
+        raise InputError(f"delta: expected a number in [0, 1] (content-unit weight), got {delta:g}")
+    return delta
+
+
 def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *, alpha: float = 0.9,
-                        beta: float = 3.0, gamma: float = 0.5, lexicon=None) -> np.ndarray:
-    from scorekit.generation.meteor_align import Prepared, _check_refs, _gc_paused
+                        beta: float = 3.0, gamma: float = 0.5, lexicon=None,
+                        delta: float = DEFAULT_DELTA) -> np.ndarray:
+    from scorekit.generation.meteor_align import _check_refs, _gc_paused
 
-    index = lemma_synonyms(resolve_lexicon(lexicon))
+    delta = _check_delta(delta)
+    lex = resolve_lexicon(lexicon)
+    index = lemma_synonyms(lex)
 
-    def synonyms(lemma: str) -> frozenset[str]:
-        return index.get(lemma) or frozenset((lemma,))
+    def synonyms(key: str) -> frozenset[str]:
+        return index.get(key) or frozenset((key,))
 
     texts: list[str] = []
     spans = []
@@ -139,21 +289,66 @@ def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *
         spans.append((start, len(texts)))
     # analyse each distinct text once, in one multithreaded Kiwi batch
     distinct = list(dict.fromkeys(nfc(t) for t in texts))
-    analysed = {t: Prepared(*u) for t, u in zip(distinct, units_batch(distinct))}
+    analysed = dict(zip(distinct, units_batch(distinct, lex)))
     out = np.zeros(len(spans), dtype=np.float64)
     with _gc_paused():
-        _score_all(spans, texts, analysed, synonyms, out, alpha, beta, gamma)
+        for k, (start, end) in enumerate(spans):
+            h = analysed[nfc(texts[start])]
+            out[k] = max(pair_score(h, analysed[nfc(t)], synonyms, index, alpha, beta, gamma, delta)
+                         for t in texts[start + 1:end])
     return out
 
 
-def _score_all(spans, texts, analysed, synonyms, out, alpha, beta, gamma) -> None:
-    from scorekit.generation.meteor_align import align, score_from_counts
+def _prepared(us: list[Unit], index) -> tuple:
+    from scorekit.generation.meteor_align import Prepared
 
-    for k, (start, end) in enumerate(spans):
-        h = analysed[nfc(texts[start])]
-        scores = []
-        for t in texts[start + 1:end]:
-            r = analysed[nfc(t)]
-            m, chunks = align(h, r, synonyms)
-            scores.append(score_from_counts(m, len(h.exact), len(r.exact), chunks, alpha, beta, gamma))
-        out[k] = max(scores)
+    keys = [u.hon + "/" + u.cls if u.hon and (u.hon + "/" + u.cls) in index else u.key for u in us]
+    return Prepared([u.surface for u in us], keys)
+
+
+def pair_score(h: list[Unit], r: list[Unit], synonyms, index, alpha: float, beta: float, gamma: float,
+               delta: float) -> float:
+    """METEOR of one hypothesis against one reference, both as units."""
+    h, r = _respace(r, h), _respace(h, r)
+    ph, pr = _prepared(h, index), _prepared(r, index)
+    pairs = align_pairs(ph, pr, synonyms)
+    if not pairs:
+        return 0.0
+    hw = [(1.0 - delta) if u.function else delta for u in h]
+    rw = [(1.0 - delta) if u.function else delta for u in r]
+    try:
+        precision = sum(hw[i] for i, _ in pairs) / sum(hw)
+        recall = sum(rw[j] for _, j in pairs) / sum(rw)
+        fmean = (precision * recall) / (alpha * precision + (1 - alpha) * recall)
+    except ZeroDivisionError:
+        return 0.0
+    pairs.sort()
+    chunks = 1
+    pi, pj = pairs[0]
+    for i, j in pairs[1:]:
+        if i != pi + 1 or j != pj + 1:
+            chunks += 1
+        pi, pj = i, j
+    penalty = gamma * (float(chunks) / len(pairs)) ** beta
+    return (1 - penalty) * fmean
+
+
+def align_pairs(h, r, synonyms) -> list[tuple[int, int]]:
+    """nltk's three greedy stages (exact, stem, synonym) as matched (hyp, ref) position pairs."""
+    from scorekit.generation.meteor_align import _positions, _stage_pairs, _synonym_stage
+
+    pairs: list[tuple[int, int]] = []
+    _stage_pairs(h.positions(), r.positions(), pairs)
+    mh, mr = {i for i, _ in pairs}, {j for _, j in pairs}
+    hl = [i for i in range(len(h.exact)) if i not in mh]
+    rl = [j for j in range(len(r.exact)) if j not in mr]
+    if hl and rl:
+        n0 = len(pairs)
+        _stage_pairs(_positions(h.stem, hl), _positions(r.stem, rl), pairs)
+        mh.update(i for i, _ in pairs[n0:])
+        mr.update(j for _, j in pairs[n0:])
+        hl = [i for i in hl if i not in mh]
+        rl = [j for j in rl if j not in mr]
+        if hl and rl:
+            _synonym_stage(hl, h.stem, _positions(r.stem, rl), synonyms, pairs)
+    return pairs

@@ -23,6 +23,10 @@ class CaptionOptions:
     lexicon: Any = None                     # Korean METEOR synonym lexicon file(s)
     meteor15_resources: str | Path | None = None   # Meteor 1.5 distribution (default: pycocoevalcap's)
     bert_model: str | None = None
+    num_layers: int | None = None           # BERTScore layer (default: bert_score's per-model layer)
+    allow_english_model: bool = False       # BERTScore: allow a model that cannot read Hangul on Korean
+    delta: float | None = None              # Korean METEOR: content-unit weight (default 0.9)
+    ko_units: str | None = None             # Korean ROUGE/BLEU units: content (default) | surface
     clip_model: str | None = None
     media: list | None = None               # CLIPScore: one image/video path per item
     media_kind: str = "images"              # images | videos
@@ -47,12 +51,15 @@ class CaptionOptions:
 
     def metric_params(self, name: str) -> dict[str, Any]:
         """The parameters of one metric that these options set."""
-        table = {"bleu": {"mode": self.bleu_mode},
+        table = {"bleu": {"mode": self.bleu_mode, "ko_units": self.ko_units},
                  "cider": {"sigma": self.cider_sigma, "df": self.cider_df},
                  "cider_d": {"sigma": self.cider_sigma, "df": self.cider_df},
                  "cider_plain": {"df": self.cider_df},
-                 "meteor": {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "lexicon": self.lexicon},
+                 "meteor": {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "lexicon": self.lexicon,
+                            "delta": self.delta},
+                 "rouge_l": {"ko_units": self.ko_units},
                  "meteor15": {"resources": None if self.meteor15_resources is None else str(self.meteor15_resources)},
-                 "bertscore": {"model": self.bert_model},
+                 "bertscore": {"model": self.bert_model, "num_layers": self.num_layers,
+                               "allow_english_model": self.allow_english_model},
                  "clipscore": {"model": self.clip_model}}
         return table.get(name, {})

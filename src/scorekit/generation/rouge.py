@@ -115,22 +115,44 @@ def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[s
     return _english_tokens(text, stem)
 
 
+KOREAN_UNITS = ("surface", "content")
+# Default Korean units of caption ROUGE/BLEU, chosen on the team's 162-pair set
+# (tests/generation/data/ko_pairs.tsv; docs/caption.md "Korean ROUGE and BLEU units"): content
+# units separate paraphrases from unrelated pairs perfectly (ROUGE-L AUC 1.000 vs 0.928).
+DEFAULT_KOREAN_UNITS = "content"
+
+
+def _check_units(units: str) -> str:
+    if units not in KOREAN_UNITS:
+        raise UnknownNameError("Korean ROUGE units", units, KOREAN_UNITS)
+    return units
+
+
 def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool = False,
-                         korean: Sequence[bool] | None = None) -> list[list[str]]:
+                         korean: Sequence[bool] | None = None, units: str = "surface") -> list[list[str]]:
     """Tokenise many texts; the Korean ones go to Kiwi in one multithreaded batch.
 
     ``korean`` forces the choice per text (used to tokenise a prediction and its references
     the same way); by default each text is checked for Hangul as in :func:`rouge_tokenize`.
+    ``units``: Korean tokens are Kiwi surface morphs without particles (``"surface"``, as before
+    issue #15) or content-unit lemmas (``"content"``: tokenizer ``ko-content``).
     """
+    _check_units(units)
     texts = [nfc(t) for t in texts]
     flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
     out: list[list[str] | None] = [None] * len(texts)
     ko_idx = [i for i, f in enumerate(flags) if f]
     if ko_idx:
-        from scorekit.text.korean import analyze_batch
+        if units == "content":
+            from scorekit.generation.meteor_ko import content_tokens_batch
 
-        for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
-            out[i] = _korean_select(morphs, stem)
+            for i, toks in zip(ko_idx, content_tokens_batch([texts[i] for i in ko_idx])):
+                out[i] = [t.lower() for t in toks]
+        else:
+            from scorekit.text.korean import analyze_batch
+
+            for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
+                out[i] = _korean_select(morphs, stem)
     for i, f in enumerate(flags):
         if not f:
             out[i] = _english_tokens(texts[i], stem)
@@ -276,14 +298,16 @@ def rouge_multi(pred_tokens: Sequence[str],
 
 
 def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *,
-                 kinds: Sequence[str] = KINDS, lang: str = "en", stem: bool = False
-                 ) -> dict[str, dict[str, np.ndarray]]:
+                 kinds: Sequence[str] = KINDS, lang: str = "en", stem: bool = False,
+                 units: str | None = None) -> dict[str, dict[str, np.ndarray]]:
     """Per-item ROUGE of texts: ``{kind: {"precision"|"recall"|"fmeasure": array}}``.
 
     A reference may be one string or a list of strings (best-of as :func:`rouge_multi`). A pair
     whose prediction or any reference contains Hangul (or every pair, with ``lang="ko"``) is
-    tokenised entirely by Kiwi so both sides split alike.
+    tokenised entirely by Kiwi so both sides split alike; ``units`` picks the Korean tokens
+    (see :func:`rouge_tokenize_batch`; default :data:`DEFAULT_KOREAN_UNITS`).
     """
+    units = _check_units(units or DEFAULT_KOREAN_UNITS)
     from scorekit.text.korean import has_hangul
 
     kinds = _check_kinds(kinds)
@@ -301,7 +325,7 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
         spans.append((len(texts), len(group)))
         texts += group
         flags += [ko] * len(group)
-    toks = rouge_tokenize_batch(texts, stem=stem, korean=flags)
+    toks = rouge_tokenize_batch(texts, stem=stem, korean=flags, units=units)
     out = {k: {f: np.zeros(len(predictions)) for f in Score._fields} for k in kinds}
     for i, (start, size) in enumerate(spans):
         res = rouge_multi(toks[start], toks[start + 1:start + size], kinds)
@@ -351,17 +375,22 @@ def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
     return float(np.mean(scores)) if len(scores) else float("nan"), scores
 
 
-def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool) -> dict:
+def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
     """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
     from scorekit.text.korean import kiwi_version
 
-    return {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
-            "ko": f"kiwi-{kiwi_version()}", "stem": stem}
+    params = {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
+              "ko": f"kiwi-{kiwi_version()}", "stem": stem}
+    if units != "surface":
+        from scorekit.generation.meteor_ko import UNITS_VERSION, resolve_lexicon
+
+        params["ko"] += f"-content{UNITS_VERSION}-lex{resolve_lexicon(None).fingerprint}"
+    return params
 
 
 # -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Stats  # noqa: E402
+from scorekit.generation.batch import CaptionMetric, korean_units, korean_units_field  # noqa: E402
+from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
 
@@ -371,16 +400,19 @@ class RougeL(CaptionMetric):
     spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0)."""
 
     name = "rouge_l"
+    params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface"),)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         if not len(b):
             return Stats({"rouge_l": np.zeros(0)})
-        res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang)
+        res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang,
+                           units=korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"]))
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def signature_params(self) -> dict:
-        return {"rouge": "L,f"}
+        return {"rouge": "L,f", **korean_units_field(self.values["lang"], self.values["tokenizer"],
+                                                     self.values["ko_units"])}
 
 
 @register

@@ -50,7 +50,30 @@ DEFAULT_LAYERS = {
     "distilbert-base-uncased": 5,
     "distilbert-base-multilingual-cased": 5,
     "microsoft/deberta-xlarge-mnli": 40,
+    # Korean models people use (issue #15): klue/roberta-large follows bert_score's
+    # roberta-large rule; KoBERTScore (lovit) uses beomi/kcbert-base at layer 4.
+    "klue/roberta-large": 17,
+    "klue/roberta-base": 10,
+    "klue/bert-base": 9,
+    "beomi/kcbert-base": 4,
 }
+
+
+def default_layer(model: str | os.PathLike | None) -> int | None:
+    """bert_score's default layer for a known model name, also for a local directory named after
+    it (``.../bert-base-multilingual-cased``) or an HF cache dir (``models--org--name``)."""
+    if model is None:
+        return None
+    name = str(model).rstrip("/\\")
+    if name in DEFAULT_LAYERS:
+        return DEFAULT_LAYERS[name]
+    base = Path(name).name
+    if base.startswith("models--"):
+        base = base[len("models--"):].replace("--", "/")
+    for key, layer in DEFAULT_LAYERS.items():
+        if base == key or base == key.split("/")[-1]:
+            return layer
+    return None
 
 
 @dataclass
@@ -77,7 +100,7 @@ class BERTScorer:
                  baseline_path: str | os.PathLike | None = None, batch_size: int = 64,
                  device: str | None = None, max_length: int | None = None,
                  precision: str | None = None, bert_score_padding: bool = True,
-                 cache_size: int = 2048):
+                 cache_size: int = 2048, allow_english_model: bool = False):
         from scorekit.neural.default_model import default_model_path
 
         torch = _hf.require_torch()
@@ -86,7 +109,7 @@ class BERTScorer:
         path = default_model_path() if model is None else model
         base = _hf.load(path, device=device, precision=precision, requested=model)
         if num_layers is None:
-            num_layers = DEFAULT_LAYERS.get(str(model)) or _hf.total_layers(base.model)
+            num_layers = default_layer(model) or _hf.total_layers(base.model)
         self.num_layers = int(num_layers)
         self._loaded = _hf.load(path, device=device, precision=precision, requested=model,
                                 num_layers=self.num_layers)
@@ -96,6 +119,7 @@ class BERTScorer:
         self.name = self._loaded.name
         self.device = self._loaded.device
         self.idf = bool(idf)
+        self.allow_english_model = bool(allow_english_model)
         self.batch_size = int(batch_size)
         self.bert_score_padding = bool(bert_score_padding)
         # token states of recently scored sentences (LRU; 0 switches it off)
@@ -255,6 +279,11 @@ class BERTScorer:
             raise ScorekitError(
                 f"{len(candidates)} candidates but {len(references)} references: they must pair up one to one"
             )
+        from scorekit.neural.hangul import check_hangul
+
+        check_hangul(self.tokenizer, [*candidates, *(r for rs in references
+                                                     for r in ([rs] if isinstance(rs, str) else rs))],
+                     self.name, allow=self.allow_english_model)
         if idf_sentences is not None and not self.idf:
             raise ScorekitError("idf_sentences given but idf is off (BERTScorer(idf=True))")
         if not candidates:

@@ -20,7 +20,10 @@ class BERTScore(CaptionMetric):
     name = "bertscore"
     keys = ("bertscore_p", "bertscore_r", "bertscore_f1")
     kind = "score"
-    params = CaptionMetric.params + (Param("model", str, None, "local model directory"),)
+    params = CaptionMetric.params + (Param("model", str, None, "local model directory"),
+                                     Param("num_layers", int, None, "layer (default: bert_score's per-model layer)"),
+                                     Param("allow_english_model", bool, False,
+                                           "score Korean with a model that cannot read Hangul", signature=False))
     key_info = {"bertscore_p": {"doc": "BERTScore precision: mean greedy-matched cosine of candidate tokens."},
                 "bertscore_r": {"doc": "BERTScore recall: mean greedy-matched cosine of reference tokens."},
                 "bertscore_f1": {"doc": "BERTScore F1: harmonic mean of BERTScore precision and recall."}}
@@ -31,7 +34,8 @@ class BERTScore(CaptionMetric):
                 from scorekit.neural.bertscore import BERTScorer
             except ImportError as exc:
                 raise MissingDependencyError(f"BERTScore needs torch and transformers ({exc})") from None
-            self._scorer = BERTScorer(self.values["model"])
+            self._scorer = BERTScorer(self.values["model"], num_layers=self.values["num_layers"],
+                                      allow_english_model=bool(self.values["allow_english_model"]))
             self._truncated = 0
         return self._scorer
 

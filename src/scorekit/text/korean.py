@@ -25,6 +25,8 @@ class Morph(NamedTuple):
     form: str   # surface form as analysed
     tag: str    # Sejong POS tag (NNG, VV, JKS, SF, ...)
     lemma: str  # dictionary form: verbs/adjectives get 다 (자 -> 자다); others equal form
+    start: int = -1  # character span in the analysed (NFC) text, -1 when unknown
+    end: int = -1
 
 
 def is_particle(tag: str) -> bool:
@@ -51,8 +53,46 @@ def get_kiwi():
     return Kiwi(num_workers=workers)
 
 
+_USER_KIWIS: dict[str, object] = {}
+
+
+def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
+    """A Kiwi with each ``(word, POS)`` registered as a user word, so a lexicon word stays one
+    morph in context (``해질녘`` is one noun, not 해+지+ㄹ+녘). Cached per ``key`` (the lexicon's
+    fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
+    (``주무시``) unless Kiwi already analyses the word as stem + 다."""
+    kiwi = _USER_KIWIS.get(key)
+    if kiwi is not None:
+        return kiwi
+    try:
+        from kiwipiepy import Kiwi
+    except ImportError as exc:  # pragma: no cover
+        raise MissingDependencyError(
+            "Korean text needs kiwipiepy and kiwipiepy-model: pip install kiwipiepy kiwipiepy-model"
+        ) from exc
+    workers = int(os.environ.get("SCOREKIT_KIWI_WORKERS", "0")) or (os.cpu_count() or 1)
+    kiwi = Kiwi(num_workers=workers)
+    for word, tag in entries:
+        word = nfc(word)
+        if tag in ("VV", "VA"):
+            if not word.endswith("다") or len(word) < 2:
+                continue
+            stem = word[:-1]
+            toks = kiwi.tokenize(word)
+            if len(toks) == 2 and toks[0].form == stem and toks[0].tag.split("-")[0] == tag:
+                continue
+            kiwi.add_user_word(stem, tag, 0.0)
+        else:
+            kiwi.add_user_word(word, tag, 0.0)
+    if len(_USER_KIWIS) >= 4:
+        _USER_KIWIS.pop(next(iter(_USER_KIWIS)))
+    _USER_KIWIS[key] = kiwi
+    return kiwi
+
+
 def _morphs(tokens) -> list[Morph]:
-    return [Morph(t.form, t.tag, getattr(t, "lemma", None) or t.form) for t in tokens]
+    return [Morph(t.form, t.tag, getattr(t, "lemma", None) or t.form, t.start, t.start + t.len)
+            for t in tokens]
 
 
 def analyze(text: str) -> list[Morph]:
@@ -63,13 +103,14 @@ def analyze(text: str) -> list[Morph]:
     return _morphs(get_kiwi().tokenize(text))
 
 
-def analyze_batch(texts: Sequence[str]) -> list[list[Morph]]:
-    """Morphs of many texts; Kiwi spreads the batch over its worker threads."""
+def analyze_batch(texts: Sequence[str], kiwi=None) -> list[list[Morph]]:
+    """Morphs of many texts; Kiwi spreads the batch over its worker threads. ``kiwi``: an
+    instance with user words (:func:`get_kiwi_with`), default the plain shared one."""
     texts = [nfc(t) for t in texts]
     out: list[list[Morph]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(texts) if t.strip()]
     if idx:
-        for i, toks in zip(idx, get_kiwi().tokenize([texts[i] for i in idx])):
+        for i, toks in zip(idx, (kiwi or get_kiwi()).tokenize([texts[i] for i in idx])):
             out[i] = _morphs(toks)
     return out
 

@@ -4,13 +4,21 @@ A lexicon is a set of synonym *pairs*. Following the spec's ``EnhancedKoreanMETE
 (``w2 in synonyms[w1]`` or ``w1 in synonyms[w2]``) a pair is symmetric but not transitive: in
 ``바다 -> 해양, 바닷가, 해변`` each listed word is a synonym of ``바다``, not of each other.
 
+Every word carries a part of speech (Sejong tag, :data:`POS_TAGS`). Words are written in their
+dictionary form: a noun as is (``파도``), a verb/adjective with ``다`` (``푸르다``, ``주무시다``).
+The metric registers each word with Kiwi as that POS so it stays one unit in context, and matches
+it only against units of the same class (noun / verbal / adverb / determiner).
+
 File formats (UTF-8, every string NFC-normalised on load):
 
-* TSV (``*.tsv``, ``*.txt``): one entry per line, ``head<TAB>synonym<TAB>synonym...``; blank lines
-  and lines starting with ``#`` are ignored. A line with no synonym or an empty field is an error
-  naming ``file:line``.
+* TSV (``*.tsv``, ``*.txt``): one entry per line, ``POS<TAB>head<TAB>synonym<TAB>synonym...``
+  (``NNG	파도	물결``). The POS column may be left out (``파도	물결``, the pre-#15 format):
+  then a word may carry its own tag (``파도/NNG``), else a word ending in ``다`` is a verb (VV) and
+  any other a common noun (NNG). Blank lines and lines starting with ``#`` are ignored; a line
+  with no synonym, an empty field or an unknown tag is an error naming ``file:line``.
 * JSON (``*.json``): an object ``{"head": ["synonym", ...], ...}`` (a single string is accepted
-  for one synonym) — exactly the shape of the spec's ``_load_korean_synonyms`` dictionary.
+  for one synonym) — exactly the shape of the spec's ``_load_korean_synonyms`` dictionary; words
+  may carry ``/POS`` as above.
 
 :meth:`Lexicon.load` merges the shipped starter lexicon (``scorekit/data/lexicon/``) with any
 user files; :meth:`Lexicon.merge` unions two lexicons. The lexicon only holds strings; turning its
@@ -32,19 +40,63 @@ from scorekit.text.normalize import nfc
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "lexicon"
 
+# Parts of speech a lexicon word may carry (Sejong tags as Kiwi emits them).
+POS_TAGS = ("NNG", "NNP", "NP", "NR", "VV", "VA", "MAG", "MM", "XR")
+
+
+def pos_class(tag: str) -> str:
+    """Matching class of a Sejong tag: N (nominal), V (verbal: verbs, adjectives, auxiliaries,
+    copula — Kiwi tags 있다 VV, VA or VX by context), M (adverb), D (determiner), O (other)."""
+    tag = tag.split("-")[0]
+    if tag.startswith("N") or tag in ("XR", "SN", "SL", "SH"):
+        return "N"
+    if tag in ("VV", "VA", "VX", "VCP", "VCN"):
+        return "V"
+    if tag.startswith("MA"):
+        return "M"
+    if tag == "MM":
+        return "D"
+    return "O"
+
+
+def guess_pos(word: str) -> str:
+    """POS of an untagged word: dictionary-form verbs end in 다, anything else is a noun."""
+    return "VV" if len(word) > 1 and word.endswith("다") else "NNG"
+
+
+def split_tag(word: str) -> tuple[str, str | None]:
+    """``"파도/NNG"`` -> ``("파도", "NNG")``; an untagged word -> ``(word, None)``."""
+    if "/" in word:
+        w, _, t = word.rpartition("/")
+        if t in POS_TAGS and w.strip():
+            return w, t
+    return word, None
+
 
 class Lexicon:
-    """An immutable set of symmetric synonym pairs between NFC-normalised words."""
+    """An immutable set of symmetric synonym pairs between NFC-normalised words, each word with
+    its part of speech (``pos``: word -> Sejong tag; a word missing there gets :func:`guess_pos`)."""
 
-    def __init__(self, pairs: Iterable[tuple[str, str]] = (), sources: Iterable[str] = ()):
+    def __init__(self, pairs: Iterable[tuple[str, str]] = (), sources: Iterable[str] = (),
+                 pos: Mapping[str, str] | None = None):
         table: dict[str, set[str]] = {}
+        tags: dict[str, str] = {}
         for a, b in pairs:
-            a, b = nfc(a).strip(), nfc(b).strip()
+            (a, ta), (b, tb) = split_tag(nfc(a).strip()), split_tag(nfc(b).strip())
+            a, b = a.strip(), b.strip()
             if not a or not b or a == b:
                 continue
+            for w, t in ((a, ta), (b, tb)):
+                if t:
+                    tags[w] = t
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
+        for w, t in (pos or {}).items():
+            w = nfc(w).strip()
+            if w in table and w not in tags:
+                tags[w] = t
         self._table = {k: frozenset(v) for k, v in table.items()}
+        self._pos = {w: tags.get(w) or guess_pos(w) for w in self._table}
         self.sources = tuple(sources)
 
     # -- construction ----------------------------------------------------------------------
@@ -57,12 +109,22 @@ class Lexicon:
         return cls(pairs, [source])
 
     @classmethod
+    def _from_parsed(cls, parsed: list[tuple[str, str, str | None]], sources) -> Lexicon:
+        pairs, pos = [], {}
+        for a, b, tag in parsed:
+            if tag:
+                pos.setdefault(nfc(split_tag(a)[0]).strip(), tag)
+                pos.setdefault(nfc(split_tag(b)[0]).strip(), tag)
+            pairs.append((a, b))
+        return cls(pairs, sources, pos)
+
+    @classmethod
     def read(cls, path: str | os.PathLike) -> Lexicon:
         """One lexicon file, TSV or JSON (by extension: ``.json`` is JSON, anything else TSV)."""
         p = Path(path)
         text = read_text(p, "lexicon file")
-        pairs = _parse_json(text, p) if p.suffix.lower() == ".json" else _parse_tsv(text, p)
-        return cls(pairs, [str(p)])
+        parsed = _parse_json(text, p) if p.suffix.lower() == ".json" else _parse_tsv(text, p)
+        return cls._from_parsed(parsed, [str(p)])
 
     @classmethod
     def default(cls) -> Lexicon:
@@ -78,7 +140,9 @@ class Lexicon:
         return lex
 
     def merge(self, other: Lexicon) -> Lexicon:
-        return Lexicon([*self.pairs(), *other.pairs()], [*self.sources, *other.sources])
+        """Union of the pairs; a word tagged in both keeps ``other``'s (the later file's) tag."""
+        return Lexicon([*self.pairs(), *other.pairs()], [*self.sources, *other.sources],
+                       {**self._pos, **other._pos})
 
     # -- queries ---------------------------------------------------------------------------
     def synonyms(self, word: str) -> frozenset[str]:
@@ -92,6 +156,14 @@ class Lexicon:
     def words(self) -> list[str]:
         return sorted(self._table)
 
+    def pos(self, word: str) -> str | None:
+        """The word's part of speech (Sejong tag), None for a word not in the lexicon."""
+        return self._pos.get(nfc(word))
+
+    def entries(self) -> list[tuple[str, str]]:
+        """``(word, POS)`` for every word, sorted."""
+        return [(w, self._pos[w]) for w in sorted(self._table)]
+
     def pairs(self) -> list[tuple[str, str]]:
         return sorted((a, b) for a, syns in self._table.items() for b in syns if a < b)
 
@@ -104,19 +176,26 @@ class Lexicon:
     @functools.cached_property
     def fingerprint(self) -> str:
         """Short content hash, for signatures: two lexicons with the same pairs share it."""
-        h = hashlib.sha1("\n".join(f"{a}\t{b}" for a, b in self.pairs()).encode("utf-8"))
+        text = "\n".join(f"{a}/{self._pos[a]}\t{b}/{self._pos[b]}" for a, b in self.pairs())
+        h = hashlib.sha1(text.encode("utf-8"))
         return h.hexdigest()[:10]
 
     def __repr__(self) -> str:
         return f"Lexicon({len(self)} pairs, {len(self._table)} words, fingerprint={self.fingerprint})"
 
 
-def _parse_tsv(text: str, path: Path) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
+def _parse_tsv(text: str, path: Path) -> list[tuple[str, str, str | None]]:
+    pairs: list[tuple[str, str, str | None]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split("\t")]
+        tag = None
+        if fields[0].isascii() and fields[0].isupper():
+            tag = fields.pop(0)
+            if tag not in POS_TAGS:
+                raise InputError(f"unknown part of speech {tag!r} (expected one of {', '.join(POS_TAGS)})",
+                                 path, lineno)
         if len(fields) < 2:
             raise InputError(
                 "expected 'word<TAB>synonym[<TAB>synonym...]' (tab-separated, at least one synonym)",
@@ -125,17 +204,17 @@ def _parse_tsv(text: str, path: Path) -> list[tuple[str, str]]:
             raise InputError(f"empty field {fields.index('') + 1} (two tabs in a row or a trailing tab?)",
                              path, lineno)
         head = fields[0]
-        pairs.extend((head, syn) for syn in fields[1:])
+        pairs.extend((head, syn, tag) for syn in fields[1:])
     return pairs
 
 
-def _parse_json(text: str, path: Path) -> list[tuple[str, str]]:
+def _parse_json(text: str, path: Path) -> list[tuple[str, str, str | None]]:
     from scorekit.io.jsonfile import parse_json
 
     data = parse_json(text, path)
     if not isinstance(data, dict):
         raise InputError('expected a JSON object {"word": ["synonym", ...]}', path)
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str | None]] = []
     for head, syns in data.items():
         if isinstance(syns, str):
             syns = [syns]
@@ -144,7 +223,7 @@ def _parse_json(text: str, path: Path) -> list[tuple[str, str]]:
                              _line_of_key(text, head))
         if not head.strip():
             raise InputError("empty word as a key", path, _line_of_key(text, head))
-        pairs.extend((head, s) for s in syns)
+        pairs.extend((head, s, None) for s in syns)
     return pairs
 
 
@@ -160,7 +239,7 @@ def _line_of_key(text: str, key: str) -> int | None:
 @functools.lru_cache(maxsize=1)
 def _default() -> Lexicon:
     root = DATA_DIR
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str | None]] = []
     names = []
     for entry in sorted(root.iterdir()) if root.is_dir() else []:
         if entry.name.endswith((".tsv", ".json")):
@@ -168,4 +247,4 @@ def _default() -> Lexicon:
             path = Path(f"scorekit/data/lexicon/{entry.name}")
             pairs.extend(_parse_json(text, path) if entry.name.endswith(".json") else _parse_tsv(text, path))
             names.append(f"scorekit:{entry.name}")
-    return Lexicon(pairs, names)
+    return Lexicon._from_parsed(pairs, names)

@@ -4,6 +4,9 @@
 * ``13a``        — sacrebleu's default ``13a`` tokenizer (mteval-v13a), exactly; case kept.
 * ``kiwi``       — Korean surface morphs through Kiwi (punctuation dropped, particles kept, like
                    the spec's ``okt.morphs`` tokenisation in §2.4/§5.1).
+* ``ko-content`` — Korean content units (issue #15): Kiwi units as in Korean METEOR, function
+                   units (auxiliaries, copula, light verb 하다, dependent nouns, counters, prefix 맨)
+                   dropped, each unit as its lemma (:func:`scorekit.generation.meteor_ko.content_tokens_batch`).
 * ``whitespace`` — ``str.split()``.
 
 A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once (Kiwi runs
@@ -64,6 +67,13 @@ def tokenize_kiwi(text: str) -> list[str]:
     return korean.tokenize(text)
 
 
+@TOKENIZERS.register("ko-content")
+def tokenize_ko_content(text: str) -> list[str]:
+    from scorekit.generation.meteor_ko import content_tokens_batch
+
+    return content_tokens_batch([text])[0]
+
+
 @TOKENIZERS.register("whitespace")
 def tokenize_whitespace(text: str) -> list[str]:
     return nfc(text).split()
@@ -79,6 +89,10 @@ def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
         from scorekit.text import korean
 
         return korean.tokenize_batch(list(texts))
+    if name == "ko-content":
+        from scorekit.generation.meteor_ko import content_tokens_batch
+
+        return content_tokens_batch(list(texts))
     fn = get_tokenizer(name)
     return [fn(t) for t in texts]
 

@@ -1,0 +1,64 @@
+"""Can this model read Hangul? (issue #15)
+
+A BERTScore over a model whose vocabulary cannot represent Hangul scores any two Korean texts
+alike (all-MiniLM-L6-v2's uncased English vocabulary decomposes 여자가 into the jamo pieces
+ᄋ ##ᅧ ##ᄌ ##ᅡ ...: unrelated Korean pairs average F1 0.639). The check tokenises a Korean
+probe plus the Korean inputs and counts the pieces that carry a Hangul *syllable*; pieces that
+are [UNK], byte-fallback (``<0xEA>``, byte-level BPE such as ``ìķĦ``) or bare jamo do not. When
+fewer than half of the pieces that come from Hangul text carry a syllable, the model is refused
+for Korean input with one line naming the models to provide, unless the user allows it
+(``--allow-english-model``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from scorekit.errors import MissingDependencyError
+
+PROBE = "파란 바다에 하얀 파도가 치고 있다. 아이들이 공원에서 뛰어놀고 있다."
+_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
+_HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+KOREAN_MODELS = ("bert-base-multilingual-cased (layer 9)", "klue/roberta-large (layer 17)",
+                 "beomi/kcbert-base (KoBERTScore, layer 4)")
+
+
+class EnglishModelError(MissingDependencyError):
+    """A model that cannot represent Hangul was asked to score Korean text: what is missing is a
+    Korean-capable model (so a default caption run skips BERTScore with this warning, and an
+    explicit ``--metrics bertscore`` fails with it)."""
+
+
+def has_hangul(text: str) -> bool:
+    return bool(_HANGUL_ANY.search(text))
+
+
+def syllable_share(tokenizer, texts: Iterable[str]) -> float:
+    """Share of the pieces of the Hangul words of ``texts`` that carry a Hangul syllable."""
+    good = total = 0
+    for text in texts:
+        for word in text.split():
+            if not has_hangul(word):
+                continue
+            for piece in tokenizer.tokenize(word):
+                total += 1
+                good += bool(_SYLLABLE.search(piece))
+    return good / total if total else 1.0
+
+
+def check_hangul(tokenizer, texts: Iterable[str], model_name: str, *, allow: bool = False,
+                 sample: int = 64) -> float | None:
+    """Refuse (:class:`EnglishModelError`) a model that cannot read the Korean among ``texts``.
+    Returns the syllable share measured, None when no text contains Hangul."""
+    korean = [t for t in texts if has_hangul(t)][:sample]
+    if not korean:
+        return None
+    share = syllable_share(tokenizer, [PROBE, *korean])
+    if share < 0.5 and not allow:
+        raise EnglishModelError(
+            f"BERTScore model {model_name} cannot read Hangul ({share:.0%} of the Korean word pieces "
+            f"are Hangul syllables; the rest are [UNK], bytes or jamo): give a local Korean-capable "
+            f"model (--bert-model / --bertscore-model PATH), e.g. {KOREAN_MODELS[0]} or {KOREAN_MODELS[1]} (docs/neural.md), "
+            f"or --allow-english-model to score anyway")
+    return share
