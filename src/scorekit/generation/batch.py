@@ -33,27 +33,6 @@ def tokenizer_for(lang: str) -> str:
     return default_tokenizer(lang)
 
 
-def korean_units(lang: str, tokenizer: str | None, units: str | None) -> str | None:
-    """Units of Korean ROUGE/BLEU (issue #15): ``content`` (the default, chosen on the Korean
-    pair set, docs/caption.md) or ``surface`` morphs; None when not Korean or a tokenizer was
-    named explicitly."""
-    if lang != "ko" or tokenizer:
-        return None
-    from scorekit.generation.rouge import DEFAULT_KOREAN_UNITS, _check_units
-
-    return _check_units(units or DEFAULT_KOREAN_UNITS)
-
-
-def korean_units_field(lang: str, tokenizer: str | None, units: str | None) -> dict[str, str]:
-    """The signature field for :func:`korean_units` (empty when it does not apply)."""
-    chosen = korean_units(lang, tokenizer, units)
-    if chosen is None:
-        return {}
-    from scorekit.generation.meteor_ko import UNITS_VERSION
-
-    return {"ko_units": chosen if chosen == "surface" else f"content{UNITS_VERSION}"}
-
-
 @dataclass
 class CaptionBatch:
     predictions: list[str]

@@ -235,7 +235,8 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
 # -- the metric contract ---------------------------------------------------------------------
 import numpy as _np  # noqa: E402
 
-from scorekit.generation.batch import CaptionMetric, korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.generation.units import korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 

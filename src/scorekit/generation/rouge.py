@@ -115,17 +115,8 @@ def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[s
     return _english_tokens(text, stem)
 
 
-KOREAN_UNITS = ("surface", "content")
-# Default Korean units of caption ROUGE/BLEU, chosen on the team's 162-pair set
-# (tests/generation/data/ko_pairs.tsv; docs/caption.md "Korean ROUGE and BLEU units"): content
-# units separate paraphrases from unrelated pairs perfectly (ROUGE-L AUC 1.000 vs 0.928).
-DEFAULT_KOREAN_UNITS = "content"
-
-
-def _check_units(units: str) -> str:
-    if units not in KOREAN_UNITS:
-        raise UnknownNameError("Korean ROUGE units", units, KOREAN_UNITS)
-    return units
+from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KOREAN_UNITS  # noqa: E402,F401
+from scorekit.generation.units import check_units as _check_units  # noqa: E402
 
 
 def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool = False,
@@ -389,7 +380,8 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: s
 
 
 # -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric, korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.batch import CaptionMetric  # noqa: E402
+from scorekit.generation.units import korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
