@@ -90,3 +90,24 @@ def test_bad_ratings_and_options(files, capsys):
     (tmp / "empty.txt").write_text("\n", encoding="utf-8")
     assert main(["topics", "--topics", str(t), "--corpus", str(tmp / "empty.txt")]) == 2
     assert "the corpus is empty" in capsys.readouterr().err
+
+
+def test_num_layers_pools_another_layer_and_is_signed(tmp_path):
+    """--num-layers 3 embeds with MiniLM's third layer: other numbers, the layer in the signature."""
+    import json as _json
+    import subprocess as _sp
+    import sys as _sys
+    from pathlib import Path as _P
+
+    topics = _P(__file__).resolve().parents[2] / "examples" / "topics" / "topics_en.json"
+    outs = {}
+    for layers in (None, 3):
+        o = tmp_path / f"o{layers}.json"
+        args = [_sys.executable, "-m", "scorekit", "topics", "--topics", str(topics), "-o", str(o), "-q"]
+        if layers:
+            args += ["--num-layers", str(layers)]
+        r = _sp.run(args, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        outs[layers] = _json.loads(o.read_text())
+    assert "|layer:3|" in outs[3]["signature"] and "|layer:" not in outs[None]["signature"]
+    assert outs[3]["metrics"]["sc"] != outs[None]["metrics"]["sc"]

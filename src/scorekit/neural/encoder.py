@@ -85,7 +85,7 @@ class Encoder:
     _lock = threading.Lock()
 
     def __init__(self, loaded: _hf.Loaded, *, batch_size: int, max_length: int | None,
-                 cache_dir: Path | None):
+                 cache_dir: Path | None, num_layers: int | None = None):
         if batch_size < 1:
             raise ScorekitError(f"batch size must be at least 1, got {batch_size}")
         self._loaded = loaded
@@ -101,28 +101,33 @@ class Encoder:
         self.model_dir = loaded.model_dir
         self.last_truncated = 0  # how many texts the latest embed() call had to truncate
         self._cache = None
+        self.num_layers = num_layers
         if cache_dir is not None:
             key = f"{loaded.fingerprint}-{self.pooling}-{self.max_length}-{self.precision}"
+            if num_layers is not None:
+                key += f"-L{num_layers}"
             self._cache = _DiskCache(Path(cache_dir), key)
 
     @classmethod
     def load(cls, model: str | os.PathLike | None = None, *, device: str | None = None,
              batch_size: int = 64, max_length: int | None = None, cache_dir: Path | None = None,
-             precision: str | None = None) -> "Encoder":
+             precision: str | None = None, num_layers: int | None = None) -> "Encoder":
         """Load (once per argument set) an encoder from a local dir or the local HF cache only.
 
         ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
-        defaults to fp32 on CPU and bf16 (else fp16) on CUDA.
+        defaults to fp32 on CPU and bf16 (else fp16) on CUDA. ``num_layers`` pools the states of
+        that layer instead of the last (the model keeps only its first ``num_layers`` layers).
         """
         _hf.require_torch()   # say torch is missing before looking for any model
-        key = (str(model), device, batch_size, max_length, str(cache_dir), precision)
+        key = (str(model), device, batch_size, max_length, str(cache_dir), precision, num_layers)
         with cls._lock:
             enc = cls._instances.get(key)
             if enc is None:
                 path = default_model_path() if model is None else model
-                loaded = _hf.load(path, device=device, precision=precision, requested=model)
+                loaded = _hf.load(path, device=device, precision=precision, requested=model,
+                                  num_layers=num_layers)
                 enc = cls(loaded, batch_size=batch_size, max_length=max_length,
-                          cache_dir=None if cache_dir is None else Path(cache_dir))
+                          cache_dir=None if cache_dir is None else Path(cache_dir), num_layers=num_layers)
                 cls._instances[key] = enc
             return enc
 
@@ -132,8 +137,10 @@ class Encoder:
 
     def signature_params(self) -> dict[str, object]:
         """What pins this encoder's numbers, for signatures."""
-        return {"model": self.name, "pool": self.pooling, "trunc": self.max_length,
-                "dtype": self.precision}
+        out = {"model": self.name, "pool": self.pooling, "trunc": self.max_length, "dtype": self.precision}
+        if self.num_layers is not None:
+            out["layer"] = self.num_layers
+        return out
 
     # -- embedding -------------------------------------------------------------------------
     def embed(self, texts: Sequence[str], *, normalize: bool = True) -> np.ndarray:

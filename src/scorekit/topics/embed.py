@@ -19,10 +19,11 @@ from scorekit.topics.validate import validate_topics
 class KeywordEmbedder:
     """Embeds keywords with the shared encoder, checking that the tokenizer yields a token."""
 
-    def __init__(self, model: str | None = None, *, cache_dir=None, batch_size: int = 256):
+    def __init__(self, model: str | None = None, *, cache_dir=None, batch_size: int = 256,
+                 num_layers: int | None = None):
         from scorekit.neural.encoder import Encoder
 
-        self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size)
+        self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size, num_layers=num_layers)
         self.name = self.encoder.name
 
     def signature_params(self) -> dict[str, object]:

@@ -51,7 +51,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                     embedder=None, params: SemanticParams = SemanticParams(), sis: float | None = None,
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto", topn: int | None = 20,
                     topk: int | None = 10, ratings=None, grid: bool = False, n_resamples: int = 1000,
-                    seed: int = 42, name: str | None = None, inputs: dict | None = None) -> Result:
+                    seed: int = 42, name: str | None = None, inputs: dict | None = None,
+                    num_layers: int | None = None) -> Result:
     """Score ``topics`` (keyword lists). Embeddings come from ``word_vectors`` (one ``(|W|, d)``
     matrix per topic) or are computed with all-MiniLM-L6-v2 (``model`` overrides the folder).
     ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the meta-evaluation."""
@@ -65,7 +66,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if word_vectors is None:
         from scorekit.topics.embed import KeywordEmbedder
 
-        embedder = embedder or KeywordEmbedder(model)
+        embedder = embedder or KeywordEmbedder(model, num_layers=num_layers)
         word_vectors = embedder.topic_vectors(topics)
         sig.update(embedder.signature_params())
     else:
