@@ -136,8 +136,10 @@ def _print_report(result, rep, fmt: str) -> None:
     t_rows = [[r["metric"], r["value"], r["baseline"], r["target_1"], r["target_2"], r["final"],
                r["reached"] or "-"] for r in rep["targets"] if r["value"] is not None]
     if t_rows:
+        models = {r["model"] for r in rep["targets"] if r.get("model") and r["value"] is not None}
+        title = "targets (spec §7)" + (f"; BERTScore model {models.pop()}" if models else "")
         print_table(["metric", "value", "baseline", "target 1 (+10%)", "target 2 (+20%)", "final", "reached"],
-                    t_rows, fmt, title="targets (spec §7)")
+                    t_rows, fmt, title=title)
     if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
         sys.stdout.write(f"METEOR {m['meteor']:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
                          f"{rep['meteor_improvement_pct']:+.2f}%\n")
