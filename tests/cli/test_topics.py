@@ -32,7 +32,8 @@ def test_full_run_writes_json(files, capsys):
     t, c, r, tmp = files
     out = tmp / "out.json"
     code = main(["topics", "--topics", str(t), "--corpus", str(c), "--ratings", str(r), "--grid",
-                 "--sis", "0.5", "-o", str(out), "--format", "markdown", "--bootstrap", "200"])
+                 "--sis", "0.5", "-o", str(out), "--format", "markdown", "--bootstrap", "200",
+                 "--allow-english-model"])   # the mixed set has a Korean topic; MiniLM sees jamo
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     assert set(data["metrics"]) == {"sc", "sd_avg", "vd", "cd", "semdiv", "overall", "npmi", "c_v",
@@ -55,7 +56,8 @@ def test_full_run_writes_json(files, capsys):
 @pytest.mark.slow
 def test_without_sis_says_so(files, capsys):
     t, *_ = files
-    assert main(["topics", "--topics", str(t)]) == 0
+    assert main(["topics", "--topics", str(t)]) == 2          # Korean keywords, English-only model
+    assert main(["topics", "--topics", str(t), "--allow-english-model"]) == 0
     out = capsys.readouterr().out
     assert "SIS is not defined by the spec" in out and "sis:none" in out.replace("\n", "")
 

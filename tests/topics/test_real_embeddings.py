@@ -20,7 +20,8 @@ KO = {"경제": ["경제", "시장", "주식", "금리"], "스포츠": ["축구"
 
 @pytest.fixture(scope="module")
 def embedder():
-    return KeywordEmbedder()
+    # MiniLM sees Korean as jamo; these tests check the machinery, so the refusal is waived
+    return KeywordEmbedder(allow_english_model=True)
 
 
 def test_spec_toy_topic_with_real_embeddings(embedder):
@@ -57,3 +58,10 @@ def test_korean_topics_whole_path_against_naive(embedder):
 def test_unembeddable_keyword(embedder):
     with pytest.raises(ScorekitError, match="cannot be embedded"):
         embedder.embed(["ok", "\u0301"])  # a lone combining mark: the tokenizer drops it
+
+
+def test_korean_keywords_are_refused_with_an_english_only_model():
+    from scorekit.neural.hangul import EnglishModelError
+
+    with pytest.raises(EnglishModelError, match="embedding model all-MiniLM-L6-v2 cannot read Hangul.*--model PATH"):
+        KeywordEmbedder().embed(["바다", "파도", "해변"])

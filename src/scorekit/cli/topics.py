@@ -39,6 +39,8 @@ def _nullable(x):
               help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
 @click.option("--num-layers", type=click.IntRange(min=0), default=None,
               help="Pool the states of this layer of the model instead of its last one.")
+@click.option("--allow-english-model", is_flag=True,
+              help="Embed Korean keywords with a model that cannot read Hangul (refused by default).")
 @click.option("--tokenizer", type=click.Choice(["auto", "kiwi", "regex", "whitespace"]), default="auto",
               show_default=True, help="How the corpus is tokenised (auto: Kiwi for Hangul, else \\w+ lower-cased).")
 @click.option("--threshold-edge", type=finite(-1, 1), default=0.3, show_default=True,
@@ -60,7 +62,7 @@ def _nullable(x):
 @click.option("--seed", type=count(0), default=42, show_default=True,
               help="Seed of the bootstrap resampling.")
 @output_options
-def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, tokenizer, threshold_edge, damping,
+def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
             gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
             seed, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass)."""
@@ -89,7 +91,7 @@ def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, toke
     result = evaluate_topics(topic_set.topics, names=topic_set.names, model=model, params=params, sis=sis,
                              corpus=corpus, tokenizer=tokenizer, topn=topn, topk=topk, ratings=ratings,
                              grid=grid, n_resamples=n_resamples, seed=seed, name=topics_path.stem,
-                             inputs=inputs, num_layers=num_layers)
+                             inputs=inputs, num_layers=num_layers, allow_english_model=allow_english_model)
     if not quiet:
         _print(result, fmt, max_pairs)
     emit(result, output=output, fmt=fmt, quiet=quiet)

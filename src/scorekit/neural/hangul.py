@@ -48,7 +48,8 @@ def syllable_share(tokenizer, texts: Iterable[str]) -> float:
 
 
 def check_hangul(tokenizer, texts: Iterable[str], model_name: str, *, allow: bool = False,
-                 sample: int = 64) -> float | None:
+                 sample: int = 64, what: str = "BERTScore model",
+                 option: str = "--bert-model / --bertscore-model PATH") -> float | None:
     """Refuse (:class:`EnglishModelError`) a model that cannot read the Korean among ``texts``.
     Returns the syllable share measured, None when no text contains Hangul."""
     korean = [t for t in texts if has_hangul(t)][:sample]
@@ -57,8 +58,8 @@ def check_hangul(tokenizer, texts: Iterable[str], model_name: str, *, allow: boo
     share = syllable_share(tokenizer, [PROBE, *korean])
     if share < 0.5 and not allow:
         raise EnglishModelError(
-            f"BERTScore model {model_name} cannot read Hangul ({share:.0%} of the Korean word pieces "
+            f"{what} {model_name} cannot read Hangul ({share:.0%} of the Korean word pieces "
             f"are Hangul syllables; the rest are [UNK], bytes or jamo): give a local Korean-capable "
-            f"model (--bert-model / --bertscore-model PATH), e.g. {KOREAN_MODELS[0]} or {KOREAN_MODELS[1]} (docs/neural.md), "
+            f"model ({option}), e.g. {KOREAN_MODELS[0]} or {KOREAN_MODELS[1]} (docs/neural.md), "
             f"or --allow-english-model to score anyway")
     return share

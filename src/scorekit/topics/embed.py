@@ -20,11 +20,12 @@ class KeywordEmbedder:
     """Embeds keywords with the shared encoder, checking that the tokenizer yields a token."""
 
     def __init__(self, model: str | None = None, *, cache_dir=None, batch_size: int = 256,
-                 num_layers: int | None = None):
+                 num_layers: int | None = None, allow_english_model: bool = False):
         from scorekit.neural.encoder import Encoder
 
         self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size, num_layers=num_layers)
         self.name = self.encoder.name
+        self.allow_english_model = allow_english_model
 
     def signature_params(self) -> dict[str, object]:
         return self.encoder.signature_params()
@@ -40,6 +41,12 @@ class KeywordEmbedder:
 
     def embed(self, words: Sequence[str]) -> np.ndarray:
         words = list(words)
+        tok = getattr(getattr(self.encoder, "_loaded", None), "tokenizer", None)
+        if tok is not None:   # a model that cannot read Hangul is never silently used on Korean
+            from scorekit.neural.hangul import check_hangul
+
+            check_hangul(tok, words, self.name, allow=self.allow_english_model, what="embedding model",
+                         option="--model PATH")
         self._check_tokens(words)
         return self.encoder.embed(words)
 

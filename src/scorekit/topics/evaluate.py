@@ -52,7 +52,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto", topn: int | None = 20,
                     topk: int | None = 10, ratings=None, grid: bool = False, n_resamples: int = 1000,
                     seed: int = 42, name: str | None = None, inputs: dict | None = None,
-                    num_layers: int | None = None) -> Result:
+                    num_layers: int | None = None, allow_english_model: bool = False) -> Result:
     """Score ``topics`` (keyword lists). Embeddings come from ``word_vectors`` (one ``(|W|, d)``
     matrix per topic) or are computed with all-MiniLM-L6-v2 (``model`` overrides the folder).
     ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the meta-evaluation."""
@@ -66,7 +66,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if word_vectors is None:
         from scorekit.topics.embed import KeywordEmbedder
 
-        embedder = embedder or KeywordEmbedder(model, num_layers=num_layers)
+        embedder = embedder or KeywordEmbedder(model, num_layers=num_layers,
+                                               allow_english_model=allow_english_model)
         word_vectors = embedder.topic_vectors(topics)
         sig.update(embedder.signature_params())
     else:
