@@ -142,8 +142,15 @@ def run_doc(doc: Path, work: Path) -> tuple[list[str], int, list[str]]:
     return failures, ran, skipped
 
 
+# a doc that starts a local Ray runs in the xdist group of the Ray tests: two local Ray clusters
+# starting at the same moment on one machine can fail to start their GCS
+_STARTS_RAY = re.compile(r"RayEngine\(|--engine ray")
+_DOC_PARAMS = [pytest.param(d, marks=pytest.mark.xdist_group("ray")) if _STARTS_RAY.search(d.read_text(encoding="utf-8"))
+               else d for d in DOCS]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+@pytest.mark.parametrize("doc", _DOC_PARAMS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
 def test_documented_blocks_run(doc, tmp_path):
     failures, ran, skipped = run_doc(doc, tmp_path)
     assert not failures, "documented blocks that fail:\n" + "\n".join(failures)

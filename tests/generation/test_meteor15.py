@@ -233,7 +233,11 @@ def test_metric_class_merges_shards_like_one_batch():
     rng = random.Random(11)
     hyps = [sentence(rng) for _ in range(40)]
     refs = [[sentence(rng) for _ in range(rng.randint(1, 4))] for _ in hyps]
-    whole = Meteor15().score(hyps, refs)
+    from scorekit.text.tokenizers import tokenize_batch
+
+    # the caption metric scores the COCO (PTB) tokens joined by spaces, as COCOEvalCap sends them
+    join = lambda texts: [" ".join(t) for t in tokenize_batch(texts, "coco")]  # noqa: E731
+    whole = Meteor15().score(join(hyps), [join(rs) for rs in refs])
     m = get_metric("caption", "meteor15")
     m.update((hyps[:15], refs[:15])).update((hyps[15:], refs[15:]))
     assert m.compute()["meteor15"] == whole.score

@@ -230,7 +230,8 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     from scorekit.summarization.rl.policy import PolicyConfig
     from scorekit.summarization.rl.train import Policy, train
 
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang)
+    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
+                           allow_english_model=allow_english_model)
     t0 = time.perf_counter()
     articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
     dim = articles[0].sent_emb.shape[1] if articles else 384
@@ -365,7 +366,8 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, Toolkit, evaluate_policy
     from scorekit.summarization.rl.policy import PolicyConfig
 
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang)
+    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
+                           allow_english_model=allow_english_model)
     articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
     dim = articles[0].sent_emb.shape[1] if articles else 384
     if policy is None:

@@ -127,6 +127,12 @@ def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -
         return 0, 0
     if len(pairs) == 1:
         return 1, 1
+    return len(pairs), count_chunks(pairs)
+
+
+def count_chunks(pairs: list[tuple[int, int]]) -> int:
+    """Chunks of a non-empty alignment: runs of matches adjacent in both sentences (sorts
+    ``pairs`` in place, as nltk does)."""
     pairs.sort()
     chunks = 1
     pi, pj = pairs[0]
@@ -134,7 +140,7 @@ def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -
         if i != pi + 1 or j != pj + 1:
             chunks += 1
         pi, pj = i, j
-    return len(pairs), chunks
+    return chunks
 
 
 def score_from_counts(matches: int, hyp_len: int, ref_len: int, chunks: int,

@@ -322,13 +322,9 @@ def pair_score(h: list[Unit], r: list[Unit], synonyms, index, alpha: float, beta
         fmean = (precision * recall) / (alpha * precision + (1 - alpha) * recall)
     except ZeroDivisionError:
         return 0.0
-    pairs.sort()
-    chunks = 1
-    pi, pj = pairs[0]
-    for i, j in pairs[1:]:
-        if i != pi + 1 or j != pj + 1:
-            chunks += 1
-        pi, pj = i, j
+    from scorekit.generation.meteor_align import count_chunks
+
+    chunks = count_chunks(pairs)
     penalty = gamma * (float(chunks) / len(pairs)) ** beta
     return (1 - penalty) * fmean
 

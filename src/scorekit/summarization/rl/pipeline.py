@@ -36,12 +36,13 @@ class Toolkit:
 
     @classmethod
     def load(cls, *, encoder: str | None = None, bert_model: str | None = None, num_layers: int | None = None,
-             lang: str = "en", device: str | None = None) -> "Toolkit":
+             lang: str = "en", device: str | None = None, allow_english_model: bool = False) -> "Toolkit":
         from scorekit.neural.encoder import Encoder
         from scorekit.summarization.metrics import load_bertscorer
 
         enc = Encoder.load(encoder, device=device)
-        scorer = load_bertscorer(True, model=bert_model, num_layers=num_layers, device=device)
+        scorer = load_bertscorer(True, model=bert_model, num_layers=num_layers, device=device,
+                                 allow_english_model=allow_english_model)
         return cls(enc.embed, enc.name, scorer, lang)
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
