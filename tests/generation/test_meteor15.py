@@ -11,6 +11,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -215,7 +216,7 @@ def test_missing_resources_cli_one_line_exit_2(tmp_path):
     preds.write_text('{"1": "a dog"}')
     refs.write_text('{"1": ["a dog runs"]}')
     out = tmp_path / "o.json"
-    proc = subprocess.run(["scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "en",
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "en",
                            "--metrics", "meteor15", "--meteor15-resources", str(tmp_path / "nowhere"),
                            "-o", str(out)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
@@ -265,7 +266,7 @@ def test_korean_is_refused_in_one_line(tmp_path):
     preds, refs = tmp_path / "p.json", tmp_path / "r.json"
     preds.write_text('{"1": "\ud30c\ub780 \ubc14\ub2e4"}')
     refs.write_text('{"1": ["\ud478\ub978 \ubc14\ub2e4"]}')
-    proc = subprocess.run(["scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "ko",
+    proc = subprocess.run([sys.executable, "-m", "scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "ko",
                            "--metrics", "meteor15"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "English" in proc.stderr
