@@ -1,0 +1,36 @@
+"""Each local Ray cluster gets its own token, so two starting at once cannot race on ~/.ray."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorekit.engine.ray_engine import _private_local_token
+
+AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for k in AUTH:
+        monkeypatch.delenv(k, raising=False)
+    return monkeypatch
+
+
+def test_fresh_token_per_process(clean_env):
+    import os
+    _private_local_token()
+    token = os.environ["RAY_AUTH_TOKEN"]
+    assert len(token) == 64 and int(token, 16) >= 0
+    assert "RAY_AUTH_MODE" not in os.environ  # ray.init switches the mode itself
+    _private_local_token()  # a second local cluster in the same process keeps the token
+    assert os.environ["RAY_AUTH_TOKEN"] == token
+
+
+@pytest.mark.parametrize("key,value", [("RAY_AUTH_MODE", "disabled"), ("RAY_AUTH_TOKEN", "abc"),
+                                       ("RAY_AUTH_TOKEN_PATH", "/some/where")])
+def test_user_setting_is_kept(clean_env, key, value):
+    import os
+    clean_env.setenv(key, value)
+    _private_local_token()
+    assert os.environ[key] == value
+    assert all(os.environ.get(k) is None for k in AUTH if k != key)
