@@ -11,8 +11,9 @@ AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
 @pytest.fixture
 def clean_env(monkeypatch):
-    for k in AUTH:
-        monkeypatch.delenv(k, raising=False)
+    for k in AUTH:  # setenv first, so whatever the test sets is undone afterwards
+        monkeypatch.setenv(k, "")
+        monkeypatch.delenv(k)
     return monkeypatch
 
 
