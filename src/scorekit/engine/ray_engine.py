@@ -30,6 +30,9 @@ def _require_ray():
     return ray
 
 
+_LOCAL_TOKEN = secrets.token_hex(32)  # this process's token for the local clusters it starts
+
+
 def _private_local_token() -> None:
     """Give a local cluster this process's own token, unless the user chose one.
 
@@ -38,14 +41,26 @@ def _private_local_token() -> None:
     clusters starting at once (two scorekit jobs, or parallel tests) then race on that file and
     one of them fails with ``InvalidAuthToken``. A token in the environment is read before the
     file and is inherited by the cluster's own processes, so each local cluster is authenticated
-    by a token nobody else shares, and ``~/.ray`` is never touched. A user who set
-    ``RAY_AUTH_MODE``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH`` keeps their setting.
+    by a token nobody else shares, and ``~/.ray`` is never touched.
+
+    The token is one per process and set again before every local start: Ray's driver caches the
+    token it loaded first, so a later start must present the same one even if someone cleared
+    the environment in between (the cluster's processes read the environment afresh). A user who
+    set ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``, or ``RAY_AUTH_MODE=disabled``, keeps it.
     """
-    if any(os.environ.get(k) is not None for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")):
+    env = os.environ
+    if env.get("RAY_AUTH_TOKEN") or env.get("RAY_AUTH_TOKEN_PATH") or \
+            env.get("RAY_AUTH_MODE", "").lower() == "disabled":
         return
-    # Only the token: ray.init() itself then switches this process and the cluster to token
-    # mode (and refreshes its cached config, which setting RAY_AUTH_MODE here would not).
-    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    # Only the token: ray.init() itself switches this process and the cluster to token mode
+    # (and refreshes its cached config, which setting RAY_AUTH_MODE here would not).
+    env["RAY_AUTH_TOKEN"] = _LOCAL_TOKEN
+    try:  # drop a token Ray may have cached from another source (private API: best effort)
+        from ray._raylet import AuthenticationTokenLoader
+
+        AuthenticationTokenLoader.instance().reset_cache()
+    except (ImportError, AttributeError):
+        pass
 
 
 class RayEngine:
