@@ -61,13 +61,19 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.option("--allow-english-model", is_flag=True,
               help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
 @click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
+@click.option("--ko-units", type=click.Choice(["content", "surface"]), default=None,
+              help="Korean BLEU/ROUGE-L/CIDEr units: content units (default; issue #15, docs/caption.md) "
+                   "or surface morphs as in scorekit 0.1. --lang ko only.")
+@click.option("--meteor-delta", type=finite(0, 1), default=None,
+              help="Korean METEOR: weight of content units; function units weigh 1 - delta "
+                   "(Meteor 1.5's delta). [default: 0.9] --lang ko only.")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
             lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
-            strict, engine, address, output, fmt, quiet, **extra):
+            ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
 
@@ -82,6 +88,13 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
 
     if images and videos:
         raise ScorekitError("give --images or --videos, not both")
+    if lang != "ko":
+        for flag, value in (("--ko-units", ko_units), ("--meteor-delta", meteor_delta)):
+            if value is not None:
+                raise ScorekitError(f"{flag} applies to Korean captions only (--lang ko)")
+    if ko_units and tokenizer:
+        raise ScorekitError(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
+                            "itself: give one or the other")
     data = read_caption_set(predictions, references, strict=strict)
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     if (images or videos) and names is None:
@@ -89,7 +102,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
                "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
                "meteor15_resources": meteor15_resources, "num_layers": num_layers,
-               "allow_english_model": allow_english_model}
+               "allow_english_model": allow_english_model, "ko_units": ko_units, "delta": meteor_delta}
     if images or videos:
         kind = "images" if images else "videos"
         options["media"] = _media_paths(images or videos, data.ids, kind)
