@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import nobody_can_run_scorekit
 
 from scorekit.cli import main
 
@@ -220,14 +221,6 @@ def test_unreadable_input_is_one_line(tmp_path, capsys, monkeypatch):
 
 
 # -------------------------------------------------------------------------- read-only destinations
-def _as_nobody_possible() -> bool:
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        return False
-    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", "1"],
-                       capture_output=True)
-    return r.returncode == 0
-
-
 DEST_OPTIONS = [
     (["retrieval", "--qrels", QRELS, "--run", RUN1, "-o"], "o.json"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1, "--report"], "r.html"),
@@ -267,7 +260,7 @@ def test_under_a_file_is_one_line(tmp_path, capsys, base, name):
     assert afile.read_text() == "x" and len(list(tmp_path.iterdir())) == 1
 
 
-@pytest.mark.skipif(not _as_nobody_possible(), reason="needs root and a python that user nobody can run")
+@pytest.mark.skipif(not nobody_can_run_scorekit(), reason="needs root, and a checkout user nobody can read")
 def test_read_only_as_nobody(tmp_path):
     work = Path(tempfile.mkdtemp(prefix="sk-ro-"))
     try:
