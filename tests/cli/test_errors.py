@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import nobody_can_run_scorekit
+from as_nobody import nobody_can_run_scorekit
 
 from scorekit.cli import main
 

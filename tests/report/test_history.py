@@ -212,7 +212,7 @@ def test_read_only_store_can_be_listed_by_another_user(tmp_path):
     non-root user: listing works; recording is one clear error."""
     import os
 
-    from conftest import nobody_can_run_scorekit
+    from as_nobody import nobody_can_run_scorekit
 
     if not nobody_can_run_scorekit():
         pytest.skip("needs root, and a checkout user nobody can read")
