@@ -34,3 +34,19 @@ def test_rank_equals_a_full_three_key_sort(n_queries, seed):
     assert np.array_equal(got, expected)
     qs = q[got]
     assert np.array_equal(starts, np.r_[0, np.flatnonzero(qs[1:] != qs[:-1]) + 1])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_scores_equal_in_their_top_bits(seed):
+    # the packed sort keeps only the top bits of each score: scores a few ulps apart must still
+    # come out in full score order, then docid order on exact ties
+    rng = np.random.default_rng(seed)
+    n, n_queries = 5000, 40
+    q = rng.integers(0, n_queries, n).astype(np.int32)
+    q[:n_queries] = np.arange(n_queries)
+    base = rng.choice([1.0, -3.5, 1e6, 0.0], n)
+    score = base + rng.integers(-4, 5, n) * np.spacing(np.abs(base) + 1e-300)
+    docs = pa.chunked_array([pa.array([f"d{i}" for i in rng.permutation(n)])])
+    order, _ = _rank(q, score, docs)
+    got = np.arange(n) if order is None else order
+    assert np.array_equal(got, _expected(q, score, docs))

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorekit.errors import InputError
+from scorekit.retrieval.fingerprint import any_repeated_pair, fingerprints
 
 LineOf = Callable[[int], int | None]
 
@@ -223,7 +224,15 @@ class Run:
     def _check_duplicates(self) -> None:
         order, starts = self.ranked()
         n = len(self)
-        if n / max(len(starts), 1) < 64:
+        short = n / max(len(starts), 1) < 64
+        if short or (order is not None and not _within_blocks(order, starts)):
+            # rows not grouped by query (or many tiny groups): rather than gathering every
+            # docid into query order, prove the common case with numbers — no (query,
+            # fingerprint of the docid) pair repeats. Only when one does (a duplicate, or a
+            # fingerprint collision) are the strings compared, below.
+            if not any_repeated_pair(self.q, fingerprints(self.docs)):
+                return
+        if short:
             # many short rankings: one global encode + sort beats a call per query
             rows = _duplicates(self.q, self.d, len(self.docids))
             row = None if rows is None else int(rows[0])
@@ -282,6 +291,11 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
                 return _order_ties(same_q & (step == 0), docs), heads
     # Any other order: sort on the numbers only (query, score descending) — a string sort key
     # made this three times slower — then put the tied stretches in docid-descending order.
+    packed = _packed_order(q, score) if n > 1 else None
+    if packed is not None:
+        order, same_q, tie_next = packed
+        fixed = _order_ties(tie_next, docs, order, in_place=True)
+        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1]
     if n and int(q.max()) < 1 << 16:
         # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
         # 16-bit query codes, which keeps the score order within each query
@@ -300,12 +314,65 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     return order, starts
 
 
-def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | None = None) -> np.ndarray | None:
+def _packed_order(q: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Row order by (query ascending, score descending) from one sort of uint64 keys packing
+    the query code, the top bits of an order-preserving image of the score, and the row number
+    — numpy's vectorised sort of plain integers is several times faster than an argsort on the
+    score followed by one on the query. Rows whose truncated scores are equal (same query) are
+    then ordered by their full scores (a few, usually); exact ties stay in row order, for
+    ``_order_ties``. Returns ``(order, same_q, tie_next)`` — ``same_q[i]``: sorted rows i and
+    i+1 have one query; ``tie_next[i]``: and an equal score — or None when the three fields do
+    not leave at least 16 bits for the score."""
+    n = len(q)
+    row_bits = int(n - 1).bit_length()
+    q_bits = max(int(q.max()).bit_length(), 1)
+    s_bits = 64 - row_bits - q_bits
+    if s_bits < 16:
+        return None
+    one = np.uint64(1)
+    bits = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, an equal score
+    # ascending image: negatives bit-flipped, positives with the sign bit set; then flipped
+    # again for descending
+    key = np.where(score < 0, bits, ~(bits | (one << np.uint64(63))))
+    del bits
+    key >>= np.uint64(64 - s_bits)
+    key <<= np.uint64(row_bits)
+    key |= np.arange(n, dtype=np.uint64)
+    qk = q.astype(np.uint64)
+    qk <<= np.uint64(64 - q_bits)
+    key |= qk
+    del qk
+    key.sort()
+    order = (key & ((one << np.uint64(row_bits)) - one)).astype(np.int64)
+    key >>= np.uint64(row_bits)
+    same = key[1:] == key[:-1]
+    key >>= np.uint64(s_bits)
+    same_q = key[1:] == key[:-1]  # the sorted query codes, without a gather
+    del key
+    i = np.flatnonzero(same)
+    tie_next = np.zeros(n - 1, bool)
+    if len(i):
+        in_run = np.zeros(n, bool)
+        in_run[i] = True
+        in_run[i + 1] = True
+        rows = np.flatnonzero(in_run)
+        first = np.ones(len(rows), bool)
+        first[1:] = ~same[rows[1:] - 1]
+        stretch = np.cumsum(first)
+        at = order[rows]
+        order[rows] = at[np.lexsort((-score[at], stretch))]
+        # equal scores (same query) have equal truncated keys: ties lie within these stretches
+        tie_next[i] = score[order[i]] == score[order[i + 1]]
+    return order, same_q, tie_next
+
+
+def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | None = None,
+                in_place: bool = False) -> np.ndarray | None:
     """Row order for rows already grouped and score-sorted (in file order, or in the order
     ``base``): ``base`` (None for the identity) unless some equal scores are not in
     docid-descending order, in which case only those stretches are sorted.
     ``tie_next[i]``: the i-th and (i+1)-th rows of that order belong to one query and have equal
-    scores."""
+    scores. ``in_place``: ``base`` may be modified and returned."""
     i = np.flatnonzero(tie_next)
     if len(i) == 0:
         return base
@@ -324,6 +391,6 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     stretch = np.cumsum(starts)
     table = pa.table({"s": to_arrow(stretch), "d": docs.take(to_arrow(at(rows)))})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
-    order = np.arange(len(docs)) if base is None else base.copy()
+    order = np.arange(len(docs)) if base is None else base if in_place else base.copy()
     order[rows] = at(rows[perm])
     return order
