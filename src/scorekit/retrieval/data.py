@@ -168,6 +168,7 @@ class Run:
     line_of: LineOf = field(default=_no_line, repr=False)
     _ranked: tuple | None = field(default=None, repr=False)
     _encoded: tuple | None = field(default=None, repr=False)
+    _grouped: bool | None = field(default=None, repr=False)  # ranked order keeps file blocks
 
     def __len__(self) -> int:
         return len(self.q)
@@ -218,14 +219,17 @@ class Run:
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            self._ranked = _rank(self.q, self.score, self.docs)
+            order, starts, self._grouped = _rank_grouped(self.q, self.score, self.docs)
+            self._ranked = order, starts
         return self._ranked
 
     def _check_duplicates(self) -> None:
         order, starts = self.ranked()
         n = len(self)
         short = n / max(len(starts), 1) < 64
-        if short or (order is not None and not _within_blocks(order, starts)):
+        if self._grouped is None:
+            self._grouped = order is None or _within_blocks(order, starts)
+        if short or not self._grouped:
             # rows not grouped by query (or many tiny groups): rather than gathering every
             # docid into query order, prove the common case with numbers — no (query,
             # fingerprint of the docid) pair repeats. Only when one does (a duplicate, or a
@@ -238,7 +242,7 @@ class Run:
             row = None if rows is None else int(rows[0])
             count = 0 if rows is None else len(rows)
         else:
-            row, count = _block_duplicates(self.docs, order, starts, n)
+            row, count = _block_duplicates(self.docs, order, starts, n, self._grouped)
         if row is None:
             return
         qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
@@ -247,11 +251,13 @@ class Run:
                          self.source, self.line_of(row))
 
 
-def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int):
+def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool | None = None):
     """First repeated docid within a query block: ``(row, blocks with repeats)`` or (None, 0).
     Blocks are contiguous in row order unless ``order`` is a full re-sort; a permutation inside
     blocks (tied stretches) does not change a block's set of documents."""
-    full_sort = order is not None and not _within_blocks(order, starts)
+    if grouped is None:
+        grouped = order is None or _within_blocks(order, starts)
+    full_sort = not grouped
     seq = docs.take(to_arrow(order)) if full_sort else docs
     ends = np.r_[starts[1:], n]
     bad = []
@@ -279,6 +285,12 @@ def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
 
 
 def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
+    return _rank_grouped(q, score, docs)[:2]
+
+
+def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
+    """``(order, starts, grouped)``, as ``Run.ranked``; ``grouped``: the order only permutes
+    rows within the file's own query blocks (True), or None when unknown."""
     n = len(q)
     # Fast path: files are usually written query by query, best first; verify that instead of
     # sorting (a few vector comparisons), and put only tied stretches in trec_eval's order.
@@ -288,14 +300,14 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
         if len(heads) == int(q.max()) + 1 and np.array_equal(q[heads], np.arange(len(heads))):
             step = score[1:] - score[:-1]
             if not np.any(same_q & (step > 0)):
-                return _order_ties(same_q & (step == 0), docs), heads
+                return _order_ties(same_q & (step == 0), docs), heads, True
     # Any other order: sort on the numbers only (query, score descending) — a string sort key
     # made this three times slower — then put the tied stretches in docid-descending order.
     packed = _packed_order(q, score) if n > 1 else None
     if packed is not None:
         order, same_q, tie_next = packed
         fixed = _order_ties(tie_next, docs, order, in_place=True)
-        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1]
+        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1], None
     if n and int(q.max()) < 1 << 16:
         # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
         # 16-bit query codes, which keeps the score order within each query
@@ -311,7 +323,7 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     if fixed is not None:
         order = fixed
     starts = np.r_[0, np.flatnonzero(~same_q) + 1] if n else np.zeros(0, np.int64)
-    return order, starts
+    return order, starts, None
 
 
 def _packed_order(q: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
