@@ -228,7 +228,10 @@ class Run:
         n = len(self)
         short = n / max(len(starts), 1) < 64
         if self._grouped is None:
-            self._grouped = order is None or _within_blocks(order, starts)
+            # query codes that never decrease down the file: each query one block of lines, so
+            # the ranked order stays within blocks (a cheap sufficient test; when it fails the
+            # fingerprint check below is right either way)
+            self._grouped = order is None or (n > 0 and bool(np.all(self.q[1:] >= self.q[:-1])))
         if short or not self._grouped:
             # rows not grouped by query (or many tiny groups): rather than gathering every
             # docid into query order, prove the common case with numbers — no (query,
