@@ -33,8 +33,17 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, fill=None) -> np.ndarray:
     which import pandas (a third of a second on every CLI call)."""
     if isinstance(values, pa.ChunkedArray):
         dtype = _NUMPY.get(values.type)
-        parts = [to_numpy(c, fill) for c in values.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype or np.float64)
+        if dtype is None or values.num_chunks == 0:
+            parts = [to_numpy(c, fill) for c in values.chunks]
+            return np.concatenate(parts) if parts else np.zeros(0, dtype or np.float64)
+        # one output filled chunk by chunk: no list of per-chunk copies to concatenate (fresh
+        # memory is what costs most here)
+        out = np.empty(len(values), dtype)
+        at = 0
+        for c in values.chunks:
+            out[at:at + len(c)] = to_numpy(c, fill)
+            at += len(c)
+        return out
     dtype = _NUMPY.get(values.type)
     if dtype is None:
         return np.asarray(values.to_pylist())
@@ -301,9 +310,14 @@ def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
         same_q = q[1:] == q[:-1]
         heads = np.r_[0, np.flatnonzero(~same_q) + 1]
         if len(heads) == int(q.max()) + 1 and np.array_equal(q[heads], np.arange(len(heads))):
-            step = score[1:] - score[:-1]
-            if not np.any(same_q & (step > 0)):
-                return _order_ties(same_q & (step == 0), docs), heads, True
+            # comparisons, not a difference array: no 8-byte temporary per row
+            up = score[1:] > score[:-1]
+            up &= same_q
+            if not up.any():
+                del up
+                tie = score[1:] == score[:-1]
+                tie &= same_q
+                return _order_ties(tie, docs), heads, True
     # Any other order: sort on the numbers only (query, score descending) — a string sort key
     # made this three times slower — then put the tied stretches in docid-descending order.
     packed = _packed_order(q, score) if n > 1 else None
@@ -406,6 +420,9 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     stretch = np.cumsum(starts)
     table = pa.table({"s": to_arrow(stretch), "d": docs.take(to_arrow(at(rows)))})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
-    order = np.arange(len(docs)) if base is None else base if in_place else base.copy()
+    if base is None:
+        order = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)
+    else:
+        order = base if in_place else base.copy()
     order[rows] = at(rows[perm])
     return order
