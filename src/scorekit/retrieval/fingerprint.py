@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-_MASK = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 8)], np.uint64)
+_MASK = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 9)], np.uint64)  # k bytes
 _P1 = np.uint64(0x9E3779B97F4A7C15)
 _P2 = np.uint64(0xBF58476D1CE4E5B9)
 _SHIFT = np.uint64(29)
@@ -37,9 +37,26 @@ def _chunk(arr: pa.Array, h: np.ndarray) -> None:
     length = off[1:] - off[:-1]
     h[:] = length
     h *= _P1
+    # word 0: the first min(length, 8) bytes, for every row at once (ids are often that short)
+    v = words[np.minimum(start, last)]
+    end = np.flatnonzero(start > last)  # strings starting in the buffer's last 7 bytes
+    if len(end):
+        v[end] = words[last] >> ((start[end] - last).astype(np.uint64) << np.uint64(3))
+    first = np.minimum(length, 8)
+    lo, hi = int(first.min()), int(first.max())
+    if lo < 8:
+        v &= _MASK[lo] if lo == hi else _MASK[first]
+    h ^= v
+    h *= _P2
+    del v
+    if hi < 8 or int(length.max()) <= 8:
+        h ^= h >> _SHIFT
+        return
+    # longer strings: the next full words, then the last 8 bytes when the length is not a
+    # multiple of 8 (overlapping the previous word)
     full = length >> 3
     rows = None
-    for j in range(int(full.max(initial=0))):
+    for j in range(1, int(full.max())):
         if rows is None and full.min() <= j:
             rows = np.flatnonzero(full > j)
         if rows is None:
@@ -48,32 +65,14 @@ def _chunk(arr: pa.Array, h: np.ndarray) -> None:
         else:
             rows = rows[full[rows] > j]
             h[rows] = (h[rows] ^ words[start[rows] + 8 * j]) * _P2
-    # the tail: the string's last 8 bytes when it has 8 or more (overlapping the last full
-    # word), else its bytes masked (the length is already mixed in)
-    tail = length & 7
-    if len(tail) and tail.min() > 0 and length.min() >= 8:
+    tail = (length > 8) & ((length & 7) > 0)
+    if tail.all():
         h ^= words[start + length - 8]
         h *= _P2
     else:
-        rows = np.flatnonzero((tail > 0) & (length >= 8))
+        rows = np.flatnonzero(tail)
         if len(rows):
             h[rows] = (h[rows] ^ words[start[rows] + length[rows] - 8]) * _P2
-    if len(length) and length.max() < 8:
-        v = words[np.minimum(start, last)]
-        end = np.flatnonzero(start > last)  # the last few strings of the buffer
-        if len(end):
-            v[end] = words[last] >> ((start[end] - last).astype(np.uint64) << np.uint64(3))
-        lo, hi = int(length.min()), int(length.max())
-        v &= _MASK[hi] if lo == hi else _MASK[length]
-        h ^= v
-        h *= _P2
-    else:
-        rows = np.flatnonzero(length < 8)
-        if len(rows):
-            s = start[rows]
-            over = np.maximum(s - last, 0)
-            v = words[s - over] >> (over.astype(np.uint64) << np.uint64(3))
-            h[rows] = (h[rows] ^ (v & _MASK[length[rows]])) * _P2
     h ^= h >> _SHIFT
 
 
