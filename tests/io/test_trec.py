@@ -121,3 +121,30 @@ def test_duplicate_in_long_rankings_names_the_later_line(tmp_path, layout):
     with pytest.raises(InputError, match="duplicate document 'd7' for query 'q2'") as err:
         read_run(path)
     assert err.value.line == second
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_duplicates_in_shuffled_runs_found_as_before(tmp_path, seed):
+    # shuffled runs take the fingerprint check; any repeated (query, docid) must still be found,
+    # and a run without one must pass (long rankings and many short ones)
+    rng = np.random.default_rng(seed)
+    n_q, per_q = (3, 150) if seed % 2 else (40, 5)
+    rows = [(f"q{i}", f"msmarco_doc_{rng.integers(0, 99):02d}_{j}", float(rng.normal()))
+            for i in range(n_q) for j in range(per_q)]
+    dup = seed % 3 != 0
+    if dup:
+        k = int(rng.integers(0, len(rows)))
+        rows.append((rows[k][0], rows[k][1], 0.25))
+    rows = [rows[i] for i in rng.permutation(len(rows))]
+    path = write(tmp_path / "r.txt", "".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rows))
+    if not dup:
+        assert len(read_run(path)) == len(rows)
+        return
+    seen, later = set(), set()
+    for no, (q, d, _) in enumerate(rows, 1):
+        if (q, d) in seen:
+            later.add(no)
+        seen.add((q, d))
+    with pytest.raises(InputError, match="duplicate document") as err:
+        read_run(path)
+    assert err.value.line in later  # a line that repeats a pair seen before it

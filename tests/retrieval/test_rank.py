@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+from scorekit.retrieval import data
 from scorekit.retrieval.data import _rank, to_arrow, to_numpy
 
 
@@ -16,9 +17,12 @@ def _expected(q, score, docs):
     return to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]))
 
 
+@pytest.mark.parametrize("packed", [True, False])  # one sort of packed keys, or the older paths
 @pytest.mark.parametrize("n_queries", [3, 70_000])  # 16-bit radix path, and the pyarrow path above it
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rank_equals_a_full_three_key_sort(n_queries, seed):
+def test_rank_equals_a_full_three_key_sort(n_queries, seed, packed, monkeypatch):
+    if not packed:  # the packed keys need 16 bits for the score: huge inputs take the older paths
+        monkeypatch.setattr(data, "_packed_order", lambda q, score: None)
     rng = np.random.default_rng(seed)
     n = max(3 * n_queries, 3000)
     q = rng.integers(0, n_queries, n).astype(np.int32)
@@ -34,3 +38,19 @@ def test_rank_equals_a_full_three_key_sort(n_queries, seed):
     assert np.array_equal(got, expected)
     qs = q[got]
     assert np.array_equal(starts, np.r_[0, np.flatnonzero(qs[1:] != qs[:-1]) + 1])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_scores_equal_in_their_top_bits(seed):
+    # the packed sort keeps only the top bits of each score: scores a few ulps apart must still
+    # come out in full score order, then docid order on exact ties
+    rng = np.random.default_rng(seed)
+    n, n_queries = 5000, 40
+    q = rng.integers(0, n_queries, n).astype(np.int32)
+    q[:n_queries] = np.arange(n_queries)
+    base = rng.choice([1.0, -3.5, 1e6, 0.0], n)
+    score = base + rng.integers(-4, 5, n) * np.spacing(np.abs(base) + 1e-300)
+    docs = pa.chunked_array([pa.array([f"d{i}" for i in rng.permutation(n)])])
+    order, _ = _rank(q, score, docs)
+    got = np.arange(n) if order is None else order
+    assert np.array_equal(got, _expected(q, score, docs))

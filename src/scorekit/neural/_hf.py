@@ -27,8 +27,22 @@ _HOW_TO_PROVIDE = (
 )
 
 
+def _passive_openmp() -> None:
+    """Idle OpenMP threads sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``), unless the
+    user chose a policy. Spinning workers burn a core each between the encoder's matrix products;
+    when the cores are shared with other processes they take the core from the very thread they
+    wait for, which made the encoder up to three times slower with two threads than with one
+    (same numbers: only how threads wait changes). Read by libgomp when torch loads it, so only
+    set before torch is first imported."""
+    import sys
+
+    if "torch" not in sys.modules:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def require_torch():
     """Import torch and transformers, or say how to install them."""
+    _passive_openmp()
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
@@ -170,6 +184,23 @@ def total_layers(net) -> int | None:
     if hasattr(net, "n_layers"):
         return int(net.n_layers)
     return getattr(getattr(net, "config", None), "num_hidden_layers", None)
+
+
+# architectures whose config's num_hidden_layers is exactly the stack keep_layers cuts
+_PLAIN_STACKS = {"bert", "roberta", "xlm-roberta", "camembert", "electra", "deberta", "deberta-v2", "mpnet"}
+
+
+def config_layers(model: str | os.PathLike) -> int | None:
+    """The number of layers from config.json, without loading the weights (None when the
+    architecture is not a plain encoder stack or the config does not say)."""
+    try:
+        cfg = json.loads((resolve_model_dir(model) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = cfg.get("num_hidden_layers")
+    if cfg.get("model_type") in _PLAIN_STACKS and isinstance(value, int) and value > 0:
+        return value
+    return None
 
 
 def keep_layers(net, num_layers: int, where: Path):

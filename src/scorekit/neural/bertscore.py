@@ -107,9 +107,12 @@ class BERTScorer:
         if batch_size < 1:
             raise ScorekitError(f"batch size must be at least 1, got {batch_size}")
         path = default_model_path() if model is None else model
-        base = _hf.load(path, device=device, precision=precision, requested=model)
         if num_layers is None:
-            num_layers = default_layer(model) or _hf.total_layers(base.model)
+            # the model's depth from its config.json when it says so plainly; only otherwise is
+            # the whole model loaded to count its layers (a second load of the weights)
+            num_layers = (default_layer(model) or _hf.config_layers(path)
+                          or _hf.total_layers(_hf.load(path, device=device, precision=precision,
+                                                       requested=model).model))
         self.num_layers = int(num_layers)
         self._loaded = _hf.load(path, device=device, precision=precision, requested=model,
                                 num_layers=self.num_layers)

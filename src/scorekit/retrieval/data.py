@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorekit.errors import InputError
+from scorekit.retrieval.fingerprint import any_repeated_pair, fingerprints
 
 LineOf = Callable[[int], int | None]
 
@@ -32,8 +33,17 @@ def to_numpy(values: pa.Array | pa.ChunkedArray, fill=None) -> np.ndarray:
     which import pandas (a third of a second on every CLI call)."""
     if isinstance(values, pa.ChunkedArray):
         dtype = _NUMPY.get(values.type)
-        parts = [to_numpy(c, fill) for c in values.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype or np.float64)
+        if dtype is None or values.num_chunks == 0:
+            parts = [to_numpy(c, fill) for c in values.chunks]
+            return np.concatenate(parts) if parts else np.zeros(0, dtype or np.float64)
+        # one output filled chunk by chunk: no list of per-chunk copies to concatenate (fresh
+        # memory is what costs most here)
+        out = np.empty(len(values), dtype)
+        at = 0
+        for c in values.chunks:
+            out[at:at + len(c)] = to_numpy(c, fill)
+            at += len(c)
+        return out
     dtype = _NUMPY.get(values.type)
     if dtype is None:
         return np.asarray(values.to_pylist())
@@ -167,6 +177,7 @@ class Run:
     line_of: LineOf = field(default=_no_line, repr=False)
     _ranked: tuple | None = field(default=None, repr=False)
     _encoded: tuple | None = field(default=None, repr=False)
+    _grouped: bool | None = field(default=None, repr=False)  # ranked order keeps file blocks
 
     def __len__(self) -> int:
         return len(self.q)
@@ -217,19 +228,33 @@ class Run:
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            self._ranked = _rank(self.q, self.score, self.docs)
+            order, starts, self._grouped = _rank_grouped(self.q, self.score, self.docs)
+            self._ranked = order, starts
         return self._ranked
 
     def _check_duplicates(self) -> None:
         order, starts = self.ranked()
         n = len(self)
-        if n / max(len(starts), 1) < 64:
+        short = n / max(len(starts), 1) < 64
+        if self._grouped is None:
+            # query codes that never decrease down the file: each query one block of lines, so
+            # the ranked order stays within blocks (a cheap sufficient test; when it fails the
+            # fingerprint check below is right either way)
+            self._grouped = order is None or (n > 0 and bool(np.all(self.q[1:] >= self.q[:-1])))
+        if short or not self._grouped:
+            # rows not grouped by query (or many tiny groups): rather than gathering every
+            # docid into query order, prove the common case with numbers — no (query,
+            # fingerprint of the docid) pair repeats. Only when one does (a duplicate, or a
+            # fingerprint collision) are the strings compared, below.
+            if not any_repeated_pair(self.q, fingerprints(self.docs)):
+                return
+        if short:
             # many short rankings: one global encode + sort beats a call per query
             rows = _duplicates(self.q, self.d, len(self.docids))
             row = None if rows is None else int(rows[0])
             count = 0 if rows is None else len(rows)
         else:
-            row, count = _block_duplicates(self.docs, order, starts, n)
+            row, count = _block_duplicates(self.docs, order, starts, n, self._grouped)
         if row is None:
             return
         qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
@@ -238,11 +263,13 @@ class Run:
                          self.source, self.line_of(row))
 
 
-def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int):
+def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool | None = None):
     """First repeated docid within a query block: ``(row, blocks with repeats)`` or (None, 0).
     Blocks are contiguous in row order unless ``order`` is a full re-sort; a permutation inside
     blocks (tied stretches) does not change a block's set of documents."""
-    full_sort = order is not None and not _within_blocks(order, starts)
+    if grouped is None:
+        grouped = order is None or _within_blocks(order, starts)
+    full_sort = not grouped
     seq = docs.take(to_arrow(order)) if full_sort else docs
     ends = np.r_[starts[1:], n]
     bad = []
@@ -270,6 +297,12 @@ def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
 
 
 def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
+    return _rank_grouped(q, score, docs)[:2]
+
+
+def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
+    """``(order, starts, grouped)``, as ``Run.ranked``; ``grouped``: the order only permutes
+    rows within the file's own query blocks (True), or None when unknown."""
     n = len(q)
     # Fast path: files are usually written query by query, best first; verify that instead of
     # sorting (a few vector comparisons), and put only tied stretches in trec_eval's order.
@@ -277,11 +310,21 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
         same_q = q[1:] == q[:-1]
         heads = np.r_[0, np.flatnonzero(~same_q) + 1]
         if len(heads) == int(q.max()) + 1 and np.array_equal(q[heads], np.arange(len(heads))):
-            step = score[1:] - score[:-1]
-            if not np.any(same_q & (step > 0)):
-                return _order_ties(same_q & (step == 0), docs), heads
+            # comparisons, not a difference array: no 8-byte temporary per row
+            up = score[1:] > score[:-1]
+            up &= same_q
+            if not up.any():
+                del up
+                tie = score[1:] == score[:-1]
+                tie &= same_q
+                return _order_ties(tie, docs), heads, True
     # Any other order: sort on the numbers only (query, score descending) — a string sort key
     # made this three times slower — then put the tied stretches in docid-descending order.
+    packed = _packed_order(q, score) if n > 1 else None
+    if packed is not None:
+        order, same_q, tie_next = packed
+        fixed = _order_ties(tie_next, docs, order, in_place=True)
+        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1], None
     if n and int(q.max()) < 1 << 16:
         # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
         # 16-bit query codes, which keeps the score order within each query
@@ -297,15 +340,68 @@ def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     if fixed is not None:
         order = fixed
     starts = np.r_[0, np.flatnonzero(~same_q) + 1] if n else np.zeros(0, np.int64)
-    return order, starts
+    return order, starts, None
 
 
-def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | None = None) -> np.ndarray | None:
+def _packed_order(q: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Row order by (query ascending, score descending) from one sort of uint64 keys packing
+    the query code, the top bits of an order-preserving image of the score, and the row number
+    — numpy's vectorised sort of plain integers is several times faster than an argsort on the
+    score followed by one on the query. Rows whose truncated scores are equal (same query) are
+    then ordered by their full scores (a few, usually); exact ties stay in row order, for
+    ``_order_ties``. Returns ``(order, same_q, tie_next)`` — ``same_q[i]``: sorted rows i and
+    i+1 have one query; ``tie_next[i]``: and an equal score — or None when the three fields do
+    not leave at least 16 bits for the score."""
+    n = len(q)
+    row_bits = int(n - 1).bit_length()
+    q_bits = max(int(q.max()).bit_length(), 1)
+    s_bits = 64 - row_bits - q_bits
+    if s_bits < 16:
+        return None
+    one = np.uint64(1)
+    bits = (score + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, an equal score
+    # ascending image: negatives bit-flipped, positives with the sign bit set; then flipped
+    # again for descending
+    key = np.where(score < 0, bits, ~(bits | (one << np.uint64(63))))
+    del bits
+    key >>= np.uint64(64 - s_bits)
+    key <<= np.uint64(row_bits)
+    key |= np.arange(n, dtype=np.uint64)
+    qk = q.astype(np.uint64)
+    qk <<= np.uint64(64 - q_bits)
+    key |= qk
+    del qk
+    key.sort()
+    order = (key & ((one << np.uint64(row_bits)) - one)).astype(np.int64)
+    key >>= np.uint64(row_bits)
+    same = key[1:] == key[:-1]
+    key >>= np.uint64(s_bits)
+    same_q = key[1:] == key[:-1]  # the sorted query codes, without a gather
+    del key
+    i = np.flatnonzero(same)
+    tie_next = np.zeros(n - 1, bool)
+    if len(i):
+        in_run = np.zeros(n, bool)
+        in_run[i] = True
+        in_run[i + 1] = True
+        rows = np.flatnonzero(in_run)
+        first = np.ones(len(rows), bool)
+        first[1:] = ~same[rows[1:] - 1]
+        stretch = np.cumsum(first)
+        at = order[rows]
+        order[rows] = at[np.lexsort((-score[at], stretch))]
+        # equal scores (same query) have equal truncated keys: ties lie within these stretches
+        tie_next[i] = score[order[i]] == score[order[i + 1]]
+    return order, same_q, tie_next
+
+
+def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | None = None,
+                in_place: bool = False) -> np.ndarray | None:
     """Row order for rows already grouped and score-sorted (in file order, or in the order
     ``base``): ``base`` (None for the identity) unless some equal scores are not in
     docid-descending order, in which case only those stretches are sorted.
     ``tie_next[i]``: the i-th and (i+1)-th rows of that order belong to one query and have equal
-    scores."""
+    scores. ``in_place``: ``base`` may be modified and returned."""
     i = np.flatnonzero(tie_next)
     if len(i) == 0:
         return base
@@ -324,6 +420,9 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     stretch = np.cumsum(starts)
     table = pa.table({"s": to_arrow(stretch), "d": docs.take(to_arrow(at(rows)))})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
-    order = np.arange(len(docs)) if base is None else base.copy()
+    if base is None:
+        order = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)
+    else:
+        order = base if in_place else base.copy()
     order[rows] = at(rows[perm])
     return order

@@ -28,10 +28,10 @@ class RetrievalWarning(UserWarning):
     """Something the user should know that does not stop the evaluation."""
 
 
-def _lookup(values: pa.Array, within: pa.Array) -> np.ndarray:
+def _lookup(values: pa.Array, within: pa.Array, dtype=np.int64) -> np.ndarray:
     """Index of each value in ``within`` (-1 where absent), by hash lookup."""
     idx = pc.index_in(values, value_set=within)
-    return to_numpy(idx, fill=-1).astype(np.int64)
+    return to_numpy(idx, fill=-1).astype(dtype, copy=False)
 
 
 @dataclass
@@ -66,11 +66,11 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     qmap = _lookup(run.qids, qrels.qids)
     # candidate rows: documents judged for some query (one hash lookup per row against the
     # qrels' documents, then only a few percent of the rows go on)
-    di = _lookup(run.docs, qrels.docids)
+    di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
     if order is not None:
         di = di[order]
     cand = np.flatnonzero(di >= 0)
-    di = di[cand]
+    di = di[cand].astype(np.int64)
     qi = qmap[run.q[cand] if order is None else run.q[order[cand]]]
     keep = qi >= 0
     cand, di, qi = cand[keep], di[keep], qi[keep]
