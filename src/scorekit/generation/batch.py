@@ -42,6 +42,7 @@ class CaptionBatch:
     media: list | None = None             # CLIPScore: one image/video per item
     media_kind: str = "images"
     _tokens: dict | None = field(default=None, repr=False)
+    _ngrams: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -90,6 +91,21 @@ class CaptionBatch:
                 pos += len(rs)
             self._tokens[name] = (hyps, refs)
         return self._tokens[name]
+
+    def ngrams(self, tokenizer: str | None = None, max_n: int = 4):
+        """One :class:`~scorekit.generation.ngrams.NgramMatrix` over the prediction tokens then
+        every reference's (rows ``0..n-1`` the predictions, then the references in order),
+        built once per tokenizer and shared by BLEU and CIDEr."""
+        name = tokenizer or self.tokenizer_name
+        if self._ngrams is None:
+            self._ngrams = {}
+        key = (name, max_n)
+        if key not in self._ngrams:
+            from scorekit.generation.ngrams import ngram_matrix
+
+            hyps, refs = self.tokens(name)
+            self._ngrams[key] = ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
+        return self._ngrams[key]
 
 
 class CaptionMetric(Metric):

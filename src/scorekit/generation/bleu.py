@@ -80,10 +80,13 @@ def bleu_stats(hyp_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]],
                      tuple(max(0, hl - k) for k in range(max_n)), ref_lens)
 
 
-def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
-                     max_n: int = MAX_N) -> list[BleuStats]:
-    """:func:`bleu_stats` for many items at once, vectorised over one sparse n-gram matrix:
-    the per-item reference maxima are a grouped max, the clipped matches ``min(h, max_r)``."""
+def bleu_stats_arrays(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
+                      max_n: int = MAX_N, matrix=None) -> dict:
+    """The statistics of many items as arrays (``hyp_len``, closest ``ref_len``, ``correct`` and
+    ``total`` of shape (items, max_n), ``ref_lens`` flat and ``n_refs``), vectorised over one
+    sparse n-gram matrix: the per-item reference maxima are a grouped max, the clipped matches
+    ``min(h, max_r)``. ``matrix``: the :func:`ngram_matrix` of the hypotheses followed by every
+    reference (in order), when already built (shared with CIDEr); built here otherwise."""
     import numpy as np
     from scipy import sparse
 
@@ -92,11 +95,11 @@ def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequ
     if any(len(r) == 0 for r in refs):
         raise ValueError("BLEU needs at least one reference per item")
     n_items = len(hyps)
-    if n_items == 0:
-        return []
     n_refs = np.fromiter((len(r) for r in refs), dtype=np.int64, count=n_items)
+    M = matrix if matrix is not None else ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
+    if M.counts.shape[0] != n_items + int(n_refs.sum()):
+        raise ValueError("the n-gram matrix does not match the hypotheses and references")
     ref_item = np.repeat(np.arange(n_items), n_refs)
-    M = ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
     G = M.counts.shape[1]
     H = M.counts[:n_items]
     R = M.counts[n_items:].tocoo()
@@ -111,21 +114,36 @@ def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequ
         ukey, umax = key, val
     Rmax = sparse.csr_matrix((umax, (ukey // G, ukey % G)), shape=(n_items, G))
     O = sparse.csr_matrix((np.ones(G), (np.arange(G), M.order)), shape=(G, max_n))
-    correct = np.rint(np.asarray((H.minimum(Rmax) @ O).todense())).astype(np.int64)
-    hyp_len = M.lengths[:n_items]
+    correct = np.rint(np.asarray((H.minimum(Rmax) @ O).todense())).astype(np.int64).reshape(n_items, max_n)
+    hyp_len = M.lengths[:n_items].astype(np.int64)
     ref_len = M.lengths[n_items:]
     # closest reference length, ties to the shorter: min of |r - h| * big + r within each item
-    big = int(ref_len.max(initial=0)) + 1
-    score = np.abs(ref_len - hyp_len[ref_item]) * big + ref_len
-    first = np.concatenate(([0], np.cumsum(n_refs)[:-1]))
-    closest = np.minimum.reduceat(score, first) % big
-    out = []
-    ref_lens_list = np.split(ref_len, np.cumsum(n_refs)[:-1])
-    for i in range(n_items):
-        hl = int(hyp_len[i])
-        out.append(BleuStats(hl, int(closest[i]), tuple(correct[i].tolist()),
-                             tuple(max(0, hl - k) for k in range(max_n)), tuple(ref_lens_list[i].tolist())))
-    return out
+    if n_items:
+        big = int(ref_len.max(initial=0)) + 1
+        score = np.abs(ref_len - hyp_len[ref_item]) * big + ref_len
+        first = np.concatenate(([0], np.cumsum(n_refs)[:-1]))
+        closest = (np.minimum.reduceat(score, first) % big).astype(np.int64)
+    else:
+        closest = np.zeros(0, np.int64)
+    total = np.maximum(0, hyp_len[:, None] - np.arange(max_n)[None, :]).astype(np.int64)
+    return {"hyp_len": hyp_len, "ref_len": closest, "correct": correct, "total": total,
+            "ref_lens": ref_len, "n_refs": n_refs}
+
+
+def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
+                     max_n: int = MAX_N, matrix=None) -> list[BleuStats]:
+    """:func:`bleu_stats` for many items at once (:func:`bleu_stats_arrays`, one object per item)."""
+    import numpy as np
+
+    if len(hyps) != len(refs):
+        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference lists")
+    if not len(hyps):
+        return []
+    a = bleu_stats_arrays(hyps, refs, max_n, matrix)
+    ref_lens_list = np.split(a["ref_lens"], np.cumsum(a["n_refs"])[:-1])
+    return [BleuStats(int(h), int(r), tuple(c), tuple(t), tuple(rl.tolist()))
+            for h, r, c, t, rl in zip(a["hyp_len"].tolist(), a["ref_len"].tolist(), a["correct"].tolist(),
+                                      a["total"].tolist(), ref_lens_list)]
 
 
 def merge(stats: Iterable[BleuStats]) -> BleuStats:
@@ -268,15 +286,10 @@ class BLEU(CaptionMetric):
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
-        hyps, refs = b.tokens("ko-content" if units == "content" else None)
-        stats = bleu_stats_batch(hyps, refs)
-        n = len(stats)
-        return Stats({
-            "hyp_len": _np.array([s.hyp_len for s in stats], dtype=_np.int64),
-            "ref_len": _np.array([s.ref_len for s in stats], dtype=_np.int64),
-            "correct": _np.array([s.correct for s in stats], dtype=_np.int64).reshape(n, MAX_N),
-            "total": _np.array([s.total for s in stats], dtype=_np.int64).reshape(n, MAX_N),
-        })
+        tok = "ko-content" if units == "content" else None
+        hyps, refs = b.tokens(tok)
+        a = bleu_stats_arrays(hyps, refs, MAX_N, b.ngrams(tok, MAX_N) if len(b) else None)
+        return Stats({k: a[k] for k in ("hyp_len", "ref_len", "correct", "total")})
 
     @staticmethod
     def _rows(stats: Stats) -> list[BleuStats]:

@@ -90,8 +90,11 @@ def load_document_frequency(path: str | Path) -> DocumentFrequency:
 
 def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[Sequence[str]]], *,
           n: int = 4, sigma: float = 6.0, clipped: bool = True, length_penalty: bool = True,
-          df: DocumentFrequency | None = None) -> CiderOutput:
-    """CIDEr-D (defaults) or, with ``clipped=False, length_penalty=False``, plain CIDEr."""
+          df: DocumentFrequency | None = None, matrix=None) -> CiderOutput:
+    """CIDEr-D (defaults) or, with ``clipped=False, length_penalty=False``, plain CIDEr.
+
+    ``matrix``: the :func:`ngram_matrix` (order ``n``) of the hypotheses followed by every
+    reference in order, when already built (shared with BLEU); built here otherwise."""
     from scipy import sparse
 
     if len(hyps_tokens) != len(refs_tokens):
@@ -105,7 +108,10 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
     # one n-gram matrix over candidates and references: rows 0..n_items-1 are the candidates
     flat_refs = [r for refs in refs_tokens for r in refs]
     ref_item = np.repeat(np.arange(n_items), [len(r) for r in refs_tokens])
-    M = ngram_matrix(list(hyps_tokens) + flat_refs, n)
+    if matrix is not None and (matrix.counts.shape[0] != n_items + len(flat_refs)
+                               or int(matrix.order.max(initial=-1)) >= n):
+        raise ValueError("the n-gram matrix does not match the hypotheses and references")
+    M = matrix if matrix is not None else ngram_matrix(list(hyps_tokens) + flat_refs, n)
     H = M.counts[:n_items]
     R = M.counts[n_items:]
     V = M.counts.shape[1]
@@ -195,20 +201,39 @@ class CIDEr(CaptionMetric):
         return self._df_cache[1], f"file:{path}"
 
     def item_stats(self, batch) -> Stats:
-        hyps, refs = self.batch(batch).tokens()
-        return Stats({"hyp": list(hyps), "refs": list(refs)})
+        b = self.batch(batch)
+        hyps, refs = b.tokens()
+        stats = Stats({"hyp": list(hyps), "refs": list(refs)})
+        # the batch's n-gram matrix (shared with BLEU) serves these very columns; a subset or a
+        # merge of statistics has new column lists and builds its own
+        self._shared = (stats.columns["hyp"], stats.columns["refs"], b.ngrams(None, 4) if len(b) else None)
+        return stats
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_shared", None)   # caches of one batch's run stay where they were made
+        state.pop("_last", None)
+        return state
 
     def _run(self, stats: Stats) -> CiderOutput:
         df, _ = self._df()
         hyps, refs = stats.columns.get("hyp", []), stats.columns.get("refs", [])
-        return cider(hyps, refs, sigma=self.values["sigma"], clipped=self.clipped,
-                     length_penalty=self.length_penalty, df=df)
+        key = (self.values["sigma"], self.values["df"])
+        last = getattr(self, "_last", None)
+        if last is not None and last[0] is hyps and last[1] is refs and last[2] == key:
+            return last[3]  # score() and item_scores() of the same statistics: computed once
+        shared = getattr(self, "_shared", None)
+        matrix = shared[2] if shared is not None and shared[0] is hyps and shared[1] is refs else None
+        out = cider(hyps, refs, sigma=self.values["sigma"], clipped=self.clipped,
+                    length_penalty=self.length_penalty, df=df, matrix=matrix)
+        self._last = (hyps, refs, key, out)
+        return out
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {self.result_keys()[0]: self._run(stats).score}
 
     def item_scores(self, stats: Stats) -> dict:
-        return {self.result_keys()[0]: self._run(stats).scores}
+        return {self.result_keys()[0]: self._run(stats).scores.copy()}
 
     def signature_params(self) -> dict:
         return {"cider": f"D,sigma{self.values['sigma']:g},df:{self._df()[1]}"}

@@ -30,6 +30,7 @@ removed from hypotheses and references split at ``|||``.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from collections.abc import Sequence
@@ -225,6 +226,19 @@ class Meteor15:
             pairs = [coco_inputs(h, r) for h, r in zip(hypotheses, references)]
         else:
             pairs = [(h, list(r)) for h, r in zip(hypotheses, references)]
+        enabled = gc.isenabled()
+        gc.disable()      # millions of short-lived tuples and no cycles: the cyclic GC only costs
+        try:
+            rows = self._rows(pairs)
+        finally:
+            if enabled:
+                gc.enable()
+        scores = segment_scores(rows) if len(rows) else np.zeros(0)
+        system = system_score(rows) if len(rows) else float("nan")
+        return Meteor15Output(system, scores, rows, self.signature())
+
+    def _rows(self, pairs: list[tuple[str, list[str]]]) -> np.ndarray:
+        """The statistics of the best reference of each (hypothesis, references) pair."""
         distinct: dict[str, int] = {}
         for h, rs in pairs:
             distinct.setdefault(h, len(distinct))
@@ -255,9 +269,7 @@ class Meteor15:
             order = np.lexsort((np.arange(len(grp)), -cand_scores, grp))
             first = order[np.r_[True, grp[order][1:] != grp[order][:-1]]]
             rows[grp[first]] = cand[first]
-        scores = segment_scores(rows) if len(rows) else np.zeros(0)
-        system = system_score(rows) if len(rows) else float("nan")
-        return Meteor15Output(system, scores, rows, self.signature())
+        return rows
 
 
 class _DepthMap:

@@ -23,6 +23,7 @@ and sorting is stable. Chunks are finally recounted over the chosen matches.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 
 
 SEARCH_WEIGHTS = (1.0, 0.5, 0.5, 0.5)   # MeteorScorer sets these for the search
@@ -55,8 +56,18 @@ class Sentence:
         self.wordset = frozenset(self.word_pos)
 
 
-# A match: (start, length, match_start, match_length, module, mask2, mask1)
-#   start/length in line 2 (reference), match_* in line 1 (hypothesis).
+# A match: (start, length, match_start, match_length, module, mask2, mask1, key_delta, distance)
+#   start/length in line 2 (reference), match_* in line 1 (hypothesis); key_delta is what the
+#   match adds to a path's ranking key (see _resolve), distance |start - match_start|.
+
+_EXACT = -(2 << 64)          # an exact one-word match: int(1 * 1.0) + int(1 * 1.0) = 2 weighted words
+_CHUNK = 1 << 32
+
+
+def _para_delta(ln: int, ml: int) -> int:
+    w = SEARCH_WEIGHTS[3]
+    return -((int(ml * w) + int(ln * w)) << 64)
+
 
 def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], list[int], list[int]]:
     """Candidate matches per line-2 position, in the order Meteor's stages add them (stage by
@@ -76,13 +87,13 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
         cj = cand[j]
         bit = 1 << j
         for i in key_pos.get(kj, ()):
-            cj.append((j, 1, i, 1, 0, bit, 1 << i))
+            cj.append((j, 1, i, 1, 0, bit, 1 << i, _EXACT, abs(j - i)))
             cov1[i] += 1
         if identical:
             continue
         for i in stem_pos.get(st2[j], ()):
             if k1[i] != kj:
-                cj.append((j, 1, i, 1, 1, bit, 1 << i))
+                cj.append((j, 1, i, 1, 1, bit, 1 << i, 0, abs(j - i)))
                 cov1[i] += 1
         yj = sy2[j]
         if yj and not yj.isdisjoint(wordset):
@@ -91,14 +102,15 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
                 i for w in words for i in word_pos[w])
             for i in hits:
                 if k1[i] != kj:
-                    cj.append((j, 1, i, 1, 2, bit, 1 << i))
+                    cj.append((j, 1, i, 1, 2, bit, 1 << i, 0, abs(j - i)))
                     cov1[i] += 1
         cov2[j] = len(cj)
     if identical:
         return cand, cov1, cov2
 
     def add(j, ln, i, ml):
-        cand[j].append((j, ln, i, ml, 3, ((1 << ln) - 1) << j, ((1 << ml) - 1) << i))
+        cand[j].append((j, ln, i, ml, 3, ((1 << ln) - 1) << j, ((1 << ml) - 1) << i,
+                        _para_delta(ln, ml), abs(j - i)))
         for k in range(ml):
             cov1[i + k] += 1
         for k in range(ln):
@@ -123,66 +135,79 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
     return cand, cov1, cov2
 
 
-def _key(p):
-    """Constants.PARTIAL_COMPARE_TOTAL as one integer: more weighted matches, then fewer chunks,
-    then smaller distance (both far below 2**32)."""
-    return ((p[3] << 32) | p[6]) - ((p[1] + p[2]) << 64)
+_KEY = itemgetter(1)
 
 
-def _resolve(cand, n2, start, beam=BEAM_SIZE, w=SEARCH_WEIGHTS):
-    """Aligner.resolve. A path is a list: [matches, m1, m2, chunks, idx, last_end, distance,
-    used2, used1]."""
-    next_paths = [start]
-    for current in range(n2 + 1):
+def _resolve(cand, fixed, n2, used2, used1, beam=BEAM_SIZE):
+    """Aligner.resolve. A path is a list ``[chain, key, idx, last_end, used2, used1]``: ``chain``
+    the matches chosen by the search as a linked list ``(match, parent_chain)``; ``key`` the
+    ranking of Constants.PARTIAL_COMPARE_TOTAL as one integer, smaller is better::
+
+        key = chunks * 2**32 + distance - (m1 + m2) * 2**64
+
+    (more weighted matches first, then fewer chunks, then smaller distance; chunks and distance
+    stay far below 2**32). Meteor's search adds ``int(m1 + length * weight)`` with weights
+    1/0.5/0.5/0.5 to integer counters, which is the integer part of ``length * weight`` added: each
+    match carries that as ``key_delta``. A match starting at a position a path has not reached yet
+    can only be one of the ``fixed`` ones (the search places matches behind the path's index)."""
+    next_paths = [[None, 0, 0, -1, used2, used1]]
+    for current in range(n2):
         paths = next_paths
         next_paths = []
         if len(paths) > 1:
-            paths.sort(key=_key)
+            paths.sort(key=_KEY)
+            if len(paths) > beam:
+                del paths[beam:]
         bit = 1 << current
-        for path in paths[:beam]:
-            if current == n2:
-                if path[5] != -1:
-                    path[3] += 1
-                next_paths.append(path)
-                continue
-            if path[7] & bit:
-                if current < path[4]:
+        cj = cand[current]
+        for path in paths:
+            if path[4] & bit:
+                if current < path[2]:
                     next_paths.append(path)
                 else:
-                    m = path[0][path[4]]
+                    m = fixed[path[2]]
                     if m is not None:
-                        wm = w[m[4]]
-                        path[1] = int(path[1] + m[3] * wm)
-                        path[2] = int(path[2] + m[1] * wm)
-                        if path[5] != -1 and m[2] != path[5]:
-                            path[3] += 1
-                        path[4] = m[0] + m[1]
-                        path[5] = m[2] + m[3]
-                        path[6] += abs(m[0] - m[2])
+                        key = path[1] + m[7] + m[8]
+                        if path[3] != -1 and m[2] != path[3]:
+                            key += _CHUNK
+                        path[1] = key
+                        path[2] = m[0] + m[1]
+                        path[3] = m[2] + m[3]
                         next_paths.append(path)
                 continue
-            for m in cand[current]:
-                if path[7] & m[5] or path[8] & m[6]:
-                    continue
-                matches = path[0][:]
-                matches[current] = m
-                wm = w[m[4]]
-                chunks = path[3]
-                if path[5] != -1 and m[2] != path[5]:
-                    chunks += 1
-                next_paths.append([matches, int(path[1] + m[3] * wm), int(path[2] + m[1] * wm),
-                                   chunks, m[0] + m[1], m[2] + m[3], path[6],
-                                   path[7] | m[5], path[8] | m[6]])
-                path[6] += abs(m[0] - m[2])       # sic: Meteor adds it to the parent path
-            if path[5] != -1:
-                path[3] += 1
-                path[5] = -1
-            path[4] += 1
+            last = path[3]
+            if cj:
+                u2, u1, chain = path[4], path[5], path[0]
+                for m in cj:
+                    if u2 & m[5] or u1 & m[6]:
+                        continue
+                    key = path[1] + m[7]
+                    if last != -1 and m[2] != last:
+                        key += _CHUNK
+                    next_paths.append([(m, chain), key, m[0] + m[1], m[2] + m[3], u2 | m[5], u1 | m[6]])
+                    path[1] += m[8]                   # sic: Meteor adds the distance to the parent
+            if last != -1:
+                path[1] += _CHUNK
+                path[3] = -1
+            path[2] += 1
             next_paths.append(path)
         if not next_paths:
             next_paths.append(paths[0])
-    next_paths.sort(key=_key)
-    return next_paths[0]
+    paths = next_paths
+    if len(paths) > 1:
+        paths.sort(key=_KEY)
+        if len(paths) > beam:
+            del paths[beam:]
+    for path in paths:
+        if path[3] != -1:
+            path[1] += _CHUNK
+    paths.sort(key=_KEY)
+    best = list(fixed)
+    chain = paths[0][0]
+    while chain is not None:
+        m, chain = chain
+        best[m[0]] = m
+    return best
 
 
 def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
@@ -211,10 +236,7 @@ def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
                 used1 |= m[6]
                 continue
         ambiguous = True
-    if ambiguous:
-        best = _resolve(cand, n2, [fixed, 0, 0, 0, 0, -1, 0, used2, used1])[0]
-    else:
-        best = fixed
+    best = _resolve(cand, fixed, n2, used2, used1) if ambiguous else fixed
     f1, f2 = s1.func, s2.func
     counts = [0] * 16
     for m in best:

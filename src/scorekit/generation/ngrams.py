@@ -48,47 +48,53 @@ class NgramMatrix:
 
 
 def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMatrix:
+    """The (sentences x n-grams) count matrix. Columns: order 1 first, then 2, ...; within an
+    order, n-grams sorted by their token-id tuple (ids in order of first appearance). The
+    column order is part of the result: CIDEr sums floats over columns in this order."""
+    from itertools import chain
+
     from scipy import sparse
 
-    tok2id: dict[str, int] = {}
-    setdefault = tok2id.setdefault
-    flat = [setdefault(t, len(tok2id)) for s in sentences for t in s]
-    ids = np.asarray(flat, dtype=np.int64)
-    lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=len(sentences))
-    sent = np.repeat(np.arange(len(sentences), dtype=np.int64), lengths)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(lengths) else np.zeros(0, np.int64)
-    remaining = lengths[sent] - (np.arange(len(ids)) - starts[sent]) if len(ids) else np.zeros(0, np.int64)
+    n_sent = len(sentences)
+    flat_toks = list(chain.from_iterable(sentences))
+    tok2id: dict = dict.fromkeys(flat_toks)       # first-appearance order, at C speed
+    for i, t in enumerate(tok2id):
+        tok2id[t] = i
+    n_tok = len(flat_toks)
+    ids = np.fromiter(map(tok2id.__getitem__, flat_toks), dtype=np.int64, count=n_tok)
+    del flat_toks
+    lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=n_sent)
+    sent = np.repeat(np.arange(n_sent, dtype=np.int64), lengths)
+    # tokens left in the sentence from each position, itself included
+    remaining = np.cumsum(lengths)[sent] - np.arange(n_tok, dtype=np.int64)
     base = max(len(tok2id), 1)
     rows_all, cols_all, order_cols, grams = [], [], [], []
     offset = 0
+    key = ids
     for n in range(1, max_n + 1):
-        pos = np.nonzero(remaining >= n)[0]
-        if n == 1:
-            gram_rows = ids[pos][:, None]
-        else:
-            gram_rows = np.stack([ids[pos + k] for k in range(n)], axis=1)
         if base ** n < 2 ** 62:
-            key = np.zeros(len(pos), dtype=np.int64)
-            for k in range(n):
-                key = key * base + gram_rows[:, k]
-            uniq, inv = np.unique(key, return_inverse=True)
-            first = np.zeros(len(uniq), dtype=np.int64)
-            first[inv] = np.arange(len(pos))
-            uniq_rows = gram_rows[first] if len(pos) else np.zeros((0, n), np.int64)
+            # packed key of the n-gram starting at each position: ids as base-`base` digits
+            if n > 1:
+                key = key[:-1] * base + ids[n - 1:]
+            pos = np.flatnonzero(remaining[:len(key)] >= n)
+            uniq, inv = np.unique(key[pos], return_inverse=True)
+            uniq_rows = np.empty((len(uniq), n), dtype=np.int64)
+            rest = uniq
+            for k in range(n - 1, -1, -1):
+                uniq_rows[:, k] = rest % base
+                rest = rest // base
         else:  # huge vocabularies: unique over rows
+            pos = np.flatnonzero(remaining >= n)
+            gram_rows = np.stack([ids[pos + k] for k in range(n)], axis=1)
             uniq_rows, inv = np.unique(gram_rows, axis=0, return_inverse=True)
-        inv = inv.ravel()
         rows_all.append(sent[pos])
-        cols_all.append(offset + inv)
+        cols_all.append(offset + inv.ravel())
         order_cols.append(np.full(len(uniq_rows), n - 1, dtype=np.int64))
         grams.append((offset, uniq_rows))
         offset += len(uniq_rows)
     rows = np.concatenate(rows_all) if rows_all else np.zeros(0, np.int64)
     cols = np.concatenate(cols_all) if cols_all else np.zeros(0, np.int64)
-    counts = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(sentences), offset))
+    counts = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_sent, offset))
     counts.sum_duplicates()
-    vocab = [None] * len(tok2id)
-    for t, i in tok2id.items():
-        vocab[i] = t
     return NgramMatrix(counts, np.concatenate(order_cols) if order_cols else np.zeros(0, np.int64),
-                       lengths, (grams, vocab))
+                       lengths, (grams, list(tok2id)))

@@ -34,5 +34,7 @@ def _has_invisible(text: str) -> bool:
 
 def nfc(text: str) -> str:
     """Invisible format characters removed, then NFC (see the module doc)."""
+    if text.isascii():  # ASCII is NFC and holds none of the invisible characters
+        return text
     text = strip_invisible(text)
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
