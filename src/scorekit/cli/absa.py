@@ -204,7 +204,7 @@ def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | No
     from types import SimpleNamespace
 
     from scorekit.engine.absa import aggregate_sharded
-    from scorekit.engine.shards import expand
+    from scorekit.io.shards import expand
 
     if path.is_dir() and (path / SCORECARDS_NAME).exists():
         run_dir, shards = path, [path / SCORECARDS_NAME]

@@ -127,7 +127,7 @@ def _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha
     import numpy as np
 
     from scorekit.engine.retrieval import evaluate_sharded
-    from scorekit.engine.shards import expand
+    from scorekit.io.shards import expand
     from scorekit.retrieval.compare import compare_scored, normalise_method
     from scorekit.retrieval.inputs import as_qrels
     from scorekit.retrieval.names import parse_measures

@@ -20,12 +20,13 @@ from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
 @click.command("summary")
-@click.option("--predictions", "-p", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Summaries to score.")
-@click.option("--references", "-r", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Reference summaries (a record may hold a list of references).")
-@click.option("--sources", "-s", type=click.Path(dir_okay=False, path_type=Path),
-              help="Source documents (adds Density and token Density).")
+@click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
+              help="Summaries to score: a file, or a folder or quoted glob of JSONL/JSON/CSV/Parquet "
+                   "shards (records with ids).")
+@click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
+              help="Reference summaries (a record may hold a list of references); file, folder or glob.")
+@click.option("--sources", "-s", type=click.Path(path_type=Path),
+              help="Source documents (adds Density and token Density); file, folder or glob.")
 @click.option("--bertscore/--no-bertscore", default=None,
               help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
 @click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")

@@ -92,8 +92,9 @@ def write_table_file(dest, header, rows) -> None:
 
 
 @click.command("sweep")
-@click.option("--data", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL/JSON/CSV of (document, reference) records.")
+@click.option("--data", type=click.Path(path_type=Path),
+              help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
+                   "glob of such shards.")
 @click.option("--dataset", type=click.Choice(["cnn_dailymail", "xsum"]),
               help="Use CNN/DailyMail 3.0.0 or XSUM from local files or the local HF cache.")
 @click.option("--dataset-files", type=click.Path(path_type=Path),

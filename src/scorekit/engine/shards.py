@@ -1,42 +1,5 @@
-"""Input shards: several files, a glob or a folder of shard files, in a stable order."""
+"""Input shards for the engines: see :mod:`scorekit.io.shards` (the readers use it too)."""
 
-from __future__ import annotations
+from scorekit.io.shards import SHARD_SUFFIXES, expand
 
-import glob
-import os
-from pathlib import Path
-
-from scorekit.errors import InputError
-
-SHARD_SUFFIXES = (".jsonl", ".json", ".parquet", ".txt", ".trec", ".tsv", ".csv", ".run", ".qrels")
-
-
-def _is_shard(p: Path) -> bool:
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
-    return p.is_file() and not p.name.startswith(".") and (Path(name).suffix.lower() in SHARD_SUFFIXES
-                                                           or not Path(name).suffix)
-
-
-def expand(specs: str | os.PathLike | list | tuple, what: str = "input") -> list[Path]:
-    """Paths for each spec: a file as is, a folder's shard files sorted by name, a glob's matches
-    sorted by name. Repeats are dropped; nothing found is an InputError naming the spec."""
-    if isinstance(specs, (str, os.PathLike)):
-        specs = [specs]
-    out: list[Path] = []
-    for spec in specs:
-        p = Path(spec)
-        if p.is_dir():
-            found = sorted(f for f in p.iterdir() if _is_shard(f))
-            if not found:
-                raise InputError(f"{what}: no shard files in this folder (expected *.jsonl, *.parquet, "
-                                 "TREC text or .gz of those)", p)
-        elif p.exists():
-            found = [p]
-        else:
-            found = sorted(Path(m) for m in glob.glob(str(spec)) if _is_shard(Path(m)))
-            if not found:
-                raise InputError(f"{what}: no such file, folder or matching glob", spec)
-        for f in found:
-            if f not in out:
-                out.append(f)
-    return out
+__all__ = ["SHARD_SUFFIXES", "expand"]

@@ -10,6 +10,12 @@ Accepted formats (chosen by extension; ``.gz`` allowed):
   ``{"id": ..., "references": [...]}`` (also ``caption``/``captions``/``text``/``reference``).
 * ``.csv``/``.tsv`` — a header with ``id`` and a text column (``prediction``/``caption``/``text``
   or ``reference``/``references``); reference ids may repeat, one row per reference.
+* ``.parquet`` — columns ``id`` and a text column named as for JSONL (references: a list of
+  strings, or one string per row with the id repeated, as in CSV); errors name the row
+  (``file:row``).
+* **Shards**: a folder (its ``*.jsonl``, ``*.json``, ``*.parquet``, ``*.csv`` files, ``.gz``
+  too, by name) or a glob (``'preds/part-*.jsonl'``, quoted) reads every shard as one file. An
+  id in two shards is an error naming both (CSV/TSV references may spread one id's rows).
 
 Errors name the file, the line (where the format has lines) and the id: non-string values, a
 prediction list with several captions, an empty reference list or reference, duplicate ids,
@@ -49,9 +55,45 @@ class CaptionSet:
 def _fmt(path: Path) -> str:
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     suffix = Path(name).suffix.lower()
-    if suffix in (".json", ".jsonl", ".csv", ".tsv"):
+    if suffix in (".json", ".jsonl", ".csv", ".tsv", ".parquet"):
         return suffix[1:]
-    raise InputError("unknown caption file format (expected .json, .jsonl, .csv or .tsv)", path)
+    raise InputError("unknown caption file format (expected .json, .jsonl, .csv, .tsv or .parquet; "
+                     "or a folder or glob of such shards)", path)
+
+
+def _parquet_records(path: Path, keys) -> list[tuple[str, object, int | None]]:
+    """(id, value, row) of a Parquet file; rows count from 1, as lines do."""
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path) from None
+    names = table.column_names
+    if "id" not in names:
+        raise InputError("expected an 'id' column", path)
+    col = next((k for k in keys if k in names), None)
+    if col is None:
+        raise InputError(f"expected a text column named one of {', '.join(keys)}", path)
+    ids, values = table.column("id").to_pylist(), table.column(col).to_pylist()
+    for i, k in enumerate(ids, 1):
+        if k is None:
+            raise InputError("empty 'id'", path, i)
+    return [(str(k), v, i) for i, (k, v) in enumerate(zip(ids, values), 1)]
+
+
+def shard_files(path: str | Path, kind: str) -> list[Path]:
+    """The files a caption input names: itself, or a folder's / glob's shard files in name
+    order (see the module docstring)."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    from scorekit.io.shards import expand
+
+    files = expand(path, f"{kind} shards")
+    for f in files:
+        _fmt(f)
+    return files
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -122,8 +164,10 @@ def _pick(obj: dict, keys, path, line) -> object:
 def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
     """(id, raw value, line) in file order."""
     fmt = _fmt(path)
-    text = read_text(path, f"{kind} file")
     keys = PRED_KEYS if kind == "predictions" else REF_KEYS
+    if fmt == "parquet":
+        return _parquet_records(path, keys)
+    text = read_text(path, f"{kind} file")
     rows: list[tuple[str, object, int | None]] = []
     if fmt == "json":
         data = parse_json(text, path)
@@ -162,26 +206,35 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
 
 
 def read_predictions(path: str | Path) -> dict[str, str]:
-    path = Path(path)
     out: dict[str, str] = {}
-    for key, value, line in _records(path, "predictions"):
-        if key in out:
-            raise InputError(f"duplicate prediction id {key!r}", path, line)
-        out[key] = _prediction(value, path, line, key)
+    seen: dict[str, Path] = {}
+    for shard in shard_files(path, "predictions"):
+        for key, value, line in _records(shard, "predictions"):
+            if key in out:
+                other = "" if seen[key] == shard else f" (also in {seen[key]})"
+                raise InputError(f"duplicate prediction id {key!r}{other}", shard, line)
+            out[key] = _prediction(value, shard, line, key)
+            seen[key] = shard
     return out
 
 
 def read_references(path: str | Path) -> dict[str, list[str]]:
-    path = Path(path)
-    fmt = _fmt(path)
     out: dict[str, list[str]] = {}
-    for key, value, line in _records(path, "references"):
-        refs = _references(value, path, line, key)
-        if key in out and fmt not in ("csv", "tsv"):
-            raise InputError(f"duplicate reference id {key!r}", path, line)
-        out.setdefault(key, []).extend(refs)
+    seen: dict[str, tuple[Path, bool]] = {}  # first shard of each id; one row per reference?
+    shards = shard_files(path, "references")
+    for shard in shards:
+        fmt = _fmt(shard)
+        for key, value, line in _records(shard, "references"):
+            # CSV/TSV rows, and Parquet rows holding one string, are one reference each
+            per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str))
+            refs = _references(value, shard, line, key)
+            if key in out and not (per_row and seen[key][1]):
+                other = "" if seen[key][0] == shard else f" (also in {seen[key][0]})"
+                raise InputError(f"duplicate reference id {key!r}{other}", shard, line)
+            out.setdefault(key, []).extend(refs)
+            seen.setdefault(key, (shard, per_row))
     if not out:
-        raise InputError("no references", path)
+        raise InputError("no references", shards[0] if len(shards) == 1 else path)
     return out
 
 

@@ -96,8 +96,32 @@ def iter_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]
     elif kind == "txt":
         for no, line in enumerate(read_text(p, "text file").splitlines(), 1):
             yield no, {"text": line}
+    elif kind == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(p).to_pylist()
+        except (OSError, ValueError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", p) from None
+        yield from enumerate(rows, 1)  # row number (1-based), reported where a line would be
     else:
-        raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv or .txt)", p)
+        raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv, .txt or "
+                         ".parquet; or a folder or glob of such shards)", p)
+
+
+def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str, Any]]]:
+    """``(file, line, record)`` of a file, or of every shard of a folder or glob in name order
+    (``.jsonl``, ``.json``, ``.csv``, ``.tsv``, ``.parquet``; ``.gz`` too)."""
+    p = Path(path)
+    if p.is_file():
+        shards = [p]
+    else:
+        from scorekit.io.shards import expand
+
+        shards = expand(p, "input shards")
+    for shard in shards:
+        for no, rec in iter_records(shard):
+            yield shard, no, rec
 
 
 def _field(rec: dict, names: Sequence[str]) -> tuple[str | None, Any]:
@@ -122,15 +146,16 @@ def _text(value: Any, what: str, path: Path, line: int, rid: str, allow_list: bo
 
 def read_pairs(path: str | os.PathLike) -> Pairs:
     """(document, reference) pairs; ids default to the record number."""
-    p = Path(path)
     ids, docs, refs = [], [], []
-    seen: dict[str, int] = {}
-    for no, rec in iter_records(p):
+    seen: dict[str, tuple[Path, int]] = {}
+    for p, no, rec in shard_records(path):
         _, rid = _field(rec, ID_FIELDS)
         rid = str(rid) if rid is not None else str(len(ids) + 1)
         if rid in seen:
-            raise InputError(f"duplicate id {rid!r} (first at line {seen[rid]})", p, no)
-        seen[rid] = no
+            first, at = seen[rid]
+            where = f"line {at}" if first == p else f"{first}:{at}"
+            raise InputError(f"duplicate id {rid!r} (first at {where})", p, no)
+        seen[rid] = (p, no)
         dname, doc = _field(rec, DOCUMENT_FIELDS)
         if dname is None:
             raise InputError(f"no document field (expected one of {', '.join(DOCUMENT_FIELDS)})", p, no)
@@ -141,8 +166,8 @@ def read_pairs(path: str | os.PathLike) -> Pairs:
         refs.append(_text(ref, "reference", p, no, rid, True))
         ids.append(rid)
     if not ids:
-        raise InputError("no (document, reference) records", p)
-    return Pairs(ids, docs, refs, str(p))
+        raise InputError("no (document, reference) records", path)
+    return Pairs(ids, docs, refs, str(path))
 
 
 def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], list[str | list[str]], list[int]]:
@@ -150,26 +175,33 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
     lines)``. A reference may be a list; empty texts are errors except empty predictions."""
     fields = {"prediction": PREDICTION_FIELDS, "reference": REFERENCE_FIELDS,
               "document": DOCUMENT_FIELDS}[role]
-    p = Path(path)
-    if _suffix(p) == "txt":
-        fields = ("text",)  # one text per line, whatever the role
+    single = Path(path).is_file()
     ids: list[str | None] = []
     texts: list[str | list[str]] = []
-    lines: list[int] = []
-    for no, rec in iter_records(p):
+    lines: list[int | None] = []
+    seen: dict[str, tuple[Path, int]] = {}
+    for p, no, rec in shard_records(path):
+        names = ("text",) if _suffix(p) == "txt" else fields  # .txt: one text per line, any role
         _, rid = _field(rec, ID_FIELDS)
-        name, value = _field(rec, fields)
+        name, value = _field(rec, names)
         if name is None:
-            raise InputError(f"no {role} field (expected one of {', '.join(fields)})", p, no)
+            raise InputError(f"no {role} field (expected one of {', '.join(names)})", p, no)
         label = str(rid) if rid is not None else f"record {len(texts) + 1}"
         if role == "prediction" and isinstance(value, str) and not value.strip():
             texts.append("")  # an empty summary is a legitimate (bad) prediction
         else:
             texts.append(_text(value, role, p, no, label, role == "reference"))
         ids.append(str(rid) if rid is not None else None)
-        lines.append(no)
+        lines.append(no if single else None)  # shards: their errors are raised here, by shard
+        if not single:
+            if rid is None:
+                raise InputError(f"a {role} without an id: records in several shards are aligned by id", p, no)
+            if str(rid) in seen:
+                first, at = seen[str(rid)]
+                raise InputError(f"duplicate id {str(rid)!r} (also at {first}:{at})", p, no)
+            seen[str(rid)] = (p, no)
     if not texts:
-        raise InputError(f"no {role}s", p)
+        raise InputError(f"no {role}s", path)
     return ids, texts, lines
 
 
