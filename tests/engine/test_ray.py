@@ -224,6 +224,36 @@ def test_sweep_from_document_shards_equals_one_process(engine):
             assert np.array_equal(res.values[s][m], one.values[s][m])
 
 
+@pytest.mark.slow
+def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
+    """BERTScore in summary and sweep runs on actors that each load the model once; the numbers
+    are one process's (float32 model: 1e-6, as for captions)."""
+    pytest.importorskip("torch")
+    from scorekit.engine.summary import summary_sharded
+    from scorekit.engine.sweep import sweep_sharded
+    from scorekit.summarization.metrics import load_bertscorer, summary_metrics
+    from scorekit.summarization.sweep import run_sweep
+
+    bert = {"model": None, "num_layers": None, "allow_english_model": False}
+    scorer = load_bertscorer(True, **bert)
+    rows = [json.loads(x) for x in (ROOT / "examples" / "summarization" / "summaries.jsonl").read_text().splitlines()
+            if x.strip() and json.loads(x)["id"].startswith("en")]
+    preds, refs, docs = ([r[k] for r in rows] for k in ("prediction", "reference", "document"))
+    ids = [r["id"] for r in rows]
+    one = summary_metrics(preds, refs, docs, ids=ids, bertscorer=scorer, lang="en")
+    res = summary_sharded(engine, preds, refs, docs, ids=ids, bert=bert, items_per_shard=3, lang="en")
+    assert res.signature == one.signature and set(res.metrics) == set(one.metrics)
+    assert "bertscore_f1" in one.metrics or any(k.startswith("bert") for k in one.metrics)
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-6, k
+    kw = dict(ns=[5, 9], summarizers=("lead",), seed=3, n_resamples=50)
+    sweep_one = run_sweep(docs, refs, ids=ids, bertscorer=scorer, **kw)
+    sweep_ray = sweep_sharded(engine, docs, refs, ids=ids, bert=bert, docs_per_shard=2, **kw)
+    assert set(sweep_ray.values["lead"]) == set(sweep_one.values["lead"])
+    for m, v in sweep_one.values["lead"].items():
+        assert np.allclose(sweep_ray.values["lead"][m], v, rtol=0, atol=1e-6), m
+
+
 def test_shards_expand_files_globs_and_folders(tmp_path):
     from scorekit.engine.shards import expand
 

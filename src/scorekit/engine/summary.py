@@ -1,6 +1,7 @@
 """Given summaries on Ray: every metric of ``scorekit summary`` is per summary, so each task
-scores a shard of summaries (loading the BERTScore model once per task when asked) and the
-driver takes the means over the concatenated per-summary values — the one-process numbers."""
+scores a shard of summaries and the driver takes the means over the concatenated per-summary
+values — the one-process numbers. With BERTScore the shards run on an actor pool, one model per
+actor loaded once (:mod:`scorekit.engine.actors`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ import numpy as np
 ITEMS_PER_SHARD = 500
 
 
-def _summary_shard(predictions, references, sources, ids, kw: dict[str, Any], bert: dict[str, Any] | None):
-    from scorekit.summarization.metrics import load_bertscorer, summary_metrics
+def _summary_shard(predictions, references, sources, ids, kw: dict[str, Any], scorer=None):
+    from scorekit.summarization.metrics import summary_metrics
 
-    scorer = load_bertscorer(True, **bert) if bert is not None else None
     res = summary_metrics(predictions, references, sources, ids=ids, bertscorer=scorer, **kw)
     return res.per_item, res.signature
 
@@ -31,11 +31,15 @@ def summary_sharded(engine, predictions: Sequence[str], references: Sequence, so
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     bounds = list(range(0, len(predictions), items_per_shard)) + [len(predictions)]
-    task = engine.ray.remote(max_retries=engine.retries)(_summary_shard)
-    refs = [task.remote(list(predictions[a:b]), list(references[a:b]),
-                        None if sources is None else list(sources[a:b]), ids[a:b], kw, bert)
-            for a, b in zip(bounds, bounds[1:])]
-    outs = engine.wait(refs, desc="summary shards")
+    calls = [(list(predictions[a:b]), list(references[a:b]), None if sources is None else list(sources[a:b]),
+              ids[a:b], kw) for a, b in zip(bounds, bounds[1:])]
+    if bert is not None:
+        from scorekit.engine.actors import map_with_scorer
+
+        outs = map_with_scorer(engine, _summary_shard, calls, bert, "summary shards")
+    else:
+        task = engine.ray.remote(max_retries=engine.retries)(_summary_shard)
+        outs = engine.wait([task.remote(*c) for c in calls], desc="summary shards")
     rows = [row for part, _ in outs for row in part]
     keys = [k for k in rows[0] if k != "id"] if rows else []
     metrics = {k: float(np.mean(np.array([r[k] for r in rows], dtype=np.float64))) for k in keys}
