@@ -264,3 +264,26 @@ def test_shards_expand_files_globs_and_folders(tmp_path):
     assert [p.name for p in expand([tmp_path / "b.jsonl", str(tmp_path / "*.jsonl")])] == ["b.jsonl", "a.jsonl"]
     with pytest.raises(InputError, match="no such file, folder or matching glob"):
         expand(str(tmp_path / "nothing-*.trec"))
+
+
+def test_ray_workers_do_not_fork_their_own_processes(engine):
+    """Ray places one task per core, so scorekit.forkmap stays in one process inside a task or
+    an actor (and splits work over the cores in the driver)."""
+    from scorekit.forkmap import default_workers
+
+    @ray.remote
+    def task():
+        from scorekit.forkmap import default_workers
+
+        return default_workers()
+
+    @ray.remote
+    class Actor:
+        def workers(self):
+            from scorekit.forkmap import default_workers
+
+            return default_workers()
+
+    assert ray.get(task.remote()) == 1
+    assert ray.get(Actor.remote().workers.remote()) == 1
+    assert default_workers() == len(os.sched_getaffinity(0))

@@ -1,0 +1,146 @@
+"""Split pure-Python CPU work over this machine's cores with ``fork``: the children inherit what
+the parent has loaded (resources, prepared sentences) instead of re-loading or pickling it.
+
+:func:`fork_map` runs ``fn(part)`` for each part: the parent computes the first part itself while
+one forked child per other part computes the rest and sends its result back pickled through a
+pipe.
+Results come back in order and equal a plain ``[fn(p) for p in parts]`` — a child that fails
+for any reason (killed, out of memory, an exception) has its part recomputed in the parent, so
+nothing is lost and no error is new. Without ``os.fork`` (Windows, macOS spawn-only set-ups) or
+with one worker it is the plain loop.
+
+How many processes: ``SCOREKIT_WORKERS`` (``1`` turns it off), else the cores this process may
+use (``os.sched_getaffinity``). Inside a Ray worker it defaults to 1: Ray already places one task
+per core.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_HEADER = struct.Struct("<q")     # pickle length
+
+
+def default_workers() -> int:
+    """``SCOREKIT_WORKERS`` when set, 1 inside a Ray worker, else the usable cores."""
+    env = os.environ.get("SCOREKIT_WORKERS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            return 1
+    if _in_ray_worker():
+        return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:     # pragma: no cover - platforms without affinity
+        return max(1, os.cpu_count() or 1)
+
+
+def _in_ray_worker() -> bool:
+    if "ray" not in sys.modules:
+        return False
+    try:
+        import ray
+        from ray._private.worker import global_worker
+
+        return getattr(global_worker, "mode", None) == ray.WORKER_MODE
+    except Exception:      # another Ray layout: assume a worker, stay in one process
+        return True
+
+
+def split(n: int, parts: int) -> list[range]:
+    """``range(n)`` cut into ``parts`` contiguous, nearly equal ranges (none empty)."""
+    parts = max(1, min(parts, n))
+    bounds = [n * k // parts for k in range(parts + 1)]
+    return [range(bounds[k], bounds[k + 1]) for k in range(parts)]
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks, got = [], 0
+    while got < n:
+        b = os.read(fd, min(n - got, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        got += len(b)
+    return b"".join(chunks)
+
+
+_FAILED = object()
+
+
+def _collect(pid: int, r: int):
+    """A child's result, or ``_FAILED`` when it did not finish cleanly."""
+    body = None
+    try:
+        head = _read_exact(r, _HEADER.size)
+        if head is not None:
+            body = _read_exact(r, _HEADER.unpack(head)[0])
+    finally:
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+    if body is None or os.waitstatus_to_exitcode(status) != 0:
+        return _FAILED
+    return pickle.loads(body)
+
+
+def fork_map(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
+    """``[fn(p) for p in parts]``, the parts after the first computed in forked children (``fn``
+    may be a closure: nothing but its results is pickled)."""
+    if len(parts) <= 1 or not hasattr(os, "fork"):
+        return [fn(p) for p in parts]
+    children: list[tuple[int, int]] = []     # (pid, read end)
+    try:
+        for part in parts[1:]:
+            r, w = os.pipe()
+            try:
+                with warnings.catch_warnings():   # 3.12+ warns on fork with threads; the child
+                    warnings.simplefilter("ignore", DeprecationWarning)   # runs only ``fn``
+                    pid = os.fork()
+            except OSError:
+                os.close(r)
+                os.close(w)
+                raise
+            if pid == 0:                     # child: compute, send, leave without cleanup
+                code = 1
+                try:
+                    os.close(r)
+                    body = pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL)
+                    data = _HEADER.pack(len(body)) + body
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(w, view):]
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(w)
+            children.append((pid, r))
+    except OSError:                          # could not fork (limits): the rest in the parent
+        pass
+    results: list = []
+    try:
+        results.append(fn(parts[0]))
+        while children:
+            pid, r = children.pop(0)
+            results.append(_collect(pid, r))
+    finally:                                 # the parent failed or was interrupted: no orphans
+        for pid, r in children:
+            os.close(r)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+    results += [_FAILED] * (len(parts) - len(results))     # parts no child was started for
+    return [res if res is not _FAILED else fn(parts[k]) for k, res in enumerate(results)]
