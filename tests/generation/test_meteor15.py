@@ -151,6 +151,34 @@ def test_coco_ptb_tokenised_inputs_equal_the_jar():
 
 
 @needs_jar
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_parts_on_forked_processes_equal_the_jar(monkeypatch):
+    """A large batch is split over the cores (scorekit.forkmap), each part tokenising (the COCO
+    tokenizer) and aligning its own captions; the rows are still the jar's, and the caption
+    metric gives the same, whether the batch was tokenised before or inside the parts."""
+    from benchmarks.bench_caption import data
+    from scorekit import forkmap
+    from scorekit.generation import meteor15 as M
+    from scorekit.metrics import get_metric
+    from scorekit.text.english import coco_tokenize
+
+    forks = []
+    real = forkmap.os.fork
+    monkeypatch.setattr(forkmap.os, "fork", lambda: forks.append(1) or real())
+    monkeypatch.setattr(M, "MIN_PAIRS_PER_PROCESS", 40)
+    monkeypatch.setenv("SCOREKIT_WORKERS", "3")
+    preds, refs = data(300, seed=5)
+    ours = M.Meteor15().score(preds, refs, tokenize=coco_tokenize)
+    assert len(forks) == 2
+    join = lambda text: " ".join(coco_tokenize(text))  # noqa: E731
+    stats, segs, system = run_jar([join(p) for p in preds], [[join(r) for r in rs] for rs in refs])
+    assert np.array_equal(stats, ours.stats)
+    assert np.max(np.abs(segs - ours.scores)) <= 1e-9 and abs(system - ours.score) <= 1e-9
+    m = get_metric("caption", "meteor15")
+    assert m((preds, refs))["meteor15"] == ours.score
+
+
+@needs_jar
 def test_edge_cases_equal_the_jar():
     hyps = ["", "a", "a dog", "the the the", "A man riding a wave on top of a surfboard.",
             "a man a man a man", "people", "|||a ||| dog", "x", "Dog's owner isn't here... really",

@@ -49,3 +49,26 @@ def test_unknown_name_suggests():
     with pytest.raises(UnknownNameError, match="did you mean 'coco'"):
         get_tokenizer("cocoa")
     assert set(TOKENIZERS.names()) == {"coco", "13a", "kiwi", "ko-content", "whitespace"}
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("name", ["coco", "13a", "whitespace"])
+def test_a_large_batch_split_over_processes_gives_the_same_tokens(monkeypatch, name):
+    """Pure-Python tokenizers share a large batch among forked processes (scorekit.forkmap): the
+    tokens are the text-by-text ones, in order."""
+    import random
+
+    from scorekit import forkmap
+    from scorekit.text import tokenizers
+
+    rng = random.Random(4)
+    words = ["A", "man's", "dog,", "don't", "1,000", "U.S.", "\u201cquoted\u201d", "co-op", "파도가", "e.g.", "--"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(500)]
+    forks = []
+    real = forkmap.os.fork
+    monkeypatch.setattr(forkmap.os, "fork", lambda: forks.append(1) or real())
+    monkeypatch.setattr(tokenizers, "MIN_TEXTS_PER_PROCESS", 100)
+    monkeypatch.setenv("SCOREKIT_WORKERS", "3")
+    fn = get_tokenizer(name)
+    assert tokenize_batch(texts, name) == [fn(t) for t in texts]
+    assert len(forks) == 2

@@ -73,6 +73,18 @@ class CaptionBatch:
             values[self.empty] = 0.0
         return values
 
+    def has_tokens(self, tokenizer: str | None = None) -> bool:
+        """Whether :meth:`tokens` has already been computed for this tokenizer."""
+        return bool(self._tokens) and (tokenizer or self.tokenizer_name) in self._tokens
+
+    def per_text_tokenizer(self, tokenizer: str | None = None):
+        """The tokenizer as a ``str -> list[str]`` function giving what :meth:`tokens` gives
+        text by text, or None for the batch tokenizers (Kiwi)."""
+        from scorekit.text.tokenizers import BATCH_TOKENIZERS, get_tokenizer
+
+        name = tokenizer or self.tokenizer_name
+        return None if name in BATCH_TOKENIZERS else get_tokenizer(name)
+
     def tokens(self, tokenizer: str | None = None) -> tuple[list[list[str]], list[list[list[str]]]]:
         """(prediction tokens, reference tokens) with the batch's tokenizer (or ``tokenizer``),
         computed once per tokenizer."""

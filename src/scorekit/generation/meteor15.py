@@ -33,11 +33,12 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from scorekit.forkmap import default_workers, fork_map, split
 from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.meteor15_align import N_MODULES, Sentence, align_stats
 from scorekit.generation.meteor15_resources import Meteor15Resources, load
@@ -51,6 +52,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9 ]*\Z").match
 WEIGHTS = (1.0, 0.6, 0.8, 0.6)
 MODULES = ("exact", "stem", "synonym", "paraphrase")
 N_STATS = 23
+MIN_PAIRS_PER_PROCESS = 1000     # below this a forked process costs more than it saves
 STAT_NAMES = (["test_len", "ref_len", "test_func", "ref_func"]
               + [f"{s}_{m}" for m in MODULES for s in ("tc", "rc", "tf", "rf")]
               + ["chunks", "test_word_matches", "ref_word_matches"])
@@ -207,8 +209,8 @@ class Meteor15:
             for x in syns:
                 by_synset.setdefault(x, []).append(w)
         related: dict[str, frozenset[str]] = {}
-        for w, syns in vocab.items():
-            related[w] = frozenset(v for x in syns for v in by_synset[x]) if syns else frozenset()
+        for w, syns in vocab.items():    # (the word itself left out: an equal word is no synonym match)
+            related[w] = frozenset(v for x in syns for v in by_synset[x] if v != w) if syns else frozenset()
         key = {w: info[0] for w, info in words.items()}
         stem = {w: info[1] for w, info in words.items()}
         func = {w: info[3] for w, info in words.items()}
@@ -217,19 +219,33 @@ class Meteor15:
                          list(map(f_, ws)), ref_occ[k], node_pos[k]) for k, ws in enumerate(toks)]
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
-              coco: bool = True) -> Meteor15Output:
+              coco: bool = True, tokenize: Callable[[str], list[str]] | None = None) -> Meteor15Output:
         """Segment statistics, segment scores and the system score of hypotheses against their
-        references (each a non-empty list)."""
+        references (each a non-empty list). ``tokenize``, when given, first maps every text to
+        its tokens joined by spaces (what COCOEvalCap sends after its PTB tokenizer); it runs in
+        the parallel parts with the alignment."""
         if len(hypotheses) != len(references):
             raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
-        if coco:
-            pairs = [coco_inputs(h, r) for h, r in zip(hypotheses, references)]
-        else:
-            pairs = [(h, list(r)) for h, r in zip(hypotheses, references)]
+
+        def rows_of(rg: range) -> np.ndarray:
+            hs, rss = hypotheses[rg.start:rg.stop], references[rg.start:rg.stop]
+            if tokenize is not None:
+                hs = [" ".join(tokenize(h)) for h in hs]
+                rss = [[" ".join(tokenize(r)) for r in rs] for rs in rss]
+            if coco:
+                pairs = [coco_inputs(h, r) for h, r in zip(hs, rss)]
+            else:
+                pairs = [(h, list(r)) for h, r in zip(hs, rss)]
+            return self._rows(pairs)
+
         enabled = gc.isenabled()
         gc.disable()      # millions of short-lived tuples and no cycles: the cyclic GC only costs
         try:
-            rows = self._rows(pairs)
+            # contiguous parts on this machine's cores: a pair's statistics depend only on its
+            # own sentences, so the parts' rows are the whole's
+            n = len(hypotheses)
+            parts = split(n, min(default_workers(), n // MIN_PAIRS_PER_PROCESS)) or [range(0)]
+            rows = np.concatenate(fork_map(rows_of, parts)) if len(parts) > 1 else rows_of(parts[0])
         finally:
             if enabled:
                 gc.enable()
@@ -323,8 +339,13 @@ class Meteor15Metric(CaptionMetric):
         b = self.batch(batch)
         if b.lang != "en":
             raise ScorekitError("meteor15 is Meteor 1.5 for English (-l en); for Korean use --metrics meteor")
-        hyps, refs = b.tokens()
-        out = self._scorer().score([" ".join(h) for h in hyps], [[" ".join(r) for r in rs] for rs in refs])
+        scorer = self._scorer()
+        if b.per_text_tokenizer() is not None and not b.has_tokens():
+            # nothing has tokenised the batch yet: tokenise inside meteor's parallel parts
+            out = scorer.score(b.predictions, b.references, tokenize=b.per_text_tokenizer())
+        else:
+            hyps, refs = b.tokens()
+            out = scorer.score([" ".join(h) for h in hyps], [[" ".join(r) for r in rs] for rs in refs])
         return Stats({"stats": np.asarray(out.stats, dtype=np.float64).reshape(-1, N_STATS)})
 
     def score(self, stats: Stats) -> dict[str, float]:

@@ -19,9 +19,12 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from scorekit.forkmap import default_workers, fork_map, split
 from scorekit.registry import Registry
 from scorekit.text.normalize import nfc
 
+BATCH_TOKENIZERS = ("kiwi", "ko-content")     # tokenised as one batch, not text by text
+MIN_TEXTS_PER_PROCESS = 10_000     # below this a forked process costs more than it saves
 TOKENIZERS: Registry[Callable[[str], list[str]]] = Registry("tokenizer")
 
 # sacrebleu 2.x tokenizer_13a + tokenizer_re, rule for rule.
@@ -84,7 +87,10 @@ def get_tokenizer(name: str) -> Callable[[str], list[str]]:
 
 
 def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
-    """Tokenise many texts; Kiwi gets the whole batch (multithreaded)."""
+    """Tokenise many texts; Kiwi gets the whole batch (multithreaded), the pure-Python tokenizers
+    split a large one over this machine's cores (:mod:`scorekit.forkmap`)."""
+    if name not in BATCH_TOKENIZERS:
+        return _per_text_batch(texts, get_tokenizer(name))
     if name == "kiwi":
         from scorekit.text import korean
 
@@ -93,7 +99,13 @@ def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
         from scorekit.generation.meteor_ko import content_tokens_batch
 
         return content_tokens_batch(list(texts))
-    fn = get_tokenizer(name)
+    raise AssertionError(name)
+
+
+def _per_text_batch(texts: Sequence[str], fn: Callable[[str], list[str]]) -> list[list[str]]:
+    parts = split(len(texts), min(default_workers(), len(texts) // MIN_TEXTS_PER_PROCESS))
+    if len(parts) > 1:     # pure Python: the cores share the batch (forked, same results)
+        return [toks for part in fork_map(lambda rg: [fn(texts[i]) for i in rg], parts) for toks in part]
     return [fn(t) for t in texts]
 
 
