@@ -38,7 +38,7 @@ class Sentence:
     words: list[str]
     keys: tuple[int, ...]                     # java hashCode of each word
     stems: tuple[int, ...]                    # java hashCode of each word's stem
-    syns: list[frozenset[str]]                # per word: the batch's words sharing a synset
+    syns: list[frozenset[str]]                # per word: the batch's other words sharing a synset
     func: list[bool]
     ref_occ: dict[int, list[tuple[int, tuple[int, ...]]]]   # start -> [(length, paraphrase nodes)]
     node_pos: dict[int, list[int]]           # table phrase node -> start positions
@@ -47,12 +47,16 @@ class Sentence:
     word_pos: dict[str, list[int]] = None
     wordset: frozenset[str] = None
 
+    stem_key: dict[int, int | None] = None  # stem -> the one word key with it, None for several
+
     def index(self) -> None:
-        self.key_pos, self.stem_pos, self.word_pos = {}, {}, {}
+        self.key_pos, self.stem_pos, self.word_pos, self.stem_key = {}, {}, {}, {}
         for i, (k, st, w) in enumerate(zip(self.keys, self.stems, self.words)):
             self.key_pos.setdefault(k, []).append(i)
             self.stem_pos.setdefault(st, []).append(i)
             self.word_pos.setdefault(w, []).append(i)
+            if self.stem_key.setdefault(st, k) != k:
+                self.stem_key[st] = None
         self.wordset = frozenset(self.word_pos)
 
 
@@ -81,6 +85,7 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
         s1.index()
     identical = n1 == n2 and k1 == k2
     key_pos, stem_pos, word_pos, wordset = s1.key_pos, s1.stem_pos, s1.word_pos, s1.wordset
+    stem_key = s1.stem_key
     st2, sy2 = s2.stems, s2.syns
     for j in range(n2):
         kj = k2[j]
@@ -91,10 +96,12 @@ def _candidates(s1: Sentence, s2: Sentence, depth) -> tuple[list[list[tuple]], l
             cov1[i] += 1
         if identical:
             continue
-        for i in stem_pos.get(st2[j], ()):
-            if k1[i] != kj:
-                cj.append((j, 1, i, 1, 1, bit, 1 << i, 0, abs(j - i)))
-                cov1[i] += 1
+        stj = st2[j]
+        if stem_key.get(stj, kj) != kj:       # a line-1 word with this stem and another key
+            for i in stem_pos[stj]:
+                if k1[i] != kj:
+                    cj.append((j, 1, i, 1, 1, bit, 1 << i, 0, abs(j - i)))
+                    cov1[i] += 1
         yj = sy2[j]
         if yj and not yj.isdisjoint(wordset):
             words = yj & wordset
@@ -239,14 +246,7 @@ def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
     best = _resolve(cand, fixed, n2, used2, used1) if ambiguous else fixed
     f1, f2 = s1.func, s2.func
     counts = [0] * 16
-    for m in best:
-        if m is not None:
-            base = 4 * m[4]
-            for k in range(m[2], m[2] + m[3]):
-                counts[base + (2 if f1[k] else 0)] += 1
-            for k in range(m[0], m[0] + m[1]):
-                counts[base + (3 if f2[k] else 1)] += 1
-    # getCountAndChunks over the chosen matches
+    # the stage counts and getCountAndChunks in one pass over the chosen (non-overlapping) matches
     chunks = words1 = words2 = 0
     idx, last = 0, -1
     while idx < n2:
@@ -256,13 +256,23 @@ def align_stats(s1: Sentence, s2: Sentence, depth) -> tuple:
                 chunks += 1
                 last = -1
             idx += 1
+            continue
+        i, ml, ln = m[2], m[3], m[1]
+        base = 4 * m[4]
+        if ml == 1 and ln == 1:
+            counts[base + (2 if f1[i] else 0)] += 1
+            counts[base + (3 if f2[idx] else 1)] += 1
         else:
-            words1 += m[3]
-            words2 += m[1]
-            if last != -1 and m[2] != last:
-                chunks += 1
-            idx = m[0] + m[1]
-            last = m[2] + m[3]
+            for k in range(i, i + ml):
+                counts[base + (2 if f1[k] else 0)] += 1
+            for k in range(idx, idx + ln):
+                counts[base + (3 if f2[k] else 1)] += 1
+        words1 += ml
+        words2 += ln
+        if last != -1 and i != last:
+            chunks += 1
+        idx += ln
+        last = i + ml
     if last != -1:
         chunks += 1
     return (n1, n2, sum(f1), sum(f2), *counts, chunks, words1, words2)

@@ -241,12 +241,16 @@ class ParaphraseTable:
             ok = tok >= 0
             starts, tok = starts[ok], tok[ok]
             keys = (cur[starts].astype(np.uint64) << np.uint64(self.bits)) | tok.astype(np.uint64)
+            # each distinct edge looked up once, in ascending order (a sorted search walks the
+            # big key array forwards instead of jumping about it)
+            keys, inverse = np.unique(keys, return_inverse=True)
             at = np.searchsorted(keys_arr, keys)
             at_c = np.minimum(at, len(keys_arr) - 1)
-            hit = keys_arr[at_c] == keys
+            found = keys_arr[at_c] == keys
+            child = np.where(found, np.asarray(self.edge_child[at_c], dtype=np.int64), -1)[inverse]
+            hit = found[inverse]
             alive = np.zeros(n, dtype=bool)
-            starts = starts[hit]
-            child = np.asarray(self.edge_child[at_c[hit]], dtype=np.int64)
+            starts, child = starts[hit], child[hit]
             cur[starts] = child
             out[starts, length - 1] = child
             alive[starts] = True
