@@ -20,6 +20,8 @@ def engine_options(func: Callable) -> Callable:
 
 def open_engine(engine: str, address: str | None, quiet: bool = False):
     """A started RayEngine (use as a context manager) or None for the local engine."""
+    if engine == "local" and not address:
+        return None        # (and no import of the Ray engine module)
     from scorekit.engine.ray_engine import get_engine
 
     eng = get_engine(engine, address, progress=None if not quiet else False)
