@@ -205,3 +205,29 @@ def test_korean_content_units_drop_endings_and_function_units():
     assert R.rouge_scores(["요리하고 있다"], [unrelated[0]], kinds=("rougeL",))["rougeL"]["fmeasure"][0] == 1.0
     with pytest.raises(Exception, match="did you mean"):
         R.rouge_scores(["가"], ["가"], units="contnet")
+
+
+KO_CAPTIONS = ["파도가 해변에 부서진다", "푸른 바다 위로 갈매기가 날아간다", "요리를 하고 있다", "두 명이 걷는다",
+               "아이가 강아지와 논다", "", "OK 사인", "하늘에 구름이 떠 있다"]
+
+
+def test_korean_caption_rouge_l_shares_the_batch_content_units(monkeypatch):
+    """A Korean batch's ROUGE-L (content units) takes the ko-content tokens BLEU already made —
+    Kiwi analyses each caption once — and equals rouge_scores on the texts."""
+    import random
+
+    from scorekit.generation import meteor_ko
+    from scorekit.generation.driver import evaluate
+
+    rng = random.Random(2)
+    preds = [rng.choice(KO_CAPTIONS) for _ in range(30)]
+    refs = [[rng.choice(KO_CAPTIONS) for _ in range(rng.randint(1, 4))] for _ in preds]
+    want = R.rouge_scores(preds, refs, kinds=("rougeL",), lang="ko", units="content")["rougeL"]["fmeasure"]
+    want[[not p.strip() for p in preds]] = 0.0
+    calls = []
+    real = meteor_ko.content_tokens_batch
+    monkeypatch.setattr(meteor_ko, "content_tokens_batch", lambda texts, *a: calls.append(len(texts)) or real(texts, *a))
+    res = evaluate(preds, refs, lang="ko", metrics=["bleu", "rouge_l"])
+    assert calls == [len(preds) + sum(map(len, refs))]            # one analysis for both metrics
+    got = [row["rouge_l"] for row in res.per_item]
+    assert got == want.tolist()

@@ -317,10 +317,18 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
         texts += group
         flags += [ko] * len(group)
     toks = rouge_tokenize_batch(texts, stem=stem, korean=flags, units=units)
-    out = {k: {f: np.zeros(len(predictions)) for f in Score._fields} for k in kinds}
-    for i, (start, size) in enumerate(spans):
-        res = rouge_multi(toks[start], toks[start + 1:start + size], kinds)
-        for k, s in res.items():
+    return rouge_scores_of_tokens([toks[start] for start, _ in spans],
+                                  [toks[start + 1:start + size] for start, size in spans], kinds)
+
+
+def rouge_scores_of_tokens(pred_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[Sequence[str]]],
+                           kinds: Sequence[str] = KINDS) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`rouge_scores` of texts already tokenised (each prediction's tokens, its
+    references' token lists)."""
+    kinds = _check_kinds(kinds)
+    out = {k: {f: np.zeros(len(pred_tokens)) for f in Score._fields} for k in kinds}
+    for i, (pred, refs) in enumerate(zip(pred_tokens, refs_tokens)):
+        for k, s in rouge_multi(pred, refs, kinds).items():
             out[k]["precision"][i], out[k]["recall"][i], out[k]["fmeasure"][i] = s
     return out
 
@@ -398,8 +406,15 @@ class RougeL(CaptionMetric):
         b = self.batch(batch)
         if not len(b):
             return Stats({"rouge_l": np.zeros(0)})
-        res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang,
-                           units=korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"]))
+        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
+        if b.lang == "ko" and units == "content":
+            # every text of a Korean batch is Korean to ROUGE: its content units are the batch's
+            # ko-content tokens (shared with BLEU, Kiwi runs once), lower-cased as rouge_scores does
+            hyps, refs = b.tokens("ko-content")
+            res = rouge_scores_of_tokens([[t.lower() for t in h] for h in hyps],
+                                         [[[t.lower() for t in r] for r in rs] for rs in refs], ("rougeL",))
+        else:
+            res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang, units=units)
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def signature_params(self) -> dict:
