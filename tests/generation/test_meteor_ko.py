@@ -175,3 +175,28 @@ def test_equals_nltk_on_the_same_units(hyp, refs):
     oracle = nltk_meteor([a[0] for a in analysed[1:]], analysed[0][0], stemmer=_Stemmer(table),
                          wordnet=_LexiconAsWordNet(lemma_synonyms(Lexicon.default())))
     assert ko(texts[0], texts[1:]) == oracle
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_units_of_a_large_batch_on_forked_processes_are_the_same(monkeypatch):
+    """Kiwi analyses the batch; the units (plain Python) of a large batch are grouped in forked
+    processes (scorekit.forkmap): same units and content tokens, in order."""
+    import random
+
+    from scorekit import forkmap
+    from scorekit.generation import meteor_ko
+    from scorekit.generation.meteor_ko import content_tokens_batch
+
+    rng = random.Random(3)
+    words = ["파도가", "해변에", "부서진다", "요리를", "하고", "있다", "두", "명이", "걷는다", "주무신다",
+             "할머니께서", "해질녘", "강아지", "3마리", "맨", "위에", "OK", "."]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 9))) for _ in range(120)]
+    seq_units, seq_content = _units_batch(texts), content_tokens_batch(texts)
+    forks = []
+    real = forkmap.os.fork
+    monkeypatch.setattr(forkmap.os, "fork", lambda: forks.append(1) or real())
+    monkeypatch.setattr(meteor_ko, "MIN_TEXTS_PER_PROCESS", 30)
+    monkeypatch.setenv("SCOREKIT_WORKERS", "3")
+    assert _units_batch(texts) == seq_units
+    assert content_tokens_batch(texts) == seq_content
+    assert len(forks) == 4

@@ -164,11 +164,33 @@ def _lemma(group) -> str:
 def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:
     """Units of many texts, analysed by a Kiwi that knows the lexicon's words (starter lexicon
     when None)."""
+    return _map_units(texts, lexicon, _as_is)
+
+
+def _as_is(us: list[Unit]) -> list[Unit]:
+    return us
+
+
+def _content(us: list[Unit]) -> list[str]:
+    return [u.lemma for u in us if not u.function]
+
+
+MIN_TEXTS_PER_PROCESS = 5_000     # below this a forked process costs more than it saves
+
+
+def _map_units(texts: Sequence[str], lexicon: Lexicon | None, fn) -> list:
+    """``fn(units)`` of each text. Kiwi analyses the whole batch (its own threads); the units,
+    plain Python, are grouped on this machine's cores for large batches (:mod:`scorekit.forkmap`)."""
+    from scorekit.forkmap import default_workers, fork_map, split
     from scorekit.text.korean import analyze_batch
 
     texts = [nfc(t) for t in texts]
     analysed = analyze_batch(texts, kiwi_for(lexicon or Lexicon.default()))
-    return [units(ms, t) for ms, t in zip(analysed, texts)]
+    parts = split(len(texts), min(default_workers(), len(texts) // MIN_TEXTS_PER_PROCESS))
+    if len(parts) > 1:
+        return [x for part in fork_map(lambda rg: [fn(units(analysed[i], texts[i])) for i in rg], parts)
+                for x in part]
+    return [fn(units(ms, t)) for ms, t in zip(analysed, texts)]
 
 
 def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[str]]:
@@ -176,7 +198,7 @@ def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -
     ``ko-content``): the lemma of every unit that is not a function unit, so endings, particles,
     auxiliaries, the copula, the light verb and counters are gone (``요리를 하고 있다`` ->
     ``["요리"]``, ``두 명이 걷는다`` -> ``["2", "걷다"]``)."""
-    return [[u.lemma for u in us if not u.function] for us in units_batch(texts, lexicon)]
+    return _map_units(texts, lexicon, _content)
 
 
 def kiwi_for(lexicon: Lexicon):
