@@ -336,6 +336,7 @@ def pair_score(h: list[Unit], r: list[Unit], synonyms, index, alpha: float, beta
     pairs = align_pairs(ph, pr, synonyms)
     if not pairs:
         return 0.0
+    pairs.sort()     # the stages meet keys in set order: sum the weights in one fixed order
     hw = [(1.0 - delta) if u.function else delta for u in h]
     rw = [(1.0 - delta) if u.function else delta for u in r]
     try:
