@@ -197,6 +197,52 @@ def test_units_of_a_large_batch_on_forked_processes_are_the_same(monkeypatch):
     monkeypatch.setattr(forkmap.os, "fork", lambda: forks.append(1) or real())
     monkeypatch.setattr(meteor_ko, "MIN_TEXTS_PER_PROCESS", 30)
     monkeypatch.setenv("SCOREKIT_WORKERS", "3")
+    monkeypatch.setattr(meteor_ko, "_last", (None, {}))        # nothing kept from before
     assert _units_batch(texts) == seq_units
+    assert len(forks) == 2
+    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
     assert content_tokens_batch(texts) == seq_content
     assert len(forks) == 4
+
+
+def test_one_analysis_serves_the_metrics_of_a_batch(monkeypatch):
+    """The last batch's units are kept per lexicon: content tokens then METEOR on the same texts
+    ask Kiwi once, and only for distinct texts; another lexicon or new texts ask again."""
+    from scorekit.generation import meteor_ko
+    from scorekit.text import korean
+
+    seen = []
+    real = korean.analyze_batch
+    monkeypatch.setattr(korean, "analyze_batch", lambda texts, kiwi=None: seen.append(list(texts)) or real(texts, kiwi))
+    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
+    texts = ["파도가 부서진다", "요리를 하고 있다", "파도가 부서진다", "\u1111\u1161\u1103\u1169가 부서진다"]
+    first = meteor_ko.content_tokens_batch(texts)
+    assert seen == [["파도가 부서진다", "요리를 하고 있다"]]         # NFD text = its NFC twin
+    assert first[0] == first[2] == first[3] and first[1] == ["요리"]
+    assert meteor_ko.units_batch(texts[:2]) == _units_batch(texts[:2]) and len(seen) == 1
+    meteor_ko.units_batch(["새 문장이다"])
+    assert seen[-1] == ["새 문장이다"]
+    other = Lexicon.default().merge(Lexicon.from_dict({"콩나물": "숙주나물"}))
+    assert other.fingerprint != Lexicon.default().fingerprint
+    meteor_ko.units_batch(["새 문장이다"], other)
+    assert len(seen) == 3 and seen[-1] == ["새 문장이다"]
+
+
+def test_korean_meteor_is_the_same_under_every_hash_seed():
+    """Python randomises string hashing per process; the stages meet keys in set order, and the
+    weighted sums must not follow it (they did, by one unit in the last place)."""
+    import subprocess
+    import sys
+
+    code = ("import random\n"
+            "from scorekit.generation.meteor import meteor_batch\n"
+            "rng = random.Random(5)\n"
+            "w = '파도가 해변에 부서진다 요리를 하고 있다 두 명이 걷는다 할머니께서 주무신다 강아지 개 맨 위에 바다'.split()\n"
+            "s = lambda: ' '.join(rng.choice(w) for _ in range(rng.randint(1, 9)))\n"
+            "h = [s() for _ in range(150)]\n"
+            "r = [[s() for _ in range(3)] for _ in h]\n"
+            "print([repr(x) for x in meteor_batch(h, r, lang='ko')])\n")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in (0, 1, 2, 3)}
+    assert len(outs) == 1

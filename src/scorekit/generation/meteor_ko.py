@@ -164,33 +164,43 @@ def _lemma(group) -> str:
 def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:
     """Units of many texts, analysed by a Kiwi that knows the lexicon's words (starter lexicon
     when None)."""
-    return _map_units(texts, lexicon, _as_is)
-
-
-def _as_is(us: list[Unit]) -> list[Unit]:
-    return us
-
-
-def _content(us: list[Unit]) -> list[str]:
-    return [u.lemma for u in us if not u.function]
+    return [list(us) for us in _units_of(texts, lexicon)]
 
 
 MIN_TEXTS_PER_PROCESS = 5_000     # below this a forked process costs more than it saves
+# the last batch's units per text, with its lexicon's fingerprint (one batch kept; replaced whole)
+_last: tuple[str | None, dict] = (None, {})
 
 
-def _map_units(texts: Sequence[str], lexicon: Lexicon | None, fn) -> list:
-    """``fn(units)`` of each text. Kiwi analyses the whole batch (its own threads); the units,
-    plain Python, are grouped on this machine's cores for large batches (:mod:`scorekit.forkmap`)."""
+def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit, ...]]:
+    """The units of each text. Kiwi analyses each distinct text once, in one batch (its own
+    threads); the unit rules, plain Python, run on this machine's cores for large batches
+    (:mod:`scorekit.forkmap`). The last batch's units are kept, so the metrics of one caption
+    batch (BLEU/ROUGE-L content tokens, METEOR) share one analysis."""
+    global _last
     from scorekit.forkmap import default_workers, fork_map, split
     from scorekit.text.korean import analyze_batch
 
+    lex = lexicon or Lexicon.default()
     texts = [nfc(t) for t in texts]
-    analysed = analyze_batch(texts, kiwi_for(lexicon or Lexicon.default()))
-    parts = split(len(texts), min(default_workers(), len(texts) // MIN_TEXTS_PER_PROCESS))
-    if len(parts) > 1:
-        return [x for part in fork_map(lambda rg: [fn(units(analysed[i], texts[i])) for i in rg], parts)
-                for x in part]
-    return [fn(units(ms, t)) for ms, t in zip(analysed, texts)]
+    fingerprint, known = _last
+    if fingerprint != lex.fingerprint:
+        known = {}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    got: dict[str, tuple[Unit, ...]] = {}
+    if missing:
+        analysed = analyze_batch(missing, kiwi_for(lex))
+        parts = split(len(missing), min(default_workers(), len(missing) // MIN_TEXTS_PER_PROCESS))
+
+        def part_units(rg: range) -> list[tuple[Unit, ...]]:
+            return [tuple(units(analysed[i], missing[i])) for i in rg]
+
+        done = ([x for part in fork_map(part_units, parts) for x in part] if len(parts) > 1
+                else part_units(range(len(missing))))
+        got = dict(zip(missing, done))
+    out = [known[t] if t in known else got[t] for t in texts]
+    _last = (lex.fingerprint, dict(zip(texts, out)))
+    return out
 
 
 def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[str]]:
@@ -198,7 +208,7 @@ def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -
     ``ko-content``): the lemma of every unit that is not a function unit, so endings, particles,
     auxiliaries, the copula, the light verb and counters are gone (``요리를 하고 있다`` ->
     ``["요리"]``, ``두 명이 걷는다`` -> ``["2", "걷다"]``)."""
-    return _map_units(texts, lexicon, _content)
+    return [[u.lemma for u in us if not u.function] for us in _units_of(texts, lexicon)]
 
 
 def kiwi_for(lexicon: Lexicon):
