@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -151,20 +152,66 @@ class RunStore:
                                 f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
         if version < 1:
             raise self._refuse("a damaged scorekit run store (no schema version)")
+        why = self._damage(head, size)
+        if why is not None and not self._sound_on_second_look():
+            raise self._refuse(f"a damaged scorekit run store ({why})")
+
+    def _damage(self, head: bytes, size: int) -> str | None:
+        """What is wrong with a file that carries our marker, by a lock-free look at the main
+        file alone (None when nothing is)."""
         page_size = int.from_bytes(head[16:18], "big")
         page_size = 65536 if page_size == 1 else page_size
         n_pages = int.from_bytes(head[28:32], "big")
         if head[92:96] == head[24:28] and size < n_pages * page_size:
-            raise self._refuse(f"a damaged scorekit run store (truncated: {size} bytes of "
-                               f"{n_pages * page_size})")
+            return f"truncated: {size} bytes of {n_pages * page_size}"
         try:
-            names = {t[0] for t in self._peek("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not {"runs", "metrics"} <= names:
-                raise sqlite3.DatabaseError("tables missing")
-            self._peek("SELECT count(*) FROM runs")
-            self._peek("SELECT count(*) FROM metrics")
+            self._probe_tables(self._peek)
         except sqlite3.DatabaseError as exc:
-            raise self._refuse(f"a damaged scorekit run store ({exc})") from None
+            return str(exc)
+        return None
+
+    @staticmethod
+    def _probe_tables(query) -> None:
+        names = {t[0] for t in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"runs", "metrics"} <= names:
+            raise sqlite3.DatabaseError("tables missing")
+        query("SELECT count(*) FROM runs")
+        query("SELECT count(*) FROM metrics")
+
+    def _sound_on_second_look(self) -> bool:
+        """The lock-free look reads the main file alone, so it can catch another process in the
+        middle of a checkpoint (pages half copied from the WAL) and see damage that is not there.
+        Before refusing a file that carries our marker, look again. With a WAL beside it, the
+        way SQLite readers do: read-only, with locks and the WAL. With none, the checkpoint that
+        fooled the first look has finished (the WAL goes only after it): a second lock-free look
+        sees the finished file, and a damaged file gets no companions."""
+        from urllib.parse import quote
+
+        for _ in range(3):
+            if os.path.exists(f"{self.path}-wal"):
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                try:
+                    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                           isolation_level=None)
+                except sqlite3.Error:
+                    return False
+                try:
+                    self._probe_tables(lambda sql: conn.execute(sql).fetchall())
+                    return True
+                except sqlite3.Error:
+                    pass
+                finally:
+                    conn.close()
+            else:
+                try:
+                    with open(self.path, "rb") as fh:
+                        head = fh.read(100)
+                    if self._damage(head, self.path.stat().st_size) is None:
+                        return True
+                except OSError:
+                    return False
+            time.sleep(0.05)
+        return False
 
     def _peek(self, sql: str) -> list[tuple]:
         """Run a query on the main file alone, read-only and immutable: SQLite creates no
