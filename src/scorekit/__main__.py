@@ -1,5 +1,3 @@
-import sys
+from scorekit.cli import run
 
-from scorekit.cli import main
-
-sys.exit(main())
+run()
