@@ -97,11 +97,16 @@ def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> Inpu
     return InputError(f"duplicate key {dup.key!r} in one JSON object (each key may appear once)", path, where)
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=object_without_duplicates)   # one, not one a call
+
+
 def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) -> Any:
     """``json.loads`` raising InputError at the failing line (``line`` = where ``text`` starts);
     duplicate keys within one object are an InputError too."""
     try:
-        return json.loads(text, object_pairs_hook=object_without_duplicates)
+        if text.startswith("\ufeff"):    # as json.loads: a BOM left in the text is an error
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except DuplicateKeyError as dup:
         raise _duplicate_error(dup, text, path, line) from None
     except json.JSONDecodeError as exc:
