@@ -290,6 +290,91 @@ def test_resources_from_option_env_or_jar_agree(tmp_path, monkeypatch):
     assert R.load(JAR.parent).fingerprint() == R.load().fingerprint()
 
 
+def _dict_synonyms(syn: bytes, exc: bytes):
+    """SynonymDictionary the plain way (two HashMaps, morph by dictionary lookups): the oracle
+    for the compiled arrays."""
+    from scorekit.generation.meteor15_text import java_tokens
+
+    lines = R._lines(syn)
+    raw = dict(zip(lines[0::2], lines[1::2]))
+    bases: dict[str, list[str]] = {}
+    el = R._lines(exc)
+    for base, forms in zip(el[0::2], el[1::2]):
+        for form in java_tokens(forms):
+            bases.setdefault(form, []).append(base)
+
+    def synsets(w):
+        line = raw.get(w)
+        return frozenset() if line is None else frozenset(int(t) for t in line.split())
+
+    def morph(w):
+        if w.endswith("ss") or len(w.encode("utf-16-le", "surrogatepass")) <= 4:
+            return w
+        for suf, add in zip(R.Synonyms._SUFX, R.Synonyms._ADDR):
+            if w.endswith(suf) and w[: len(w) - len(suf)] + add in raw:
+                return w[: len(w) - len(suf)] + add
+        return ""
+
+    def all_synsets(w):
+        stem = (frozenset().union(*map(synsets, bases[w])) if w in bases else synsets(morph(w)))
+        return synsets(w) | stem
+
+    return raw, bases, all_synsets
+
+
+@needs_jar
+def test_small_tables_cached_equal_parsed_and_dictionary(tmp_path, monkeypatch):
+    """Function words, prefixes, synonyms and hashes: parsed on the first run, memory-mapped from
+    the cache after; both give every word the synsets the plain dictionaries give, and a damaged
+    cache is parsed again (same content)."""
+    monkeypatch.setenv("SCOREKIT_CACHE", str(tmp_path / "cache"))
+    src = R.locate(JAR)
+    cold = R._small_tables(src)
+    folder = R._small_folder(src)
+    assert folder is not None and (folder / "small.json").is_file()
+    warm = R._small_tables(src)
+    assert isinstance(warm[2].keys, np.ndarray) and warm[2] is not cold[2]
+    raw, bases, oracle = _dict_synonyms(src.read(R.FILES[1]), src.read(R.FILES[2]))
+    rng = random.Random(7)
+    words = rng.sample(sorted(raw), 3000) + rng.sample(sorted(bases), 500) + [
+        w + suf for w in rng.sample(sorted(raw), 800) for suf in ("s", "es", "ies", "ing", "ed", "er", "est", "men")
+    ] + ["", "a", "ox", "naïve", "데이터", "x\x00", "running", "mice", "geese", "glasses", "\ud800s"]
+    rng.shuffle(words)
+    warm[2].preload(words[: len(words) // 2])
+    bad = [w for w in words if not (cold[2].all_synsets(w) == warm[2].all_synsets(w) == oracle(w))]
+    assert not bad, bad[:5]
+    assert sum(bool(oracle(w)) for w in words) > 2000        # the sample does reach WordNet
+    assert cold[0] == warm[0] and cold[1] == warm[1] and cold[3] == warm[3] and cold[2].bases == warm[2].bases
+    assert cold[3] == {n: R._sha(src.read(n)) for n in R.FILES}
+    (folder / "syn_ids.npy").write_bytes(b"garbage")
+    again = R._small_tables(src)
+    assert again[3] == cold[3] and all(again[2].all_synsets(w) == oracle(w) for w in words[:500])
+
+
+@needs_jar
+def test_small_tables_from_a_resources_folder(tmp_path, monkeypatch):
+    """A source checkout (resources/ folder) is keyed by its files' hashes and reads the same."""
+    import zipfile
+
+    monkeypatch.setenv("SCOREKIT_CACHE", str(tmp_path / "cache"))
+    dist = tmp_path / "meteor"
+    with zipfile.ZipFile(JAR) as z:
+        for name in R.FILES:
+            (dist / "resources" / name).parent.mkdir(parents=True, exist_ok=True)
+            (dist / "resources" / name).write_bytes(z.read(name))
+    (dist / "data").mkdir()
+    (dist / "data" / "paraphrase-en.gz").symlink_to(R.locate(JAR).paraphrase)
+    src = R.locate(dist)
+    assert src.jar is None
+    first, second = R._small_tables(src), R._small_tables(src)
+    assert R._small_folder(src).is_dir()
+    from_jar = R._small_tables(R.locate(JAR))
+    assert first[3] == second[3] == from_jar[3] and first[0] == from_jar[0]
+    (dist / "resources" / R.FILES[0]).write_bytes(b"a\nthe\nof\n")     # another file, another key
+    changed = R._small_tables(R.locate(dist))
+    assert changed[0] == frozenset({"a", "the", "of"}) and changed[3] != first[3]
+
+
 def test_korean_is_refused_in_one_line(tmp_path):
     preds, refs = tmp_path / "p.json", tmp_path / "r.json"
     preds.write_text('{"1": "\ud30c\ub780 \ubc14\ub2e4"}')

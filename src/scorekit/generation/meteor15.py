@@ -168,9 +168,10 @@ class Meteor15:
         table = self.res.paraphrase
         toks = [self.tokenize(t) for t in texts]
         words = self._word
-        for w in {w for ws in toks for w in ws}:
-            if w not in words:
-                self._word_info(w)
+        new = [w for w in {w for ws in toks for w in ws} if w not in words]
+        self.res.synonyms.preload(new)          # the batch's words looked up together
+        for w in new:
+            self._word_info(w)
         # every table phrase of every sentence, vectorised over the whole batch
         lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
         para_id = {w: info[4] for w, info in words.items()}
