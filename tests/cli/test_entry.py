@@ -58,3 +58,14 @@ def test_quiet_process_prints_nothing(tmp_path):
     proc = _process(ARGS + ["-q", "-o", "out.json"], tmp_path)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert json.loads((tmp_path / "out.json").read_text())["metrics"]
+
+
+def test_profiler_still_reports(tmp_path):
+    """``python -m cProfile -m scorekit``: the profile is printed at exit, so the fast exit
+    steps aside while a profiler runs."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-s", "tottime", "-m", "scorekit", *ARGS, "-q",
+                           "-o", "out.json"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "function calls" in proc.stdout and (tmp_path / "out.json").is_file()

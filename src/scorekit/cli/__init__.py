@@ -146,15 +146,16 @@ def run() -> None:
     By the time ``main`` returns every output has been committed (written, flushed and renamed
     into place), so freeing the run's millions of small objects one by one at interpreter exit
     is pure waiting: about 40-50 ms of a one-second run. The standard streams are flushed first;
-    when Ray is loaded, its exit handlers (shutting the cluster connection down) run as usual."""
+    when Ray is loaded, its exit handlers (shutting the cluster connection down) run as usual, and
+    so do a profiler's or tracer's (``python -m cProfile``, coverage)."""
     code = main()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass
-    if "ray" in sys.modules or "coverage" in sys.modules:
-        sys.exit(code)
+    if "ray" in sys.modules or "coverage" in sys.modules or sys.getprofile() or sys.gettrace():
+        sys.exit(code)            # Ray's exit handlers; a profiler or tracer reports at exit
     if "logging" in sys.modules:
         import logging
 
