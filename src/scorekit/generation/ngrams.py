@@ -47,10 +47,40 @@ class NgramMatrix:
         return out
 
 
+# Above this many keys, distinct values are found by hashing (pyarrow, already a dependency)
+# instead of np.unique's sort of every key; below it the sort is cheaper than importing pyarrow.
+HASH_MIN_KEYS = 200_000
+
+
+def sorted_codes(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for int64 keys: the sorted distinct values and each
+    key's index among them. Large inputs hash the keys (pyarrow ``dictionary_encode``) and sort
+    only the distinct values, so the cost is one pass plus a sort of the vocabulary, not a sort
+    of every key (captions repeat their n-grams: 10 M keys, 0.1-1 M distinct)."""
+    if len(key) < HASH_MIN_KEYS:
+        uniq, inv = np.unique(key, return_inverse=True)
+        return uniq, inv.ravel()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pool = pa.system_memory_pool()   # malloc: freed at once, not kept by arrow's allocator
+    enc = pc.dictionary_encode(pa.array(key, type=pa.int64(), memory_pool=pool), memory_pool=pool)
+    codes = enc.indices.to_numpy(zero_copy_only=False)
+    first_seen = enc.dictionary.to_numpy(zero_copy_only=False)
+    order = np.argsort(first_seen)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return first_seen[order], rank[codes]
+
+
 def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMatrix:
     """The (sentences x n-grams) count matrix. Columns: order 1 first, then 2, ...; within an
     order, n-grams sorted by their token-id tuple (ids in order of first appearance). The
-    column order is part of the result: CIDEr sums floats over columns in this order."""
+    column order is part of the result: CIDEr sums floats over columns in this order.
+
+    An n-gram is keyed by (rank of its first n-1 tokens among the (n-1)-grams, last token id):
+    ranks follow the tuple order, so sorting these keys sorts the tuples, and keys stay below
+    (number of tokens) x (vocabulary size), far inside int64."""
     from itertools import chain
 
     from scipy import sparse
@@ -70,25 +100,22 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
     base = max(len(tok2id), 1)
     rows_all, cols_all, order_cols, grams = [], [], [], []
     offset = 0
-    key = ids
+    rank_at = ids                  # order 1: every id occurs, so an id is its own rank
+    uniq_rows = np.arange(base, dtype=np.int64)[:, None]
     for n in range(1, max_n + 1):
-        if base ** n < 2 ** 62:
-            # packed key of the n-gram starting at each position: ids as base-`base` digits
-            if n > 1:
-                key = key[:-1] * base + ids[n - 1:]
-            pos = np.flatnonzero(remaining[:len(key)] >= n)
-            uniq, inv = np.unique(key[pos], return_inverse=True)
-            uniq_rows = np.empty((len(uniq), n), dtype=np.int64)
-            rest = uniq
-            for k in range(n - 1, -1, -1):
-                uniq_rows[:, k] = rest % base
-                rest = rest // base
-        else:  # huge vocabularies: unique over rows
+        if n == 1:
+            pos, inv = np.arange(n_tok, dtype=np.int64), ids
+            if n_tok == 0:
+                uniq_rows = uniq_rows[:0]
+        else:
             pos = np.flatnonzero(remaining >= n)
-            gram_rows = np.stack([ids[pos + k] for k in range(n)], axis=1)
-            uniq_rows, inv = np.unique(gram_rows, axis=0, return_inverse=True)
+            uniq, inv = sorted_codes(rank_at[pos] * base + ids[pos + (n - 1)])
+            uniq_rows = np.concatenate([uniq_rows[uniq // base], (uniq % base)[:, None]], axis=1)
+            if n < max_n:
+                rank_at = np.full(n_tok, -1, dtype=np.int64)
+                rank_at[pos] = inv
         rows_all.append(sent[pos])
-        cols_all.append(offset + inv.ravel())
+        cols_all.append(offset + inv)
         order_cols.append(np.full(len(uniq_rows), n - 1, dtype=np.int64))
         grams.append((offset, uniq_rows))
         offset += len(uniq_rows)
