@@ -98,13 +98,23 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
     # tokens left in the sentence from each position, itself included
     remaining = np.cumsum(lengths)[sent] - np.arange(n_tok, dtype=np.int64)
     base = max(len(tok2id), 1)
-    rows_all, cols_all, order_cols, grams = [], [], [], []
+    # CSR laid out directly, no COO conversion: row s holds its order-1 n-grams, then its
+    # order-2 ones, ... each in position order (its n-grams of order n start at its first
+    # len(s) - n + 1 positions), so every entry's slot is computed, not sorted into place
+    per_order = [np.maximum(lengths - (n - 1), 0) for n in range(1, max_n + 1)]
+    indptr = np.zeros(n_sent + 1, dtype=np.int64)
+    np.cumsum(np.sum(per_order, axis=0) if per_order else np.zeros(n_sent, np.int64), out=indptr[1:])
+    nnz = int(indptr[-1])
+    starts = np.cumsum(lengths) - lengths
+    slot_shift = indptr[:-1] - starts           # slot of position p's order-n n-gram: p + shift
+    order_cols, grams = [], []
+    indices: np.ndarray | None = None
     offset = 0
     rank_at = ids                  # order 1: every id occurs, so an id is its own rank
     uniq_rows = np.arange(base, dtype=np.int64)[:, None]
     for n in range(1, max_n + 1):
         if n == 1:
-            pos, inv = np.arange(n_tok, dtype=np.int64), ids
+            pos, inv = None, ids
             if n_tok == 0:
                 uniq_rows = uniq_rows[:0]
         else:
@@ -114,14 +124,23 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
             if n < max_n:
                 rank_at = np.full(n_tok, -1, dtype=np.int64)
                 rank_at[pos] = inv
-        rows_all.append(sent[pos])
-        cols_all.append(offset + inv)
+        if indices is None:
+            # column ids stay below the number of entries plus the vocabulary
+            wide = nnz + base * max_n >= 2 ** 31
+            indices = np.empty(nnz, dtype=np.int64 if wide else np.int32)
+        if pos is None:
+            slots = np.arange(n_tok, dtype=np.int64) + slot_shift[sent]
+        else:
+            slots = pos + slot_shift[sent[pos]]
+        indices[slots] = offset + inv
+        slot_shift += per_order[n - 1]
         order_cols.append(np.full(len(uniq_rows), n - 1, dtype=np.int64))
         grams.append((offset, uniq_rows))
         offset += len(uniq_rows)
-    rows = np.concatenate(rows_all) if rows_all else np.zeros(0, np.int64)
-    cols = np.concatenate(cols_all) if cols_all else np.zeros(0, np.int64)
-    counts = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_sent, offset))
+    if indices is None:
+        indices = np.zeros(0, dtype=np.int32)
+    indptr = indptr.astype(indices.dtype)
+    counts = sparse.csr_matrix((np.ones(nnz), indices, indptr), shape=(n_sent, offset))
     counts.sum_duplicates()
     return NgramMatrix(counts, np.concatenate(order_cols) if order_cols else np.zeros(0, np.int64),
                        lengths, (grams, list(tok2id)))
