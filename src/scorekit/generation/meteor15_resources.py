@@ -19,7 +19,9 @@ english.prefixes`` (the normaliser's non-breaking prefixes) and the paraphrase t
 The paraphrase table (61 MB gzip) is compiled once into a trie of numpy arrays under
 ``$SCOREKIT_CACHE`` (default ``~/.cache/scorekit``)/``meteor15/<sha256>/`` and memory-mapped after
 that; the cache is keyed by content, so a changed table gets a new one. When the cache folder is
-not writable the table is compiled in memory on every run (slow, same numbers).
+not writable the table is compiled in memory on every run (slow, same numbers). The small tables
+(function words, prefixes, the 147,000 synonym entries as sorted arrays) are cached the same way
+in ``meteor15/small-<sha256>/``, keyed by the jar's (or the resource files') content.
 """
 
 from __future__ import annotations
