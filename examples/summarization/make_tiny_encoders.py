@@ -36,22 +36,24 @@ def _words(texts: Iterable[str], lower: bool) -> list[str]:
     return list(seen)
 
 
-def _wordpiece_vocab(texts: Iterable[str]) -> list[str]:
-    words = _words(texts, lower=True)
+def _wordpiece_vocab(texts: Iterable[str], lower: bool = True) -> list[str]:
+    words = _words(texts, lower=lower)
     chars = sorted({c for w in words for c in w})
     return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words,
             *(c for c in chars if c not in words), *("##" + c for c in chars)]
 
 
-def build_bert(out: Path, texts: Iterable[str], *, seed: int = 0) -> Path:
-    """A 2-layer uncased BERT (hidden size 32) with a WordPiece vocabulary of ``texts``."""
+def build_bert(out: Path, texts: Iterable[str], *, seed: int = 0, lower: bool = True) -> Path:
+    """A 2-layer BERT (hidden size 32) with a WordPiece vocabulary of ``texts``; uncased unless
+    ``lower=False`` (an uncased BERT strips accents, which takes Hangul syllables apart into jamo,
+    so a Korean vocabulary needs a cased model)."""
     import torch
     import transformers
 
     out.mkdir(parents=True, exist_ok=True)
-    vocab = _wordpiece_vocab(texts)
+    vocab = _wordpiece_vocab(texts, lower)
     (out / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tok = transformers.BertTokenizer(str(out / "vocab.txt"), do_lower_case=True)
+    tok = transformers.BertTokenizer(str(out / "vocab.txt"), do_lower_case=lower)
     torch.manual_seed(seed)
     cfg = transformers.BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
                                   num_attention_heads=2, intermediate_size=37, max_position_embeddings=128)

@@ -71,7 +71,7 @@ class EncoderPool:
 
                 check_hangul(enc.tokenizer, self.texts, enc.name, allow=self.allow_english_model,
                              what="summariser encoder",
-                             option=f"textrank(encoder=DIR) / centroid(encoder=DIR), not {model}")
+                             option=f"encoder=DIR instead of {model}")
             shared = self._shared[folder] = SharedEncoder(enc)
         return shared
 

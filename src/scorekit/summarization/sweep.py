@@ -179,7 +179,6 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         raise ScorekitError(f"system name {(clash or [x.name for x in systems])[0]!r} is used twice "
                             "(a summariser or another --system has it)")
     system_texts = [(x, x.texts(ids)) for x in systems]   # missing ids: one line, before any work
-    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
     if pool is None and any(s.name in ("textrank", "centroid") and (s.encoder or embed is None) for s in specs):
         from scorekit.summarization.encoders import EncoderPool
 
@@ -206,6 +205,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at once
     encoders = {s.encoder: pool.get(s.encoder) for s in specs
                 if s.name in ("textrank", "centroid") and (s.encoder or embed is None)}
+    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
     for spec in specs:
         kw: dict[str, Any] = {}
         if spec.name in ("textrank", "centroid") and (spec.encoder or embed is None):
