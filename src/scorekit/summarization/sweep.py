@@ -377,7 +377,7 @@ def plot_sweep(sweep: SweepResult, directory: str | Path,
         ax.set_ylabel(metric)
         ax.set_xticks(sweep.ns)
         ax.set_title(f"{metric} against n ({len(sweep.ids)} documents, mean and 95% CI)")
-        ax.legend()
+        ax.legend(fontsize="small" if len(sweep.summarizers) <= 4 else "x-small")
         fig.tight_layout()
         path = directory / f"sweep_{metric}.png"
         with atomic_write(path, "wb") as fh:
