@@ -48,7 +48,7 @@ def _by_hand(model_dir, texts, pool="mean"):
 
 @pytest.mark.parametrize("kind", ["bert", "electra", "xlnet"])
 def test_pooling_is_the_masked_mean_computed_by_hand(tiny_encoders, kind):
-    enc = Encoder.load(tiny_encoders[kind], batch_size=3)   # batches mix lengths: padding is masked
+    enc = Encoder.load(tiny_encoders[kind], batch_size=3, device="cpu")   # fp32; batches mix lengths
     assert enc.pooling == "mean_tokens"
     ours = enc.embed(TEXTS, normalize=False)
     ref = _by_hand(tiny_encoders[kind], TEXTS)
@@ -65,7 +65,7 @@ def test_sentence_transformers_pooling_named_by_modules_json(tiny_encoders, tmp_
         ' {"idx": 1, "name": "1", "path": "pool", "type": "sentence_transformers.models.Pooling"}]')
     (folder / "pool").mkdir()
     (folder / "pool" / "config.json").write_text('{"word_embedding_dimension": 32, "pooling_mode_cls_token": true}')
-    enc = Encoder.load(folder)
+    enc = Encoder.load(folder, device="cpu")
     assert enc.pooling == "cls_token"
     np.testing.assert_allclose(enc.embed(TEXTS, normalize=False), _by_hand(folder, TEXTS, "cls"), atol=2e-5)
 
@@ -156,7 +156,8 @@ def test_signature_pins_encoder_name_and_content_hash(tiny_encoders, tmp_path):
 def test_korean_documents_refuse_an_english_only_vocabulary(tiny_encoders, kind):
     pairs = read_pairs("examples/summarization/news_ko.jsonl").head(3)
     with pytest.raises(EnglishModelError) as err:
-        SW.run_sweep(pairs.documents, pairs.references, ns=[5], summarizers=[f"centroid(encoder={tiny_encoders[kind]})"])
+        SW.run_sweep(pairs.documents, pairs.references, ns=[5],
+                     summarizers=[f"centroid(encoder={tiny_encoders[kind]})"])
     msg = str(err.value)
     assert "\n" not in msg and "cannot read Hangul" in msg and "--allow-english-model" in msg
     res = SW.run_sweep(pairs.documents, pairs.references, ns=[5], n_resamples=10, allow_english_model=True,

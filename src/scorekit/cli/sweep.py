@@ -139,7 +139,14 @@ def write_table_file(dest, header, rows) -> None:
     dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
-@click.command("sweep")
+EXAMPLE = """\b
+Example (the spec's Phase 1: three encoders, lead-n, random and an external baseline):
+  scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\
+    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\
+    --system bart=bart_xsum.jsonl"""
+
+
+@click.command("sweep", epilog=EXAMPLE)
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
                    "glob of such shards.")
@@ -182,12 +189,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
             address, output, fmt, quiet, **options):
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
-    95% bootstrap CIs; recommend an n interval.
-
-    \b
-    Example (the spec's Phase 1: three encoders, lead-n, random and an external baseline):
-      scorekit sweep --data news.jsonl --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' --system bart=bart_xsum.jsonl --plot plots/ -o sweep.json
-    """
+    95% bootstrap CIs; recommend an n interval."""
     from scorekit.summarization.data import load_corpus, read_pairs
     from scorekit.summarization.summarizers import parse_summarizers
     from scorekit.summarization.sweep import plot_sweep, run_sweep, sweep_table, sweep_to_result
