@@ -213,3 +213,23 @@ def test_cli_sweeps_three_encoders_and_an_external_system(tiny_encoders, tmp_pat
     assert data["extra"]["recommendation"]["summarizer"] == "textrank(bert-base-uncased-tiny)"
     for kind in ("bert", "xlnet", "electra"):
         assert f"{tiny_encoders[kind].name}@{content_hash(tiny_encoders[kind])}" in data["signature"]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_ray_shards_with_encoders_and_systems_equal_one_process(tiny_encoders):
+    """--engine ray: every shard task loads its encoder (once per worker) and looks the external
+    summaries up by its documents' ids; the merged sweep equals the one-process sweep."""
+    pytest.importorskip("ray")
+    from scorekit.engine.ray_engine import RayEngine
+    from scorekit.engine.sweep import sweep_sharded
+
+    pairs = read_pairs(NEWS)
+    system = SW.SystemSummaries("heads", {i: " ".join(r.split()[:9]) for i, r in zip(pairs.ids, pairs.references)})
+    kw = dict(ns=[3, 9], n_resamples=100, systems=[system], keep_summaries=True,
+              summarizers=f"lead,centroid(encoder={tiny_encoders['electra']}),textrank(encoder={tiny_encoders['xlnet']})")
+    one = SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, **kw)
+    with RayEngine(num_cpus=2, progress=False) as eng:
+        res = sweep_sharded(eng, pairs.documents, pairs.references, ids=pairs.ids, docs_per_shard=10, **kw)
+    assert res.summarizers == one.summarizers and res.series == one.series and res.params == one.params
+    assert res.summaries == one.summaries and res.recommendation == one.recommendation
