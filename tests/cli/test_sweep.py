@@ -80,3 +80,54 @@ def test_textrank_with_real_encoder_subprocess(tmp_path):
     data = json.loads(out.read_text())
     assert "encoder:all-MiniLM-L6-v2" in data["signature"]
     assert 0 < data["extra"]["sweep"]["series"]["textrank"]["rouge1"]["mean"][1] < 1
+
+
+def _system_file(tmp_path, ids, name="bart.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps({"id": i, "summary": f"summary {i} of the article about the city"}) + "\n"
+                            for i in ids))
+    return path
+
+
+def test_external_system_joins_the_sweep(tmp_path, capsys):
+    ids = [f"en{k:02d}" for k in range(1, 31)]
+    system = _system_file(tmp_path, ids)
+    out, table = tmp_path / "s.json", tmp_path / "t.csv"
+    code, stdout, err = run(["sweep", "--data", DATA, "--limit", "4", "--n", "2,5", "--summarizer", "lead",
+                             "--system", f"bart={system}", "--no-bertscore", "--bootstrap", "50",
+                             "-o", str(out), "--table", str(table)], capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    assert list(data["extra"]["sweep"]["series"]) == ["lead", "bart", "bart (full)"]
+    assert data["extra"]["sweep"]["full_length"] == {"bart (full)": 8.0}
+    assert "|systems:bart@" in data["signature"]
+    assert "bart (full): the whole summaries, 8.0 words on average" in stdout
+    rows = table.read_text().splitlines()
+    assert rows[-1].startswith("bart (full),full,") and rows[-2].startswith("bart,5,")
+
+
+@pytest.mark.parametrize("ids, message", [
+    (["en01", "en02"], "--system bart: no summary for document id 'en03' (2 of 4 missing)"),
+    ([f"en{k:02d}" for k in range(1, 31)] + ["xx"], "--system bart: id 'xx' is no document of the data"),
+])
+def test_external_system_ids_must_match_the_documents(tmp_path, capsys, ids, message):
+    system = _system_file(tmp_path, ids)
+    out = tmp_path / "s.json"
+    code, _, err = run(["sweep", "--data", DATA, "--limit", "4", "--summarizer", "lead", "--no-bertscore",
+                        "--system", f"bart={system}", "-o", str(out)], capsys)
+    assert code == 2 and message in err and str(system) in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize("value, message", [
+    ("bart", "--system: expected NAME=FILE, got 'bart'"),
+    ("lead=x.jsonl", "the name 'lead' is already used"),
+])
+def test_bad_system_option(value, message, capsys):
+    code, _, err = run(["sweep", "--data", DATA, "--summarizer", "lead", "--no-bertscore", "--system", value], capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_summarizer_grammar_errors_on_the_cli(capsys):
+    code, _, err = run(["sweep", "--data", DATA, "--no-bertscore", "--summarizer", "lead,textrank(encodr=m)"], capsys)
+    assert code == 2 and "unknown parameter 'encodr'" in err and len(err.strip().splitlines()) == 1

@@ -82,3 +82,44 @@ def test_sweep_bad_input():
         SW.run_sweep(["a b"], ["a"], ns=[3, 3], summarizers=["lead"])
     with pytest.raises(ScorekitError):
         SW.run_sweep(["a b"], ["a", "b"], summarizers=["lead"])
+
+
+def _system(pairs, name="bart"):
+    # a stand-in external system: each reference reversed word by word (any text will do)
+    return SW.SystemSummaries(name, {i: " ".join(r.split()[::-1]) for i, r in zip(pairs.ids, pairs.references)},
+                              source="bart.jsonl")
+
+
+def test_external_system_is_cut_to_n_words_and_kept_whole():
+    pairs = read_pairs(DATA).head(5)
+    system = _system(pairs)
+    res = SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, ns=[2, 6, 50], summarizers=["lead"],
+                       systems=[system], n_resamples=50, keep_summaries=True)
+    assert res.summarizers == ["lead", "bart", "bart (full)"]
+    texts = [system.summaries[i] for i in pairs.ids]
+    contexts = prepare_contexts(pairs.references, pairs.documents)
+    for j, n in enumerate([2, 6, 50]):
+        cut = [" ".join(t.split()[:n]) for t in texts]   # lead-n's word counting
+        assert res.summaries["bart"][j] == cut
+        np.testing.assert_array_equal(res.values["bart"]["rouge1"][j], score_predictions(cut, contexts)["rouge1"])
+        np.testing.assert_array_equal(res.values["bart (full)"]["rouge2"][j],
+                                      score_predictions(texts, contexts)["rouge2"])
+    assert res.recommendation["summarizer"] == "lead"   # never an external system
+    header, rows = SW.sweep_table(res)
+    assert [r[:2] for r in rows if r[0] == "bart (full)"] == [["bart (full)", "full"]]
+    result = SW.sweep_to_result(res)
+    assert f"|systems:bart@{system.digest}|" in result.signature
+    assert result.extra["sweep"]["full_length"] == {"bart (full)": np.mean([len(t.split()) for t in texts])}
+    assert "bart/rouge1@6" in result.per_item[0] and "bart (full)/rouge1" in result.per_item[0]
+    # other summaries, other digest
+    assert SW.SystemSummaries("bart", {i: "x" for i in pairs.ids}).digest != system.digest
+
+
+def test_external_system_missing_id_and_name_clash():
+    pairs = read_pairs(DATA).head(3)
+    partial = SW.SystemSummaries("llm", {pairs.ids[0]: "a summary"})
+    with pytest.raises(ScorekitError, match=r"system llm: no summary for id 'en02' \(2 missing\)"):
+        SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, summarizers=["lead"], systems=[partial])
+    with pytest.raises(ScorekitError, match="used twice"):
+        SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, summarizers=["lead"],
+                     systems=[_system(pairs, "lead")])

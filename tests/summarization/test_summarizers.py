@@ -121,3 +121,45 @@ def test_random_is_deterministic_nested_and_in_order():
 def test_registry_did_you_mean():
     with pytest.raises(UnknownNameError, match="textrank"):
         S.make_summarizer("textrnk")
+
+
+def test_summarizer_names_use_the_metric_name_grammar():
+    specs = S.parse_summarizers("lead, textrank(encoder=models/bert-base-uncased, damping=0.9),"
+                                "centroid(encoder=~/m/electra-base-discriminator/),random(seed=7),lead")
+    assert [s.label for s in specs] == ["lead", "textrank(bert-base-uncased, damping=0.9)",
+                                        "centroid(electra-base-discriminator)", "random(seed=7)"]
+    assert specs[1].encoder == "models/bert-base-uncased" and dict(specs[1].params)["damping"] == 0.9
+    assert S.make_summarizer(specs[3]).seed == 7 and S.make_summarizer("random", seed=3).seed == 3
+    assert S.make_summarizer(specs[1]).damping == 0.9
+    # two folders with the same name: labelled as written, so curves never merge
+    a, b = S.parse_summarizers("textrank(encoder=a/bert),textrank(encoder=b/bert)")
+    assert (a.label, b.label) == ("textrank(encoder=a/bert)", "textrank(encoder=b/bert)")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("textrank(encodr=x)", "unknown parameter 'encodr' (textrank takes encoder, damping)"),
+    ("lead(encoder=x)", "lead takes no parameters"),
+    ("random(seed=x)", "seed must be an integer"),
+    ("textrank(damping=2)", "damping must be between 0 and 1"),
+    ("textrank@5", "takes no @ suffix"),
+    ("centroyd", "did you mean 'centroid'"),
+    ("textrank(encoder)", "expected name=value"),
+    (",", "no summariser given"),
+])
+def test_bad_summarizer_names_are_one_line_errors(text, message):
+    with pytest.raises(ScorekitError) as err:
+        [S.make_summarizer(s) for s in S.parse_summarizers(text)]
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_centroid_ranks_by_cosine_to_the_mean(fake_embed):
+    sents = ["The library opens soon.", "The library is big and the library is new.",
+             "Cats sleep all day.", "The new library has books."]
+    emb = fake_embed(sents).astype(np.float64)
+    scores = S.centroid_scores(emb)
+    c = emb.mean(axis=0)
+    np.testing.assert_allclose(scores, emb @ c / (np.linalg.norm(emb, axis=1) * np.linalg.norm(c)))
+    assert int(np.argmin(scores)) == 2   # the off-topic sentence
+    (p,) = S.CentroidSummarizer(fake_embed).prepare([" ".join(sents)])
+    assert p.order.tolist() == S.rank_order(scores).tolist()
+    assert S.CentroidSummarizer(fake_embed).summarize(p, 6) == S.compress_to_n_words(sents, p.order, 6)

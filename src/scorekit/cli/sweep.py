@@ -2,6 +2,7 @@
 
     scorekit sweep --data docs.jsonl                       # N_LIST 1,3,...,21; lead + TextRank
     scorekit sweep --data docs.jsonl --n 5,7,9 --summarizer lead,textrank,random --plot plots/
+    scorekit sweep --data docs.jsonl --summarizer 'lead,textrank(encoder=models/bert-base-uncased),centroid(encoder=models/electra-base-discriminator)' --system bart=bart.jsonl
     scorekit sweep --dataset cnn_dailymail --dataset-files test.parquet --limit 2000 -o sweep.json
 """
 
@@ -74,6 +75,53 @@ def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int
     return scorer
 
 
+def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
+    """``--system NAME=FILE`` values -> ``[(NAME, FILE)]``; names unique and unlike any summariser."""
+    out: list[tuple[str, Path]] = []
+    for item in items:
+        name, eq, file = item.partition("=")
+        name, file = name.strip(), file.strip()
+        if not eq or not name or not file:
+            raise ScorekitError(f"--system: expected NAME=FILE, got {item!r}")
+        if name in labels or any(name == n for n, _ in out):
+            raise ScorekitError(f"--system {item}: the name {name!r} is already used")
+        out.append((name, Path(file)))
+    return out
+
+
+def read_systems(files: list[tuple[str, Path]], ids: list[str], known_ids: list[str] | None):
+    """Each system's summaries for exactly the swept ids (the summary readers of ``scorekit
+    summary``: id + prediction/summary field). A missing id is an error; so is an id that is no
+    document of the data (``known_ids``: the whole file's ids, so ``--limit`` may leave some out)."""
+    from scorekit.errors import InputError
+    from scorekit.summarization.data import read_texts
+    from scorekit.summarization.sweep import SystemSummaries
+
+    out = []
+    for name, path in files:
+        sys_ids, texts, lines = read_texts(path, "prediction")
+        if any(i is None for i in sys_ids):
+            line = lines[sys_ids.index(None)]
+            raise InputError(f"--system {name}: a summary without an id (the sweep aligns by document id)",
+                             path, line)
+        index = dict(zip(sys_ids, range(len(sys_ids))))
+        if len(index) != len(sys_ids):
+            dup = next(i for i in sys_ids if sys_ids.count(i) > 1)
+            raise InputError(f"--system {name}: duplicate id {dup!r}", path, lines[sys_ids.index(dup)])
+        missing = [i for i in ids if i not in index]
+        if missing:
+            raise InputError(f"--system {name}: no summary for document id {missing[0]!r} "
+                             f"({len(missing)} of {len(ids)} missing)", path)
+        if known_ids is not None:
+            known = set(known_ids)
+            extra = [i for i in sys_ids if i not in known]
+            if extra:
+                raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
+                                 f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
+        out.append(SystemSummaries(name, {i: texts[index[i]] for i in ids}, source=str(path)))
+    return out
+
+
 TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
 
 
@@ -91,7 +139,14 @@ def write_table_file(dest, header, rows) -> None:
     dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
-@click.command("sweep")
+EXAMPLE = """\b
+Example (the spec's Phase 1: three encoders, lead-n, random and an external baseline):
+  scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\
+    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\
+    --system bart=bart_xsum.jsonl"""
+
+
+@click.command("sweep", epilog=EXAMPLE)
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
                    "glob of such shards.")
@@ -103,7 +158,14 @@ def write_table_file(dest, header, rows) -> None:
 @click.option("--limit", type=count(1), help="Use only the first LIMIT documents.")
 @click.option("--n", "n_list", default=DEFAULT_N, show_default=True, help="Summary lengths (words).")
 @click.option("--summarizer", "summarizers", default="lead,textrank", show_default=True,
-              help="Comma-separated: lead, textrank, random.")
+              help="Comma-separated summarisers, each NAME or NAME(param=value,...): lead, random(seed=N), "
+                   "textrank(encoder=DIR,damping=D), centroid(encoder=DIR). encoder= is a local model folder "
+                   "(BERT, ELECTRA, XLNet, sentence-transformers; loaded once per sweep); without it the "
+                   "shipped all-MiniLM-L6-v2.")
+@click.option("--system", "systems", multiple=True, metavar="NAME=FILE",
+              help="An external system's summaries (JSONL/JSON/CSV/Parquet with id and prediction/summary "
+                   "fields, one per document): swept cut to its first n words at every n, and at full "
+                   "length as 'NAME (full)'. Repeatable.")
 @click.option("--bertscore/--no-bertscore", default=None,
               help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
 @click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
@@ -122,21 +184,19 @@ def write_table_file(dest, header, rows) -> None:
               help="Also write the per-n table to this .csv/.md/.tex file.")
 @engine_options
 @output_options
-def command(data, dataset, dataset_files, split, limit, n_list, summarizers, bertscore, bertscore_model,
+def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, bertscore, bertscore_model,
             num_layers, allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
             address, output, fmt, quiet, **options):
-    """Summarise every document at every n (lead-n, TextRank, random) and tabulate ROUGE-1/2,
-    BERTScore F1, Efficiency and Density with 95% bootstrap CIs; recommend an n interval."""
+    """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
+    random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
+    95% bootstrap CIs; recommend an n interval."""
     from scorekit.summarization.data import load_corpus, read_pairs
-    from scorekit.summarization.summarizers import SUMMARIZERS
+    from scorekit.summarization.summarizers import parse_summarizers
     from scorekit.summarization.sweep import plot_sweep, run_sweep, sweep_table, sweep_to_result
 
     ns = parse_int_list(n_list, "--n")
-    names = [s.strip() for s in summarizers.split(",") if s.strip()]
-    for s in names:
-        SUMMARIZERS.get(s)  # unknown name -> did-you-mean error
-    if not names:
-        raise ScorekitError("--summarizer: no summariser given")
+    names = parse_summarizers(summarizers)   # unknown name -> did-you-mean error
+    system_files = parse_systems(systems, {s.label for s in names})
     low_high = parse_band(band)
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
@@ -148,14 +208,18 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
     if data is not None:
         if dataset_files is not None:
             raise ScorekitError("--dataset-files goes with --dataset, not --data")
-        pairs = read_pairs(data).head(limit)
+        all_pairs = read_pairs(data)
+        pairs = all_pairs.head(limit)
+        known_ids = all_pairs.ids
     else:
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
+        known_ids = None if limit else pairs.ids
+    external = read_systems(system_files, pairs.ids, known_ids)
     scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
                                     texts=[*pairs.documents[:64], *pairs.references[:64]])
 
     kw = dict(ns=ns, summarizers=names, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
-              band=low_high)
+              band=low_high, systems=external, allow_english_model=allow_english_model)
     eng = open_engine(engine, address, quiet)
     if eng is None:
         sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, **kw)
@@ -193,6 +257,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, ber
     line = (f"recommended n: {', '.join(map(str, rec['interval']))} — {rec['rule']}")
     if fmt in ("table", "markdown"):
         click.echo(("\n" if fmt == "markdown" else "") + line)
+        for label, words in result.extra["sweep"].get("full_length", {}).items():
+            click.echo(f"{label}: the whole summaries, {words:.1f} words on average")
     for p in plots:
         if fmt == "table":
             click.echo(f"plot: {p}")

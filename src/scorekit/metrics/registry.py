@@ -143,6 +143,25 @@ def split_name(text: str) -> tuple[str, dict[str, str]]:
     return m.group(1), params
 
 
+def split_names(text: str) -> list[str]:
+    """Split a comma-separated list of names on the commas outside parentheses:
+    ``"P(rel=2,judged_only=1)@5,ndcg@10"`` -> ``["P(rel=2,judged_only=1)@5", "ndcg@10"]``; each
+    part is then read by :func:`split_name` (or a family's own parser)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
 REGISTRY = MetricRegistry()
 
 

@@ -167,7 +167,7 @@ def model_window(model_dir: Path, tokenizer, config, *, sentence_transformers: b
             pass
     window = getattr(tokenizer, "model_max_length", None) or 10**9
     pos = getattr(config, "max_position_embeddings", None)
-    if pos:
+    if pos and pos > 0:  # XLNet (relative positions) says -1: no limit of its own
         # RoBERTa-style models reserve padding_idx + 1 positions
         offset = 2 if getattr(config, "model_type", "") in {"roberta", "xlm-roberta", "camembert"} else 0
         window = min(window, pos - offset)

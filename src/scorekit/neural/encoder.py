@@ -2,7 +2,8 @@
 
 ``Encoder.embed(texts)`` returns one float32 vector per text: the model's last hidden layer pooled
 over the (non-padding) tokens — mean pooling unless the folder's sentence-transformers pooling
-config says otherwise — and L2-normalised. For all-MiniLM-L6-v2 this equals
+(``modules.json`` / ``1_Pooling``) says otherwise, so a plain BERT, ELECTRA or XLNet folder is
+mean-pooled under its attention mask — and L2-normalised. For all-MiniLM-L6-v2 this equals
 ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
 
 Used by the topic metrics (word/topic embeddings, topic-metrics.md) and the summariser
@@ -30,17 +31,60 @@ from scorekit.neural.default_model import default_model_path  # noqa: F401  (re-
 from scorekit.text.normalize import nfc
 
 
-def _pooling_mode(model_dir: Path) -> str:
-    cfg = model_dir / "1_Pooling" / "config.json"
-    if cfg.is_file():
+def _pooling_dir(model_dir: Path) -> Path | None:
+    """The folder of the sentence-transformers Pooling module: the one ``modules.json`` names,
+    else ``1_Pooling`` when present; None for a plain Hugging Face model."""
+    modules = model_dir / "modules.json"
+    if modules.is_file():
         try:
-            data = json.loads(cfg.read_text())
+            entries = json.loads(modules.read_text())
+        except ValueError:
+            entries = []
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and str(entry.get("type", "")).endswith("models.Pooling"):
+                folder = model_dir / str(entry.get("path", ""))
+                if (folder / "config.json").is_file():
+                    return folder
+    folder = model_dir / "1_Pooling"
+    return folder if (folder / "config.json").is_file() else None
+
+
+def _pooling_mode(model_dir: Path) -> str:
+    """The sentence-transformers pooling of the folder (``modules.json`` / ``1_Pooling``), else
+    attention-masked mean over the tokens: what suits a plain BERT, ELECTRA or XLNet encoder."""
+    folder = _pooling_dir(model_dir)
+    if folder is not None:
+        try:
+            data = json.loads((folder / "config.json").read_text())
         except ValueError:
             data = {}
         for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
             if data.get(f"pooling_mode_{mode}"):
                 return mode
     return "mean_tokens"
+
+
+_HASHES: dict[tuple, str] = {}
+
+
+def content_hash(model_dir: Path) -> str:
+    """sha256 (first 16 hex digits) over every file of the model folder, its relative path and
+    bytes, in path order: two folders hash alike only when their files are identical. Remembered
+    per (path, sizes, mtimes) in the process, so a sweep hashes a folder once."""
+    model_dir = Path(model_dir).resolve()
+    files = sorted(p for p in model_dir.rglob("*") if p.is_file() and ".cache" not in p.parts)
+    key = (str(model_dir), *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
+    found = _HASHES.get(key)
+    if found is None:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(p.relative_to(model_dir).as_posix().encode() + b"\0")
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            h.update(b"\0")
+        found = _HASHES[key] = h.hexdigest()[:16]
+    return found
 
 
 class _DiskCache:
@@ -132,6 +176,15 @@ class Encoder:
             return enc
 
     @property
+    def content_hash(self) -> str:
+        """:func:`content_hash` of the model folder (computed on first use)."""
+        return content_hash(self.model_dir)
+
+    @property
+    def tokenizer(self):
+        return self._loaded.tokenizer
+
+    @property
     def dim(self) -> int:
         return int(self._loaded.model.config.hidden_size)
 
@@ -210,4 +263,4 @@ class Encoder:
         return summed / counts
 
 
-__all__ = ["Encoder", "default_model_path"]
+__all__ = ["Encoder", "content_hash", "default_model_path"]

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics.registry import split_names
 from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
 
 # spelling (lower case, without "_", "-", " ") -> family
@@ -184,7 +185,7 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     """``"nDCG@10,P_10,recall(rel=2)@100"`` or a list -> ``[(name as written, Measure), ...]``
     (a name written twice counts once)."""
     if isinstance(names, (str, Measure)):
-        names = _split(names) if isinstance(names, str) else [names]
+        names = split_names(names) if isinstance(names, str) else [names]
     out: list[tuple[str, Measure]] = []
     seen = set()
     for n in names:
@@ -196,23 +197,6 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     if not out:
         raise ScorekitError("no measures given (e.g. ndcg@10,map@100,mrr)")
     return out
-
-
-def _split(text: str) -> list[str]:
-    """Split on commas outside parentheses (``P(rel=2,judged_only=...)@5`` stays whole)."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return [p for p in parts if p.strip()]
 
 
 __all__ = ["parse_measure", "parse_measures", "known_names", "DEFAULT_MEASURES"]

@@ -4,6 +4,8 @@
 * ``textrank``: sentences scored by PageRank over the SBERT cosine-similarity graph
   (:func:`textrank_scores`), then :func:`compress_to_n_words` — whole sentences in rank order,
   the last one cut to fit, printed in document order — so the summary has exactly ``n`` words.
+* ``centroid``: sentences scored by the cosine of their embedding to the document's mean sentence
+  embedding (:func:`centroid_scores`), then the same :func:`compress_to_n_words`.
 * ``random``: ``n`` words drawn uniformly without replacement, kept in document order; the draw
   is a seeded permutation of word positions (seed and document text), so summaries are nested
   (the words at ``n`` contain those at ``n - 2``) and identical across runs and data orders.
@@ -14,13 +16,22 @@ the sweep counts such cases (:attr:`Prepared.n_words` lets callers check).
 Each summariser has two steps: ``prepare(documents)`` does the per-document work once (sentence
 splitting, embedding — batched over all documents — and ranking), ``summarize(prepared, n)`` is
 then cheap for every ``n``. The Phase-2 RL summariser reuses :func:`textrank_scores`.
+
+On the command line a summariser is written in the metric-name grammar
+(:func:`scorekit.metrics.registry.split_name`): ``lead``, ``random(seed=7)``,
+``textrank(encoder=models/bert-base-uncased)``, ``centroid(encoder=DIR,damping=...)`` — see
+:func:`parse_summarizers`. ``encoder=`` names a local model folder (or a model already in the local
+Hugging Face cache); without it TextRank and centroid embed with the shipped all-MiniLM-L6-v2.
 """
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -76,6 +87,19 @@ def textrank_scores(sentence_embeddings: np.ndarray, *, damping: float = 0.85) -
     return pagerank(similarity_graph(emb), damping)
 
 
+def centroid_scores(sentence_embeddings: np.ndarray) -> np.ndarray:
+    """Importance of each sentence: the cosine between its embedding and the document's centroid
+    (the mean of its sentence embeddings). A zero vector scores 0."""
+    x = np.asarray(sentence_embeddings, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"expected a (sentences, dim) array, got shape {x.shape}")
+    if len(x) == 0:
+        return np.zeros(0)
+    centroid = x.mean(axis=0)
+    denom = np.linalg.norm(x, axis=1) * np.linalg.norm(centroid)
+    return np.divide(x @ centroid, denom, out=np.zeros(len(x)), where=denom > 0)
+
+
 def rank_order(scores: np.ndarray) -> np.ndarray:
     """Sentence indices by decreasing score; ties go to the earlier sentence."""
     return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
@@ -108,12 +132,16 @@ class Prepared:
     document: str
     n_words: int
     sentences: list[str] = field(default_factory=list)
-    scores: np.ndarray | None = None   # TextRank: per-sentence importance
-    order: np.ndarray | None = None    # sentence ranking (TextRank) / word permutation (random)
+    scores: np.ndarray | None = None   # TextRank / centroid: per-sentence importance
+    order: np.ndarray | None = None    # sentence ranking (TextRank, centroid) / word permutation (random)
 
 
 class LeadSummarizer:
+    """The first ``n`` words. Also cuts an external system's summaries to ``n`` words (the sweep's
+    ``--system``): the same word counting as lead-n."""
+
     name = "lead"
+    params: dict[str, type] = {}
 
     def prepare(self, documents: Sequence[str]) -> list[Prepared]:
         return [Prepared(nfc(d), len(words(d))) for d in documents]
@@ -127,6 +155,7 @@ class LeadSummarizer:
 
 class RandomSummarizer:
     name = "random"
+    params = {"seed": int}
 
     def __init__(self, seed: int = 42):
         self.seed = int(seed)
@@ -150,21 +179,23 @@ class RandomSummarizer:
 
 
 def default_embed() -> tuple[EmbedFn, str]:
-    """The shared SBERT encoder (all-MiniLM-L6-v2 by default), loaded lazily."""
+    """The shared SBERT encoder (all-MiniLM-L6-v2 by default), loaded lazily; its name carries the
+    folder's content hash (``all-MiniLM-L6-v2@<hash>``)."""
     from scorekit.neural.encoder import Encoder
 
     enc = Encoder.load()
-    return enc.embed, enc.name
+    return enc.embed, f"{enc.name}@{enc.content_hash}"
 
 
-class TextRankSummarizer:
-    name = "textrank"
+class _SentenceRanker:
+    """Sentences embedded once (batched over every document), ranked by :meth:`score`, then
+    :func:`compress_to_n_words`. ``embed`` maps texts to an array; None = the shipped MiniLM."""
 
-    def __init__(self, embed: EmbedFn | None = None, *, damping: float = 0.85, lang: str = "en",
-                 model_name: str | None = None):
+    name = ""
+
+    def __init__(self, embed: EmbedFn | None = None, *, lang: str = "en", model_name: str | None = None):
         self._embed = embed
         self.model_name = model_name
-        self.damping = damping
         self.lang = lang
 
     @property
@@ -172,6 +203,9 @@ class TextRankSummarizer:
         if self._embed is None:
             self._embed, self.model_name = default_embed()
         return self._embed
+
+    def score(self, sentence_embeddings: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def prepare(self, documents: Sequence[str]) -> list[Prepared]:
         docs = [nfc(d) for d in documents]
@@ -182,28 +216,132 @@ class TextRankSummarizer:
         for d, ss in zip(docs, sents):
             e = emb[start:start + len(ss)]
             start += len(ss)
-            scores = textrank_scores(e, damping=self.damping) if len(ss) else np.zeros(0)
+            scores = self.score(e) if len(ss) else np.zeros(0)
             out.append(Prepared(d, len(words(d)), ss, scores, rank_order(scores)))
         return out
 
     def summarize(self, prepared: Prepared, n: int) -> str:
         return compress_to_n_words(prepared.sentences, prepared.order, n)
 
+
+class TextRankSummarizer(_SentenceRanker):
+    name = "textrank"
+    params = {"encoder": str, "damping": float}
+
+    def __init__(self, embed: EmbedFn | None = None, *, damping: float = 0.85, lang: str = "en",
+                 model_name: str | None = None):
+        super().__init__(embed, lang=lang, model_name=model_name)
+        if not 0 < damping < 1:
+            raise ScorekitError(f"textrank damping must be between 0 and 1, got {damping}")
+        self.damping = damping
+
+    def score(self, sentence_embeddings: np.ndarray) -> np.ndarray:
+        return textrank_scores(sentence_embeddings, damping=self.damping)
+
     def signature_params(self) -> dict:
         return {"summarizer": "textrank", "encoder": self.model_name or "custom",
                 "damping": self.damping}
 
 
+class CentroidSummarizer(_SentenceRanker):
+    name = "centroid"
+    params = {"encoder": str}
+
+    def score(self, sentence_embeddings: np.ndarray) -> np.ndarray:
+        return centroid_scores(sentence_embeddings)
+
+    def signature_params(self) -> dict:
+        return {"summarizer": "centroid", "encoder": self.model_name or "custom"}
+
+
 SUMMARIZERS: Registry[type] = Registry("summarizer")
 SUMMARIZERS.register("lead", LeadSummarizer)
 SUMMARIZERS.register("textrank", TextRankSummarizer)
+SUMMARIZERS.register("centroid", CentroidSummarizer)
 SUMMARIZERS.register("random", RandomSummarizer)
 
 
-def make_summarizer(name: str, *, embed: EmbedFn | None = None, seed: int = 42, lang: str = "en"):
-    cls = SUMMARIZERS.get(name)
-    if cls is TextRankSummarizer:
-        return TextRankSummarizer(embed, lang=lang)
+# --------------------------------------------------------------------------- names on the CLI
+
+@dataclass(frozen=True)
+class SummarizerSpec:
+    """One summariser as written (``textrank(encoder=models/bert-base-uncased)``): its registry
+    name, typed parameters and the label its curves, table rows and per-item keys carry."""
+
+    text: str
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+
+    @property
+    def encoder(self) -> str | None:
+        return dict(self.params).get("encoder")
+
+
+def _label(name: str, params: dict[str, Any]) -> str:
+    if not params:
+        return name
+    shown = []
+    for k, v in params.items():
+        if k == "encoder":
+            shown.append(Path(os.path.expanduser(str(v)).rstrip("/\\")).name or str(v))
+        else:
+            shown.append(f"{k}={v}")
+    return f"{name}({', '.join(shown)})"
+
+
+def parse_summarizer(text: str) -> SummarizerSpec:
+    """One summariser in the metric-name grammar: ``name`` or ``name(param=value, ...)``."""
+    from scorekit.metrics.registry import split_name
+
+    name, raw = split_name(text)
+    cls = SUMMARIZERS.get(name.lower())
+    if "k" in raw:
+        raise ScorekitError(f"summarizer {text!r}: takes no @ suffix (the sweep's --n sets the lengths)")
+    params: dict[str, Any] = {}
+    for key, value in raw.items():
+        kind = cls.params.get(key)
+        if kind is None:
+            takes = ", ".join(cls.params) or "no parameters"
+            raise ScorekitError(f"summarizer {text!r}: unknown parameter {key!r} ({cls.name} takes {takes})")
+        try:
+            params[key] = kind(value.strip("'\""))
+        except ValueError:
+            raise ScorekitError(f"summarizer {text!r}: {key} must be {'an integer' if kind is int else 'a number'},"
+                                f" got {value!r}") from None
+    return SummarizerSpec(text.strip(), cls.name, tuple(params.items()), _label(cls.name, params))
+
+
+def parse_summarizers(names: str | Sequence[str | SummarizerSpec]) -> list[SummarizerSpec]:
+    """``"lead,textrank(encoder=DIR),centroid(encoder=DIR)"`` (commas inside parentheses stay) or
+    a list of names/specs -> specs, duplicates dropped. Two specs whose short labels collide (two
+    folders of the same name) are labelled as written."""
+    from scorekit.metrics.registry import split_names
+
+    items = split_names(names) if isinstance(names, str) else list(names)
+    specs = [s if isinstance(s, SummarizerSpec) else parse_summarizer(str(s)) for s in items]
+    unique = list({(s.name, s.params): s for s in specs}.values())
+    if not unique:
+        raise ScorekitError("--summarizer: no summariser given")
+    labels = [s.label for s in unique]
+    out = []
+    for s in unique:
+        if labels.count(s.label) > 1:
+            s = SummarizerSpec(s.text, s.name, s.params, s.text)
+        out.append(s)
+    return out
+
+
+def make_summarizer(spec: str | SummarizerSpec, *, embed: EmbedFn | None = None, seed: int = 42,
+                    lang: str = "en", model_name: str | None = None):
+    """A summariser from its spec. ``embed`` (with ``model_name`` for the signature) is the
+    sentence encoder of TextRank/centroid — the sweep passes the shared one of ``encoder=``;
+    ``seed`` is the random summariser's unless the spec gives one."""
+    spec = spec if isinstance(spec, SummarizerSpec) else parse_summarizer(spec)
+    params = {k: v for k, v in spec.params if k != "encoder"}
+    cls = SUMMARIZERS.get(spec.name)
     if cls is RandomSummarizer:
-        return RandomSummarizer(seed)
-    return cls()
+        return RandomSummarizer(params.get("seed", seed))
+    if issubclass(cls, _SentenceRanker):
+        return cls(embed, lang=lang, model_name=model_name, **params)
+    return cls(**params)

@@ -5,9 +5,18 @@ and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency when a 
 given, Density against the document itself). Each (summariser, n, metric) cell reports the mean
 over documents and its 95% percentile-bootstrap CI (:func:`scorekit.stats.bootstrap.bootstrap_mean_ci`).
 
+Summarisers are written in the metric-name grammar (``lead``, ``textrank(encoder=DIR)``,
+``centroid(encoder=DIR)``, ``random``; :func:`scorekit.summarization.summarizers.parse_summarizers`)
+and every model folder is loaded once per sweep (:class:`~scorekit.summarization.encoders.EncoderPool`).
+External systems (:class:`SystemSummaries`, ``--system NAME=FILE``: one summary per document from
+any system — BART-XSum, an LLM) join the sweep as two entries: ``NAME``, the summary cut to its
+first ``n`` words at every ``n`` (the word counting of lead-n), and ``NAME (full)``, the whole
+summary, whose value is the same at every ``n`` (a flat line on the curves, one row in the table).
+
 Recommended n interval — the "gain band" rule (:func:`recommend_interval`): take the quality
-curve ``q(n)`` (mean BERTScore F1 when computed, else mean ROUGE-1 F) of the TextRank summariser
-(else the first summariser that is not ``random``), its running maximum ``c(n)``, and the share of
+curve ``q(n)`` (mean BERTScore F1 when computed, else mean ROUGE-1 F) of the first TextRank
+summariser (else the first summariser that is neither ``random`` nor an external system), its
+running maximum ``c(n)``, and the share of
 the sweep's total gain each n has reached, ``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``.
 The interval is every n with ``0.5 <= g(n) <= 0.9``: below half the gain the summary is still
 losing meaning (의미 손실); past 90% more words add little but redundancy, and Efficiency
@@ -19,7 +28,8 @@ n past the lower bound is recommended.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +42,43 @@ from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
     ROUGE_KINDS, bertscore_signature, prepare_contexts, score_predictions,
 )
-from scorekit.summarization.summarizers import check_n, make_summarizer
+from scorekit.summarization.summarizers import (
+    LeadSummarizer, check_n, make_summarizer, parse_summarizers,
+)
+from scorekit.text.normalize import nfc
 
 N_LIST = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21)
 TABLE_METRICS = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density")
 PLOT_METRICS = ("rouge1", "rouge2", "rouge1_r", "rouge2_r", "bertscore_f1", "efficiency", "density")
+
+
+FULL = " (full)"   # label suffix of an external system's uncut summaries
+
+
+@dataclass
+class SystemSummaries:
+    """An external system's summaries, keyed by document id. ``digest`` (in the signature) is a
+    hash of the (id, summary) pairs in id order."""
+
+    name: str
+    summaries: Mapping[str, str]
+    source: str = ""
+    digest: str = ""
+
+    def __post_init__(self):
+        self.summaries = {str(k): nfc(str(v)) for k, v in self.summaries.items()}
+        if not self.digest:
+            h = hashlib.sha256()
+            for k in sorted(self.summaries):
+                h.update(k.encode() + b"\0" + self.summaries[k].encode() + b"\0")
+            self.digest = h.hexdigest()[:16]
+
+    def texts(self, ids: Sequence[str]) -> list[str]:
+        missing = [i for i in ids if i not in self.summaries]
+        if missing:
+            raise ScorekitError(f"system {self.name}: no summary for id {missing[0]!r} "
+                                f"({len(missing)} missing){' in ' + self.source if self.source else ''}")
+        return [self.summaries[i] for i in ids]
 
 
 @dataclass
@@ -82,19 +124,43 @@ def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: floa
     return chosen
 
 
-def _quality_source(series: dict, summarizers: Sequence[str]) -> tuple[str, str]:
-    candidates = [s for s in summarizers if s == "textrank"] + [s for s in summarizers if s != "random"]
-    summ = candidates[0] if candidates else summarizers[0]
+def external_labels(params: Mapping[str, Any]) -> set[str]:
+    """The labels of the external systems' entries (cut and full)."""
+    names = list(params.get("systems") or {})
+    return {*names, *(n + FULL for n in names)}
+
+
+def full_labels(params: Mapping[str, Any]) -> list[str]:
+    return [n + FULL for n in (params.get("systems") or {})]
+
+
+def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[str, Any] | None = None
+                    ) -> tuple[str, str]:
+    params = params or {}
+    base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
+    external = external_labels(params)
+    own = [s for s in summarizers if s not in external]
+    candidates = ([s for s in own if base.get(s, s) == "textrank"]
+                  + [s for s in own if base.get(s, s) != "random"])
+    summ = candidates[0] if candidates else (own or list(summarizers))[0]
     metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
     return summ, metric
 
 
 def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]], *,
-              ns: Sequence[int] = N_LIST, summarizers: Sequence[str] = ("lead", "textrank"),
+              ns: Sequence[int] = N_LIST, summarizers: str | Sequence = ("lead", "textrank"),
               ids: Sequence[str] | None = None, bertscorer=None, embed=None, lang: str = "en",
               stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
-              band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False) -> SweepResult:
-    """Summarise every document at every n with every summariser and score it."""
+              band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False,
+              systems: Sequence[SystemSummaries] = (), allow_english_model: bool = False,
+              pool=None) -> SweepResult:
+    """Summarise every document at every n with every summariser and score it.
+
+    ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
+    replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
+    summaries (looked up by ``ids``; extra ids are ignored, so a shard may get the whole mapping).
+    ``pool``: the :class:`~scorekit.summarization.encoders.EncoderPool` (default: a new one, so
+    each model folder is loaded once per sweep)."""
     ns = [check_n(n) for n in ns]
     if not ns:
         raise ScorekitError("no values of n to sweep")
@@ -104,32 +170,67 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         raise ScorekitError(f"{len(documents)} documents but {len(references)} references")
     if not documents:
         raise ScorekitError("no documents to sweep")
-    summarizers = list(dict.fromkeys(summarizers))
-    ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(documents))]
-    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
+    specs = parse_summarizers(summarizers)
+    ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(documents))]
+    systems = list(systems)
+    labels = [s.label for s in specs]
+    clash = [x.name for x in systems if x.name in labels or x.name + FULL in labels]
+    if clash or len({x.name for x in systems}) != len(systems):
+        raise ScorekitError(f"system name {(clash or [x.name for x in systems])[0]!r} is used twice "
+                            "(a summariser or another --system has it)")
+    system_texts = [(x, x.texts(ids)) for x in systems]   # missing ids: one line, before any work
+    if pool is None and any(s.name in ("textrank", "centroid") and (s.encoder or embed is None) for s in specs):
+        from scorekit.summarization.encoders import EncoderPool
+
+        pool = EncoderPool(texts=[*documents[:64]], allow_english_model=allow_english_model)
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}
     sig_params: dict[str, Any] = {}
     short: dict[int, int] = {}
-    for name in summarizers:
-        summ = make_summarizer(name, embed=embed, seed=seed, lang=lang)
-        prepared = summ.prepare(documents)
-        sig_params[name] = summ.signature_params()
+
+    def sweep_one(label: str, summ, texts: Sequence[str]) -> None:
+        nonlocal short
+        prepared = summ.prepare(texts)
+        sig_params[label] = summ.signature_params()
         if not short:
             short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
         # one scoring call over every (n, document): BERTScore batches across all of them
-        preds = [summ.summarize(p, n) for n in track(ns, f"{name}: summarising", len(ns)) for p in prepared]
+        preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
         per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
-        values[name] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
+        values[label] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
         if keep_summaries:
-            summaries[name] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
+            summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
+
+    # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at once
+    encoders = {s.encoder: pool.get(s.encoder) for s in specs
+                if s.name in ("textrank", "centroid") and (s.encoder or embed is None)}
+    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
+    for spec in specs:
+        kw: dict[str, Any] = {}
+        if spec.name in ("textrank", "centroid") and (spec.encoder or embed is None):
+            shared = encoders[spec.encoder]
+            kw = {"embed": shared, "model_name": shared.signature}
+        elif spec.name in ("textrank", "centroid"):
+            kw = {"embed": embed}
+        sweep_one(spec.label, make_summarizer(spec, seed=seed, lang=lang, **kw), documents)
+    for system, texts in system_texts:
+        sweep_one(system.name, LeadSummarizer(), texts)
+        sig_params[system.name] = {"summarizer": "system", "source": system.source, "digest": system.digest}
+        per = score_predictions(texts, list(contexts), bertscorer=bertscorer, stem=stem)
+        label = system.name + FULL
+        values[label] = {k: np.tile(v, (len(ns), 1)) for k, v in per.items()}
+        sig_params[label] = {"summarizer": "system-full", "digest": system.digest}
+        if keep_summaries:
+            summaries[label] = [list(texts) for _ in ns]
 
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
               "confidence": confidence, "lang": lang, "stem": stem,
               "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "band": list(band)}
-    return finish_sweep(ns, summarizers, ids, values, short, params,
+              "band": list(band),
+              "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
+    order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
+    return finish_sweep(ns, order, ids, values, short, params,
                         summaries if keep_summaries else None)
 
 
@@ -149,7 +250,7 @@ def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[st
                      for row in arr]
             series[name][metric] = {"mean": [c[0] for c in cells], "low": [c[1] for c in cells],
                                     "high": [c[2] for c in cells]}
-    summ, metric = _quality_source(series, summarizers)
+    summ, metric = _quality_source(series, summarizers, params)
     interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
     recommendation = {
         "interval": interval, "summarizer": summ, "metric": metric,
@@ -167,23 +268,27 @@ def _short(x: float) -> str:
 def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS, *, compact: bool = False
                 ) -> tuple[list[str], list[list[Any]]]:
     """Rows ``summarizer, n, <metric>, <metric> low, <metric> high, ..., short docs``; with
-    ``compact`` one cell per metric, ``mean [low, high]`` (for the terminal)."""
+    ``compact`` one cell per metric, ``mean [low, high]`` (for the terminal). An external system's
+    uncut summaries (``NAME (full)``) take one row with n ``full``."""
     present = [m for m in metrics if m in sweep.metrics()]
     header = ["summarizer", "n"]
     for m in present:
         header += [f"{m} [95% CI]"] if compact else [m, f"{m} low", f"{m} high"]
     header.append("short docs")
     rows = []
+    full = set(full_labels(sweep.params))
     for name in sweep.summarizers:
         for j, n in enumerate(sweep.ns):
-            row: list[Any] = [name, n]
+            if name in full and j:
+                break   # an uncut external summary: the same at every n, one row
+            row: list[Any] = [name, "full" if name in full else n]
             for m in present:
                 s = sweep.series[name][m]
                 if compact:
                     row.append(f"{s['mean'][j]:.3f} [{_short(s['low'][j])},{_short(s['high'][j])}]")
                 else:
                     row += [s["mean"][j], s["low"][j], s["high"][j]]
-            row.append(sweep.short_documents[n])
+            row.append("" if name in full else sweep.short_documents[n])
             rows.append(row)
     return header, rows
 
@@ -203,24 +308,33 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
                float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
                for m in TABLE_METRICS if m in sweep.series[summ]}
     per_item = []
+    full = set(full_labels(sweep.params))
     for d, doc_id in enumerate(sweep.ids):
         row: dict[str, Any] = {"id": doc_id}
         for s in sweep.summarizers:
             for metric in ("rouge1", "rouge2", "bertscore_f1"):
                 if metric in sweep.values[s]:
+                    if s in full:
+                        row[f"{s}/{metric}"] = float(sweep.values[s][metric][0, d])
+                        continue
                     for j, n in enumerate(sweep.ns):
                         row[f"{s}/{metric}@{n}"] = float(sweep.values[s][metric][j, d])
         per_item.append(row)
-    encoder = next((p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p), "none")
+    # every encoder as name@content-hash, every external system as name@digest of its summaries
+    encoders = list(dict.fromkeys(p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p))
+    systems = [f"{k}@{v['digest']}" for k, v in (sweep.params.get("systems") or {}).items()]
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig = make_signature("sweep", {
-        "norm": NORM, "n": sweep.ns, "summ": sweep.summarizers, "encoder": encoder,
+        "norm": NORM, "n": sweep.ns, "summ": [s for s in sweep.summarizers if s not in full],
+        "encoder": encoders or "none", **({"systems": systems} if systems else {}),
         **rouge_signature_params(ROUGE_KINDS, sweep.params["lang"], sweep.params["stem"]),
         "bertscore": sweep.params["bertscore"], "seed": sweep.params["seed"],
         "bootstrap": sweep.params["bootstrap"], "band": sweep.params["band"]})
     extra = {
-        "sweep": {"n": sweep.ns, "series": sweep.series},
+        "sweep": {"n": sweep.ns, "series": sweep.series,
+                  **({"full_length": {s: sweep.series[s]["words"]["mean"][0] for s in full
+                                      if "words" in sweep.series[s]}} if full else {})},
         "recommendation": rec,
         "short_documents": {str(n): c for n, c in sweep.short_documents.items()},
     }
@@ -246,8 +360,14 @@ def plot_sweep(sweep: SweepResult, directory: str | Path,
     paths = []
     for metric in [m for m in metrics if m in sweep.metrics()]:
         fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+        full = set(full_labels(sweep.params))
         for name in sweep.summarizers:
             s = sweep.series[name][metric]
+            if name in full:   # the uncut external summaries: a flat reference line
+                words = sweep.series[name].get("words", {}).get("mean", [None])[0]
+                ax.axhline(s["mean"][0], linestyle="--", color="black", alpha=0.6,
+                           label=name if words is None else f"{name}, {words:.1f} words")
+                continue
             ax.plot(sweep.ns, s["mean"], marker="o", label=name)
             ax.fill_between(sweep.ns, s["low"], s["high"], alpha=0.2)
         if rec:
@@ -257,7 +377,7 @@ def plot_sweep(sweep: SweepResult, directory: str | Path,
         ax.set_ylabel(metric)
         ax.set_xticks(sweep.ns)
         ax.set_title(f"{metric} against n ({len(sweep.ids)} documents, mean and 95% CI)")
-        ax.legend()
+        ax.legend(fontsize="small" if len(sweep.summarizers) <= 4 else "x-small")
         fig.tight_layout()
         path = directory / f"sweep_{metric}.png"
         with atomic_write(path, "wb") as fh:
