@@ -75,8 +75,9 @@ CASES = [  # (trec_eval's flags as scorekit takes them, qrels, run, expected out
     (["-m", "all_trec"], "qrels.test", "results.test", "out.test.aq"),
     (["-m", "all_trec"], "qrels.test", "results.trunc", "out.test.aqc"),
     (["-m", "all_trec", "--rel-threshold", "2"], "qrels.rel_level", "results.test", "out.test.aql"),
-    (["-m", "iprec_at_recall..10,.20,.25,.75,.50,P.5,7,3,recall.20,2000,ndcg_cut.10,20,success.2,5,20"],
-     "qrels.test", "results.test", "out.test.meas_params"),
+    # trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 ... -msuccess.2,5,20
+    (["-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m", "ndcg_cut.10,20",
+      "-m", "success.2,5,20"], "qrels.test", "results.test", "out.test.meas_params"),
 ]
 
 

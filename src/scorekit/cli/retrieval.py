@@ -82,11 +82,14 @@ def _write_per_query(dest, comparison) -> None:
                    "Parquet (query_id, doc_id, score). Repeat to compare systems; the first is the baseline.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
               help="Display name for each --run, in order (default: the run's tag).")
-@click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
+@click.option("--metrics", "-m", multiple=True, default=[",".join(DEFAULT_MEASURES)], show_default=True,
+              metavar="LIST",
               help="Comma-separated measures in ranx, ir_measures or trec_eval syntax, e.g. ndcg@10, nDCG@10, "
                    "ndcg_cut_10, AP@100, RR@10, P(rel=2)@5, R@100, Rprec, bpref, infAP, gm_map, ERR@10, "
-                   "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50 (see docs/retrieval.md). "
-                   "Results are keyed by the names as written.")
+                   "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50, and trec_eval's -m forms "
+                   "P.5,10,20, ndcg_cut.5,10, set_F.0.5, official, all_trec (see docs/retrieval.md). "
+                   "Results are keyed by the names as written (trec_eval's -m forms as trec_eval prints them). "
+                   "Repeatable, as trec_eval's -m: -m P.5,10 -m map is -m P.5,10,map.")
 @click.option("--rel-threshold", type=int, default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
@@ -116,14 +119,15 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
           --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
 
     \b
-    As trec_eval -q -m P.5,10 -m ndcg_cut.10:
-      scorekit retrieval --qrels qrels.txt --run run_v1.txt -m P.5,10,ndcg_cut.10 --per-query -
+    As trec_eval -q -m P.5,10 -m ndcg_cut.10 qrels.txt run_v1.txt:
+      scorekit retrieval --qrels qrels.txt --run run_v1.txt -m P.5,10 -m ndcg_cut.10 --per-query -
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare
 
     if names and len(names) != len(runs):
         raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+    metrics = ",".join(metrics)
     trec_layout = per_query is not None and str(per_query) == "-"
     if trec_layout and len(runs) > 1:
         raise ScorekitError("--per-query - prints one run in trec_eval's layout; give one --run, "
