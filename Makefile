@@ -1,6 +1,8 @@
 # scorekit — two commands set everything up on a fresh machine:
 #   make demo   create .venv, install everything, run the main job on shipped example data
 #   make test   create .venv if needed, install everything, run the whole test suite
+#   make wheel  build dist/scorekit-<version>-py3-none-any.whl (package data included) to
+#               `pip install` elsewhere, e.g. pip install 'dist/scorekit-0.1.0-py3-none-any.whl[neural]'
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,7 +13,9 @@ export HF_DATASETS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 PYTEST_ARGS ?=
 
-.PHONY: all install sysdeps demo test test-fast bench bench-kernels clean
+DIST   ?= dist
+
+.PHONY: all install sysdeps demo test test-fast bench bench-kernels wheel clean
 
 all: test
 
@@ -45,6 +49,11 @@ bench: install
 # in-process kernel benchmarks (benchmarks/bench_*.py)
 bench-kernels: install
 	$(BIN)/python -m benchmarks --kernels-only
+
+# the wheel needs only setuptools and wheel: an existing .venv's, or a small one made for it
+wheel:
+	@test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install -q --upgrade pip setuptools wheel; }
+	$(BIN)/python -m pip wheel -q --no-deps --no-build-isolation -w $(DIST) .
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis src/*.egg-info

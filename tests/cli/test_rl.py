@@ -85,7 +85,7 @@ def test_without_torch_says_to_install_the_neural_extra(tmp_path):
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "fake"), SRC])}
     for cmd in (["train-summarizer", "--checkpoint", str(tmp_path / "p.pt")], ["summarize"]):
         proc = run(*cmd, env=env)
-        one_line_error(proc, cmd[0], "scorekit[neural]")
+        one_line_error(proc, cmd[0], "install the neural extra")
     assert not (tmp_path / "p.pt").exists()
 
 

@@ -235,9 +235,21 @@ def test_success_writes_every_output_and_records(tmp_path, capsys):
     assert not [p for p in tmp_path.rglob(".*") if p.is_file()]   # no temporaries left
 
 
-@pytest.mark.parametrize("args", [["--report", "-"], ["--per-query", "-"], ["-o", "-", "--report", "-"]])
+@pytest.mark.parametrize("args", [["--report", "-"], ["-o", "-", "--report", "-"]])
 def test_dash_is_only_for_output(tmp_path, capsys, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
     code, stdout, err = run(["retrieval", "--qrels", QRELS, "--run", RUN1, *args], capsys)
     assert code == 2 and "expected a file name" in one_error_line(err)
+    assert stdout == "" and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--run", RUN2, "--per-query", "-"], "prints one run in trec_eval's layout"),
+    (["--per-query", "-", "-o", "-"], "both want stdout"),
+])
+def test_per_query_dash_is_one_run_on_stdout(tmp_path, capsys, monkeypatch, args, message):
+    # `--per-query -` is trec_eval -q's layout on stdout (tests/retrieval/test_trec_eval_suite.py)
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = run(["retrieval", "--qrels", QRELS, "--run", RUN1, *args], capsys)
+    assert code == 2 and message in one_error_line(err)
     assert stdout == "" and list(tmp_path.iterdir()) == []

@@ -59,6 +59,22 @@ def test_corpus_bleu_equals_sacrebleu_on_tokens(vocab, data, smooth, eff):
     assert close(B.sacrebleu_score(stats, smooth_method=smooth, effective_order=eff), expected)
 
 
+@pytest.mark.parametrize("vocab", [EN, KO], ids=["en", "ko"])
+@given(data=st.data(), smooth=st.sampled_from(["exp", "floor", "add-k", "none"]))
+def test_breakdown_equals_sacrebleu_bleuscore(vocab, data, smooth):
+    """precisions, BP, ratio and lengths are sacrebleu's BLEUScore fields."""
+    items = data.draw(corpus(vocab))
+    n_refs = max(len(r) for _, r in items)
+    hyps = [" ".join(h) for h, _ in items]
+    streams = [[" ".join(r[j]) if j < len(r) else None for _, r in items] for j in range(n_refs)]
+    want = sacrebleu.corpus_bleu(hyps, streams, tokenize="none", smooth_method=smooth, force=True)
+    got = B.sacrebleu_breakdown(B.merge(B.bleu_stats_batch([h for h, _ in items], [r for _, r in items])),
+                                smooth_method=smooth)
+    assert got["score"] == want.score and got["precisions"] == want.precisions
+    assert (got["bp"], got["ratio"], got["sys_len"], got["ref_len"]) == (want.bp, want.ratio, want.sys_len,
+                                                                         want.ref_len)
+
+
 @given(st.lists(st.tuples(st.text("ab .,-&'\"가나", max_size=20),
                           st.lists(st.text("ab .,-&'\"가나", max_size=20), min_size=1, max_size=3)),
                 min_size=1, max_size=8))

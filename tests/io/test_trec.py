@@ -148,3 +148,29 @@ def test_duplicates_in_shuffled_runs_found_as_before(tmp_path, seed):
     with pytest.raises(InputError, match="duplicate document") as err:
         read_run(path)
     assert err.value.line in later  # a line that repeats a pair seen before it
+
+
+# trec_eval 10's input rules: "#" comment lines (qrels and runs), fields after the run name ignored
+def test_comment_lines_are_skipped_and_line_numbers_hold(tmp_path):
+    q = read_qrels(write(tmp_path / "q.txt", "# judged by 2 people\nq1 0 d1 1\n# a b c\nq1 0 d2 0\n"))
+    assert as_dict(q, q.rel) == {("q1", "d1"): 1, ("q1", "d2"): 0}
+    # a comment with exactly four words is not read as query "#"
+    q = read_qrels(write(tmp_path / "q4.txt", "# a b 1\nq1 0 d1 1\n"))
+    assert as_dict(q, q.rel) == {("q1", "d1"): 1}
+    r = read_run(write(tmp_path / "r.txt", "# run made by bm25\n  # indented\nq1 Q0 d#1 1 0.5 bm25\n"))
+    assert as_dict(r, r.score) == {("q1", "d#1"): 0.5} and r.name == "bm25"
+    with pytest.raises(InputError) as err:
+        read_qrels(write(tmp_path / "bad.txt", "# c\nq1 0 d1 1\n# c\nq1 0 d2 x\n"))
+    assert err.value.line == 4 and "relevance must be an integer" in str(err.value)
+
+
+def test_run_fields_after_the_tag_are_ignored(tmp_path):
+    r = read_run(write(tmp_path / "r.txt", "q1 Q0 d1 1 0.5 sys extra 7\nq1 Q0 d2 2 0.25 sys\n"
+                                           "질의 Q0 문서 1 3 sys 메모\n"))
+    assert as_dict(r, r.score) == {("q1", "d1"): 0.5, ("q1", "d2"): 0.25, ("질의", "문서"): 3.0}
+    assert r.name == "sys"
+    with pytest.raises(InputError) as err:  # ... but a bad score before them is still one error line
+        read_run(write(tmp_path / "bad.txt", "q1 Q0 d1 1 0.5 sys x\nq1 Q0 d2 2 abc sys x\n"))
+    assert err.value.line == 2 and "score must be a number" in str(err.value)
+    with pytest.raises(InputError, match="expected 4 columns"):  # qrels: trec_eval refuses extras
+        read_qrels(write(tmp_path / "q.txt", "q1 0 d1 1 note\n"))

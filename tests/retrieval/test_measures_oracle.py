@@ -86,7 +86,9 @@ def _trec_names(t: int):
         f"Rprec{lv}": "Rprec", f"Rprec(rel={t})": "Rprec",
         f"recip_rank{lv}": "recip_rank", f"RR(rel={t})": "recip_rank",
         f"map{lv}": "map", f"AP(rel={t})": "map",
-        f"P_5{lv}": "P_5", f"P(rel={t})@5": "P_5", f"P.2{lv}": "P_2",
+        f"P_5{lv}": "P_5", f"P(rel={t})@5": "P_5",
+        # trec_eval's -m P.2 is keyed as trec_eval prints it (P_2); with ranx's -l suffix, as written
+        (f"P.2{lv}" if lv else "P_2"): "P_2",
         f"recall_3{lv}": "recall_3", f"R(rel={t})@3": "recall_3",
         f"success_2{lv}": "success_2", f"Success(rel={t})@2": "success_2",
         f"map_cut_3{lv}": "map_cut_3", f"AP(rel={t})@3": "map_cut_3",

@@ -125,6 +125,21 @@ def console():
 
 def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
                 title: str | None = None, digits: int = 4) -> None:
+    """Print one table. ``--format csv`` prints ONE table per command, so stdout loads as one
+    CSV: the command's tables are collected and printed when it succeeds, a single one as it is,
+    several as their union (see :func:`csv_union`)."""
+    if fmt == "csv":
+        try:
+            tx = outputs()
+        except RuntimeError:
+            tx = None
+        if tx is not None:
+            pending = getattr(tx, "_csv_tables", None)
+            if pending is None:
+                pending = tx._csv_tables = []
+                tx.after_commit(lambda: sys.stdout.write(tables.to_csv(*csv_union(pending))))
+            pending.append((title, list(header), [list(r) for r in rows]))
+            return
     out = tables.render(header, rows, fmt, digits=digits, title=title)
     if isinstance(out, str):
         sys.stdout.write(out)
@@ -132,6 +147,24 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str =
             sys.stdout.write("\n")
     else:
         console().print(out)
+
+
+def csv_union(parts: Sequence[tuple[str | None, Sequence[str], Sequence[Sequence[Any]]]]
+              ) -> tuple[list[str], list[list[Any]]]:
+    """Several tables as one: a first column ``table`` (each table's title) and the union of
+    their columns by name, in first-seen order; a cell a table lacks is empty. One table stays
+    as it is."""
+    if len(parts) == 1:
+        return list(parts[0][1]), [list(r) for r in parts[0][2]]
+    columns: list[str] = []
+    for _, header, _ in parts:
+        columns += [h for h in header if h not in columns]
+    rows = []
+    for i, (title, header, body) in enumerate(parts, 1):
+        where = {h: j for j, h in enumerate(header)}
+        for r in body:
+            rows.append([title or f"table {i}"] + [r[where[c]] if c in where else None for c in columns])
+    return ["table"] + columns, rows
 
 
 def metrics_table(results: Sequence[Result]) -> tuple[list[str], list[list[Any]]]:

@@ -14,7 +14,7 @@ def engine_options(func: Callable) -> Callable:
                              "starts a local Ray with this machine's cores and stops it at the end).")(func)
     func = click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                         help="Where the work runs: this process, or Ray tasks over shards "
-                             "(pip install 'scorekit[ray]'); the numbers are the same.")(func)
+                             "(the ray extra: pip install -e '.[ray]' in the checkout, or a built wheel's [ray]); the numbers are the same.")(func)
     return func
 
 

@@ -41,7 +41,15 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
               show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "
-                                      "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100.")
+                                      "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100 "
+                                      "plus sacrebleu's breakdown (bleu_precision_1..4, bleu_bp, "
+                                      "bleu_ratio, bleu_hyp_len, bleu_ref_len). In every mode bleu_n is "
+                                      "cumulative BLEU up to n-grams (bleu_4 = BLEU), never the n-gram "
+                                      "precision alone.")
+@click.option("--scale", type=click.Choice(["1", "100"]), default="1", show_default=True,
+              help="Scale of the metrics sacrebleu reports: 100 prints chrF, chrF++ and, with --bleu "
+                   "sacrebleu, BLEU and its n-gram precisions as sacrebleu does (0-100); pinned in the "
+                   "signature. Other metrics stay in [0, 1].")
 @click.option("--tokenizer", type=click.Choice(["coco", "13a", "kiwi", "whitespace"]), default=None,
               help="Tokens for BLEU/CIDEr/English METEOR (default: coco for en, kiwi for ko).")
 @click.option("--cider-df", type=click.Path(path_type=Path), default=None,
@@ -71,7 +79,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
-def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
+def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, scale, tokenizer, cider_df,
             lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
             ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
@@ -80,6 +88,13 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     \b
     Example:
       scorekit caption -p preds.json -r refs.json --lang ko -o results.json
+
+    \b
+    COCO files, as pycocoevalcap; sacrebleu's BLEU and chrF on its 0-100 scale:
+      scorekit caption -p results.json -r captions_val2014.json --lang en \\
+          -m bleu,meteor15,rouge_l_coco,cider
+      scorekit caption -p preds.json -r refs.json --lang en -m bleu,chrf \\
+          --bleu sacrebleu --tokenizer 13a --scale 100
     """
     from scorekit.errors import ScorekitError
     from scorekit.generation.driver import DEFAULT_METRICS, evaluate
@@ -119,6 +134,9 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
         with eng:
             result = evaluate_sharded(eng, data.predictions, data.references, lang=lang, metrics=names,
                                       options=options, ids=data.ids, name=predictions.stem)
+    from scorekit.generation.scale import rescale
+
+    rescale(result, int(scale), bleu_mode)
     skipped = result.extra["skipped"]
     for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)

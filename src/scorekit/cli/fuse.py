@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from scorekit.retrieval.fusion import METHODS, NORMS
+from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
 
 
 @click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
-              help="A run: TREC `qid Q0 docid rank score tag` (.gz ok) or JSON {qid: {docid: score}}. "
-                   "Give two or more.")
+              help="A run: TREC `qid Q0 docid rank score tag` (.gz ok), JSON {qid: {docid: score}} or "
+                   "Parquet (query_id, doc_id, score). Give two or more.")
 @click.option("--method", "-m", default="rrf", show_default=True, metavar="NAME",
               help=f"Fusion method: {', '.join(METHODS)} (also CombSUM, CombMNZ, RRF, ...).")
 @click.option("--norm", default="min-max", show_default=True, metavar="NAME",
@@ -22,22 +22,36 @@ from scorekit.retrieval.fusion import METHODS, NORMS
               help="RRF's k: score = sum of 1 / (k + rank).")
 @click.option("--weights", default=None, metavar="W1,W2,...",
               help="One weight per --run, for --method wsum.")
+@click.option("--optimize", is_flag=True,
+              help=f"Choose the method's parameters on training queries as ranx's optimize_fusion "
+                   f"({', '.join(OPTIMIZABLE)}: weights on a grid of --step summing to 1; RRF's k in "
+                   f"10, 20, ..., 100), then fuse every query with them. Needs --qrels.")
+@click.option("--qrels", default=None, metavar="FILE",
+              help="Training relevance judgements for --optimize (TREC, JSON or Parquet); their queries "
+                   "are the training queries.")
+@click.option("--metric", default="ndcg", show_default=True, metavar="NAME",
+              help="The measure --optimize maximises (ranx, ir_measures or trec_eval syntax, e.g. ndcg@10).")
+@click.option("--step", type=float, default=0.1, show_default=True,
+              help="Weight grid step for --optimize with wsum (ranx's step).")
 @click.option("--tag", default=None, metavar="TAG", help="Run tag in the output (default: the method).")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE", help="Where to write the fused TREC run.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
-def command(runs, method, norm, rrf_k, weights, tag, output, quiet):
+def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, tag, output, quiet):
     """Fuse retrieval runs (ranx's fusion methods; equal to ranx.fuse on runs without ties).
 
-    Documents of the fused run are ranked by fused score, ties by docid descending (trec_eval's
-    order), and written as a TREC run.
+    Runs are TREC, JSON or Parquet files. Documents of the fused run are ranked by fused score,
+    ties by docid descending (trec_eval's order), and written as a TREC run; the signature
+    printed after it pins the method, normalisation and parameters (chosen ones included).
 
     \b
-    Example:
+    Examples:
       scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt
+      scorekit fuse --run bm25.parquet --run dense.parquet --method wsum --optimize \\
+          --qrels train_qrels.txt --metric ndcg@10 -o fused.txt
     """
     from scorekit.errors import ScorekitError
-    from scorekit.retrieval.fusion import fuse, write_trec
+    from scorekit.retrieval.fusion import fuse, fusion_signature, normalise_method, optimize_fusion, write_trec
 
     w = None
     if weights is not None:
@@ -45,8 +59,26 @@ def command(runs, method, norm, rrf_k, weights, tag, output, quiet):
             w = [float(x) for x in weights.split(",") if x.strip()]
         except ValueError:
             raise ScorekitError(f"--weights: expected comma-separated numbers, got {weights!r}") from None
+    name = normalise_method(method)
+    optimized = None
+    if optimize:
+        if qrels is None:
+            raise ScorekitError("--optimize needs --qrels (the training queries' judgements)")
+        if w is not None:
+            raise ScorekitError("--optimize chooses the weights: give --weights or --optimize, not both")
+        params, report = optimize_fusion(qrels, list(runs), name, norm, metric, step=step)
+        w, rrf_k = params.get("weights"), params.get("k", rrf_k)
+        best = max(score for _, score in report)
+        optimized = f"{metric}," + (f"step{step}" if name == "wsum" else "k10-100")
+        if not quiet:
+            chosen = f"weights {','.join(map(str, w))}" if w is not None else f"k {rrf_k}"
+            click.echo(f"optimized {name} on {qrels}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)")
+    elif qrels is not None:
+        raise ScorekitError("--qrels is read by --optimize only")
     fused = fuse(list(runs), method, norm, k=rrf_k, weights=w, name=tag)
     n = write_trec(fused, output, tag=tag)
+    sig = fusion_signature(name, norm, {"weights": w, "k": rrf_k}, optimized)
     if not quiet:
         click.echo(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
                    f"{fused.n_queries} queries -> {output}")
+        click.echo(f"signature: {sig}")

@@ -35,6 +35,32 @@ def _p(x: float) -> str:
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
+def trec_eval_lines(comparison) -> str:
+    """One run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout: measure
+    (left-aligned in 22 columns), query id, value (counts as integers, the rest with 4 decimals);
+    queries in trec_eval's order (byte order of the ids). A measure over a geometric mean
+    (gm_map) has an ``all`` line only, as in trec_eval."""
+    from scorekit.retrieval.measures import FAMILIES
+    from scorekit.retrieval.names import parse_measures
+
+    res = comparison.results[0]
+    measures = parse_measures(list(res.metrics))
+    kinds = {key: FAMILIES[m.family].kind for key, m in measures}
+    per_query = [key for key, m in measures if FAMILIES[m.family].aggregate != "geometric"]
+
+    def line(name: str, qid: str, value: float) -> str:
+        shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
+        return f"{name:<22}\t{qid}\t{shown}\n"
+
+    qids = comparison.query_ids
+    values = comparison.per_query[res.name]
+    out = []
+    for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
+        out += [line(m, qids[i], float(values[m][i])) for m in per_query]
+    out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
+    return "".join(out)
+
+
 def _write_per_query(dest, comparison) -> None:
     names = [r.name for r in comparison.results]
     measures = list(comparison.results[0].metrics)
@@ -56,11 +82,14 @@ def _write_per_query(dest, comparison) -> None:
                    "Parquet (query_id, doc_id, score). Repeat to compare systems; the first is the baseline.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
               help="Display name for each --run, in order (default: the run's tag).")
-@click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",
+@click.option("--metrics", "-m", multiple=True, default=[",".join(DEFAULT_MEASURES)], show_default=True,
+              metavar="LIST",
               help="Comma-separated measures in ranx, ir_measures or trec_eval syntax, e.g. ndcg@10, nDCG@10, "
                    "ndcg_cut_10, AP@100, RR@10, P(rel=2)@5, R@100, Rprec, bpref, infAP, gm_map, ERR@10, "
-                   "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50 (see docs/retrieval.md). "
-                   "Results are keyed by the names as written.")
+                   "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50, and trec_eval's -m forms "
+                   "P.5,10,20, ndcg_cut.5,10, set_F.0.5, official, all_trec (see docs/retrieval.md). "
+                   "Results are keyed by the names as written (trec_eval's -m forms as trec_eval prints them). "
+                   "Repeatable, as trec_eval's -m: -m P.5,10 -m map is -m P.5,10,map.")
 @click.option("--rel-threshold", type=int, default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
@@ -71,8 +100,10 @@ def _write_per_query(dest, comparison) -> None:
 @click.option("--n-resamples", type=count(1), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
 @click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
-@click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
-              help="Write every system's per-query scores to this CSV.")
+@click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv|-",
+              help="Write every system's per-query scores to this CSV; `-` prints one run's per-query "
+                   "values on stdout in trec_eval -q's three-column layout (measure, query, value; then "
+                   "the `all` lines) instead of the table.")
 @engine_options
 @output_options
 def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed, per_query,
@@ -86,13 +117,25 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     Example:
       scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\
           --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
+
+    \b
+    As trec_eval -q -m P.5,10 -m ndcg_cut.10 qrels.txt run_v1.txt:
+      scorekit retrieval --qrels qrels.txt --run run_v1.txt -m P.5,10 -m ndcg_cut.10 --per-query -
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare
 
     if names and len(names) != len(runs):
         raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
-    per_query_out = outputs().file(per_query, "--per-query") if per_query is not None else None
+    metrics = ",".join(metrics)
+    trec_layout = per_query is not None and str(per_query) == "-"
+    if trec_layout and len(runs) > 1:
+        raise ScorekitError("--per-query - prints one run in trec_eval's layout; give one --run, "
+                            "or write every run's per-query values to a CSV file")
+    if trec_layout and output is not None and str(output) == "-":
+        raise ScorekitError("--per-query - and -o - both want stdout: write one of them to a file")
+    per_query_out = (outputs().file(per_query, "--per-query")
+                     if per_query is not None and not trec_layout else None)
     eng = open_engine(engine, address, quiet)
     if eng is not None:
         with eng:
@@ -111,6 +154,9 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
                   f"ranking and score 0")
     if per_query_out is not None:
         _write_per_query(per_query_out, comp)
+    if trec_layout:
+        outputs().stdout(trec_eval_lines(comp))
+        quiet = True
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None
     if payload is not None:

@@ -84,7 +84,8 @@ def _require_torch(command: str) -> None:
         import transformers  # noqa: F401
     except ImportError as exc:
         raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
-                                     "installed): pip install 'scorekit[neural]'") from None
+                                     "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
+                                     "checkout or a built wheel's [neural]") from None
 
 
 def _check_writable(path: Path, option: str) -> None:

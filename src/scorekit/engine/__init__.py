@@ -5,7 +5,7 @@ a shard, statistics merge by concatenation (or summing, for counts), and the sco
 once from the merged statistics on the driver. Corpus statistics that need a first pass (CIDEr's
 document frequencies, BERTScore's idf) take one, sharded too. See ``docs/scale-out.md``.
 
-``scorekit.engine.ray_engine`` needs the optional extra ``pip install 'scorekit[ray]'``; nothing
+``scorekit.engine.ray_engine`` needs the optional extra ``ray`` (``pip install -e '.[ray]'`` in the checkout, or a built wheel's ``[ray]``); nothing
 in the core install imports Ray.
 """
 

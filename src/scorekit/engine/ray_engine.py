@@ -26,7 +26,8 @@ def _require_ray():
     try:
         import ray
     except ImportError:
-        raise MissingDependencyError("--engine ray needs Ray: pip install 'scorekit[ray]'") from None
+        raise MissingDependencyError("--engine ray needs Ray: install the ray extra (pip install -e '.[ray]' in the scorekit "
+                                     "checkout, or pip install 'scorekit-VERSION-py3-none-any.whl[ray]')") from None
     return ray
 
 

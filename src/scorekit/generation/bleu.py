@@ -176,9 +176,11 @@ def coco_bleu(stats: Sequence[BleuStats]) -> tuple[list[float], list[list[float]
     return _coco_from(merge(stats)), [_coco_from(s) for s in stats]
 
 
-def sacrebleu_score(s: BleuStats, *, smooth_method: str = "exp", smooth_value: float | None = None,
-                    effective_order: bool = False) -> float:
-    """sacrebleu ``BLEU.compute_bleu`` on (merged) statistics; 0-100."""
+def sacrebleu_breakdown(s: BleuStats, *, smooth_method: str = "exp", smooth_value: float | None = None,
+                        effective_order: bool = False) -> dict:
+    """sacrebleu ``BLEU.compute_bleu`` on (merged) statistics: its ``BLEUScore`` fields ``score``
+    (0-100), ``precisions`` (0-100, smoothed as sacrebleu reports them), ``bp``, ``ratio``,
+    ``sys_len``, ``ref_len``."""
     defaults = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
     if smooth_method not in defaults:
         raise ValueError(f"unknown smooth_method {smooth_method!r}")
@@ -191,8 +193,10 @@ def sacrebleu_score(s: BleuStats, *, smooth_method: str = "exp", smooth_value: f
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
     max_n = len(correct)
     precisions = [0.0] * max_n
+    out = {"score": 0.0, "precisions": precisions, "bp": bp, "sys_len": sys_len, "ref_len": ref_len,
+           "ratio": sys_len / ref_len if ref_len else 0}
     if not any(correct):
-        return 0.0
+        return out
     smooth_mteval, eff_order = 1.0, max_n
     for n in range(1, max_n + 1):
         if smooth_method == "add-k" and n > 1:
@@ -211,7 +215,15 @@ def sacrebleu_score(s: BleuStats, *, smooth_method: str = "exp", smooth_value: f
         else:
             precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1]
     logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
-    return bp * math.exp(sum(logs) / eff_order)
+    out["score"] = bp * math.exp(sum(logs) / eff_order)
+    return out
+
+
+def sacrebleu_score(s: BleuStats, *, smooth_method: str = "exp", smooth_value: float | None = None,
+                    effective_order: bool = False) -> float:
+    """sacrebleu ``BLEU.compute_bleu`` on (merged) statistics; 0-100."""
+    return sacrebleu_breakdown(s, smooth_method=smooth_method, smooth_value=smooth_value,
+                               effective_order=effective_order)["score"]
 
 
 def nltk_weights(n: int, max_n: int = MAX_N) -> tuple[float, ...]:
@@ -259,19 +271,31 @@ from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
+# sacrebleu's BLEU breakdown (``--bleu sacrebleu`` only): its n-gram precisions (on the scores'
+# scale), brevity penalty, length ratio and hypothesis / reference lengths
+BREAKDOWN_KEYS = ("bleu_precision_1", "bleu_precision_2", "bleu_precision_3", "bleu_precision_4",
+                  "bleu_bp", "bleu_ratio", "bleu_hyp_len", "bleu_ref_len")
 
 
 @register
 class BLEU(CaptionMetric):
-    """BLEU-1..4: brevity penalty x geometric mean of clipped 1..n-gram precisions over corpus
-    sums (mode coco: pycocoevalcap Bleu(4); sacrebleu: corpus BLEU / 100; sentence: mean of nltk
-    sentence_bleu with method1, spec §5.1).
+    """BLEU-n (``bleu_1``..``bleu_4``) in every mode is cumulative BLEU of maximum order n:
+    brevity penalty x geometric mean of the clipped 1..n-gram precisions — pycocoevalcap's
+    ``Bleu(4)`` list, and sacrebleu's BLEU with ``max_ngram_order=n`` (so ``bleu_4`` is
+    sacrebleu's BLEU score). They are never single n-gram precisions: in mode sacrebleu those are
+    ``bleu_precision_1``..``4`` (sacrebleu's ``precisions``), with ``bleu_bp``, ``bleu_ratio``,
+    ``bleu_hyp_len`` and ``bleu_ref_len`` (its BP, ratio, sys_len and ref_len).
+
+    Modes: coco (pycocoevalcap's corpus BLEU), sacrebleu (corpus BLEU with exp smoothing, / 100;
+    per item sentence BLEU with effective order), sentence (mean of nltk sentence_bleu with
+    method1, spec §5.1).
 
     Per-item statistics: hypothesis length, closest reference length, clipped matches and
     n-gram totals per order; the corpus score comes from their sums."""
 
     name = "bleu"
-    keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
+    keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4") + BREAKDOWN_KEYS
+    score_keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
     corpus = True
     params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu"),
                                      Param("ko_units", str, None, "Korean units: content (default) or surface"))
@@ -305,31 +329,36 @@ class BLEU(CaptionMetric):
                                tuple(int(x) for x in c["correct"].sum(axis=0)),
                                tuple(int(x) for x in c["total"].sum(axis=0)))
             if mode == "coco":
-                return dict(zip(self.keys, _coco_from(merged)))
-            return {k: sacrebleu_score(BleuStats(merged.hyp_len, merged.ref_len, merged.correct[: n + 1],
-                                                 merged.total[: n + 1])) / 100.0
-                    for n, k in enumerate(self.keys)}
+                return dict(zip(self.score_keys, _coco_from(merged)))
+            out = {k: sacrebleu_score(BleuStats(merged.hyp_len, merged.ref_len, merged.correct[: n + 1],
+                                                merged.total[: n + 1])) / 100.0
+                   for n, k in enumerate(self.score_keys)}
+            return {**out, **_breakdown(sacrebleu_breakdown(merged))}
         rows = self._rows(stats)
+        keys = self.keys if mode == "sacrebleu" else self.score_keys
         if not rows:
             nan = float("nan")
-            return {k: nan for k in self.keys} if corpus else {k: _np.zeros(0) for k in self.keys}
+            return {k: nan for k in keys} if corpus else {k: _np.zeros(0) for k in keys}
         if mode == "coco":
             if corpus:
-                return dict(zip(self.keys, _coco_from(merge(rows))))
+                return dict(zip(self.score_keys, _coco_from(merge(rows))))
             items = [_coco_from(s) for s in rows]
-            return {k: _np.array([it[n] for it in items]) for n, k in enumerate(self.keys)}
+            return {k: _np.array([it[n] for it in items]) for n, k in enumerate(self.score_keys)}
         if mode == "sentence":
             per = {k: _np.array([nltk_sentence_bleu(s, nltk_weights(n + 1)) for s in rows])
-                   for n, k in enumerate(self.keys)}
+                   for n, k in enumerate(self.score_keys)}
             return {k: float(_np.mean(v)) for k, v in per.items()} if corpus else per
         out = {}
-        for n, k in enumerate(self.keys):
+        for n, k in enumerate(self.score_keys):
             sub = [BleuStats(s.hyp_len, s.ref_len, s.correct[: n + 1], s.total[: n + 1]) for s in rows]
             if corpus:
                 out[k] = sacrebleu_score(merge(sub)) / 100.0
             else:
                 out[k] = _np.array([sacrebleu_score(s, effective_order=True) / 100.0 for s in sub])
-        return out
+        if corpus:
+            return {**out, **_breakdown(sacrebleu_breakdown(merge(rows)))}
+        items = [_breakdown(sacrebleu_breakdown(s, effective_order=True)) for s in rows]
+        return {**out, **{k: _np.array([it[k] for it in items]) for k in BREAKDOWN_KEYS}}
 
     def score(self, stats: Stats) -> dict[str, float]:
         return self._compute(stats, True)
@@ -340,3 +369,11 @@ class BLEU(CaptionMetric):
     def signature_params(self) -> dict:
         return {"bleu": self.values["mode"], **korean_units_field(self.values["lang"], self.values["tokenizer"],
                                                                   self.values["ko_units"])}
+
+
+def _breakdown(b: dict) -> dict[str, float]:
+    """sacrebleu's breakdown under scorekit's keys; precisions on the 0-1 scale of the scores."""
+    out = {f"bleu_precision_{n + 1}": p / 100.0 for n, p in enumerate(b["precisions"])}
+    out.update({"bleu_bp": float(b["bp"]), "bleu_ratio": float(b["ratio"]),
+                "bleu_hyp_len": float(b["sys_len"]), "bleu_ref_len": float(b["ref_len"])})
+    return out

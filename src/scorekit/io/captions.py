@@ -2,6 +2,13 @@
 
 Accepted formats (chosen by extension; ``.gz`` allowed):
 
+* **COCO** ``.json`` (pycocoevalcap's files, recognised from their content), for predictions and
+  references alike: a results file ``[{"image_id": 1, "caption": "..."}, ...]`` and an
+  annotations file ``{"images": [...], "annotations": [{"image_id": 1, "id": 7, "caption":
+  "..."}, ...]}``. Image ids may be integers or strings (the id is their text); an image's
+  captions are its references in annotation order. As pycocoevalcap, the predictions define the
+  test set when the references are COCO annotations: annotated images without a prediction are
+  left out (reported), not scored 0.
 * ``.json`` — an object keyed by id, as the spec's evaluate.py reads it:
   predictions ``{"video_001": "caption"}`` or ``{"video_001": ["caption"]}`` (a one-element list);
   references ``{"video_001": ["ref 1", "ref 2"]}`` (a bare string counts as one reference).
@@ -39,6 +46,31 @@ from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
 REF_KEYS = ("references", "reference", "captions", "caption", "refs", "text")
+
+
+def _coco_rows(data, path: Path) -> tuple[list[tuple[str, object, int | None]], str] | None:
+    """A COCO file's (image id, caption, None) rows in file order and its kind ("annotations" or
+    "results"), or None when ``data`` is neither."""
+    if isinstance(data, dict) and isinstance(data.get("annotations"), list) and (
+            "images" in data or (data["annotations"] and isinstance(data["annotations"][0], dict)
+                                 and "image_id" in data["annotations"][0])):
+        anns, kind = data["annotations"], "annotations"
+    elif isinstance(data, list) and data and isinstance(data[0], dict) and "image_id" in data[0]:
+        anns, kind = data, "results"
+    else:
+        return None
+    rows = []
+    for i, a in enumerate(anns, 1):
+        what = f"COCO {kind[:-1]} {i}"
+        if not isinstance(a, dict) or "image_id" not in a or "caption" not in a:
+            raise InputError(f"{what}: expected an object with 'image_id' and 'caption'", path)
+        img = a["image_id"]
+        if isinstance(img, bool) or not isinstance(img, (int, str)):
+            raise InputError(f"{what}: image_id must be an integer or a string, got {type(img).__name__}", path)
+        if not isinstance(a["caption"], str):
+            raise InputError(f"{what}: caption must be a string, got {type(a['caption']).__name__}", path)
+        rows.append((str(img), a["caption"], None))
+    return rows, kind
 
 
 @dataclass
@@ -163,16 +195,24 @@ def _pick(obj: dict, keys, path, line) -> object:
 
 def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
     """(id, raw value, line) in file order."""
+    return _records_coco(path, kind)[0]
+
+
+def _records_coco(path: Path, kind: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
+    """:func:`_records` and the file's COCO kind ("annotations", "results" or None)."""
     fmt = _fmt(path)
     keys = PRED_KEYS if kind == "predictions" else REF_KEYS
     if fmt == "parquet":
-        return _parquet_records(path, keys)
+        return _parquet_records(path, keys), None
     text = read_text(path, f"{kind} file")
     rows: list[tuple[str, object, int | None]] = []
     if fmt == "json":
         data = parse_json(text, path)
+        coco = _coco_rows(data, path)
+        if coco is not None:
+            return coco
         if isinstance(data, dict):
-            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))]
+            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))], None
         if not isinstance(data, list):
             raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
         objs = [(o, None) for o in data]
@@ -197,12 +237,12 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
             if len(row) != len(header):
                 raise InputError(f"expected {len(header)} fields, got {len(row)}", path, i)
             rows.append((row[idc], row[col], i))
-        return rows
+        return rows, None
     for o, line in objs:
         if not isinstance(o, dict) or "id" not in o:
             raise InputError("expected an object with an 'id' key", path, line)
         rows.append((str(o["id"]), _pick(o, keys, path, line), line))
-    return rows
+    return rows, None
 
 
 def read_predictions(path: str | Path) -> dict[str, str]:
@@ -219,14 +259,22 @@ def read_predictions(path: str | Path) -> dict[str, str]:
 
 
 def read_references(path: str | Path) -> dict[str, list[str]]:
+    return _read_references(path)[0]
+
+
+def _read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
+    """The references and whether they came from COCO annotations files."""
     out: dict[str, list[str]] = {}
+    annotations = False
     seen: dict[str, tuple[Path, bool]] = {}  # first shard of each id; one row per reference?
     shards = shard_files(path, "references")
     for shard in shards:
         fmt = _fmt(shard)
-        for key, value, line in _records(shard, "references"):
-            # CSV/TSV rows, and Parquet rows holding one string, are one reference each
-            per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str))
+        records, coco = _records_coco(shard, "references")
+        annotations |= coco == "annotations"
+        for key, value, line in records:
+            # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
+            per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
             refs = _references(value, shard, line, key)
             if key in out and not (per_row and seen[key][1]):
                 other = "" if seen[key][0] == shard else f" (also in {seen[key][0]})"
@@ -235,7 +283,7 @@ def read_references(path: str | Path) -> dict[str, list[str]]:
             seen.setdefault(key, (shard, per_row))
     if not out:
         raise InputError("no references", shards[0] if len(shards) == 1 else path)
-    return out
+    return out, annotations
 
 
 def _names(ids: list[str], limit: int = 5) -> str:
@@ -264,5 +312,19 @@ def pair(predictions: dict[str, str], references: dict[str, list[str]], *, stric
 
 
 def read_caption_set(predictions: str | Path, references: str | Path, *, strict: bool = False) -> CaptionSet:
-    return pair(read_predictions(predictions), read_references(references), strict=strict,
-                pred_path=predictions, ref_path=references)
+    preds = read_predictions(predictions)
+    refs, annotations = _read_references(references)
+    left_out: list[str] = []
+    if annotations and not strict:
+        # pycocoevalcap scores the results' images: an annotated image without a prediction is
+        # not part of the test set (a COCO annotations file holds the whole split)
+        left_out = [k for k in refs if k not in preds]
+        if len(left_out) < len(refs):
+            refs = {k: v for k, v in refs.items() if k in preds}
+        else:
+            left_out = []
+    out = pair(preds, refs, strict=strict, pred_path=predictions, ref_path=references)
+    if left_out:
+        out.warnings.insert(0, f"{len(left_out)} annotated image(s) have no prediction and are not scored "
+                               f"(as pycocoevalcap, the predictions' images are the test set): {_names(left_out)}")
+    return out

@@ -6,6 +6,11 @@ no Python object is made per line. Files with irregular whitespace (tabs, repeat
 blanks, CRLF) are normalised first with one regex pass. When pyarrow rejects a file, a slow
 line-by-line scan (error path only) finds the first bad line, so every error reads
 ``path:line: what was expected``.
+
+trec_eval 10's input rules hold: a line starting with ``#`` is a comment (qrels and runs), and a
+run line may carry fields after the run name, which are ignored. Both send the file down the
+normalising path, which drops comment lines (keeping the line count) and cuts run lines to six
+fields.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ _QRELS_FORM = "qid iter docid rel"
 _DICT = pa.dictionary(pa.int32(), pa.string())
 _IRREGULAR = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
+_COMMENT = re.compile(rb"(?m)^#[^\n]*")
+_RUN_EXTRA = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -46,9 +53,17 @@ def _read_bytes(path: Path) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
-def _normalise(data: bytes) -> bytes:
-    # Same number of newlines before and after, so line numbers still hold.
-    return _EDGES.sub(b"", _IRREGULAR.sub(b" ", data))
+def _normalise(data: bytes, kind: str) -> bytes:
+    """Single blanks, no comment lines, run lines cut to six fields (trec_eval ignores the rest).
+    Same number of newlines before and after, so line numbers still hold."""
+    data = _COMMENT.sub(b"", _EDGES.sub(b"", _IRREGULAR.sub(b" ", data)))
+    return _RUN_EXTRA.sub(rb"\1", data) if kind == "run" else data
+
+
+def _is_data(line: bytes) -> bool:
+    """Neither blank nor a ``#`` comment."""
+    s = line.strip()
+    return bool(s) and not s.startswith(b"#")
 
 
 class _LineMap:
@@ -62,7 +77,7 @@ class _LineMap:
     def __call__(self, row: int) -> int:
         if self._lines is None:
             data = _read_bytes(self._path)
-            nonblank = [i for i, ln in enumerate(data.split(b"\n"), 1) if ln.strip()]
+            nonblank = [i for i, ln in enumerate(data.split(b"\n"), 1) if _is_data(ln)]
             self._lines = np.asarray(nonblank, dtype=np.int64)
         return int(self._lines[row]) if row < len(self._lines) else row + 1
 
@@ -71,13 +86,15 @@ def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -
     """Error path: find and raise the first malformed line (column count, UTF-8, numbers)."""
     other = {6: ("a qrels", 4), 4: ("a run", 6)}[ncols]
     for no, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
+        if not _is_data(raw):
             continue
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"invalid UTF-8 (byte {exc.start} of the line)", path, no) from None
         parts = line.split()
+        if kind == "run" and len(parts) > ncols:  # fields after the run name: ignored
+            parts = parts[:ncols]
         if len(parts) != ncols:
             hint = f" — is this {other[0]} file?" if len(parts) == other[1] else ""
             raise InputError(f"expected {ncols} columns `{form}`, found {len(parts)}{hint}", path, no)
@@ -113,12 +130,15 @@ def _read_csv(source, names: list[str], types: dict):
 
 def _regular(table: pa.Table) -> bool:
     """No empty id: a repeated or stray blank that kept the column count would leave one. (A
-    tab changes the column count, so pyarrow has already failed on it.)"""
+    tab changes the column count, so pyarrow has already failed on it.) No query id starting
+    with ``#``: a comment line with the right number of words would read as one."""
     for name in ("qid", "docid"):
         col = table.column(name)
         if pa.types.is_dictionary(col.type):
             col = pa.chunked_array([c.dictionary for c in col.chunks], pa.string())
         if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+            return False
+        if name == "qid" and len(col) and pc.any(pc.starts_with(col, "#")).as_py():
             return False
     return True
 
@@ -134,7 +154,7 @@ def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, ki
     except (pa.ArrowInvalid, pa.ArrowException, OSError):
         table = None
     if table is None or not _regular(table):
-        data = _normalise(_read_bytes(path))
+        data = _normalise(_read_bytes(path), kind)
         try:
             table = _read_csv(pa.BufferReader(data), names, types)
         except (pa.ArrowInvalid, pa.ArrowException) as exc:
@@ -153,14 +173,16 @@ def _first_tag(path: Path) -> str | None:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as fh:
         for raw in fh:
+            if not _is_data(raw):
+                continue
             parts = raw.split()
-            if parts:
-                return parts[-1].decode("utf-8", "replace") if len(parts) == 6 else None
+            return parts[5].decode("utf-8", "replace") if len(parts) >= 6 else None
     return None
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
-    """Read TREC qrels ``qid iter docid rel`` (``iter`` ignored; ``rel`` an integer grade)."""
+    """Read TREC qrels ``qid iter docid rel`` (``iter`` ignored; ``rel`` an integer grade;
+    ``#`` comment lines skipped, as trec_eval 10)."""
     types = {"qid": _DICT, "docid": pa.string(), "rel": pa.int64()}
     table, line_of, p = _parse(path, QRELS_COLUMNS, types, _QRELS_FORM, "qrels")
     return Qrels.from_arrays(table.column("qid"), table.column("docid"),
@@ -169,7 +191,8 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
 
 def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     """Read a TREC run ``qid Q0 docid rank score tag``. The rank column is ignored (trec_eval
-    orders by score, ties by docid descending); the run's name is ``name``, else the first tag."""
+    orders by score, ties by docid descending), and so are ``#`` comment lines and any field
+    after the tag; the run's name is ``name``, else the first tag."""
     types = {"qid": _DICT, "docid": pa.string(), "score": pa.float64()}
     table, line_of, p = _parse(path, RUN_COLUMNS, types, _RUN_FORM, "run")
     score = to_numpy(table.column("score"))

@@ -49,7 +49,8 @@ def require_torch():
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise MissingDependencyError(
             f"neural metrics need torch and transformers ({exc.name} is not installed): "
-            "pip install torch==2.13.0 && pip install 'scorekit[neural]'"
+            "pip install torch==2.13.0, then the neural extra: pip install -e '.[neural]' in the scorekit "
+            "checkout, or pip install 'scorekit-VERSION-py3-none-any.whl[neural]'"
         ) from exc
     import torch
 

@@ -13,6 +13,11 @@ Normalisations (per query, as ranx): ``min-max`` (s - min) / (max - min), ``max`
 ``sum`` (s - min) / (Σ s - n·min), ``zmuv`` (z-score) (s - mean) / std, ``rank`` 1 - i / n
 (i the 0-based rank), ``none``; every denominator is at least 1e-9 as in ranx.
 
+:func:`optimize_fusion` chooses a method's parameters on training queries as ranx's
+``optimize_fusion`` does: ``wsum``'s weights over the grid of multiples of ``step`` (0.1) summing
+to exactly 1.0, ``rrf``'s k over 10, 20, ..., 100; each candidate fused and scored with one
+measure over the qrels' queries, the last best candidate kept (ranx's ``>=``).
+
 The fused run's documents come out in trec_eval's order (ties by docid descending), so writing it
 (:func:`write_trec`) and scoring it again gives the same numbers as any trec_eval-order reader.
 """
@@ -175,6 +180,80 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
     return Run.from_arrays(qid, docid, total, name=name or method, source="<fused>")
 
 
+# the methods with parameters to optimise, and ranx's grids for them
+OPTIMIZABLE = ("wsum", "rrf")
+RRF_GRID = (10, 100, 10)   # ranx optimize_rrf: min_k, max_k, step
+
+
+def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
+    """ranx's ``get_trial_configs``: every ``n_runs``-tuple of the multiples of ``step`` in
+    [0, 1] (rounded to step's decimals) whose float sum is exactly 1.0, in ``product`` order."""
+    from itertools import product
+
+    if not 0 < step <= 1:
+        raise ScorekitError(f"the weight step must be in (0, 1], got {step}")
+    digits = str(step)[::-1].find(".")
+    values = [round(x, digits) for x in np.arange(0, 1 + step, step)]
+    return [seq for seq in product(*[values] * n_runs) if sum(seq) == 1.0]
+
+
+def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm: str | None = "min-max",
+                    metric: str = "ndcg", *, step: float = 0.1, rel_threshold: int = 1
+                    ) -> tuple[dict[str, Any], list[tuple[Any, float]]]:
+    """ranx ``optimize_fusion``: the parameters of ``method`` (``wsum``: ``{"weights": [...]}``,
+    ``rrf``: ``{"k": k}``) that score best on ``qrels`` with ``metric`` (one measure, any
+    syntax), and every candidate with its score in the order tried."""
+    from scorekit.retrieval.evaluate import evaluate
+    from scorekit.retrieval.inputs import as_qrels
+    from scorekit.retrieval.names import parse_measures
+
+    method, norm = normalise_method(method), normalise_norm(norm)
+    if method not in OPTIMIZABLE:
+        raise ScorekitError(f"{method} has no parameters to optimise (optimisable: {', '.join(OPTIMIZABLE)})")
+    measures = parse_measures(metric)
+    if len(measures) != 1:
+        raise ScorekitError(f"optimise on one measure, got {len(measures)} ({metric!r})")
+    key = measures[0][0]
+    if len(runs) < 2:
+        raise ScorekitError(f"fusion needs at least two runs, got {len(runs)}")
+    q, rs = as_qrels(qrels), [as_run(r) for r in runs]
+    if method == "wsum":
+        trials: list[Any] = weight_grid(len(rs), step)
+    else:
+        lo, hi, by = RRF_GRID
+        trials = list(range(lo, hi + 1, by))
+    best, best_score, report = None, 0.0, []
+    import warnings
+
+    for t in trials:
+        fused = fuse(rs, method, norm, weights=list(t)) if method == "wsum" else fuse(rs, method, norm, k=t)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # queries outside the training qrels are not scored
+            score = evaluate(q, fused, [key], rel_threshold, per_item=False).metrics[key]
+        report.append((t, score))
+        if score >= best_score:
+            best, best_score = t, score
+    if best is None:
+        raise ScorekitError(f"no candidate scored >= 0 on {key}")
+    return ({"weights": list(best)} if method == "wsum" else {"k": best}), report
+
+
+def fusion_signature(method: str, norm: str | None, params: dict[str, Any],
+                     optimized: str | None = None) -> str:
+    """What pins a fused run: method, normalisation, its parameters (and what chose them)."""
+    from scorekit.signature import Signature
+
+    method, norm = normalise_method(method), normalise_norm(norm)
+    fields: dict[str, Any] = {"method": method, "norm": norm}
+    if method == "wsum":
+        fields["weights"] = ",".join(repr(float(w)) for w in params["weights"])
+    elif method == "rrf":
+        fields["k"] = params["k"]
+    if optimized:
+        fields["optimized"] = optimized
+    return str(Signature("fuse", fields))
+
+
 def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
     """``{qid: {docid: score}}`` with documents in trec_eval order."""
     order, starts = run.ranked()
@@ -213,4 +292,5 @@ def write_trec(run: Run, path: str | os.PathLike, tag: str | None = None) -> int
     return n
 
 
-__all__ = ["fuse", "write_trec", "run_to_dict", "METHODS", "NORMS"]
+__all__ = ["fuse", "optimize_fusion", "fusion_signature", "weight_grid", "write_trec", "run_to_dict",
+           "METHODS", "NORMS", "OPTIMIZABLE"]

@@ -8,10 +8,16 @@
   ``SetF(beta=1)``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``;
 * trec_eval: ``P_10``, ``recall_100``, ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``,
   ``recip_rank``, ``Rprec``, ``bpref``, ``infAP``, ``gm_map``, ``success_5``, ``set_P``,
-  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``.
+  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``;
+  and trec_eval's ``-m`` syntax: ``P.5,10,20``, ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``,
+  ``set_F.0.5``, a bare cut-off family (``P``, ``ndcg_cut``, ``map_cut``, ``success``,
+  ``iprec_at_recall``: trec_eval's default cut-offs) and the sets ``official`` and ``all_trec``
+  (the measures of trec_eval's sets that scorekit computes; :data:`TREC_UNSUPPORTED` lists the
+  rest).
 
 Names are case-insensitive. :func:`parse_measures` returns ``(name as written, Measure)`` pairs:
-results are keyed by the user's spelling, signatures carry :attr:`Measure.name`.
+results are keyed by the user's spelling (a ``-m`` parameter list or a set by the names
+trec_eval prints, ``P_5``), signatures carry :attr:`Measure.name`.
 """
 
 from __future__ import annotations
@@ -47,6 +53,29 @@ _ALIASES = {
 # trec_eval's "<measure>_<cutoff>" (and "-m measure.cutoff") spellings
 _TREC_CUT = {"p", "recall", "success", "mapcut", "ndcgcut", "iprecatrecall"}
 
+# trec_eval's default parameters of its cut-off families (``-m P`` = P_5 ... P_1000)
+_TREC_CUTS = ("5", "10", "15", "20", "30", "100", "200", "500", "1000")
+_TREC_DEFAULTS = {
+    "p": _TREC_CUTS, "mapcut": _TREC_CUTS, "ndcgcut": _TREC_CUTS, "success": ("1", "5", "10"),
+    "iprecatrecall": tuple(f"{i / 10:.2f}" for i in range(11)),
+}
+# trec_eval 10's measure sets, in its output order; None = a measure scorekit does not compute
+def _cuts(name: str, values: tuple[str, ...] = _TREC_CUTS) -> list[str]:
+    return [f"{name}.{values[0]}", *values[1:]]
+
+
+_OFFICIAL = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+             "iprec_at_recall", "P"]
+_ALL_TREC = _OFFICIAL + [*_cuts("recall"), "infAP", "ndcg", "ndcg_cut", "map_cut", "success",
+                         "set_P", "set_recall", "set_F"]
+TREC_UNSUPPORTED = ("runid", "num_q", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
+                    "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
+                    "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+_SETS = {"official": _OFFICIAL, "alltrec": _ALL_TREC}
+# trec_eval's "-m name.params": parameters after the first dot, a comma list continues it
+_TREC_PARAMS = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)\.(?P<params>\.?\d[\d.]*|\.\d+)$")
+_CONTINUE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)$")
+
 _FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_ \-]*?)\s*(?:\((?P<args>[^()]*)\))?\s*"
                    r"(?:@\s*(?P<k>[^\s@]+))?$")
 _TREC = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<k>\d+(?:\.\d+)?)$")
@@ -68,7 +97,8 @@ def known_names() -> list[str]:
         if spec.cutoff == "optional":
             out.append(fam)
     return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
-                  "NumRet", "NumRelRet", "P_k", "ndcg_cut_k", "map_cut_k", "recip_rank"]
+                  "NumRet", "NumRelRet", "P_k", "P.k,k", "ndcg_cut_k", "ndcg_cut.k,k", "map_cut_k",
+                  "recip_rank", "set_F.beta", "official", "all_trec"]
 
 
 def _bad(text: str, why: str) -> ScorekitError:
@@ -181,16 +211,84 @@ def parse_measure(text: str) -> Measure:
     return Measure(fam, k, rel, param)
 
 
+def _trec_name(name: str, value: str) -> str:
+    """What trec_eval prints for ``-m name.value``: ``P_5``, ``iprec_at_recall_0.10``, ``set_F_0.5``."""
+    key = _key(name)
+    if key == "iprecatrecall":
+        return f"{name}_{float(value):.2f}"
+    if key in _TREC_CUT:
+        try:
+            return f"{name}_{int(value)}"
+        except ValueError:
+            raise _bad(f"{name}.{value}", f"the cut-off must be a positive integer, got {value!r}") from None
+    return f"{name}_{value}"
+
+
+def _trec_measure(name: str, value: str) -> tuple[str, Measure]:
+    printed = _trec_name(name, value)
+    key = _key(name)
+    if key == "setf":
+        return printed, parse_measure(f"SetF(beta={value})")
+    if key in _TREC_CUT:
+        return printed, parse_measure(printed)
+    raise _bad(f"{name}.{value}", "trec_eval parameters (name.value) are read for the cut-off measures "
+                                  "(P, recall, success, map_cut, ndcg_cut, iprec_at_recall) and set_F")
+
+
+def _expand(parts: list[str]) -> list[tuple[str, Measure | None]]:
+    """trec_eval's ``-m`` syntax -> one entry per measure: ``P.5,10`` (the comma list continues
+    the name before it), bare cut-off families (``P``: trec_eval's default cut-offs) and the sets
+    ``official``/``all_trec``. Any other name passes through (Measure None: parsed later)."""
+    out: list[tuple[str, Measure | None]] = []
+    last: str | None = None          # the trec_eval name a bare number continues
+    for part in (p.strip() for p in parts):
+        if _CONTINUE.match(part):
+            if last is None:
+                raise _bad(part, "a bare number continues a trec_eval parameter list (P.5,10); "
+                                 "it needs a name before it")
+            out.append(_trec_measure(last, part))
+            continue
+        last = None
+        key = _key(part)
+        if key in _SETS:
+            out += _expand(_SETS[key])
+            continue
+        if key in _TREC_DEFAULTS and not _TREC.match(part):
+            out += [_trec_measure(part, v) for v in _TREC_DEFAULTS[key]]
+            continue
+        m = _TREC_PARAMS.match(part)
+        if m and (_key(m.group("name")) in _TREC_CUT or _key(m.group("name")) == "setf"):
+            last = m.group("name")
+            out.append(_trec_measure(last, m.group("params")))
+            continue
+        out.append((part, None))
+    return out
+
+
 def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     """``"nDCG@10,P_10,recall(rel=2)@100"`` or a list -> ``[(name as written, Measure), ...]``
-    (a name written twice counts once)."""
+    (a name written twice counts once). trec_eval's ``-m`` forms (``P.5,10``, ``all_trec``) are
+    keyed by the names trec_eval prints (``P_5``, ``P_10``)."""
     if isinstance(names, (str, Measure)):
         names = split_names(names) if isinstance(names, str) else [names]
+    items: list[tuple[str, Measure | None] | Measure] = []
+    strings: list[str] = []
+    for n in list(names) + [None]:
+        if isinstance(n, str):
+            strings.append(n)
+            continue
+        items += _expand(strings)
+        strings = []
+        if n is not None:
+            items.append(n)
     out: list[tuple[str, Measure]] = []
     seen = set()
-    for n in names:
-        meas = parse_measure(n)
-        key = meas.name if isinstance(n, Measure) else str(n).strip()
+    for n in items:
+        if isinstance(n, Measure):
+            key, meas = n.name, n
+        else:
+            key, meas = n
+            meas = meas if meas is not None else parse_measure(key)
         if key not in seen:
             seen.add(key)
             out.append((key, meas))
@@ -199,4 +297,4 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     return out
 
 
-__all__ = ["parse_measure", "parse_measures", "known_names", "DEFAULT_MEASURES"]
+__all__ = ["parse_measure", "parse_measures", "known_names", "DEFAULT_MEASURES", "TREC_UNSUPPORTED"]

@@ -122,7 +122,7 @@ def _dataset(name: str):
         import ir_datasets
     except ImportError:
         raise MissingDependencyError("reading ir_datasets needs the ir_datasets package: "
-                                     "pip install 'scorekit[ir_datasets]'") from None
+                                     "pip install -e '.[ir_datasets]' in the scorekit checkout, or a built wheel's [ir_datasets]") from None
     dataset_id = name[len(IRDS_PREFIX):]
     try:
         return dataset_id, ir_datasets.load(dataset_id)

@@ -5,5 +5,5 @@ A :class:`~scorekit.summarization.rl.policy.SentencePolicyModel` scores sentence
 :class:`~scorekit.summarization.rl.policy.ChunkPolicyModel` scores the phrases (chunks) of those
 sentences, corrected by their SBERT similarity to the document, and fills an n-word budget.
 Training is REINFORCE with a moving-average baseline, one article per episode, the reward being
-BERTScore F1 against the reference summary. Needs torch (``pip install 'scorekit[neural]'``).
+BERTScore F1 against the reference summary. Needs torch (the ``neural`` extra).
 """
