@@ -231,9 +231,12 @@ def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | No
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
 @transactional
 def report_cmd(run: Path, out: Path | None, override_summary: Path | None, strict: bool, quiet: bool) -> None:
-    """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl)."""
+    """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl):
+    the headline (tuple F1 S1 -> S2, fix / break / net gain) first, every metric, and the changed
+    samples worst ΔF1 first — the same report as `scorekit report` draws for every family."""
     from scorekit.absa.aggregate import aggregate_run
-    from scorekit.absa.report import render_report
+    from scorekit.absa.samples import changed_samples
+    from scorekit.report.html import render_report
 
     if out is None:
         run_dir = _resolve(run, SCORECARDS_NAME)[0]
@@ -243,8 +246,11 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
     outputs().file(out, "--out", create_parents=True)
     run_dir, read = _load_scorecards(run, strict)
     agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
-    _write_text(out, render_report(run_dir.name, agg.metrics, read.rows, agg.matrix, agg.signature,
-                                   n_skipped=read.n_skipped), "--out")
+    result = agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
+                           per_item=changed_samples(read.rows, agg.matrix),
+                           extra={"skipped": [s.describe() for s in read.skipped[:100]]}
+                           | ({"warnings": [f"{read.n_skipped} malformed rows skipped"]} if read.n_skipped else {}))
+    _write_text(out, render_report([result], title=f"ABSA metric report — {run_dir.name}"), "--out")
     outputs().commit()
     if not quiet:
         click.echo(f"wrote {out}")

@@ -29,6 +29,7 @@ from scorekit.report.model import (PRIMARY_METRICS, Doc, is_number, load_doc, lo
                                    numeric_item_fields, primary_metric, text_item_fields)
 from scorekit.report.parts import section, table, text_html
 from scorekit.report.sections import TASK_SECTIONS, task_section
+from scorekit.report.sections.answer import answer_html
 from scorekit.report.sections.common import (MAX_ITEMS, comparison_section, distributions_section,
                                              drilldown_rows, drilldown_section, extra_section, metrics_section,
                                              runs_info, warnings_html)
@@ -62,6 +63,7 @@ def doc_html(doc: Doc) -> str:
         f'<section class="sk-doc" id="{anchor}" data-task="{esc(doc.task)}" data-runs="{len(doc.runs)}">',
         f"<h2>{text_html(title)}</h2>",
         f'<p class="meta">from {text_html(doc.source)}</p>' if doc.source else "",
+        answer_html(doc),
         warnings_html(doc),
         section("metrics", metrics_section(doc), cls="sk-metrics-section"),
         section("system comparison", comparison_section(doc), cls="sk-comparison-section"),
