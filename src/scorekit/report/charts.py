@@ -108,11 +108,16 @@ def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float |
 
 
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "end", cls: str = "sk-label",
-                 full: str | None = None) -> str:
-    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text."""
+                 full: str | None = None, note: str | None = None) -> str:
+    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
+    (e.g. "↓ better") is one more line, in its own colour."""
     lh = FONT + 1
-    y0 = y_mid - (len(lines) - 1) * lh / 2 + 4
+    n = len(lines) + (1 if note else 0)
+    y0 = y_mid - (n - 1) * lh / 2 + 4
     spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
+    if note:
+        spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
+                  f'font-size="{FONT - 1}">{esc(note)}</tspan>')
     title = f"<title>{esc(full if full is not None else ''.join(lines))}</title>"
     return f'<text class="{cls}" font-size="{FONT}" text-anchor="{anchor}">{title}{spans}</text>'
 
@@ -289,9 +294,10 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     body: list[str] = []
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     for ci, cat in enumerate(categories):
-        lines = wrap_label(cat, label_w - 10) + (["↓ better"] if cat in lower else [])
-        group_h = max(bar_h * len(names), (FONT + 1) * len(lines) + 2)
-        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat + (" (lower is better)" if cat in lower else "")))
+        lines = wrap_label(cat, label_w - 10)
+        group_h = max(bar_h * len(names), (FONT + 1) * (len(lines) + (cat in lower)) + 2)
+        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat,
+                                 note="↓ better" if cat in lower else None))
         y_bars = y + (group_h - bar_h * len(names)) / 2
         for si, name in enumerate(names):
             v = series[name][ci] if ci < len(series[name]) else None

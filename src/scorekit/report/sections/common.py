@@ -11,7 +11,7 @@ from typing import Any
 
 from scorekit.report import charts
 from scorekit.report.charts import esc
-from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
+from scorekit.report.model import (HINT_KEYS, describe_key, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
                                    metric_kind, numeric_item_fields, primary_metric, text_item_fields)
 from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
 from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
@@ -53,6 +53,20 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
                                       errors=pick(idx, errors), kind="grouped-bars" if kind_name != "bar" else "bar",
                                       scale=kind, lower=lower)
             out.append(figure(svg, cls=f"sk-kind-{kind}"))
+    # scores of one metric (BERTScore F1 of every system at every n) share one axis: the same
+    # number is drawn the same length; scores of different metrics never share one
+    same: dict[str, list[int]] = {}
+    for j in by_kind.get("score", []):
+        info = describe_key(str(categories[j]), task)
+        same.setdefault(info.metric if info is not None else str(categories[j]), []).append(j)
+    for metric, idx in same.items():
+        if len(idx) < 2:
+            continue
+        svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
+                                  title=f"{title}: {metric} (one axis)", errors=pick(idx, errors),
+                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
+        out.append(figure(svg, cls="sk-kind-score"))
+        by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
     for kind, what in (("score", "scores, each on its own axis"),
                        (UNKNOWN, "not in the metric registry, each on its own axis")):
         idx = by_kind.get(kind)
