@@ -29,7 +29,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
     return [by_stem[i] for i in ids]
 
 
-@click.command("caption")
+@click.command("caption", epilog="\b\nExample:\n  scorekit caption -p preds.json -r refs.json --lang ko -o results.json --report captions.html")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
@@ -76,10 +76,6 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
             ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
-
-    \b
-    Example:
-      scorekit caption -p preds.json -r refs.json --lang ko -o results.json
     """
     from scorekit.errors import ScorekitError
     from scorekit.generation.driver import DEFAULT_METRICS, evaluate

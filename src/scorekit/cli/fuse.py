@@ -10,7 +10,7 @@ import click
 from scorekit.retrieval.fusion import METHODS, NORMS
 
 
-@click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="fuse", epilog="\b\nExample:\n  scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
               help="A run: TREC `qid Q0 docid rank score tag` (.gz ok) or JSON {qid: {docid: score}}. "
                    "Give two or more.")
@@ -31,10 +31,6 @@ def command(runs, method, norm, rrf_k, weights, tag, output, quiet):
 
     Documents of the fused run are ranked by fused score, ties by docid descending (trec_eval's
     order), and written as a TREC run.
-
-    \b
-    Example:
-      scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.fusion import fuse, write_trec

@@ -25,7 +25,7 @@ def load_result_json(path: Path) -> dict:
     return data
 
 
-@click.command("report")
+@click.command("report", epilog="\b\nExample:\n  scorekit report retrieval.json captions.json --out report.html --png-dir figures/")
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write (self-contained: opens offline, on a phone too).")

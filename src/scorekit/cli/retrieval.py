@@ -47,7 +47,7 @@ def _write_per_query(dest, comparison) -> None:
                 w.writerow([name, qid] + [repr(c[i]) for c in cols])
 
 
-@click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="retrieval", epilog="\b\nExample:\n  scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\\n      --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization --report retrieval.html", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--qrels", required=True, metavar="FILE",
               help="Relevance judgements: TREC qrels `qid iter docid rel` (.gz ok), JSON {qid: {docid: rel}}, "
                    "Parquet (query_id, doc_id, relevance) or irds:DATASET (local ir_datasets cache only).")
@@ -81,11 +81,6 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
 
     Documents are ranked by score (ties: docid descending, as trec_eval); the rank column is
     ignored. Means are over every query in the qrels; a query missing from a run scores 0.
-
-    \b
-    Example:
-      scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\
-          --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare

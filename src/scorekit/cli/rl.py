@@ -168,7 +168,8 @@ def _echo_err(msg: str, quiet: bool) -> None:
 
 # --------------------------------------------------------------------------- train-summarizer
 
-@click.command("train-summarizer", cls=OneLineCommand)
+@click.command("train-summarizer", cls=OneLineCommand,
+               epilog="\b\nExamples:\n  scorekit train-summarizer --folds 3 --epochs 5 --report cv.html\n  scorekit train-summarizer --num-train 20 --checkpoint policy.pt")
 @_with(data_options)
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
@@ -205,11 +206,6 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
     held-out articles.
-
-    \b
-    Examples:
-      scorekit train-summarizer --folds 3 --epochs 5
-      scorekit train-summarizer --num-train 20 --checkpoint policy.pt
     """
     ns = _parse_n(n_list)
     _require_torch("train-summarizer")
@@ -319,7 +315,7 @@ def print_cv(result, fmt: str) -> None:
 
 # --------------------------------------------------------------------------- summarize
 
-@click.command("summarize", cls=OneLineCommand)
+@click.command("summarize", cls=OneLineCommand, epilog="\b\nExample:\n  scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html")
 @_with(data_options)
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
               help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")
@@ -333,10 +329,6 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
               split, exclude_trained, output, fmt, quiet, **extra):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
-
-    \b
-    Example:
-      scorekit summarize --checkpoint policy.pt --exclude-trained
     """
     ns = _parse_n(n_list)
     for path, option in ((output, "--output"), (extra.get("report"), "--report")):

@@ -19,7 +19,7 @@ from scorekit.cli.metric_options import MetricsOption
 from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
-@click.command("summary")
+@click.command("summary", epilog="\b\nExample:\n  scorekit summary --predictions summaries.jsonl --references refs.jsonl --sources docs.jsonl \\\n      -o summary.json --report summary.html")
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Summaries to score: a file, or a folder or quoted glob of JSONL/JSON/CSV/Parquet "
                    "shards (records with ids).")

@@ -91,7 +91,7 @@ def write_table_file(dest, header, rows) -> None:
     dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
-@click.command("sweep")
+@click.command("sweep", epilog="\b\nExample:\n  scorekit sweep --data docs.jsonl --n 5,10,20 --summarizer lead,textrank,random --report sweep.html")
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
                    "glob of such shards.")

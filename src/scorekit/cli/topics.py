@@ -25,7 +25,7 @@ def _nullable(x):
     return None if x is None or (isinstance(x, float) and x != x) else x
 
 
-@click.command("topics")
+@click.command("topics", epilog="\b\nExample:\n  scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv --report topics.html")
 @click.option("--topics", "topics_path", required=True, type=click.Path(path_type=Path),
               help="Topics JSON: a list of keyword lists, or {name: [keywords]}.")
 @click.option("--ratings", "ratings_path", type=click.Path(path_type=Path),
