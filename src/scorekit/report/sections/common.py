@@ -67,6 +67,18 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
                                   kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
         out.append(figure(svg, cls="sk-kind-score"))
         by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
+    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, Overall, ...) share one axis too,
+    # so 0.07 is drawn a fifth as long as 0.37; a score outside it (UMass -11.2, CIDEr 2.6) keeps
+    # an axis of its own
+    unit = [j for j in by_kind.get("score", [])
+            if all(v is None or not is_number(v) or abs(v) <= 1.0
+                   for vals in series.values() for v in [vals[j] if j < len(vals) else None])]
+    if len(unit) > 1:
+        svg = charts.grouped_bars([categories[j] for j in unit], pick(unit, series), markers=markers,
+                                  title=f"{title}: scores within [−1, 1] (one axis)", errors=pick(unit, errors),
+                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
+        out.append(figure(svg, cls="sk-kind-score"))
+        by_kind["score"] = [j for j in by_kind["score"] if j not in unit]
     for kind, what in (("score", "scores, each on its own axis"),
                        (UNKNOWN, "not in the metric registry, each on its own axis")):
         idx = by_kind.get(kind)
