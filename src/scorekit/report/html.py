@@ -27,7 +27,7 @@ from scorekit.errors import ScorekitError
 from scorekit.report.charts import esc
 from scorekit.report.model import (PRIMARY_METRICS, Doc, is_number, load_doc, lower_is_better,
                                    numeric_item_fields, primary_metric, text_item_fields)
-from scorekit.report.parts import section, table, text_html
+from scorekit.report.parts import cell, section, table, text_html
 from scorekit.report.sections import TASK_SECTIONS, task_section
 from scorekit.report.sections.answer import answer_html
 from scorekit.report.sections.common import (MAX_ITEMS, comparison_section, distributions_section,
@@ -92,8 +92,24 @@ def overview_html(docs: Sequence[Doc]) -> str:
         names: list[str] = []
         for _, _, m in runs:
             names += [k for k in m if k not in names]
-        out.append(table(["system", "file"] + names, [[n, s] + [m.get(k) for k in names] for n, s, m in runs],
-                         caption=task, cls="sk-overview", attrs=f' data-task="{esc(task)}"'))
+        # ranked by the task's headline metric (else the first), the best value of each column in bold
+        lowered = {k.lower(): k for k in names}
+        prim = next((lowered[c] for c in PRIMARY_METRICS.get(task, ()) if c in lowered), names[0] if names else None)
+        lb = {k: lower_is_better(k, task=task) for k in names}
+        if prim:
+            runs.sort(key=lambda r: (not is_number(r[2].get(prim)),
+                                     (r[2].get(prim) if lb[prim] else -r[2].get(prim)) if is_number(r[2].get(prim)) else 0))
+        best = {}
+        for k in names:
+            vals = [m.get(k) for _, _, m in runs if is_number(m.get(k))]
+            if len(vals) > 1:
+                best[k] = min(vals) if lb[k] else max(vals)
+        rows = [[cell(j + 1), cell(n), cell(s)] + [cell(m.get(k), cls="best" if k in best and m.get(k) == best[k] else "")
+                                                   for k in names] for j, (n, s, m) in enumerate(runs)]
+        out.append(table(["#", "system", "file"] + names, rows, raw_cells=True,
+                         caption=f"{task}: ranked by {prim} ({'lower' if prim and lb[prim] else 'higher'} is better; "
+                                 "best of each column in bold)" if prim else task,
+                         cls="sk-overview", attrs=f' data-task="{esc(task)}"'))
     return section("all runs by task", "".join(out), cls="sk-overview-section") if out else ""
 
 
