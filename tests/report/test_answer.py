@@ -48,7 +48,11 @@ def test_recipes_are_shown_whatever_they_are_called(real):
     data = copy.deepcopy(real.json("caption_en"))
     data["extra"]["report"]["meteor_recipe"] = "Meteor 1.5 (pycocoevalcap)"
     data["extra"]["report"]["baseline_recipe"] = "AI-Hub English baseline, Meteor 1.5"
-    text = visible_text(answer_of(render_report([data])))
+    data["extra"]["report"]["spec_note"] = "the spec's ROUGE-L is 0 on Korean"
+    page = render_report([data])
+    text = visible_text(answer_of(page))
+    assert "spec note: the spec's ROUGE-L is 0 on Korean" in text      # any other entry, in words
+    assert 'data-extra="report"' not in page and "baseline_meteor" not in visible_text(page)
     assert "recipe of METEOR: Meteor 1.5 (pycocoevalcap)" in text
     assert "recipe of baseline: AI-Hub English baseline, Meteor 1.5" in text
 

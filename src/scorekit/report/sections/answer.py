@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import Doc, is_number, label, lower_is_better, primary_metric
+from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric
 from scorekit.report.parts import delta_text, pct_text, text_html
 
 AnswerFn = Callable[[Doc], str]
@@ -300,6 +300,14 @@ def caption_answer(doc: Doc) -> str:
     others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
     if others:
         out.append(inline([(k, label(k, doc.task), m[k]) for k in others], "also"))
+    known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
+    rest = {k: v for k, v in rep.items() if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
+    if rest:   # anything else the caption report says (notes, sources), in words
+        out.append('<p class="note sk-caption-notes">' + "; ".join(
+            f"{esc(LABELS.get(k, k.replace('_', ' ')))}: "
+            + (fmt(v) if is_number(v) else text_html(v if isinstance(v, str) else
+                                                     ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
+            for k, v in rest.items()) + "</p>")
     rec = recipes(rep)
     if rec:
         out.append('<p class="note sk-recipes">' + "; ".join(f"recipe of {esc(w)}: <code>{esc(r)}</code>"
