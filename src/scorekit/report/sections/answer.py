@@ -36,7 +36,9 @@ def answer(*tasks: str) -> Callable[[AnswerFn], AnswerFn]:
 
 
 def answer_html(doc: Doc) -> str:
-    fn = ANSWERS.get(doc.task, generic_answer)
+    # several systems compared against a baseline (retrieval, `runs compare` of any task, ...):
+    # the best system, its margin and its significance; else the task's own answer
+    fn = comparison_answer if doc.multi and doc.comparison else ANSWERS.get(doc.task, generic_answer)
     body = fn(doc) or generic_answer(doc)
     if not body:
         return ""
@@ -170,12 +172,20 @@ def retrieval_answer(doc: Doc) -> str:
     prim = primary_metric(doc)
     if not prim:
         return ""
-    if not doc.multi:
-        m = _metrics(doc)
-        keys = [prim] + [k for k in m if k != prim and is_number(m[k])][:TILES - 1]
-        return (headline(f"<b>{text_html(doc.run_name(0))}</b> on {len(doc.runs[0].get('per_item') or [])} queries")
-                + tiles([(k, label(k, doc.task) if label(k, doc.task) != k else k, m.get(k)) for k in keys],
-                        doc.task, doc))
+    if doc.multi:
+        return comparison_answer(doc) if doc.comparison else ranked_runs(doc)
+    m = _metrics(doc)
+    keys = [prim] + [k for k in m if k != prim and is_number(m[k])][:TILES - 1]
+    return (headline(f"<b>{text_html(doc.run_name(0))}</b> on {len(doc.runs[0].get('per_item') or [])} queries")
+            + tiles([(k, label(k, doc.task), m.get(k)) for k in keys], doc.task, doc))
+
+
+def comparison_answer(doc: Doc) -> str:
+    """The best system on the primary metric (retrieval: the first measure listed), its margin
+    over the baseline, p and significance; the systems ranked; on how many measures it is better."""
+    prim = primary_metric(doc)
+    if not prim:
+        return generic_answer(doc) if not doc.multi else ""
     comp = doc.comparison or {}
     rows = [r for r in comp.get("rows") or [] if isinstance(r, dict)]
     base = comp.get("baseline")
@@ -218,7 +228,8 @@ def retrieval_answer(doc: Doc) -> str:
                 f" over {text_html(base)} — {sig_mark(sym, 'best/sig')}"
                 + (f" (p = {num(p, 'best/p')})" if is_number(p) else "") + ".")
     wins = _all_measures_line(doc, rows, names[best] if best != b else None)
-    note = f'<p class="note">{esc(how)}; ranked by the first measure listed ({esc(prim)}).</p>' if how else ""
+    by = f"the first measure listed ({esc(prim)})" if doc.task == "retrieval" else esc(prim)
+    note = f'<p class="note">{esc(how) + "; " if how else ""}ranked by {by}.</p>'
     return (headline(head) + mini_table(["#", "system", esc(label(prim, doc.task)), f"change vs {text_html(base)}",
                                          "p", "sig."], table_rows, cls="sk-ranked") + wins + note)
 
