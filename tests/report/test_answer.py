@@ -76,3 +76,15 @@ def test_overview_of_several_files_ranks_and_marks_the_best(real):
     assert order == [d["name"] for d in best_first]
     assert 'class="num best"' in table
     assert "ranked by overall" in page
+
+
+def test_several_files_each_answer_in_the_contents(real):
+    names = ("retrieval_compare", "caption_en", "sweep", "absa_seeds", "topics_en")
+    page = render_report([real.json(n) for n in names], sources=[f"{n}.json" for n in names])
+    toc = visible_text(re.search(r'<nav class="toc">.*?</nav>', page, re.S).group(0))
+    sweep = real.json("sweep")["extra"]["recommendation"]["interval"][0]
+    caption = real.json("caption_en")
+    assert f"Recommended n = {sweep:g}" in toc
+    assert f"METEOR {caption['metrics']['meteor']:.4f} against the baseline" in toc
+    assert f"Overall {real.json('topics_en')['metrics']['overall']:.4f}" in toc
+    assert toc.count("Best on") == 1 and "tuple F1" in toc

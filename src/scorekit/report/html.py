@@ -17,6 +17,8 @@ Result JSON conventions: see ``docs/report.md``.
 from __future__ import annotations
 
 import datetime as _dt
+import html as html_lib
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -78,6 +80,13 @@ def doc_html(doc: Doc) -> str:
     return "".join(p for p in parts if p)
 
 
+def _toc_answer(doc: Doc) -> str:
+    m = re.search(r'<p class="sk-headline">(.*?)</p>', answer_html(doc), re.S)
+    if not m:
+        return ""
+    return f'<span class="sk-toc-answer">: {text_html(html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(1))))}</span>'
+
+
 def overview_html(docs: Sequence[Doc]) -> str:
     """Across files: one metrics table per task when several runs of it were given."""
     by_task: dict[str, list[tuple[str, str, dict]]] = {}
@@ -126,8 +135,10 @@ def render_report(documents: Sequence[Any], *, title: str | None = None,
     title = nfc(title or "scorekit report")
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     body = "".join(doc_html(d) for d in docs)
+    # several files: each entry of the contents carries its answer's headline, so the first view
+    # answers every file's question, not only the first one's
     toc = "".join(f'<li><a href="#doc-{d.index + 1}">{text_html(d.task)} — '
-                  f'{text_html(", ".join(d.names()))}</a></li>' for d in docs)
+                  f'{text_html(", ".join(d.names()))}</a>{_toc_answer(d)}</li>' for d in docs)
     lang = "ko" if has_hangul(body) or has_hangul(title) else "en"
     return nfc(
         "<!DOCTYPE html>\n"

@@ -335,7 +335,9 @@ def summary_answer(doc: Doc) -> str:
     order = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density", "words")
     keys = [k for k in order if is_number(m.get(k))] + [k for k in m if k not in order and is_number(m[k])]
     n = len(doc.runs[0].get("per_item") or [])
-    return (headline(f"{n} summaries scored." if n else "Summaries scored.")
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
+    return (headline((said + " over " if said else "") + (f"{n} summaries" if n else "the summaries")
+                     + f" of <b>{text_html(doc.run_name(0))}</b>.")
             + tiles([(k, label(k, doc.task), m[k]) for k in keys[:8]], doc.task, doc))
 
 
@@ -425,7 +427,10 @@ def topics_answer(doc: Doc) -> str:
         return ranked_runs(doc, keys[:TILES])
     m = _metrics(doc)
     n = len(doc.runs[0].get("per_item") or [])
-    return (headline(f"{n} topics of <b>{text_html(doc.run_name(0))}</b>." if n else "")
+    lead = [k for k in ("overall", "sc", "sd_avg") if is_number(m.get(k))]
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
+    return (headline((f"{said} over " if said else "") + (f"{n} topics of " if n else "")
+                     + f"<b>{text_html(doc.run_name(0))}</b>.")
             + tiles([(k, label(k, doc.task), m[k]) for k in keys if is_number(m.get(k))][:8], doc.task, doc))
 
 
