@@ -163,7 +163,9 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
     for i, (name, s) in enumerate(series.items()):
         c = PALETTE[i % len(PALETTE)]
         mean = np.asarray([np.nan if v is None else v for v in s.get("mean", [])], dtype=float)
-        ax.plot(xs[: mean.size], mean, marker="o", ms=3, color=c, label=nfc(name))
+        # a line style and a marker per series: two equal curves stay visible
+        ax.plot(xs[: mean.size], mean, marker="osD^"[i % 4], ms=4, color=c, label=nfc(name),
+                linestyle=("-", "--", ":", "-.")[i % 4], markerfacecolor="white" if i % 4 else c)
         low, high = s.get("low"), s.get("high")
         if low and high:
             lo = np.asarray([np.nan if v is None else v for v in low], dtype=float)
