@@ -40,6 +40,8 @@ def test_help_ends_with_an_example(path):
     heads = [i for i, line in enumerate(lines) if re.fullmatch(r"\s*Examples?:", line)]
     assert heads, f"scorekit {' '.join(path)} --help has no example"
     tail = [line for line in lines[heads[-1] + 1:] if line.strip()]
-    assert tail and all(line.strip().startswith(("scorekit ", "--", "-")) for line in tail), tail
+    assert tail and tail[0].strip().startswith("scorekit "), tail
+    for prev, line in zip(tail, tail[1:]):   # a command, or the continuation of one
+        assert line.strip().startswith("scorekit ") or prev.rstrip().endswith("\\"), (prev, line)
     # the example runs this very command
     assert tail[0].strip().startswith("scorekit " + " ".join(path[:1])) if path else True

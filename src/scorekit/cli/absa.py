@@ -18,7 +18,8 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import Group, emit, output_options, outputs, print_table, signature_line, transactional
+from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
+                                   transactional)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import InputError, ScorekitError
 
@@ -101,12 +102,15 @@ def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str]
 
 
 @click.group(name="absa", cls=Group,
-             epilog="\b\nExample:\n  scorekit absa scorecards results/run__seed42_proposed\n  scorekit absa aggregate results/run__seed42_proposed --report absa.html\n  scorekit absa report results/run__seed42_proposed")
+             epilog=example("scorekit absa scorecards results/run__seed42_proposed",
+                            "scorekit absa aggregate results/run__seed42_proposed --report absa.html",
+                            "scorekit absa report results/run__seed42_proposed"))
 def command() -> None:
     """Conflict-Review aspect-sentiment metrics: scorecards, aggregation, reports (spec §1–§7)."""
 
 
-@command.command("scorecards", epilog="\b\nExample:\n  scorekit absa scorecards results/run__seed42_proposed   # -> .../scorecards.jsonl")
+@command.command("scorecards",
+                 epilog=example("scorekit absa scorecards results/run__seed42_proposed   # -> .../scorecards.jsonl"))
 @click.argument("outputs_path", metavar="OUTPUTS", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Scorecards file (default: scorecards.jsonl next to outputs.jsonl).")
@@ -141,7 +145,9 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
         click.echo(f"wrote {n} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
 
-@command.command("aggregate", epilog="\b\nExample:\n  scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\\n      -o absa.json --report absa.html")
+@command.command("aggregate",
+                 epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
+                                "    -o absa.json --report absa.html"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
@@ -222,7 +228,8 @@ def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | No
     return run_dir, agg, read
 
 
-@command.command("report", epilog="\b\nExample:\n  scorekit absa report results/run__seed42_proposed --out metric_report.html")
+@command.command("report",
+                 epilog=example("scorekit absa report results/run__seed42_proposed --out metric_report.html"))
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="HTML file (default: reports/<run>/metric_report.html beside the results/ directory).")
@@ -257,7 +264,9 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
         click.echo(f"wrote {out}")
 
 
-@command.command("aggregate-seeds", epilog="\b\nExample:\n  scorekit absa aggregate-seeds results/run__seed42_proposed results/run__seed123_proposed --format markdown")
+@command.command("aggregate-seeds",
+                 epilog=example("scorekit absa aggregate-seeds results/run__seed42_proposed \\",
+                                "    results/run__seed123_proposed --format markdown"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file (default: results/<run_id>_aggregated/aggregated_mean_std.csv).")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.signature import Signature
@@ -29,7 +29,9 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
     return [by_stem[i] for i in ids]
 
 
-@click.command("caption", epilog="\b\nExample:\n  scorekit caption -p preds.json -r refs.json --lang ko -o results.json --report captions.html")
+@click.command("caption",
+               epilog=example("scorekit caption -p preds.json -r refs.json --lang ko \\",
+                              "    -o results.json --report captions.html"))
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import example
 from scorekit.retrieval.fusion import METHODS, NORMS
 
 
-@click.command(name="fuse", epilog="\b\nExample:\n  scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog=example("scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt"))
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
               help="A run: TREC `qid Q0 docid rank score tag` (.gz ok) or JSON {qid: {docid: score}}. "
                    "Give two or more.")

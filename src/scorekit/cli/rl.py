@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
@@ -169,7 +169,8 @@ def _echo_err(msg: str, quiet: bool) -> None:
 # --------------------------------------------------------------------------- train-summarizer
 
 @click.command("train-summarizer", cls=OneLineCommand,
-               epilog="\b\nExamples:\n  scorekit train-summarizer --folds 3 --epochs 5 --report cv.html\n  scorekit train-summarizer --num-train 20 --checkpoint policy.pt")
+               epilog=example("scorekit train-summarizer --folds 3 --epochs 5 --report cv.html",
+                              "scorekit train-summarizer --num-train 20 --checkpoint policy.pt", heading="Examples:"))
 @_with(data_options)
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
@@ -315,7 +316,8 @@ def print_cv(result, fmt: str) -> None:
 
 # --------------------------------------------------------------------------- summarize
 
-@click.command("summarize", cls=OneLineCommand, epilog="\b\nExample:\n  scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html")
+@click.command("summarize", cls=OneLineCommand,
+               epilog=example("scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html"))
 @_with(data_options)
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
               help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")

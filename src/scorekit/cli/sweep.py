@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import count, parse_floats
-from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import ScorekitError
 
@@ -91,7 +91,9 @@ def write_table_file(dest, header, rows) -> None:
     dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
-@click.command("sweep", epilog="\b\nExample:\n  scorekit sweep --data docs.jsonl --n 5,10,20 --summarizer lead,textrank,random --report sweep.html")
+@click.command("sweep",
+               epilog=example("scorekit sweep --data docs.jsonl --n 5,10,20 --summarizer lead,textrank,random \\",
+                              "    --report sweep.html"))
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
                    "glob of such shards.")
