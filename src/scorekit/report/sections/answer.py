@@ -84,8 +84,10 @@ def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = No
     """``(key, label, value)`` as tiles: the label above, the number big."""
     out = []
     for key, name, value in pairs:
-        arrow = ' <span class="sk-dir" title="lower is better">↓ better</span>' if lower_is_better(key, doc, task) else ""
-        out.append(f'<div class="sk-tile" title="{esc(key)}"><span class="sk-tile-label">{text_html(name)}{arrow}</span>'
+        arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
+                 if lower_is_better(key, doc, task) else "")
+        out.append(f'<div class="sk-tile" title="{esc(key)}">'
+                   f'<span class="sk-tile-label">{text_html(name)}{arrow}</span>'
                    f'{num(value, key)}</div>')
     return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
 
@@ -145,7 +147,8 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
     top = doc.run_name(order[0])
     head = headline(f"Ranked by {esc(label(prim, doc.task))} "
                     f"({'lower' if lb[prim] else 'higher'} is better): best is <b>{text_html(top)}</b>.")
-    return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "") for m in measures],
+    return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "")
+                                             for m in measures],
                              rows, cls="sk-ranked")
 
 
@@ -223,8 +226,9 @@ def comparison_answer(doc: Doc) -> str:
         r = by_sys.get(bname) or {}
         sym = significance(r, lb) if r else SIG_NONE
         p = r.get("p_adjusted", r.get("p_value"))
-        head = (f"Best on {shown_name}: <b>{text_html(bname)}</b> {num(_metrics(doc, best).get(prim), 'best/' + prim)}, "
-                f"{change(_metrics(doc, best).get(prim), _metrics(doc, b).get(prim), 'best/change', r.get('improvement_pct'))}"
+        v, bv = _metrics(doc, best).get(prim), _metrics(doc, b).get(prim)
+        head = (f"Best on {shown_name}: <b>{text_html(bname)}</b> {num(v, 'best/' + prim)}, "
+                f"{change(v, bv, 'best/change', r.get('improvement_pct'))}"
                 f" over {text_html(base)} — {sig_mark(sym, 'best/sig')}"
                 + (f" (p = {num(p, 'best/p')})" if is_number(p) else "") + ".")
     wins = _all_measures_line(doc, rows, names[best] if best != b else None)
@@ -294,7 +298,8 @@ def caption_answer(doc: Doc) -> str:
     if first is not None:
         reached = first.get("reached")
         head += (f" — <span data-answer='{esc(prim)}/reached' data-value='{esc(reached or '')}'>"
-                 f"{'reached the ' + REACHED.get(reached, str(reached)) if reached else 'no §7 target reached'}</span>")
+                 + (f"reached the {REACHED.get(reached, str(reached))}" if reached else "no §7 target reached")
+                 + "</span>")
     out = [headline(head + ".")]
     rows = []
     for t in targets:
@@ -312,7 +317,8 @@ def caption_answer(doc: Doc) -> str:
     if others:
         out.append(inline([(k, label(k, doc.task), m[k]) for k in others], "also"))
     known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
-    rest = {k: v for k, v in rep.items() if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
+    rest = {k: v for k, v in rep.items()
+            if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
     if rest:   # anything else the caption report says (notes, sources), in words
         out.append('<p class="note sk-caption-notes">' + "; ".join(
             f"{esc(LABELS.get(k, k.replace('_', ' ')))}: "
@@ -335,7 +341,8 @@ def summary_answer(doc: Doc) -> str:
     order = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density", "words")
     keys = [k for k in order if is_number(m.get(k))] + [k for k in m if k not in order and is_number(m[k])]
     n = len(doc.runs[0].get("per_item") or [])
-    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}"
+                     for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
     return (headline((said + " over " if said else "") + (f"{n} summaries" if n else "the summaries")
                      + f" of <b>{text_html(doc.run_name(0))}</b>.")
             + tiles([(k, label(k, doc.task), m[k]) for k in keys[:8]], doc.task, doc))
@@ -375,7 +382,8 @@ def sweep_answer(doc: Doc) -> str:
     if why:
         out += f'<p class="sk-sub">Why: {text_html(why)}.</p>'
     if rows:
-        out += mini_table(["summarizer", f"{esc(label(str(metric)))} at n = {ns[0]:g}", "95% CI"], rows, cls="sk-ranked")
+        out += mini_table(["summarizer", f"{esc(label(str(metric)))} at n = {ns[0]:g}", "95% CI"], rows,
+                          cls="sk-ranked")
     return out
 
 

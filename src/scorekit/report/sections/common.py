@@ -11,11 +11,12 @@ from typing import Any
 
 from scorekit.report import charts
 from scorekit.report.charts import esc
-from scorekit.report.model import (HINT_KEYS, describe_key, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
-                                   metric_kind, numeric_item_fields, primary_metric, text_item_fields)
-from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
+from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
+                                   describe_key, metric_kind, numeric_item_fields, primary_metric,
+                                   text_item_fields)
 from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
                                    table, text_html)
+from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
 
 MAX_ITEMS = 500          # drill-down rows per table (worst first); the JSON keeps them all
 MAX_DIST_METRICS = 6     # per-item distributions drawn per run
