@@ -472,7 +472,7 @@ def absa_answer(doc: Doc) -> str:
             f"({change(m['tuple_f1_s2'], m['tuple_f1_s1'], 'f1_change')})"
             + (f", mean ± std over {int(seeds)} seeds" if seeds else "") + "."))
     # one row per measure (a phone shows five rows, not five wide columns)
-    header = ["measure"] + ([text_html(n) for n in doc.names()] if doc.multi else
+    header = ["measure"] + ([text_html(n).replace("_", "_<wbr>") for n in doc.names()] if doc.multi else
                             ["mean ± std" if std else "value"])
     rows = [[esc(label(k, doc.task)) + (' <span class="sk-dir">↓ better</span>' if lower_is_better(k, doc) else "")]
             + [cell(i, k) for i in range(len(doc.runs))] for k in keys]

@@ -142,7 +142,8 @@ def _metrics_by_row(doc: Doc, names: Sequence[str], best: Mapping[str, float]) -
             cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
         rows.append(cells)
     body = "".join("<tr>" + "".join(c for c in row) + "</tr>" for row in rows)
-    head = "".join(f'<th scope="col">{text_html(h)}</th>' for h in header)
+    # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
+    head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>' for h in header)
     return (f'<div class="scroll sk-metrics-rows"><table class="sk-table sk-metrics sk-metrics-by-row sortable">'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
