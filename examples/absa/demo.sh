@@ -15,13 +15,15 @@ $SK absa scorecards "$R/cr_demo__seed42_proposed"
 $SK absa scorecards "$R/cr_demo__seed123_proposed"
 
 echo "== 2. structural metrics (derived/metrics/structural_metrics.csv + _table.md)"
-$SK absa aggregate "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed"
+$SK absa aggregate "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed" \
+    -o "$WORK/aggregate.json" --report "$WORK/aggregate.html"
 
-echo "== 3. self-contained HTML report"
+echo "== 3. self-contained HTML report (tuple F1 S1 -> S2, fix / break / net gain first)"
 $SK absa report "$R/cr_demo__seed42_proposed"
 
 echo "== 4. mean ± std across seeds"
-$SK absa aggregate-seeds "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed" --format markdown
+$SK absa aggregate-seeds "$R/cr_demo__seed42_proposed" "$R/cr_demo__seed123_proposed" --format markdown \
+    -o "$WORK/seeds.json" --report "$WORK/seeds.html"
 
 echo "== files written (§7):"
 (cd "$WORK" && find . -type f | sort)

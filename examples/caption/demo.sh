@@ -8,12 +8,14 @@ mkdir -p "$OUT"
 
 echo "== Korean captions (JSON keyed by id, as the spec's evaluate.py): METEOR, CIDEr-D, BLEU, ROUGE-L =="
 $SK caption --predictions $D/predictions_ko.json --references $D/references_ko.json --lang ko \
-    --metrics meteor,cider,bleu_4,rouge_l -o "$OUT/ko.json"
+    --metrics meteor,cider,bleu_4,rouge_l -o "$OUT/ko.json" --report "$OUT/ko.html"
 
 echo
 echo "== English captions (JSONL predictions, CSV references; one prediction is empty and scores 0) =="
 $SK caption -p $D/predictions_en.jsonl -r $D/references_en.csv --lang en \
-    --metrics meteor,cider,bleu,rouge_l --baseline-meteor 0.33 --format markdown -o "$OUT/en.json"
+    --metrics meteor,cider,bleu,rouge_l --baseline-meteor 0.33 --format markdown -o "$OUT/en.json" \
+    --report "$OUT/en.html"
 
 echo
-echo "Per-caption scores (with the prediction and references) are in $OUT/ko.json and $OUT/en.json"
+echo "Per-caption scores (with the prediction and references) are in $OUT/ko.json and $OUT/en.json;"
+echo "the HTML reports ($OUT/ko.html, $OUT/en.html) open on METEOR against its baseline and the §7 targets."

@@ -14,7 +14,7 @@ echo
 echo "== 2. English topics + reference corpus (gensim-exact npmi / c_v / u_mass) + ratings (correlations, ICC)"
 echo "      + the spec's grid searches; SIS given as 0.75 (weights then sum to 1.2, as the spec writes)"
 $SK topics --topics $D/topics_en.json --corpus $D/corpus_en.txt --ratings $D/ratings_en.csv \
-  --grid --sis 0.75 --pairs 3 --format markdown -o "$OUT/topics_en.json"
+  --grid --sis 0.75 --pairs 3 --format markdown -o "$OUT/topics_en.json" --report "$OUT/topics_en.html"
 echo "JSON written: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sorted(d['metrics']))" "$OUT/topics_en.json")"
 
 echo
@@ -22,7 +22,7 @@ echo "== 3. Korean topics (same model, Kiwi-tokenised corpus, long-form ratings)
 # the shipped MiniLM cannot read Hangul (it sees jamo): allowed here only to show the machinery;
 # give a Korean-capable model with --model PATH for real numbers
 $SK topics --topics $D/topics_ko.json --corpus $D/corpus_ko.txt --ratings $D/ratings_ko.csv --pairs 4 \
-  --allow-english-model
+  --allow-english-model -o "$OUT/topics_ko.json" --report "$OUT/topics_ko.html"
 
 echo
 echo "== 4. a bad topic file is one clear line and exit status 2"

@@ -7,13 +7,16 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
-DATA = Path(__file__).parent / "data"   # hand-made fixtures still read by tests/cli/test_runs.py
+DATA = Path(__file__).parent / "data"
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+HAVE_BROWSER = os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)   # hand-made fixtures still read by tests/cli/test_runs.py
 
 # name -> (family, the command line after `scorekit`, "{out}" = the JSON written)
 COMMANDS: dict[str, list[str]] = {

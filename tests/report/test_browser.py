@@ -10,51 +10,17 @@ $SCOREKIT_SCREENSHOTS when set.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from report_helpers import FAMILIES
+from report_helpers import FAMILIES, HAVE_BROWSER
 from scorekit.report.html import render_report
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
 WIDTHS = (1280, 375)
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
-                       reason="headless Chromium not installed (Debian packages chromium + chromium-driver)"),
-]
-
-
-@pytest.fixture(scope="module")
-def driver():
-    os.environ["SE_OFFLINE"] = "true"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common import selenium_manager
-
-    def trap(*a, **k):  # pragma: no cover - only runs if selenium tried to fetch a browser/driver
-        raise AssertionError("selenium-manager was invoked")
-
-    saved = selenium_manager.SeleniumManager.binary_paths
-    selenium_manager.SeleniumManager.binary_paths = trap
-    profile = tempfile.mkdtemp(prefix="sk-chromium-")
-    opts = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                "--hide-scrollbars", f"--user-data-dir={profile}"):
-        opts.add_argument(arg)
-    opts.binary_location = CHROMIUM
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    try:
-        yield drv
-    finally:
-        drv.quit()
-        selenium_manager.SeleniumManager.binary_paths = saved
-        shutil.rmtree(profile, ignore_errors=True)
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not HAVE_BROWSER, reason="headless Chromium not installed "
+                                                      "(Debian packages chromium + chromium-driver)")]
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +68,8 @@ DOM_NUMBERS = """
   return Array.from(document.querySelectorAll('section.sk-doc')).map(function(sec){
     var t = sec.querySelector('table.sk-metrics');
     var head = Array.from(t.tHead.rows[0].cells).map(function(c){ return c.textContent; });
-    return {task: sec.dataset.task, head: head, rows: Array.from(t.tBodies[0].rows).map(function(r){
+    return {task: sec.dataset.task, head: head, byRow: t.classList.contains('sk-metrics-by-row'),
+            rows: Array.from(t.tBodies[0].rows).map(function(r){
       return Array.from(r.cells).map(function(c){ return [c.textContent, c.getAttribute('data-value'),
                                                           c.offsetWidth > 0]; }); })};
   });"""
@@ -115,7 +82,7 @@ CHART_GEOMETRY = """
       bars: geo('rect.sk-bar', function(e){ var b = e.getBBox();
                 return [parseFloat(e.dataset.value), b.width, e.dataset.category]; }),
       bins: geo('rect.sk-bin', function(e){ return [parseInt(e.dataset.count), e.getBBox().height]; }),
-      points: geo('circle.sk-point', function(e){ return [e.dataset.series, parseFloat(e.dataset.y),
+      points: geo('.sk-point', function(e){ return [e.dataset.series, parseFloat(e.dataset.y),
                                                           e.getBBox().y]; }),
       boxes: geo('g.sk-box', function(e){ return e.getBBox().width; }),
       outliers: geo('circle.sk-outlier', function(e){ var b = e.getBBox();
@@ -135,18 +102,26 @@ def test_family_report_at_desktop_width(driver, real, reports, shots, family):
     for name, t in zip(names, tables):
         data = real.json(name)
         runs = data.get("runs") or [data]
-        assert t["task"] == data["task"] and len(t["rows"]) == len(runs)
-        for run, row in zip(runs, t["rows"]):
-            assert row[0][0] == run["name"]
-            for metric, (text, value, visible) in zip(t["head"][1:], row[1:]):
-                v = run["metrics"][metric]
-                assert visible
-                if v is None:
-                    assert value == "nan" and text == "–"
-                    continue
-                assert float(value) == v
-                tiny = isinstance(v, float) and v != 0 and abs(v) < 5e-5
-                assert text == (str(v) if not isinstance(v, float) else f"{v:.3g}" if tiny else f"{v:.4f}")
+        assert t["task"] == data["task"]
+        if t["byRow"]:   # many metrics: a row per metric, a column per run
+            assert len(t["rows"]) == len(runs[0]["metrics"])
+            cells = [(row[0][0].replace("↓ better", "").strip(), run, row[1 + k])
+                     for row in t["rows"] for k, run in enumerate(runs)]
+        else:
+            assert len(t["rows"]) == len(runs)
+            cells = []
+            for run, row in zip(runs, t["rows"]):
+                assert row[0][0] == run["name"]
+                cells += [(metric, run, c) for metric, c in zip(t["head"][1:], row[1:])]
+        for metric, run, (text, value, visible) in cells:
+            v = run["metrics"][metric]
+            assert visible
+            if v is None:
+                assert value == "nan" and text == "–"
+                continue
+            assert float(value) == v
+            tiny = isinstance(v, float) and v != 0 and abs(v) < 5e-5
+            assert text == (str(v) if not isinstance(v, float) else f"{v:.3g}" if tiny else f"{v:.4f}")
     # every chart draws its numbers: a bar's length is proportional to its value on its axis
     charts = driver.execute_script(CHART_GEOMETRY)
     assert charts

@@ -160,3 +160,56 @@ def test_line_chart_marks_the_recommended_n():
     root = parse(charts.line_chart([5, 10, 20], {"lead": {"mean": [0.1, 0.3, 0.4]}}, marks=[10]))
     (mark,) = marks(root, "sk-mark")
     assert float(mark.get("data-x")) == 10.0
+
+
+# ------------------------------------------------------------------ charts that do not lie
+def test_sweep_chart_has_one_recommended_label_however_many_n():
+    s = {"lead": {"mean": [0.1, 0.2, 0.3, 0.4, 0.5]}}
+    root = parse(charts.line_chart([5, 7, 9, 11, 13], s, marks=[5, 7, 9, 11, 13], mark_label="recommended n"))
+    assert len(marks(root, "sk-mark")) == 5                   # a dashed line at every recommended n
+    labels = marks(root, "sk-mark-label")
+    assert len(labels) == 1 and labels[0].text == "recommended n = 5–13"
+
+
+def test_equal_lines_stay_visible():
+    same = {"mean": [0.3, 0.4, 0.5]}
+    root = parse(charts.line_chart([1, 2, 3], {"rl": same, "lead": same}))
+    lines = marks(root, "sk-line")
+    assert len({ln.get("stroke-dasharray") for ln in lines}) == 2        # a dash pattern each
+    shapes = {s: {e.tag for e in marks(root, "sk-point") if e.get("data-series") == s} for s in ("rl", "lead")}
+    assert shapes["rl"] != shapes["lead"]                                # and a point shape each
+
+
+def test_significance_markers_differ_in_shape_and_colour():
+    svg = charts.grouped_bars(["ndcg@10", "map"], {"base": [0.5, 0.5], "a": [0.7, 0.3], "b": [0.51, 0.5]},
+                              markers={("ndcg@10", "a"): "▲", ("map", "a"): "▼", ("ndcg@10", "b"): "○"})
+    root = parse(svg)
+    tspans = {t.text.strip(): t.get("fill") for t in marks(root, "sk-marker")}
+    assert set(tspans) == {"▲", "▼", "○"} and len(set(tspans.values())) == 3
+
+
+def test_lower_is_better_is_coloured_and_labelled():
+    root = parse(charts.grouped_bars(["fix_rate", "break_rate"], {"": [0.57, 0.33]}, lower=["break_rate"]))
+    bars = {b.get("data-category"): b for b in marks(root, "sk-bar")}
+    assert bars["break_rate"].get("fill") == charts.LOWER_BETTER_COLOR != bars["fix_rate"].get("fill")
+    assert bars["break_rate"].get("data-lower-is-better") == "1"
+    assert [t.text for t in marks(root, "sk-dir")] == ["↓ better"]
+
+
+def test_value_labels_with_spread_are_not_clipped():
+    width = 420
+    svg = charts.grouped_bars(["guided_by_review_rate"], {"": [0.9286]}, errors={"": [0.0714]},
+                              domain=(0.0, 1.0), width=width)
+    root = parse(svg)
+    (text,) = marks(root, "sk-value")
+    assert text.text == "0.9286 ± 0.0714"
+    right = float(text.get("x")) + charts.text_width(text.text) * (charts.FONT - 1) / charts.FONT
+    assert right <= width
+
+
+@pytest.mark.parametrize("name", ["ndcg_cut.10", "P.5", "nDCG@10", "P@5", "AP", "RR"])
+def test_every_retrieval_spelling_is_a_rate(name):
+    from scorekit.report.model import label, metric_kind
+
+    assert metric_kind(name, "retrieval") == "rate"
+    assert label(name, "retrieval") in {"nDCG@10", "P@5", "MAP", "MRR"}

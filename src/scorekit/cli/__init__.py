@@ -70,7 +70,9 @@ class LazyGroup(click.Group):
             raise click.UsageError(f"No such command '{name}'.{hint}", ctx) from None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="\b\nExample:\n  scorekit retrieval --qrels examples/retrieval/qrels.txt \\\n"
+                    "      --run examples/retrieval/run_v1.txt --report out/report.html")
 @click.version_option(__version__, prog_name="scorekit")
 def cli() -> None:
     """scorekit — exact, fast evaluation for retrieval, captioning, summarisation, topic models

@@ -46,6 +46,12 @@ _TX_KEY = "scorekit.outputs"
 RECORD_ENV = "SCOREKIT_RECORD"
 
 
+
+def example(*lines: str, heading: str = "Example:") -> str:
+    """The epilog every command's --help ends with: ``Example:`` and the command lines, kept as
+    written (click's ``\\b`` stops re-wrapping)."""
+    return "\b\n" + heading + "\n" + "\n".join("  " + line for line in lines)
+
 def _shared_options() -> list[Callable[[Callable], Callable]]:
     return [
         click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),

@@ -18,7 +18,8 @@ from typing import Any
 
 import click
 
-from scorekit.cli._common import Group, emit, output_options, outputs, print_table, signature_line, transactional
+from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
+                                   transactional)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import InputError, ScorekitError
 
@@ -100,12 +101,16 @@ def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str]
     return header, [[m, *(metrics.get(m) for _, metrics in runs)] for m in METRIC_NAMES]
 
 
-@click.group(name="absa", cls=Group)
+@click.group(name="absa", cls=Group,
+             epilog=example("scorekit absa scorecards results/run__seed42_proposed",
+                            "scorekit absa aggregate results/run__seed42_proposed --report absa.html",
+                            "scorekit absa report results/run__seed42_proposed"))
 def command() -> None:
     """Conflict-Review aspect-sentiment metrics: scorecards, aggregation, reports (spec §1–§7)."""
 
 
-@command.command("scorecards")
+@command.command("scorecards",
+                 epilog=example("scorekit absa scorecards results/run__seed42_proposed   # -> .../scorecards.jsonl"))
 @click.argument("outputs_path", metavar="OUTPUTS", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Scorecards file (default: scorecards.jsonl next to outputs.jsonl).")
@@ -140,7 +145,9 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
         click.echo(f"wrote {n} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
 
-@command.command("aggregate")
+@command.command("aggregate",
+                 epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
+                                "    -o absa.json --report absa.html"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
@@ -221,7 +228,8 @@ def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | No
     return run_dir, agg, read
 
 
-@command.command("report")
+@command.command("report",
+                 epilog=example("scorekit absa report results/run__seed42_proposed --out metric_report.html"))
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="HTML file (default: reports/<run>/metric_report.html beside the results/ directory).")
@@ -231,9 +239,12 @@ def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | No
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
 @transactional
 def report_cmd(run: Path, out: Path | None, override_summary: Path | None, strict: bool, quiet: bool) -> None:
-    """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl)."""
+    """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl):
+    the headline (tuple F1 S1 -> S2, fix / break / net gain) first, every metric, and the changed
+    samples worst ΔF1 first — the same report as `scorekit report` draws for every family."""
     from scorekit.absa.aggregate import aggregate_run
-    from scorekit.absa.report import render_report
+    from scorekit.absa.samples import changed_samples
+    from scorekit.report.html import render_report
 
     if out is None:
         run_dir = _resolve(run, SCORECARDS_NAME)[0]
@@ -243,14 +254,19 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
     outputs().file(out, "--out", create_parents=True)
     run_dir, read = _load_scorecards(run, strict)
     agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
-    _write_text(out, render_report(run_dir.name, agg.metrics, read.rows, agg.matrix, agg.signature,
-                                   n_skipped=read.n_skipped), "--out")
+    result = agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
+                           per_item=changed_samples(read.rows, agg.matrix),
+                           extra={"skipped": [s.describe() for s in read.skipped[:100]]}
+                           | ({"warnings": [f"{read.n_skipped} malformed rows skipped"]} if read.n_skipped else {}))
+    _write_text(out, render_report([result], title=f"ABSA metric report — {run_dir.name}"), "--out")
     outputs().commit()
     if not quiet:
         click.echo(f"wrote {out}")
 
 
-@command.command("aggregate-seeds")
+@command.command("aggregate-seeds",
+                 epilog=example("scorekit absa aggregate-seeds results/run__seed42_proposed \\",
+                                "    results/run__seed123_proposed --format markdown"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file (default: results/<run_id>_aggregated/aggregated_mean_std.csv).")

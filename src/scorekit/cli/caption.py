@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.signature import Signature
@@ -29,7 +29,14 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
     return [by_stem[i] for i in ids]
 
 
-@click.command("caption")
+@click.command("caption",
+               epilog=example("scorekit caption -p preds.json -r refs.json --lang ko \\",
+                              "    -o results.json --report captions.html",
+                              "scorekit caption -p results.json -r captions_val2014.json --lang en \\",
+                              "    -m bleu,meteor15,rouge_l_coco,cider",
+                              "scorekit caption -p preds.json -r refs.json --lang en -m bleu,chrf \\",
+                              "    --bleu sacrebleu --tokenizer 13a --scale 100",
+                              heading="Examples:"))
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
 @click.option("--references", "-r", required=True, type=click.Path(path_type=Path),
@@ -84,17 +91,6 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
             ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
-
-    \b
-    Example:
-      scorekit caption -p preds.json -r refs.json --lang ko -o results.json
-
-    \b
-    COCO files, as pycocoevalcap; sacrebleu's BLEU and chrF on its 0-100 scale:
-      scorekit caption -p results.json -r captions_val2014.json --lang en \\
-          -m bleu,meteor15,rouge_l_coco,cider
-      scorekit caption -p preds.json -r refs.json --lang en -m bleu,chrf \\
-          --bleu sacrebleu --tokenizer 13a --scale 100
     """
     from scorekit.errors import ScorekitError
     from scorekit.generation.driver import DEFAULT_METRICS, evaluate

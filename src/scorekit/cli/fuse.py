@@ -7,10 +7,15 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import example
 from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
 
 
-@click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog=example("scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt",
+                              "scorekit fuse --run bm25.parquet --run dense.parquet --method wsum --optimize \\",
+                              "    --qrels train_qrels.txt --metric ndcg@10 -o fused.txt",
+                              heading="Examples:"))
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
               help="A run: TREC `qid Q0 docid rank score tag` (.gz ok), JSON {qid: {docid: score}} or "
                    "Parquet (query_id, doc_id, score). Give two or more.")
@@ -43,12 +48,6 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
     Runs are TREC, JSON or Parquet files. Documents of the fused run are ranked by fused score,
     ties by docid descending (trec_eval's order), and written as a TREC run; the signature
     printed after it pins the method, normalisation and parameters (chosen ones included).
-
-    \b
-    Examples:
-      scorekit fuse --run run_v1.txt --run run_v2.txt --method rrf -o fused.txt
-      scorekit fuse --run bm25.parquet --run dense.parquet --method wsum --optimize \\
-          --qrels train_qrels.txt --metric ndcg@10 -o fused.txt
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.fusion import fuse, fusion_signature, normalise_method, optimize_fusion, write_trec

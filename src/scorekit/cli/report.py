@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import outputs, transactional
+from scorekit.cli._common import example, outputs, transactional
 from scorekit.io.atomic import read_text
 from scorekit.io.jsonfile import parse_json
 
@@ -25,7 +25,8 @@ def load_result_json(path: Path) -> dict:
     return data
 
 
-@click.command("report")
+@click.command("report",
+               epilog=example("scorekit report retrieval.json captions.json --out report.html --png-dir figures/"))
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write (self-contained: opens offline, on a phone too).")

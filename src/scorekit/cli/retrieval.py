@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import count, finite
-from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import emit, example, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
@@ -73,7 +73,11 @@ def _write_per_query(dest, comparison) -> None:
                 w.writerow([name, qid] + [repr(c[i]) for c in cols])
 
 
-@click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog=example("scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\",
+                              "    --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization --report retrieval.html",
+                              "scorekit retrieval --qrels qrels.txt --run run_v1.txt -m P.5,10 -m ndcg_cut.10 --per-query -",
+                              heading="Examples:"))
 @click.option("--qrels", required=True, metavar="FILE",
               help="Relevance judgements: TREC qrels `qid iter docid rel` (.gz ok), JSON {qid: {docid: rel}}, "
                    "Parquet (query_id, doc_id, relevance) or irds:DATASET (local ir_datasets cache only).")
@@ -112,15 +116,6 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
 
     Documents are ranked by score (ties: docid descending, as trec_eval); the rank column is
     ignored. Means are over every query in the qrels; a query missing from a run scores 0.
-
-    \b
-    Example:
-      scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\
-          --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
-
-    \b
-    As trec_eval -q -m P.5,10 -m ndcg_cut.10 qrels.txt run_v1.txt:
-      scorekit retrieval --qrels qrels.txt --run run_v1.txt -m P.5,10 -m ndcg_cut.10 --per-query -
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
@@ -169,7 +169,9 @@ def _echo_err(msg: str, quiet: bool) -> None:
 
 # --------------------------------------------------------------------------- train-summarizer
 
-@click.command("train-summarizer", cls=OneLineCommand)
+@click.command("train-summarizer", cls=OneLineCommand,
+               epilog=example("scorekit train-summarizer --folds 3 --epochs 5 --report cv.html",
+                              "scorekit train-summarizer --num-train 20 --checkpoint policy.pt", heading="Examples:"))
 @_with(data_options)
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
@@ -206,11 +208,6 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
     held-out articles.
-
-    \b
-    Examples:
-      scorekit train-summarizer --folds 3 --epochs 5
-      scorekit train-summarizer --num-train 20 --checkpoint policy.pt
     """
     ns = _parse_n(n_list)
     _require_torch("train-summarizer")
@@ -320,7 +317,8 @@ def print_cv(result, fmt: str) -> None:
 
 # --------------------------------------------------------------------------- summarize
 
-@click.command("summarize", cls=OneLineCommand)
+@click.command("summarize", cls=OneLineCommand,
+               epilog=example("scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html"))
 @_with(data_options)
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
               help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")
@@ -334,10 +332,6 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
               split, exclude_trained, output, fmt, quiet, **extra):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
-
-    \b
-    Example:
-      scorekit summarize --checkpoint policy.pt --exclude-trained
     """
     ns = _parse_n(n_list)
     for path, option in ((output, "--output"), (extra.get("report"), "--report")):

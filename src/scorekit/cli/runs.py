@@ -25,7 +25,8 @@ from typing import Any
 import click
 
 from scorekit.cli._types import count, finite
-from scorekit.cli._common import Group, dumps_json, is_stdout, outputs, print_table, signature_line, transactional, write_json
+from scorekit.cli._common import (Group, example, dumps_json, is_stdout, outputs, print_table,
+                                   signature_line, transactional, write_json)
 from scorekit.errors import ScorekitError, UnknownNameError
 
 METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
@@ -52,14 +53,15 @@ def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
     return " ".join(parts) + (" …" if len(metrics) > k else "")
 
 
-@click.group("runs", cls=Group)
+@click.group("runs", cls=Group,
+             epilog=example("scorekit runs leaderboard --task retrieval   # runs recorded with --record"))
 def command() -> None:
     """The run history: list, show, compare and remove recorded evaluations; leaderboards.
 
     Record an evaluation with `--record` on any evaluation sub-command (or SCOREKIT_RECORD=1)."""
 
 
-@command.command("list")
+@command.command("list", epilog=example("scorekit runs list --task retrieval --limit 10"))
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
 @click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
@@ -76,7 +78,7 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
                 title=f"{len(rows)} run{'s' if len(rows) != 1 else ''}")
 
 
-@command.command("show")
+@command.command("show", epilog=example("scorekit runs show 3"))
 @click.argument("run_id", type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
@@ -210,7 +212,8 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
 
 
-@command.command("compare")
+@command.command("compare",
+                 epilog=example("scorekit runs compare 1 2 --method randomization   # run 2 against baseline run 1"))
 @click.argument("baseline_id", type=int)
 @click.argument("run_id", type=int)
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
@@ -256,7 +259,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
                 title=f"#{run_id} vs #{baseline_id} ({method} test, {comp['n_shared']} shared items, α={alpha})")
 
 
-@command.command("rm")
+@command.command("rm", epilog=example("scorekit runs rm 4 5"))
 @click.argument("run_ids", type=int, nargs=-1, required=True)
 @store_option
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
@@ -268,7 +271,7 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     click.echo(f"removed {', '.join(f'#{i}' for i in removed)}")
 
 
-@command.command("leaderboard")
+@command.command("leaderboard", epilog=example("scorekit runs leaderboard --task retrieval --metric ndcg@10"))
 @click.option("--task", help="One task (default: a leaderboard per task in the store).")
 @click.option("--metric", help="Rank by this metric (default: the task's headline metric).")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
@@ -303,7 +306,7 @@ def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: i
                         title=f"{t}: by {m} ({'lower' if lb else 'higher'} is better)")
 
 
-@command.command("add")
+@command.command("add", epilog=example("scorekit runs add results/retrieval.json results/caption.json"))
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @store_option
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:

@@ -13,13 +13,16 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
-@click.command("summary")
+@click.command("summary",
+               epilog=example("scorekit summary --predictions summaries.jsonl --references refs.jsonl \\",
+                              "    --sources docs.jsonl \\",
+                              "    -o summary.json --report summary.html"))
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Summaries to score: a file, or a folder or quoted glob of JSONL/JSON/CSV/Parquet "
                    "shards (records with ids).")

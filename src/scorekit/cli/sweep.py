@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import count, parse_floats
-from scorekit.cli._common import emit, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.errors import ScorekitError
 
@@ -139,14 +139,13 @@ def write_table_file(dest, header, rows) -> None:
     dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
-EXAMPLE = """\b
-Example (the spec's Phase 1: three encoders, lead-n, random and an external baseline):
-  scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\
-    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\
-    --system bart=bart_xsum.jsonl"""
-
-
-@click.command("sweep", epilog=EXAMPLE)
+@click.command("sweep",
+               epilog=example("scorekit sweep --data docs.jsonl --n 5,10,20 --summarizer lead,textrank,random \\",
+                              "    --report sweep.html",
+                              "scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\",
+                              "    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\",
+                              "    --system bart=bart_xsum.jsonl",
+                              heading="Examples:"))
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
                    "glob of such shards.")

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import count, finite, parse_floats
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -25,7 +25,9 @@ def _nullable(x):
     return None if x is None or (isinstance(x, float) and x != x) else x
 
 
-@click.command("topics")
+@click.command("topics",
+               epilog=example("scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv \\",
+                              "    --report topics.html"))
 @click.option("--topics", "topics_path", required=True, type=click.Path(path_type=Path),
               help="Topics JSON: a list of keyword lists, or {name: [keywords]}.")
 @click.option("--ratings", "ratings_path", type=click.Path(path_type=Path),

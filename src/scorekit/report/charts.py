@@ -24,7 +24,11 @@ from scorekit.text.normalize import nfc
 # Okabe–Ito: distinguishable for colour-blind readers and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 FONT = 12
-CHAR_W = 7.3  # rough average glyph width at FONT px, for layout only (Hangul is wider: 2x)
+CHAR_W = 7.3
+# significance markers: a shape AND a colour each (▲ better, ▼ worse, ○ not significant)
+MARKER_COLORS = {"▲": "#007a55", "▼": "#c0392b", "○": "#666666"}
+LOWER_BETTER_COLOR = "#D55E00"   # single-series bars of a lower-is-better metric (with "↓" in its label)
+DASHES = ("", "6,3", "2,3", "8,3,2,3", "4,4", "1,2")   # line styles: equal lines stay visible  # rough average glyph width at FONT px, for layout only (Hangul is wider: 2x)
 
 
 def color(i: int) -> str:
@@ -84,12 +88,36 @@ def wrap_label(s: str, width: float) -> list[str]:
     return lines
 
 
+def marker_color(mark: str) -> str:
+    return MARKER_COLORS.get(mark.strip()[:1], "#b00")
+
+
+def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], digits: int,
+                errors: Mapping[str, Sequence[float | None]] | None,
+                markers: Mapping[tuple[str, str], str] | None) -> float:
+    """Width the longest value label (``0.9286 ± 0.0412 ▲``) needs right of its bar: never clipped."""
+    widest = 30.0
+    for name, vals in series.items():
+        errs = (errors or {}).get(name) or []
+        for ci, v in enumerate(vals):
+            e = errs[ci] if ci < len(errs) else None
+            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+            mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
+            widest = max(widest, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
+    return widest + 10
+
+
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "end", cls: str = "sk-label",
-                 full: str | None = None) -> str:
-    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text."""
+                 full: str | None = None, note: str | None = None) -> str:
+    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
+    (e.g. "↓ better") is one more line, in its own colour."""
     lh = FONT + 1
-    y0 = y_mid - (len(lines) - 1) * lh / 2 + 4
+    n = len(lines) + (1 if note else 0)
+    y0 = y_mid - (n - 1) * lh / 2 + 4
     spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
+    if note:
+        spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
+                  f'font-size="{FONT - 1}">{esc(note)}</tspan>')
     title = f"<title>{esc(full if full is not None else ''.join(lines))}</title>"
     return f'<text class="{cls}" font-size="{FONT}" text-anchor="{anchor}">{title}{spans}</text>'
 
@@ -150,7 +178,7 @@ def _heading_h(title: str | None, width: float, extra: float, none: float) -> fl
     return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
 
 
-def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
+def _legend(names: Sequence[str], y: float, width: float, pick=color, lines: bool = False) -> tuple[list[str], float]:
     """Legend swatches flowing left to right, wrapping; a name is never cut (a name wider than
     the chart wraps onto several lines). Returns the elements and the height used."""
     out, x, row_h = [], 0.0, FONT + 8
@@ -164,8 +192,14 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[l
             line_h = 0.0
         spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
                         for k, line in enumerate(lines))
-        out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">'
-                   f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
+        if lines:   # the series' line style and point shape
+            dash = DASHES[i % len(DASHES)]
+            swatch = (f'<line x1="{x - 4:g}" y1="{yy + 6:g}" x2="{x + 13:g}" y2="{yy + 6:g}" stroke="{pick(i)}" '
+                      f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>"
+                      + _point(i, x + 4.5, yy + 6, pick(i), 'class="sk-legend-point"', esc(name)))
+        else:
+            swatch = f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
+        out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">{swatch}'
                    f'<text font-size="{FONT}">{spans}</text></g>')
         line_h = max(line_h, row_h + (len(lines) - 1) * (FONT + 2))
         x += w
@@ -221,7 +255,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                  kind: str = "grouped-bars", colors: Sequence[str] | None = None,
                  domain: tuple[float, float] | None = None, integer: bool = False,
                  errors: Mapping[str, Sequence[float | None]] | None = None,
-                 scale: str | None = None) -> str:
+                 scale: str | None = None, lower: Sequence[str] = ()) -> str:
     """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
     system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant).
 
@@ -229,8 +263,11 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     otherwise it is fitted to the values and zero. ``integer`` puts ticks on whole numbers
     (counts). ``errors[series][i]`` draws a whisker of +-that value (e.g. std over seeds).
     Category labels wrap onto several lines rather than being cut. ``scale`` names the axis in a
-    ``data-scale`` attribute (``rate``, ``count``, ...)."""
+    ``data-scale`` attribute (``rate``, ``count``, ...). A category in ``lower`` is lower-is-better:
+    its label says "↓ better" and, in a single-series chart, its bar is drawn in
+    :data:`LOWER_BETTER_COLOR`."""
     markers = markers or {}
+    lower = set(lower)
     names = list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
     if errors:
@@ -246,10 +283,11 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         lo, hi = _domain(values)
     longest = max([text_width(c) for c in categories] + [40.0])
     label_w = min(170.0, longest + 12)
-    x0, x1 = label_w, width - 78
+    x0, x1 = label_w, width - min(_value_room(categories, series, digits, errors, markers), width / 3)
     bar_h, gap = 14.0, 10.0
     top = _heading_h(title, width, 10, 0.0)
     pick = (lambda i: colors[i % len(colors)]) if colors else color
+    single = names == [""]
     legend, legend_h = _legend(names, top, width, pick) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
     y = top + legend_h + 4
     plot_top = y
@@ -257,11 +295,13 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     for ci, cat in enumerate(categories):
         lines = wrap_label(cat, label_w - 10)
-        group_h = max(bar_h * len(names), (FONT + 1) * len(lines) + 2)
-        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat))
+        group_h = max(bar_h * len(names), (FONT + 1) * (len(lines) + (cat in lower)) + 2)
+        body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat,
+                                 note="↓ better" if cat in lower else None))
         y_bars = y + (group_h - bar_h * len(names)) / 2
         for si, name in enumerate(names):
             v = series[name][ci] if ci < len(series[name]) else None
+            fill = LOWER_BETTER_COLOR if single and cat in lower else pick(si)
             err = (errors or {}).get(name, [])
             e = err[ci] if ci < len(err) else None
             yy = y_bars + si * bar_h
@@ -280,8 +320,8 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
             xv = sx(v)
             bx, bw = min(zero, xv), abs(xv - zero)
             body.append(f'<rect class="sk-bar" {attrs} x="{bx:.2f}" y="{yy + 1:.2f}" '
-                        f'width="{max(bw, 0.5):.2f}" height="{bar_h - 2:g}" fill="{pick(si)}">'
-                        f'<title>{esc(tip)}</title></rect>')
+                        f'width="{max(bw, 0.5):.2f}" height="{bar_h - 2:g}" fill="{fill}"'
+                        + (' data-lower-is-better="1"' if cat in lower else "") + f'><title>{esc(tip)}</title></rect>')
             end = max(zero, xv)
             if e is not None and math.isfinite(e) and e > 0:
                 a, b = sx(v - e), sx(v + e)
@@ -291,7 +331,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                 end = max(end, b)
             body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
                         f'font-size="{FONT - 1}">{esc(shown)}'
-                        + (f'<tspan class="sk-marker" font-weight="700" fill="#b00"> {esc(mark)}</tspan>'
+                        + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
                            if mark else "") + "</text>")
         y += group_h + gap
     plot_bottom = y - gap + 2
@@ -315,7 +355,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     names = list(series)
     longest = max([text_width(c) for c in categories] + [40.0])
     label_w = min(170.0, longest + 12)
-    x0, x1 = label_w, width - 78
+    x0, x1 = label_w, width - min(_value_room(categories, series, digits, errors, markers), width / 3)
     bar_h = 14.0
     top = _heading_h(title, width, 10, 0.0)
     legend, legend_h = _legend(names, top, width) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
@@ -366,7 +406,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
                 end = max(end, b)
             body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
                         f'font-size="{FONT - 1}">{esc(shown)}'
-                        + (f'<tspan class="sk-marker" font-weight="700" fill="#b00"> {esc(mark)}</tspan>'
+                        + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
                            if mark else "") + "</text>")
         y += group_h + FONT + 10
     out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
@@ -483,6 +523,20 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
     return "\n".join(out)
 
 
+def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
+    """A data point whose shape follows the series (circle, square, triangle, diamond, ...), so
+    two series with equal values are still told apart. A circle (whose centre is the point)
+    for the first series; the others are paths centred on the point too."""
+    shape = i % 4
+    if shape == 0:
+        return f'<circle {attrs} cx="{cx:.2f}" cy="{cy:.2f}" r="3.5" fill="{c}"><title>{tip}</title></circle>'
+    d = {1: f"M{cx - 3.5:.2f},{cy - 3.5:.2f}h7v7h-7z",
+         2: f"M{cx:.2f},{cy - 4.5:.2f}l4.5,8h-9z",
+         3: f"M{cx:.2f},{cy - 4.5:.2f}l4.5,4.5l-4.5,4.5l-4.5,-4.5z"}[shape]
+    return (f'<path {attrs} data-cx="{cx:.2f}" data-cy="{cy:.2f}" d="{d}" fill="#fff" stroke="{c}" '
+            f'stroke-width="1.6"><title>{tip}</title></path>')
+
+
 def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], *,
                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
                width: float = 420, height: float = 220, digits: int = 4,
@@ -505,7 +559,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
     top = _heading_h(title, width, 14, 6.0)
-    legend, legend_h = _legend(names, top, width)
+    legend, legend_h = _legend(names, top, width, lines=True)
     x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
     sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
@@ -519,16 +573,19 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     if xlabel:
         out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
                    f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
-    for m in marks:
-        if m is None or not math.isfinite(float(m)) or not (xlo <= float(m) <= xhi):
-            continue
-        mx = sx(float(m))
-        out.append(f'<g class="sk-mark" data-x="{num_attr(float(m))}"><title>{esc(mark_label)} n = {float(m):g}</title>'
+    shown = [float(m) for m in marks if m is not None and math.isfinite(float(m)) and xlo <= float(m) <= xhi]
+    for k, m in enumerate(shown):
+        mx = sx(m)
+        out.append(f'<g class="sk-mark" data-x="{num_attr(m)}"><title>{esc(mark_label)} n = {m:g}</title>'
                    f'<line x1="{mx:.2f}" y1="{y0 - 4:.2f}" x2="{mx:.2f}" y2="{y1:.2f}" stroke="#b00" '
-                   f'stroke-width="1.5" stroke-dasharray="5,3"/>'
-                   f'<text x="{mx + (4 if mx < (x0 + x1) / 2 else -4):.2f}" y="{y0 + 8:.2f}" font-size="{FONT - 1}" '
-                   f'fill="#b00" font-weight="600" text-anchor="{"start" if mx < (x0 + x1) / 2 else "end"}">'
-                   f'{esc(mark_label)} = {float(m):g}</text></g>')
+                   f'stroke-width="1.5" stroke-dasharray="5,3"/></g>')
+    if shown:   # one label per chart, however many n are recommended
+        span = f"{shown[0]:g}" if len(shown) == 1 else f"{shown[0]:g}–{shown[-1]:g}"
+        mx = sx(shown[0])
+        left = mx < (x0 + x1) / 2
+        out.append(f'<text class="sk-mark-label" x="{mx + (4 if left else -4):.2f}" y="{y0 + 8:.2f}" '
+                   f'font-size="{FONT - 1}" fill="#b00" font-weight="600" text-anchor="{"start" if left else "end"}">'
+                   f'{esc(mark_label)} = {span}</text>')
     for i, name in enumerate(names):
         s, c = series[name], color(i)
         mean = list(s.get("mean") or [])
@@ -544,17 +601,18 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
             g.append(f'<polygon class="sk-band" points="{" ".join(poly)}" fill="{c}" fill-opacity="0.15" '
                      f'stroke="none"/>')
         line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in pts if pm is not None and math.isfinite(pm)]
+        dash = DASHES[i % len(DASHES)]
         if line:
             g.append(f'<polyline class="sk-line" points="{" ".join(line)}" fill="none" stroke="{c}" '
-                     f'stroke-width="2"/>')
+                     f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
         for px, pm, pl, ph in pts:
             if pm is None or not math.isfinite(pm):
                 continue
             ci = f" [{fmt(pl, digits)}, {fmt(ph, digits)}]" if pl is not None and ph is not None else ""
             tip = f"{name} @ {px:g}: {fmt(pm, digits)}{ci}"
-            g.append(f'<circle class="sk-point" data-series="{esc(name)}" data-x="{num_attr(px)}" '
-                     f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}" '
-                     f'cx="{sx(px):.2f}" cy="{sy(pm):.2f}" r="3.5" fill="{c}"><title>{esc(tip)}</title></circle>')
+            g.append(_point(i, sx(px), sy(pm), c,
+                            f'class="sk-point" data-series="{esc(name)}" data-x="{num_attr(px)}" '
+                            f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}"', esc(tip)))
         g.append("</g>")
         out += g
     out.append("</svg>")

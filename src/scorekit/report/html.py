@@ -17,6 +17,8 @@ Result JSON conventions: see ``docs/report.md``.
 from __future__ import annotations
 
 import datetime as _dt
+import html as html_lib
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -27,8 +29,9 @@ from scorekit.errors import ScorekitError
 from scorekit.report.charts import esc
 from scorekit.report.model import (PRIMARY_METRICS, Doc, is_number, load_doc, lower_is_better,
                                    numeric_item_fields, primary_metric, text_item_fields)
-from scorekit.report.parts import section, table, text_html
+from scorekit.report.parts import cell, section, table, text_html
 from scorekit.report.sections import TASK_SECTIONS, task_section
+from scorekit.report.sections.answer import answer_html
 from scorekit.report.sections.common import (MAX_ITEMS, comparison_section, distributions_section,
                                              drilldown_rows, drilldown_section, extra_section, metrics_section,
                                              runs_info, warnings_html)
@@ -62,6 +65,7 @@ def doc_html(doc: Doc) -> str:
         f'<section class="sk-doc" id="{anchor}" data-task="{esc(doc.task)}" data-runs="{len(doc.runs)}">',
         f"<h2>{text_html(title)}</h2>",
         f'<p class="meta">from {text_html(doc.source)}</p>' if doc.source else "",
+        answer_html(doc),
         warnings_html(doc),
         section("metrics", metrics_section(doc), cls="sk-metrics-section"),
         section("system comparison", comparison_section(doc), cls="sk-comparison-section"),
@@ -74,6 +78,13 @@ def doc_html(doc: Doc) -> str:
         "</section>",
     ]
     return "".join(p for p in parts if p)
+
+
+def _toc_answer(doc: Doc) -> str:
+    m = re.search(r'<p class="sk-headline">(.*?)</p>', answer_html(doc), re.S)
+    if not m:
+        return ""
+    return f'<span class="sk-toc-answer">: {text_html(html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(1))))}</span>'
 
 
 def overview_html(docs: Sequence[Doc]) -> str:
@@ -90,8 +101,24 @@ def overview_html(docs: Sequence[Doc]) -> str:
         names: list[str] = []
         for _, _, m in runs:
             names += [k for k in m if k not in names]
-        out.append(table(["system", "file"] + names, [[n, s] + [m.get(k) for k in names] for n, s, m in runs],
-                         caption=task, cls="sk-overview", attrs=f' data-task="{esc(task)}"'))
+        # ranked by the task's headline metric (else the first), the best value of each column in bold
+        lowered = {k.lower(): k for k in names}
+        prim = next((lowered[c] for c in PRIMARY_METRICS.get(task, ()) if c in lowered), names[0] if names else None)
+        lb = {k: lower_is_better(k, task=task) for k in names}
+        if prim:
+            runs.sort(key=lambda r: (not is_number(r[2].get(prim)),
+                                     (r[2].get(prim) if lb[prim] else -r[2].get(prim)) if is_number(r[2].get(prim)) else 0))
+        best = {}
+        for k in names:
+            vals = [m.get(k) for _, _, m in runs if is_number(m.get(k))]
+            if len(vals) > 1:
+                best[k] = min(vals) if lb[k] else max(vals)
+        rows = [[cell(j + 1), cell(n), cell(s)] + [cell(m.get(k), cls="best" if k in best and m.get(k) == best[k] else "")
+                                                   for k in names] for j, (n, s, m) in enumerate(runs)]
+        out.append(table(["#", "system", "file"] + names, rows, raw_cells=True,
+                         caption=f"{task}: ranked by {prim} ({'lower' if prim and lb[prim] else 'higher'} is better; "
+                                 "best of each column in bold)" if prim else task,
+                         cls="sk-overview", attrs=f' data-task="{esc(task)}"'))
     return section("all runs by task", "".join(out), cls="sk-overview-section") if out else ""
 
 
@@ -108,8 +135,10 @@ def render_report(documents: Sequence[Any], *, title: str | None = None,
     title = nfc(title or "scorekit report")
     generated = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     body = "".join(doc_html(d) for d in docs)
+    # several files: each entry of the contents carries its answer's headline, so the first view
+    # answers every file's question, not only the first one's
     toc = "".join(f'<li><a href="#doc-{d.index + 1}">{text_html(d.task)} — '
-                  f'{text_html(", ".join(d.names()))}</a></li>' for d in docs)
+                  f'{text_html(", ".join(d.names()))}</a>{_toc_answer(d)}</li>' for d in docs)
     lang = "ko" if has_hangul(body) or has_hangul(title) else "en"
     return nfc(
         "<!DOCTYPE html>\n"

@@ -27,7 +27,7 @@ PRIMARY_METRICS: dict[str, tuple[str, ...]] = {
     "absa": ("tuple_f1_s2", "tuple_f1", "f1", "micro_f1"),
 }
 # Where to look next when the task's own family does not know a key (older registries).
-TASK_FAMILY = {"sweep": "summary"}
+TASK_FAMILY = {"sweep": "summary", "summarize-rl-cv": "summary"}
 UNKNOWN = "unknown"      # kind of a key the registry does not know: charted on its own axis
 # Name-based fallback for direction when the registry does not know a key.
 _LOWER_BETTER = re.compile(r"(error|loss|perplexity|latency|seconds|time_|_time|break|conflict|"
@@ -35,6 +35,8 @@ _LOWER_BETTER = re.compile(r"(error|loss|perplexity|latency|seconds|time_|_time|
 TEXT_FIELDS_FIRST = ("query", "prediction", "candidate", "hypothesis", "summary", "references",
                      "reference", "document", "text", "keywords", "words", "image", "video")
 ID_KEYS = ("id",)
+# per-item columns that number something (a fold, a seed) rather than measure it: never charted
+INDEX_KEYS = ("fold", "seed")
 HINT_KEYS = {"primary_metric", "lower_is_better", "warnings", "sweep"}
 
 
@@ -116,7 +118,7 @@ def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     seen: dict[str, bool] = {}
     for row in rows:
         for k, v in row.items():
-            if k in ID_KEYS:
+            if k in ID_KEYS or k in INDEX_KEYS:
                 continue
             if v is None or is_number(v):
                 seen.setdefault(k, True)
@@ -145,10 +147,16 @@ def _base_key(key: str) -> str:
 
 @lru_cache(maxsize=4096)
 def describe_key(key: str, task: str) -> Any:
-    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None."""
+    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None. A retrieval
+    key is first resolved to its measure by the retrieval name parser, so every spelling the CLI
+    accepts (``ndcg_cut.10``, ``P.5``, ``nDCG@10``, ``P@5``, ``AP``, ``RR``) is known."""
     from scorekit.metrics import describe
 
     tries = [(key, task)]
+    if task == "retrieval":
+        canonical = retrieval_measure_name(key)
+        if canonical and canonical != key:
+            tries.append((canonical, task))
     if task in TASK_FAMILY:
         tries += [(key, TASK_FAMILY[task]), (_base_key(key), TASK_FAMILY[task])]
     for k, family in tries:
@@ -159,6 +167,17 @@ def describe_key(key: str, task: str) -> Any:
         if info is not None:
             return info
     return None
+
+
+@lru_cache(maxsize=4096)
+def retrieval_measure_name(key: str) -> str | None:
+    """The canonical name (``ndcg@10``) of a retrieval measure in any spelling, or None."""
+    from scorekit.retrieval.names import parse_measure
+
+    try:
+        return parse_measure(key).name
+    except Exception:  # noqa: BLE001 - not a measure name
+        return None
 
 
 def metric_kind(key: str, task: str) -> str:
@@ -212,6 +231,10 @@ def primary_metric(doc: Doc) -> str | None:
         sp = sweep_primary(doc, fields)
         if sp:
             return sp
+    if doc.task == "retrieval":   # the first measure the user listed (results keep their order)
+        first = next((m for m in metrics if m in fields or not fields), None)
+        if first:
+            return first
     pool = fields or metrics
     lower = {f.lower(): f for f in pool}
     for cand in PRIMARY_METRICS.get(doc.task, ()):
@@ -221,3 +244,44 @@ def primary_metric(doc: Doc) -> str | None:
         if m in fields:
             return m
     return pool[0] if pool else None
+
+
+# ------------------------------------------------------------------------------ human labels
+LABELS: dict[str, str] = {
+    # captions
+    "meteor": "METEOR", "meteor15": "METEOR 1.5", "meteor_nltk": "METEOR (nltk)", "cider": "CIDEr-D",
+    "cider_d": "CIDEr-D", "bertscore_f1": "BERTScore F1", "bertscore_p": "BERTScore precision",
+    "bertscore_r": "BERTScore recall", "bleu": "BLEU", "bleu_1": "BLEU-1", "bleu_2": "BLEU-2",
+    "bleu_3": "BLEU-3", "bleu_4": "BLEU-4", "rouge_l": "ROUGE-L", "spice": "SPICE", "clipscore": "CLIPScore",
+    "chrf": "chrF",
+    # summaries
+    "rouge1": "ROUGE-1 F1", "rouge2": "ROUGE-2 F1", "rouge1_r": "ROUGE-1 recall", "rouge2_r": "ROUGE-2 recall",
+    "rouge1_p": "ROUGE-1 precision", "rouge2_p": "ROUGE-2 precision", "efficiency": "Efficiency",
+    "density": "Density", "token_density": "token density", "words": "words per summary",
+    # topics
+    "overall": "Overall", "sc": "semantic coherence (SC)", "sd_avg": "semantic distinctiveness (SD)",
+    "sd": "semantic distinctiveness (SD)", "vd": "VD", "cd": "CD", "semdiv": "semantic diversity (SemDiv)",
+    "npmi": "NPMI", "c_v": "C_V", "u_mass": "UMass", "topic_diversity": "topic diversity", "sis": "SIS",
+    # ABSA
+    "tuple_f1_s1": "tuple F1, stage 1", "tuple_f1_s2": "tuple F1, stage 2", "delta_f1": "ΔF1 (S2 − S1)",
+    "fix_rate": "fix rate", "break_rate": "break rate", "net_gain": "net gain",
+    # result keys of the caption report
+    "baseline_meteor": "baseline METEOR", "meteor_improvement_pct": "change vs baseline",
+    "target_1": "1st target", "target_2": "2nd target", "final": "final target",
+}
+_RETRIEVAL_LABELS = {"ndcg": "nDCG", "map": "MAP", "mrr": "MRR", "precision": "P", "recall": "R",
+                     "hit_rate": "hit rate", "r_precision": "R-precision", "bpref": "bpref", "err": "ERR"}
+
+
+def label(key: str, task: str | None = None) -> str:
+    """A metric's name for a reader: ``BERTScore F1`` for ``bertscore_f1``, ``nDCG@10`` for
+    ``ndcg_cut.10``; a key it does not know is shown as written."""
+    if key in LABELS:
+        return LABELS[key]
+    if task == "retrieval":
+        canonical = retrieval_measure_name(key)
+        if canonical:
+            fam, _, k = canonical.partition("@")
+            if "(" not in fam and fam in _RETRIEVAL_LABELS:
+                return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
+    return key

@@ -24,7 +24,7 @@ import numpy as np
 
 from scorekit.io.atomic import atomic_write
 from scorekit.report import tables
-from scorekit.report.charts import PALETTE
+from scorekit.report.charts import PALETTE, marker_color
 from scorekit.text.normalize import nfc
 
 DPI = 200
@@ -100,7 +100,10 @@ def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[fl
             if v is None:
                 continue
             mark = markers.get((cat, name), "")
-            ax.text(v, y, f" {v:.4g}{' ' + mark if mark else ''}", va="center", fontsize=7)
+            ax.text(v, y, f" {v:.4g}", va="center", fontsize=8)
+            if mark:   # ▲ / ▼ / ○: a shape and a colour each
+                ax.annotate(f" {mark}", (v, y), xytext=(34, 0), textcoords="offset points", va="center",
+                            fontsize=8, color=marker_color(mark), fontweight="bold")
     ax.set_yticks(range(n), [nfc(c) for c in categories])
     ax.invert_yaxis()
     ax.grid(axis="x", color="#ddd")
@@ -160,7 +163,9 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
     for i, (name, s) in enumerate(series.items()):
         c = PALETTE[i % len(PALETTE)]
         mean = np.asarray([np.nan if v is None else v for v in s.get("mean", [])], dtype=float)
-        ax.plot(xs[: mean.size], mean, marker="o", ms=3, color=c, label=nfc(name))
+        # a line style and a marker per series: two equal curves stay visible
+        ax.plot(xs[: mean.size], mean, marker="osD^"[i % 4], ms=4, color=c, label=nfc(name),
+                linestyle=("-", "--", ":", "-.")[i % 4], markerfacecolor="white" if i % 4 else c)
         low, high = s.get("low"), s.get("high")
         if low and high:
             lo = np.asarray([np.nan if v is None else v for v in low], dtype=float)
@@ -186,6 +191,7 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
     """Write the report's figures (PNG) and tables (LaTeX) for each result document."""
     from scorekit.report.model import (UNKNOWN, is_number, load_doc, lower_is_better, metric_kind,
                                        numeric_item_fields, primary_metric)
+    from scorekit.report.sections.answer import significance
 
     out_dir = Path(out_dir)
     written: list[Path] = []
@@ -217,8 +223,8 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
             crow = []
             for r in comp["rows"]:
                 sig = bool(r.get("significant"))
-                if sig:
-                    markers[(str(r.get("measure")), str(r.get("system")))] = "*"
+                markers[(str(r.get("measure")), str(r.get("system")))] = significance(
+                    r, lower_is_better(str(r.get("measure")), doc))
                 val = tables.fmt_cell(r.get("value"))
                 crow.append([r.get("system"), r.get("measure"), tables.LatexRaw(val + (r"$^{*}$" if sig else "")),
                              r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"), r.get("p_adjusted")])
@@ -240,7 +246,7 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
             series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in ms]
                       for n, r in zip(names, doc.runs)}
             return grouped_bars_png(ms, series, path, markers=markers, xlim=xlim,
-                                    title=title + (" (* significant vs baseline)" if markers else ""))
+                                    title=title + (" (▲ better, ▼ worse, ○ n.s. vs baseline)" if markers else ""))
 
         if by_kind.get("rate"):
             written.append(bars(by_kind["rate"], out_dir / f"{stem}_metrics.png", f"{doc.task}: rates", (0.0, 1.0)))

@@ -68,7 +68,8 @@ def _stages(doc: Doc) -> str:
         m = r.get("metrics") or {}
         for s1, s2 in STAGES:
             if is_number(m.get(s1)) and is_number(m.get(s2)):
-                rows.append([cell(doc.run_name(i)), cell(s1.rsplit("_", 1)[0]), cell(m[s1]), cell(m[s2]),
+                name = s1.rsplit("_", 1)[0].replace("_f1", " F1")   # "tuple F1"
+                rows.append([cell(doc.run_name(i)), cell(name), cell(m[s1]), cell(m[s2]),
                              change_cell(m[s2], m[s1])])
     if not rows:
         return ""

@@ -12,10 +12,13 @@ from scorekit.report.sections.common import sort_key
 
 @task_section("caption")
 def caption_section(doc: Doc) -> tuple[str, set[str]]:
+    # the METEOR baseline, the §7 targets and the recipes are the answer (sections/answer.py),
+    # in words: not again as raw keys under "more details"
+    consumed = {"report"} if isinstance(doc.extra_value("report"), dict) else set()
     prim = primary_metric(doc)
     items = doc.runs[0].get("per_item") or []
     if not prim or not items or not any("prediction" in row for row in items):
-        return "", set()
+        return "", consumed
     lb = lower_is_better(prim, doc)
     order = sorted(range(len(items)), key=lambda i: (sort_key(items[i].get(prim), lb), i))
     scored = [i for i in order if is_number(items[i].get(prim))]
@@ -36,4 +39,4 @@ def caption_section(doc: Doc) -> tuple[str, set[str]]:
 
     body = (f"<h4>worst by {esc(prim)}</h4>" + "".join(card(i) for i in worst)
             + (f"<h4>best by {esc(prim)}</h4>" + "".join(card(i) for i in best) if best else ""))
-    return section("captions: prediction beside references", body, cls="sk-task-caption"), set()
+    return section("captions: prediction beside references", body, cls="sk-task-caption"), consumed

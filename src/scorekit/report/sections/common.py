@@ -12,12 +12,15 @@ from typing import Any
 from scorekit.report import charts
 from scorekit.report.charts import esc
 from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
-                                   metric_kind, numeric_item_fields, primary_metric, text_item_fields)
+                                   describe_key, metric_kind, numeric_item_fields, primary_metric,
+                                   text_item_fields)
 from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
                                    table, text_html)
+from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
 
 MAX_ITEMS = 500          # drill-down rows per table (worst first); the JSON keeps them all
 MAX_DIST_METRICS = 6     # per-item distributions drawn per run
+WIDE_METRICS = 14        # more metrics than this: one row per metric (not one very wide row)
 
 WORD_LISTS = ("keywords", "words", "top_words")   # shown inline, comma-separated (not as a list)
 KIND_TITLES = {"rate": "rates (0–1 axis)", "count": "counts", "score": "", UNKNOWN: ""}
@@ -41,6 +44,7 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
             return None
         return {k: [v[j] if j < len(v) else None for j in idx] for k, v in src.items()}
 
+    lower = [str(m) for m in categories if lower_is_better(str(m), task=task)]
     for kind in ("rate", "count"):
         idx = by_kind.get(kind)
         if idx:
@@ -48,8 +52,34 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
                                       title=f"{title}: {KIND_TITLES[kind]}", domain=(0.0, 1.0) if kind == "rate" else None,
                                       integer=kind == "count", digits=4 if kind == "rate" else 2,
                                       errors=pick(idx, errors), kind="grouped-bars" if kind_name != "bar" else "bar",
-                                      scale=kind)
+                                      scale=kind, lower=lower)
             out.append(figure(svg, cls=f"sk-kind-{kind}"))
+    # scores of one metric (BERTScore F1 of every system at every n) share one axis: the same
+    # number is drawn the same length; scores of different metrics never share one
+    same: dict[str, list[int]] = {}
+    for j in by_kind.get("score", []):
+        info = describe_key(str(categories[j]), task)
+        same.setdefault(info.metric if info is not None else str(categories[j]), []).append(j)
+    for metric, idx in same.items():
+        if len(idx) < 2:
+            continue
+        svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
+                                  title=f"{title}: {metric} (one axis)", errors=pick(idx, errors),
+                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
+        out.append(figure(svg, cls="sk-kind-score"))
+        by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
+    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, Overall, ...) share one axis too,
+    # so 0.07 is drawn a fifth as long as 0.37; a score outside it (UMass -11.2, CIDEr 2.6) keeps
+    # an axis of its own
+    unit = [j for j in by_kind.get("score", [])
+            if all(v is None or not is_number(v) or abs(v) <= 1.0
+                   for vals in series.values() for v in [vals[j] if j < len(vals) else None])]
+    if len(unit) > 1:
+        svg = charts.grouped_bars([categories[j] for j in unit], pick(unit, series), markers=markers,
+                                  title=f"{title}: scores within [−1, 1] (one axis)", errors=pick(unit, errors),
+                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
+        out.append(figure(svg, cls="sk-kind-score"))
+        by_kind["score"] = [j for j in by_kind["score"] if j not in unit]
     for kind, what in (("score", "scores, each on its own axis"),
                        (UNKNOWN, "not in the metric registry, each on its own axis")):
         idx = by_kind.get(kind)
@@ -77,8 +107,11 @@ def metrics_section(doc: Doc) -> str:
             v = (r.get("metrics") or {}).get(m)
             cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
         rows.append(cells)
-    titles = [""] + [_header_title(m, doc) for m in names]
-    out = table(["system"] + names, rows, cls="sk-metrics", raw_cells=True, header_titles=titles)
+    if len(names) > WIDE_METRICS:
+        out = _metrics_by_row(doc, names, best)
+    else:
+        titles = [""] + [_header_title(m, doc) for m in names]
+        out = table(["system"] + names, rows, cls="sk-metrics", raw_cells=True, header_titles=titles)
     # every metric is charted, except those the comparison chart already shows
     compared = {str(r.get("measure")) for r in (doc.comparison or {}).get("rows") or [] if isinstance(r, dict)}
     # a mean over seeds is charted once, with its spread, in the ABSA seeds section
@@ -93,6 +126,26 @@ def metrics_section(doc: Doc) -> str:
                   for i, r in enumerate(doc.runs)}
         out += grid(kind_charts(charted, series, doc.task, kind_name="grouped" if doc.multi else "bar"))
     return out
+
+
+def _metrics_by_row(doc: Doc, names: Sequence[str], best: Mapping[str, float]) -> str:
+    """Many metrics (ABSA's 60): one row per metric, a column per run — counts after the
+    rates and scores, so the headline numbers come first."""
+    order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
+    header = ["metric"] + (doc.names() if doc.multi else ["value"])
+    rows = []
+    for m in order:
+        cells = [f'<th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
+                 + (' <span class="sk-dir">↓ better</span>' if lower_is_better(m, doc) else "") + "</th>"]
+        for r in doc.runs:
+            v = (r.get("metrics") or {}).get(m)
+            cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
+        rows.append(cells)
+    body = "".join("<tr>" + "".join(c for c in row) + "</tr>" for row in rows)
+    # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
+    head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>' for h in header)
+    return (f'<div class="scroll sk-metrics-rows"><table class="sk-table sk-metrics sk-metrics-by-row sortable">'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _header_title(m: str, doc: Doc) -> str:
@@ -115,19 +168,17 @@ def comparison_section(doc: Doc) -> str:
     body = []
     for r in rows:
         sig = bool(r.get("significant"))
-        better = is_number(r.get("value")) and is_number(r.get("baseline_value")) and (
-            (r["value"] < r["baseline_value"]) if lower_is_better(str(r.get("measure")), doc)
-            else (r["value"] > r["baseline_value"]))
-        mark = ("▲" if better else "▼") if sig else ""
+        mark = significance(r, lower_is_better(str(r.get("measure")), doc))
         body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
                      cell(r.get("baseline_value")),
                      change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
                      cell(r.get("p_value")), cell(r.get("p_adjusted")),
-                     f'<td class="sigmark" data-significant="{int(sig)}">{mark or "–"}</td>'])
+                     f'<td class="sigmark {SIG_CLASS[mark]}" data-significant="{int(sig)}" '
+                     f'title="{SIG_TEXT[mark]}">{mark} {SIG_SHORT[mark]}</td>'])
     note = (f'<p class="note">baseline: <b>{text_html(base)}</b>'
             + (f"; test: {esc(method)}" if method else "") + (f"; α = {esc(alpha)}" if alpha is not None else "")
-            + "; change = system − baseline (relative change); ▲/▼ = significantly better/worse than the "
-              "baseline after Holm–Bonferroni.</p>")
+            + "; change = system − baseline (relative change); ▲ = significantly better, ▼ = significantly "
+              "worse than the baseline after Holm–Bonferroni, ○ = not significant.</p>")
     out = note + table(header, body, cls="sk-comparison", raw_cells=True)
     measures: list[str] = []
     for r in rows:
@@ -144,15 +195,15 @@ def comparison_section(doc: Doc) -> str:
         series.setdefault(sysname, [None] * len(measures))[j] = r.get("value")
         if base is not None:
             series[str(base)][j] = r.get("baseline_value")
-        if r.get("significant"):
-            markers[(str(r.get("measure")), sysname)] = "*"
+        markers[(str(r.get("measure")), sysname)] = significance(r, lower_is_better(str(r.get("measure")), doc))
     for i, run in enumerate(doc.runs):  # fill from the runs' own metrics where rows are silent
         vals = series.setdefault(doc.run_name(i), [None] * len(measures))
         for j, m in enumerate(measures):
             if vals[j] is None:
                 vals[j] = (run.get("metrics") or {}).get(m)
     out += grid(kind_charts([str(m) for m in measures], series, doc.task, markers=markers,
-                            title="vs baseline (* = significant)", kind_name="grouped"))
+                            title="vs baseline (▲ significantly better, ▼ significantly worse, ○ not significant)",
+                            kind_name="grouped"))
     return out
 
 

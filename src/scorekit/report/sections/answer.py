@@ -1,0 +1,480 @@
+"""The answer: the first thing under each result's title, small enough to read without scrolling
+at 1280 px and at 375 px (a phone), in words a reader uses (``BERTScore F1``, not
+``bertscore_f1``).
+
+One function per task registered with ``@answer("task")``; a task without one gets the first
+metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its full-precision
+``data-value`` (what the browser tests compare with the JSON)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric
+from scorekit.report.parts import delta_text, pct_text, text_html
+
+AnswerFn = Callable[[Doc], str]
+ANSWERS: dict[str, AnswerFn] = {}
+TILES = 6   # metrics shown as tiles by the generic answer
+
+# significance: shape AND colour (never colour alone)
+SIG_BETTER, SIG_WORSE, SIG_NONE = "▲", "▼", "○"
+SIG_TEXT = {SIG_BETTER: "significantly better", SIG_WORSE: "significantly worse", SIG_NONE: "not significant"}
+SIG_SHORT = {SIG_BETTER: "better", SIG_WORSE: "worse", SIG_NONE: "n.s."}
+SIG_CLASS = {SIG_BETTER: "sig-better", SIG_WORSE: "sig-worse", SIG_NONE: "sig-none"}
+
+
+def answer(*tasks: str) -> Callable[[AnswerFn], AnswerFn]:
+    def register(func: AnswerFn) -> AnswerFn:
+        for t in tasks:
+            ANSWERS[t] = func
+        return func
+    return register
+
+
+def answer_html(doc: Doc) -> str:
+    # several systems compared against a baseline (retrieval, `runs compare` of any task, ...):
+    # the best system, its margin and its significance; else the task's own answer
+    fn = comparison_answer if doc.multi and doc.comparison else ANSWERS.get(doc.task, generic_answer)
+    body = fn(doc) or generic_answer(doc)
+    if not body:
+        return ""
+    return f'<div class="sk-answer" data-task="{esc(doc.task)}" role="region" aria-label="the answer">{body}</div>'
+
+
+# ---------------------------------------------------------------------------------- pieces
+def num(value: Any, what: str, digits: int = 4, cls: str = "") -> str:
+    """A number of the answer: shown rounded, full precision in ``data-value``."""
+    shown = fmt(value, digits) if is_number(value) else "–"
+    c = f' class="{cls}"' if cls else ""
+    return f'<b data-answer="{esc(what)}" data-value="{num_attr(value if is_number(value) else None)}"{c}>{shown}</b>'
+
+
+def change(value: Any, base: Any, what: str, pct: Any = None) -> str:
+    """``+0.6000 (+150.0%)``: the absolute change, then the relative one (as everywhere)."""
+    if not (is_number(value) and is_number(base)):
+        return "–"
+    d = float(value) - float(base)
+    if not is_number(pct):
+        pct = d / abs(base) * 100.0 if base else None
+    rel = f' (<span data-answer="{esc(what)}_pct" data-value="{num_attr(pct)}">{pct_text(pct)}</span>)' \
+        if is_number(pct) else ""
+    return f'<span data-answer="{esc(what)}" data-value="{num_attr(d)}">{delta_text(d)}</span>{rel}'
+
+
+def sig_mark(symbol: str, what: str = "", short: bool = False) -> str:
+    """▲ better / ▼ worse / ○ not significant: a shape and a colour (and words)."""
+    attr = f' data-answer="{esc(what)}"' if what else ""
+    words = SIG_SHORT[symbol] if short else SIG_TEXT[symbol]
+    return (f'<span class="sk-sig {SIG_CLASS[symbol]}"{attr} data-sig="{SIG_CLASS[symbol]}" title="{SIG_TEXT[symbol]}">'
+            f'<span aria-hidden="true">{symbol}</span> {words}</span>')
+
+
+def shown_key(key: str, task: str) -> str:
+    """The reader's name, with the key as written when it reads differently (``nDCG@10 (ndcg_cut.10)``)."""
+    name = label(key, task)
+    same = name.replace(" ", "_").lower() == key.lower()
+    return esc(name) + ("" if same else f" <small>({esc(key)})</small>")
+
+
+def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = None) -> str:
+    """``(key, label, value)`` as tiles: the label above, the number big."""
+    out = []
+    for key, name, value in pairs:
+        arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
+                 if lower_is_better(key, doc, task) else "")
+        out.append(f'<div class="sk-tile" title="{esc(key)}">'
+                   f'<span class="sk-tile-label">{text_html(name)}{arrow}</span>'
+                   f'{num(value, key)}</div>')
+    return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
+
+
+def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
+    """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
+    items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{text_html(n)} {num(v, k)}</span>'
+                       for k, n, v in pairs)
+    return f'<p class="sk-sub">{esc(lead) + ": " if lead else ""}{items}</p>' if items else ""
+
+
+def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
+    """A small table of ready HTML cells (the answer's own: no sorting, no scroll box needed)."""
+    head = "".join(f'<th scope="col">{h}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="sk-answer-table {cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def headline(html: str) -> str:
+    return f'<p class="sk-headline">{html}</p>'
+
+
+def _metrics(doc: Doc, i: int = 0) -> dict[str, Any]:
+    return doc.runs[i].get("metrics") or {}
+
+
+# --------------------------------------------------------------------------------- generic
+def generic_answer(doc: Doc) -> str:
+    if doc.multi:
+        return ranked_runs(doc)
+    m = _metrics(doc)
+    keys = [k for k, v in m.items() if is_number(v)][:TILES]
+    return tiles([(k, label(k, doc.task), m[k]) for k in keys], doc.task, doc)
+
+
+def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
+    """Several runs ranked by the primary metric; the best value of each measure in bold."""
+    prim = primary_metric(doc) or (doc.metric_names() or [None])[0]
+    if prim is None:
+        return ""
+    measures = list(measures or [prim] + [m for m in doc.metric_names() if m != prim][:TILES - 1])
+    lb = {m: lower_is_better(m, doc) for m in measures}
+    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb[prim]))
+    best = {}
+    for m in measures:
+        vals = [_metrics(doc, i).get(m) for i in range(len(doc.runs)) if is_number(_metrics(doc, i).get(m))]
+        if vals:
+            best[m] = min(vals) if lb[m] else max(vals)
+    rows = []
+    for rank, i in enumerate(order, 1):
+        name = doc.run_name(i)
+        cells = [str(rank), text_html(name)]
+        for m in measures:
+            v = _metrics(doc, i).get(m)
+            cells.append(num(v, f"{name}/{m}", cls="best" if m in best and v == best[m] else ""))
+        rows.append(cells)
+    top = doc.run_name(order[0])
+    head = headline(f"Ranked by {esc(label(prim, doc.task))} "
+                    f"({'lower' if lb[prim] else 'higher'} is better): best is <b>{text_html(top)}</b>.")
+    return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "")
+                                             for m in measures],
+                             rows, cls="sk-ranked")
+
+
+def _rank_key(v: Any, lower_better: bool) -> tuple[int, float]:
+    if not is_number(v) or not math.isfinite(v):
+        return (1, 0.0)
+    return (0, v if lower_better else -v)
+
+
+# ------------------------------------------------------------------------------- retrieval
+def significance(row: Mapping[str, Any], lower_better: bool) -> str:
+    """▲ / ▼ / ○ of one comparison row."""
+    if not row.get("significant"):
+        return SIG_NONE
+    v, b = row.get("value"), row.get("baseline_value")
+    if not (is_number(v) and is_number(b)):
+        return SIG_NONE
+    better = v < b if lower_better else v > b
+    return SIG_BETTER if better else SIG_WORSE
+
+
+@answer("retrieval")
+def retrieval_answer(doc: Doc) -> str:
+    prim = primary_metric(doc)
+    if not prim:
+        return ""
+    if doc.multi:
+        return comparison_answer(doc) if doc.comparison else ranked_runs(doc)
+    m = _metrics(doc)
+    keys = [prim] + [k for k in m if k != prim and is_number(m[k])][:TILES - 1]
+    return (headline(f"<b>{text_html(doc.run_name(0))}</b> on {len(doc.runs[0].get('per_item') or [])} queries")
+            + tiles([(k, label(k, doc.task), m.get(k)) for k in keys], doc.task, doc))
+
+
+def comparison_answer(doc: Doc) -> str:
+    """The best system on the primary metric (retrieval: the first measure listed), its margin
+    over the baseline, p and significance; the systems ranked; on how many measures it is better."""
+    prim = primary_metric(doc)
+    if not prim:
+        return generic_answer(doc) if not doc.multi else ""
+    comp = doc.comparison or {}
+    rows = [r for r in comp.get("rows") or [] if isinstance(r, dict)]
+    base = comp.get("baseline")
+    names = doc.names()
+    b = names.index(base) if base in names else 0
+    base = names[b]
+    lb = lower_is_better(prim, doc)
+    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb))
+    best = order[0]
+    by_sys = {str(r.get("system")): r for r in rows if r.get("measure") == prim}
+    test = comp.get("test") or comp.get("method")
+    how = ", ".join(x for x in (f"{test} test" if test else "", "Holm-corrected" if comp.get("correction") else "",
+                                f"α = {comp.get('alpha')}" if comp.get("alpha") is not None else "") if x)
+    shown_name = shown_key(prim, doc.task)
+    table_rows = []
+    for rank, i in enumerate(order, 1):
+        name = names[i]
+        v = _metrics(doc, i).get(prim)
+        r = by_sys.get(name)
+        if i == b:
+            cells = [str(rank), text_html(name) + " <small>(baseline)</small>", num(v, f"{name}/{prim}"), "", "", ""]
+        else:
+            sym = significance(r, lb) if r else SIG_NONE
+            p = r.get("p_adjusted", r.get("p_value")) if r else None
+            cells = [str(rank), text_html(name), num(v, f"{name}/{prim}"),
+                     change(v, _metrics(doc, b).get(prim), f"{name}/{prim}/change",
+                            r.get("improvement_pct") if r else None),
+                     num(p, f"{name}/{prim}/p"), sig_mark(sym, f"{name}/{prim}/sig", short=True)]
+        table_rows.append(cells)
+    bname = names[best]
+    if best == b:
+        head = (f"On {shown_name}, the baseline <b>{text_html(base)}</b> is best "
+                f"({num(_metrics(doc, b).get(prim), 'best/' + prim)}).")
+    else:
+        r = by_sys.get(bname) or {}
+        sym = significance(r, lb) if r else SIG_NONE
+        p = r.get("p_adjusted", r.get("p_value"))
+        v, bv = _metrics(doc, best).get(prim), _metrics(doc, b).get(prim)
+        head = (f"Best on {shown_name}: <b>{text_html(bname)}</b> {num(v, 'best/' + prim)}, "
+                f"{change(v, bv, 'best/change', r.get('improvement_pct'))}"
+                f" over {text_html(base)} — {sig_mark(sym, 'best/sig')}"
+                + (f" (p = {num(p, 'best/p')})" if is_number(p) else "") + ".")
+    wins = _all_measures_line(doc, rows, names[best] if best != b else None)
+    by = f"the first measure listed ({esc(prim)})" if doc.task == "retrieval" else esc(prim)
+    note = f'<p class="note">{esc(how) + "; " if how else ""}ranked by {by}.</p>'
+    return (headline(head) + mini_table(["#", "system", esc(label(prim, doc.task)), f"change vs {text_html(base)}",
+                                         "p", "sig."], table_rows, cls="sk-ranked") + wins + note)
+
+
+def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str | None) -> str:
+    if not system:
+        return ""
+    mine = [r for r in rows if str(r.get("system")) == system]
+    if len(mine) < 2:
+        return ""
+    counts = {SIG_BETTER: 0, SIG_WORSE: 0, SIG_NONE: 0}
+    higher = 0
+    for r in mine:
+        lb = lower_is_better(str(r.get("measure")), doc)
+        counts[significance(r, lb)] += 1
+        v, bv = r.get("value"), r.get("baseline_value")
+        if is_number(v) and is_number(bv) and ((v < bv) if lb else (v > bv)):
+            higher += 1
+    return (f'<p class="sk-sub">{text_html(system)} is better on <b data-answer="better_on" data-value="{higher}">'
+            f"{higher}</b> of {len(mine)} measures: {sig_mark(SIG_BETTER, short=True)} significantly on "
+            f"{counts[SIG_BETTER]}, {sig_mark(SIG_WORSE, short=True)} on {counts[SIG_WORSE]}, "
+            f"{sig_mark(SIG_NONE, short=True)} on {counts[SIG_NONE]}.</p>")
+
+
+# -------------------------------------------------------------------------------- captions
+REACHED = {"final": "final target", "target_2": "2nd target", "target_1": "1st target"}
+
+
+def caption_report(doc: Doc) -> dict[str, Any]:
+    rep = doc.extra_value("report")
+    return rep if isinstance(rep, dict) else {}
+
+
+def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
+    out = []
+    for k, v in rep.items():
+        if k.endswith("_recipe") and v not in (None, "", {}, []):
+            what = k[: -len("_recipe")]
+            out.append((label(what) if what in ("meteor", "baseline") else what.replace("_", " "),
+                        v if isinstance(v, str) else ", ".join(f"{a} {b}" for a, b in v.items())
+                        if isinstance(v, dict) else str(v)))
+    return out
+
+
+@answer("caption")
+def caption_answer(doc: Doc) -> str:
+    rep = caption_report(doc)
+    m = _metrics(doc)
+    prim = rep.get("primary") if isinstance(rep.get("primary"), str) else primary_metric(doc)
+    if not prim or prim not in m:
+        return generic_answer(doc)
+    base = rep.get("baseline_meteor")
+    pname = esc(label(prim, doc.task))
+    if is_number(base):
+        head = (f"{pname} {num(m[prim], prim)} against the baseline {num(base, 'baseline_meteor')}: "
+                f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}")
+    else:
+        head = f"{pname} {num(m[prim], prim)} (no baseline given)"
+    targets = [t for t in rep.get("targets") or [] if isinstance(t, dict)]
+    first = next((t for t in targets if t.get("metric") == prim), None)
+    if first is not None:
+        reached = first.get("reached")
+        head += (f" — <span data-answer='{esc(prim)}/reached' data-value='{esc(reached or '')}'>"
+                 + (f"reached the {REACHED.get(reached, str(reached))}" if reached else "no §7 target reached")
+                 + "</span>")
+    out = [headline(head + ".")]
+    rows = []
+    for t in targets:
+        key = str(t.get("metric"))
+        v = t.get("value") if is_number(t.get("value")) else m.get(key)
+        reached = t.get("reached")
+        status = (REACHED.get(reached, str(reached)) if reached else
+                  ("not measured" if not is_number(v) else "none yet"))
+        rows.append([esc(label(key, doc.task)), num(v, key),
+                     " / ".join(fmt(t.get(k), 3) for k in ("target_1", "target_2", "final")),
+                     f'<span data-answer="{esc(key)}/reached" data-value="{esc(reached or "")}">{esc(status)}</span>'])
+    if rows:
+        out.append(mini_table(["metric", "value", "§7 targets 1st / 2nd / final", "reached"], rows, cls="sk-targets"))
+    others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
+    if others:
+        out.append(inline([(k, label(k, doc.task), m[k]) for k in others], "also"))
+    known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
+    rest = {k: v for k, v in rep.items()
+            if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
+    if rest:   # anything else the caption report says (notes, sources), in words
+        out.append('<p class="note sk-caption-notes">' + "; ".join(
+            f"{esc(LABELS.get(k, k.replace('_', ' ')))}: "
+            + (fmt(v) if is_number(v) else text_html(v if isinstance(v, str) else
+                                                     ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
+            for k, v in rest.items()) + "</p>")
+    rec = recipes(rep)
+    if rec:
+        out.append('<p class="note sk-recipes">' + "; ".join(f"recipe of {esc(w)}: <code>{esc(r)}</code>"
+                                                             for w, r in rec) + "</p>")
+    return "".join(out)
+
+
+# -------------------------------------------------------------------------------- summaries
+@answer("summary")
+def summary_answer(doc: Doc) -> str:
+    if doc.multi:
+        return ranked_runs(doc)
+    m = _metrics(doc)
+    order = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density", "words")
+    keys = [k for k in order if is_number(m.get(k))] + [k for k in m if k not in order and is_number(m[k])]
+    n = len(doc.runs[0].get("per_item") or [])
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}"
+                     for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
+    return (headline((said + " over " if said else "") + (f"{n} summaries" if n else "the summaries")
+                     + f" of <b>{text_html(doc.run_name(0))}</b>.")
+            + tiles([(k, label(k, doc.task), m[k]) for k in keys[:8]], doc.task, doc))
+
+
+# ------------------------------------------------------------------------------------ sweep
+@answer("sweep")
+def sweep_answer(doc: Doc) -> str:
+    rec = doc.extra_value("recommendation")
+    sweep = doc.hints().get("sweep")
+    if not isinstance(rec, dict) or not isinstance(sweep, dict):
+        return generic_answer(doc)
+    ns = [v for v in rec.get("interval") or [] if is_number(v)]
+    if not ns:
+        return generic_answer(doc)
+    span = f"{ns[0]:g}" if len(ns) == 1 else f"{ns[0]:g}–{ns[-1]:g}"
+    metric, system = rec.get("metric"), rec.get("summarizer")
+    n_list = list(sweep.get("n") or [])
+    j = n_list.index(ns[0]) if ns[0] in n_list else None
+    series = sweep.get("series") or {}
+    head = (f'Recommended n = <b data-answer="n" data-value="{esc(",".join(f"{v:g}" for v in ns))}">{span}</b>'
+            + (f" ({text_html(system)}, {esc(label(str(metric)))})" if system and metric else ""))
+    rows = []
+    if j is not None and metric:
+        def at(s: str) -> float | None:
+            v = ((series.get(s) or {}).get(metric) or {}).get("mean") or []
+            return v[j] if j < len(v) else None
+        for s in sorted(series, key=lambda s: _rank_key(at(s), False)):
+            vals = (series[s].get(metric) or {})
+            low, high = (vals.get("low") or [None] * (j + 1)), (vals.get("high") or [None] * (j + 1))
+            ci = (f"[{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
+                  and is_number(low[j]) and is_number(high[j]) else "")
+            rows.append([text_html(s) + (" <small>(recommended)</small>" if s == system else ""),
+                         num(at(s), f"{s}/{metric}@{ns[0]:g}"), ci])
+    why = rec.get("rule")
+    out = headline(head + ".")
+    if why:
+        out += f'<p class="sk-sub">Why: {text_html(why)}.</p>'
+    if rows:
+        out += mini_table(["summarizer", f"{esc(label(str(metric)))} at n = {ns[0]:g}", "95% CI"], rows,
+                          cls="sk-ranked")
+    return out
+
+
+# --------------------------------------------------------------------------------------- RL
+@answer("summarize-rl-cv")
+def rl_answer(doc: Doc) -> str:
+    extra = doc.runs[0].get("extra") or {}
+    comps = [c for c in extra.get("comparisons") or [] if isinstance(c, dict)]
+    table = [t for t in extra.get("table") or [] if isinstance(t, dict)]
+    goal = extra.get("goal") or {}
+    out = []
+    if goal:
+        def yes(key: str) -> str:
+            v = goal.get(key)
+            return f'<b data-answer="goal/{key}" data-value="{int(bool(v))}">{"yes" if v else "no"}</b>'
+        out.append(headline("Policy against lead-n and TextRank (held-out BERTScore F1): "
+                            f"not significantly worse than lead-n: {yes('not_worse_than_lead')}; "
+                            f"significantly better than TextRank: {yes('better_than_textrank')}."))
+    rows = []
+    overall = [c for c in comps if c.get("n") == "all"]
+    for c in overall or comps:   # the overall row per opponent; the table by n is below
+        sym = SIG_NONE
+        if is_number(c.get("p_t")) and c["p_t"] < 0.05 and is_number(c.get("diff")):
+            sym = SIG_BETTER if c["diff"] > 0 else SIG_WORSE
+        what = f"rl-vs-{c.get('against')}@{c.get('n')}"
+        rows.append([esc(c.get("against")) + ("" if overall else f" <small>n={esc(c.get('n'))}</small>"),
+                     num(c.get("diff"), f"{what}/diff", 3),
+                     f"[{fmt(c.get('low'), 3)}, {fmt(c.get('high'), 3)}]",
+                     num(c.get("p_t"), f"{what}/p_t"), num(c.get("p_bootstrap"), f"{what}/p_bootstrap"),
+                     sig_mark(sym, short=True)])
+    if rows:
+        out.append(mini_table(["rl vs" + (" (all n)" if overall else ""), "mean diff", "95% CI", "p (paired t)",
+                               "p (bootstrap)", "sig."], rows, cls="sk-rl-answer"))
+    means = [t for t in table if t.get("n") == "all" and t.get("system") in ("rl", "lead", "textrank")]
+    if means:
+        out.append('<p class="sk-sub">held-out mean [95% CI]: ' + "; ".join(
+            f"{esc(t['system'])} {num(t.get('bertscore_f1'), t['system'] + '/mean', 3)} "
+            f"[{fmt(t.get('low'), 3)}, {fmt(t.get('high'), 3)}]" for t in means) + "</p>")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------------- topics
+@answer("topics")
+def topics_answer(doc: Doc) -> str:
+    order = ("overall", "sc", "sd_avg", "semdiv", "npmi", "c_v", "u_mass", "topic_diversity", "vd", "cd")
+    names = doc.metric_names()
+    keys = [k for k in order if k in names] + [k for k in names if k not in order]
+    if doc.multi:
+        return ranked_runs(doc, keys[:TILES])
+    m = _metrics(doc)
+    n = len(doc.runs[0].get("per_item") or [])
+    lead = [k for k in ("overall", "sc", "sd_avg") if is_number(m.get(k))]
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
+    return (headline((f"{said} over " if said else "") + (f"{n} topics of " if n else "")
+                     + f"<b>{text_html(doc.run_name(0))}</b>.")
+            + tiles([(k, label(k, doc.task), m[k]) for k in keys if is_number(m.get(k))][:8], doc.task, doc))
+
+
+# ------------------------------------------------------------------------------------- ABSA
+ABSA_HEAD = ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate", "net_gain")
+
+
+@answer("absa")
+def absa_answer(doc: Doc) -> str:
+    std = doc.extra_value("std") if not doc.multi else None
+    std = std if isinstance(std, dict) else {}
+    n_seeds = doc.extra_value("n_seeds") if isinstance(doc.extra_value("n_seeds"), dict) else {}
+    keys = [k for k in ABSA_HEAD if k in doc.metric_names()]
+    if not keys:
+        return generic_answer(doc)
+
+    def cell(i: int, k: str) -> str:
+        v = _metrics(doc, i).get(k)
+        what = f"{doc.run_name(i)}/{k}" if doc.multi else k
+        s = std.get(k)
+        spread = (f' <small>± <span data-answer="{esc(k)}/std" data-value="{num_attr(s)}">{fmt(s)}</span></small>'
+                  if is_number(s) else "")
+        return num(v, what) + spread
+
+    out = []
+    m = _metrics(doc)
+    if not doc.multi and is_number(m.get("tuple_f1_s1")) and is_number(m.get("tuple_f1_s2")):
+        seeds = max((v for v in n_seeds.values() if is_number(v)), default=None)
+        out.append(headline(
+            f"tuple F1 {cell(0, 'tuple_f1_s1')} → {cell(0, 'tuple_f1_s2')} from stage 1 to stage 2 "
+            f"({change(m['tuple_f1_s2'], m['tuple_f1_s1'], 'f1_change')})"
+            + (f", mean ± std over {int(seeds)} seeds" if seeds else "") + "."))
+    # one row per measure (a phone shows five rows, not five wide columns)
+    header = ["measure"] + ([text_html(n).replace("_", "_<wbr>") for n in doc.names()] if doc.multi else
+                            ["mean ± std" if std else "value"])
+    rows = [[esc(label(k, doc.task)) + (' <span class="sk-dir">↓ better</span>' if lower_is_better(k, doc) else "")]
+            + [cell(i, k) for i in range(len(doc.runs))] for k in keys]
+    out.append(mini_table(header, rows, cls="sk-absa-answer"))
+    return "".join(out)

@@ -1,0 +1,90 @@
+"""The answer block and the cross-file overview, on the real output of each family (no browser:
+tests/report/test_first_view.py checks the same answers in Chromium)."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from report_helpers import Elements
+from scorekit.report.html import render_report
+
+RAW_KEYS = ("baseline_meteor", "meteor_improvement_pct", "target_1", "target_2", "bertscore_f1", "tuple_f1_s1",
+            "break_rate", "sd_avg")
+
+
+def answer_of(page: str) -> str:
+    m = re.search(r'<div class="sk-answer".*?</div>(?=<div class="sk-warnings"|<details)', page, re.S)
+    assert m, "no answer block"
+    return m.group(0)
+
+
+def visible_text(html: str) -> str:
+    """The text a reader sees (tags and attribute values left out)."""
+    return "".join(Elements(html).text)
+
+
+def test_answers_speak_in_labels_not_keys(real):
+    for name in ("caption_en", "caption_ko", "summary", "topics_en", "absa_seed42", "absa_seeds"):
+        text = visible_text(answer_of(render_report([real.json(name)])))
+        for key in RAW_KEYS:
+            assert key not in text, (name, key)
+
+
+def test_caption_answer_is_meteor_against_its_baseline_with_the_targets(real):
+    data = real.json("caption_en")
+    rep = data["extra"]["report"]
+    html = answer_of(render_report([data]))
+    el = Elements(html)
+    (base,) = el.find(data_answer="baseline_meteor")
+    assert float(base["data-value"]) == rep["baseline_meteor"]
+    (pct,) = el.find(data_answer="meteor_change_pct")
+    assert float(pct["data-value"]) == rep["meteor_improvement_pct"]
+    text = visible_text(html)
+    assert f"{data['metrics']['meteor']:.4f}" in text and "final target" in text and "BERTScore F1" in text
+
+
+def test_recipes_are_shown_whatever_they_are_called(real):
+    data = copy.deepcopy(real.json("caption_en"))
+    data["extra"]["report"]["meteor_recipe"] = "Meteor 1.5 (pycocoevalcap)"
+    data["extra"]["report"]["baseline_recipe"] = "AI-Hub English baseline, Meteor 1.5"
+    data["extra"]["report"]["spec_note"] = "the spec's ROUGE-L is 0 on Korean"
+    page = render_report([data])
+    text = visible_text(answer_of(page))
+    assert "spec note: the spec's ROUGE-L is 0 on Korean" in text      # any other entry, in words
+    assert 'data-extra="report"' not in page and "baseline_meteor" not in visible_text(page)
+    assert "recipe of METEOR: Meteor 1.5 (pycocoevalcap)" in text
+    assert "recipe of baseline: AI-Hub English baseline, Meteor 1.5" in text
+
+
+def test_retrieval_answer_follows_the_first_measure_listed(real):
+    data = real.json("retrieval_compare")
+    first = next(iter(data["runs"][0]["metrics"]))
+    html = answer_of(render_report([data]))
+    assert f"Best on {first.replace('_', ' ')}" in visible_text(html)
+    sig = Elements(html).with_class("sk-sig")
+    assert {a["data-sig"] for a in sig} >= {"sig-none"}     # shape + colour class on every mark
+
+
+def test_overview_of_several_files_ranks_and_marks_the_best(real):
+    a, b = real.json("topics_en"), real.json("topics_ko")
+    page = render_report([a, b], sources=["en.json", "ko.json"])
+    table = re.search(r'<table class="sk-table sk-overview.*?</table>', page, re.S).group(0)
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    order = [re.findall(r"<td[^>]*>([^<]*)</td>", r)[1] for r in rows]
+    best_first = sorted([a, b], key=lambda d: -d["metrics"]["overall"])
+    assert order == [d["name"] for d in best_first]
+    assert 'class="num best"' in table
+    assert "ranked by overall" in page
+
+
+def test_several_files_each_answer_in_the_contents(real):
+    names = ("retrieval_compare", "caption_en", "sweep", "absa_seeds", "topics_en")
+    page = render_report([real.json(n) for n in names], sources=[f"{n}.json" for n in names])
+    toc = visible_text(re.search(r'<nav class="toc">.*?</nav>', page, re.S).group(0))
+    sweep = real.json("sweep")["extra"]["recommendation"]["interval"][0]
+    caption = real.json("caption_en")
+    assert f"Recommended n = {sweep:g}" in toc
+    assert f"METEOR {caption['metrics']['meteor']:.4f} against the baseline" in toc
+    assert f"Overall {real.json('topics_en')['metrics']['overall']:.4f}" in toc
+    assert toc.count("Best on") == 1 and "tuple F1" in toc
