@@ -2,7 +2,8 @@
 
 * Parquet (``.parquet``/``.pq``): one row per judgement / retrieved document, with the column
   names ranx and ir_measures use — query ``query_id``/``q_id``/``qid``, document
-  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels) or ``score`` (runs).
+  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels; ranx's own ``q_id, doc_id, score``
+  columns too) or ``score`` (runs).
 * ir_datasets: ``irds:<dataset id>`` (e.g. ``irds:vaswani``) reads the dataset's qrels (and,
   with :func:`irds_queries`, its queries) **only from the local ir_datasets cache**
   (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``). Nothing is downloaded: any attempt by
@@ -26,7 +27,7 @@ from scorekit.retrieval.data import Qrels, Run, to_numpy
 IRDS_PREFIX = "irds:"
 _QID = ("query_id", "q_id", "qid")
 _DOC = ("doc_id", "docid")
-_REL = ("relevance", "rel", "label")
+_REL = ("relevance", "rel", "label", "score")   # ranx writes qrels as q_id, doc_id, score
 _SCORE = ("score",)
 
 
