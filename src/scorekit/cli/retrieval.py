@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import count, finite
+from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
 from scorekit.cli._common import emit, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
@@ -61,16 +61,16 @@ def _write_per_query(dest, comparison) -> None:
                    "ndcg_cut_10, AP@100, RR@10, P(rel=2)@5, R@100, Rprec, bpref, infAP, gm_map, ERR@10, "
                    "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50 (see docs/retrieval.md). "
                    "Results are keyed by the names as written.")
-@click.option("--rel-threshold", type=int, default=1, show_default=True,
+@click.option("--rel-threshold", type=click.IntRange(-MAX_COUNT - 1, MAX_COUNT), default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
-@click.option("--n-resamples", type=count(1), default=10000, show_default=True,
+@click.option("--n-resamples", type=resamples(1), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
-@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv",
               help="Write every system's per-query scores to this CSV.")
 @engine_options
@@ -87,11 +87,10 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
       scorekit retrieval --qrels qrels.txt --run run_v1.txt --run run_v2.txt \\
           --metrics hit_rate@3,mrr,map@3,ndcg@3 --test randomization
     """
-    from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare
 
     if names and len(names) != len(runs):
-        raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+        raise usage_error(f"--name given {len(names)} times for {len(runs)} --run files")
     per_query_out = outputs().file(per_query, "--per-query") if per_query is not None else None
     eng = open_engine(engine, address, quiet)
     if eng is not None:
