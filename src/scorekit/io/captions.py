@@ -38,6 +38,7 @@ from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
+from scorekit.io.csvfields import allow_long_fields
 from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import parse_json
 from scorekit.text.normalize import nfc
@@ -166,13 +167,6 @@ def _pick(obj: dict, keys, path, line) -> object:
     raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
 
 
-def _allow_long_fields() -> None:
-    """The csv module refuses a field over 128 KiB by default; a long caption or a document
-    pasted as a reference is legitimate text (the file is already in memory)."""
-    if csv.field_size_limit() < 2**31 - 1:
-        csv.field_size_limit(2**31 - 1)
-
-
 def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
     """(id, raw value, line) in file order."""
     fmt = _fmt(path)
@@ -195,7 +189,7 @@ def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
                 continue
             objs.append((parse_json(line, path, i), i))
     else:
-        _allow_long_fields()
+        allow_long_fields()
         reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
         header = next(reader, None)
         if not header or "id" not in header:

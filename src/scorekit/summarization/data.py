@@ -24,6 +24,7 @@ from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 from scorekit.io.atomic import open_text, read_text
+from scorekit.io.csvfields import allow_long_fields
 from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import parse_json
 from scorekit.text.normalize import nfc
@@ -79,6 +80,7 @@ def iter_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]
             yield i, rec  # record number (the file may be one line)
     elif kind in ("csv", "tsv"):
         try:
+            allow_long_fields()
             with open_text(p, "CSV file") as fh:
                 reader = csv.DictReader(fh, delimiter="\t" if kind == "tsv" else ",")
                 if not reader.fieldnames:
