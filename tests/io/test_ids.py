@@ -314,3 +314,13 @@ def test_korean_id_column_changes_only_what_normalising_changes():
     mixed = pa.array([f"문서{i}" if i % 7 else unicodedata.normalize("NFD", f"문서{i}") for i in range(20_000)])
     out = clean_id_column(mixed, "document id")
     assert out.to_pylist() == [f"문서{i}" for i in range(20_000)]
+
+
+@pytest.mark.parametrize("ch", ["\uac00", "\ud7a3", "\ud7a4", "\ud7b0", "\ud7ff", "\u1100", "\u11a8", "\u3131",
+                                "\u200b", "\u00ad", "\ufeff", "\u0301", "é", "\U0001f600"])
+def test_byte_level_fast_path_agrees_with_nfc(ch):
+    """The column check decides from UTF-8 bytes that ids of ASCII and Hangul syllables need
+    nothing; everything around that range (jamo, a syllable followed by a final jamo, combining
+    marks, invisible characters) must still come out exactly as the text path's nfc."""
+    values = [f"x{ch}y", f"가{ch}", f"{ch}", "문서1"]
+    assert clean_id_column(pa.array(values), "document id").to_pylist() == [nfc(v) for v in values]
