@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,9 @@ import numpy as np
 import pyarrow as pa
 
 from scorekit.errors import InputError, MissingDependencyError
+from scorekit.io.ids import clean_id
 from scorekit.retrieval.data import Qrels, Run, to_numpy
+from scorekit.text.normalize import nfc
 
 IRDS_PREFIX = "irds:"
 _QID = ("query_id", "q_id", "qid")
@@ -160,7 +161,8 @@ def irds_qrels(name: str) -> Qrels:
 
 
 def irds_queries(name: str) -> dict[str, str]:
-    """``{query_id: text}`` (NFC) of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    """``{query_id: text}`` (ids and texts normalised like all text: NFC, invisible characters
+    removed) of ``irds:<dataset id>`` from the local ir_datasets cache."""
     dataset_id, ds = _dataset(name)
     if not ds.has_queries():
         raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
@@ -171,7 +173,7 @@ def irds_queries(name: str) -> dict[str, str]:
                 text = getattr(q, "text", None)
                 if text is None:
                     text = getattr(q, "title", "")
-                out[q.query_id] = unicodedata.normalize("NFC", text)
+                out[clean_id(q.query_id, name, None, "query id")] = nfc(text)
     except _WouldDownload:
         raise _not_cached(dataset_id, "queries") from None
     return out
