@@ -93,7 +93,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
                 raise usage_error(f"{flag} applies to Korean captions only (--lang ko)")
     if ko_units and tokenizer:
         raise usage_error(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
-                            "itself: give one or the other")
+                          "itself: give one or the other")
     data = read_caption_set(predictions, references, strict=strict)
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     if (images or videos) and names is None:

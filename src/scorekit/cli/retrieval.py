@@ -53,7 +53,8 @@ def _write_per_query(dest, comparison) -> None:
                    "Parquet (query_id, doc_id, relevance) or irds:DATASET (local ir_datasets cache only).")
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
               help="A run: TREC `qid Q0 docid rank score tag` (.gz ok), JSON {qid: {docid: score}} or "
-                   "Parquet (query_id, doc_id, score). Repeat to compare systems; the first is the baseline.")
+                   "Parquet (query_id, doc_id, score); or a folder or quoted glob of run shards, read as one "
+                   "run. Repeat to compare systems; the first is the baseline.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
               help="Display name for each --run, in order (default: the run's tag).")
 @click.option("--metrics", "-m", default=",".join(DEFAULT_MEASURES), show_default=True, metavar="LIST",

@@ -143,7 +143,7 @@ def _check_models(lang: str, encoder: str | None, bert_model: str | None, allow:
     english = [opt for opt, value in (("--encoder", encoder), ("--bert-model", bert_model)) if value is None]
     if english:
         raise usage_error(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
-                            "is English-only; pass Korean-capable model directories or --allow-english-model")
+                          "is English-only; pass Korean-capable model directories or --allow-english-model")
 
 
 def _with(options):

@@ -95,7 +95,7 @@ def clean_id_column(col: pa.Array | pa.ChunkedArray, what: str, path=None,
                     line_of: Callable[[int], int | None] | None = None) -> pa.Array | pa.ChunkedArray:
     """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for
     query ids) with every id passed through :func:`clean_id`. Returned as is (the same object)
-    when nothing changes, which is the ASCII case; a dictionary column whose dictionary changes
+    when nothing changes (always so for ids of ASCII and Hangul syllables); a dictionary column whose dictionary changes
     comes back as plain strings, so ids that became equal are one id again."""
     if not isinstance(col, (pa.Array, pa.ChunkedArray)):
         return col
@@ -104,7 +104,6 @@ def clean_id_column(col: pa.Array | pa.ChunkedArray, what: str, path=None,
     out, changed, start = [], False, 0
     for chunk in chunks:
         at = start
-
         if pa.types.is_dictionary(chunk.type):
             indices = chunk.indices.to_numpy(zero_copy_only=False)
 
