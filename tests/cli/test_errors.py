@@ -283,3 +283,235 @@ def test_numpy_scalars_are_plain_numbers_in_messages(tmp_path, capsys):
     assert code == 2
     line = one_line(err)
     assert "run.txt:1" in line and "nan" in line and "np." not in line
+
+
+# ==================================================================== issue #25: hostile inputs
+ABSURD = "99999999999999999999"
+
+
+def _integer_params():
+    """(command path, option or argument name) of every integer-valued parameter of every command."""
+    import click
+
+    from scorekit.cli import cli
+    from scorekit.cli.rl import _Number
+
+    ctx = click.Context(cli)
+    found = []
+
+    def walk(cmd, path):
+        if isinstance(cmd, click.Group):
+            for n in cmd.list_commands(ctx):
+                walk(cmd.get_command(ctx, n), [*path, n])
+            return
+        for p in cmd.params:
+            t = p.type
+            if isinstance(t, click.types.IntParamType) or (isinstance(t, _Number) and t.kind is int):
+                before = [q for q in cmd.params if isinstance(q, click.Argument)]
+                found.append((tuple(path), p, before[:before.index(p)] if p in before else []))
+
+    for name in cli.list_commands(ctx):
+        walk(cli.get_command(ctx, name), [name])
+    return found
+
+
+INTEGER_PARAMS = _integer_params()
+
+
+def test_every_integer_option_has_an_upper_bound():
+    """An unbounded count reaches numpy or SQLite as a traceback (`sweep --bootstrap 1e20`)."""
+    from scorekit.cli.rl import _Number
+
+    unbounded = [f"{' '.join(path)} {p.name}" for path, p, _ in INTEGER_PARAMS
+                 if (p.type.high if isinstance(p.type, _Number) else getattr(p.type, "max", None)) is None]
+    assert INTEGER_PARAMS and unbounded == []
+
+
+@pytest.mark.parametrize("path,param,before", INTEGER_PARAMS,
+                         ids=[f"{' '.join(p)}:{q.name}" for p, q, _ in INTEGER_PARAMS])
+@pytest.mark.parametrize("value", [ABSURD, "-" + ABSURD])
+def test_absurd_number_is_one_usage_line_naming_it(tmp_path, capsys, monkeypatch, path, param, before, value):
+    """Checked at parse time: nothing is read, nothing written, whatever else the command needs."""
+    import click
+
+    monkeypatch.chdir(tmp_path)
+    if isinstance(param, click.Option):
+        args, name = [param.opts[0], value], param.opts[0]
+    else:   # a positional argument: the ones before it get a valid value
+        args, name = ["--", *["1"] * len(before), value], param.human_readable_name
+    code, out, err = run([*path, *args], capsys)
+    assert code == 2, err
+    line = one_line(err)
+    assert line.startswith(f"scorekit {' '.join(path)}: error: ") and name in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["train-summarizer", "--hidden", "0"], "scorekit train-summarizer: error: Invalid value for '--hidden'"),
+    (["train-summarizer"], "scorekit train-summarizer: error: give --checkpoint"),
+    (["summarize", "--num-test", "0"], "scorekit summarize: error: Invalid value for '--num-test'"),
+    (["summarize", "--exclude-trained"], "scorekit summarize: error: --exclude-trained needs --checkpoint"),
+    (["sweep", "--data", NEWS, "--n", "3,x"], "scorekit sweep: error: --n: expected comma-separated integers"),
+    (["topics", "--topics", TOPICS, "--semdiv-weights", "1"], "scorekit topics: error: --semdiv-weights"),
+    (["retrieval", "--qrels", QRELS, "--run", RUN1, "--name", "a", "--name", "b"],
+     "scorekit retrieval: error: --name given 2 times"),
+    (["caption", "-p", "p.json", "-r", "r.json", "--lang", "en", "--images", ".", "--videos", "."],
+     "scorekit caption: error: give --images or --videos"),
+    (["fuse", "--run", RUN1, "--run", RUN1, "-m", "wsum", "--weights", "inf,1", "-o", "f.txt"],
+     "scorekit fuse: error: Invalid value for '--weights'"),
+])
+def test_usage_errors_have_one_form(tmp_path, capsys, monkeypatch, args, fragment):
+    """`scorekit CMD: error: ...` for every command's usage errors (click's own form), never
+    `scorekit: error: CMD: ...`; nothing written (fuse's --weights is checked before fusing)."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(args, capsys)
+    assert code == 2
+    assert one_line(err).startswith(fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_summarizer_output_without_folds_is_refused_up_front(tmp_path, capsys):
+    out = tmp_path / "out.json"
+    code, stdout, err = run(["train-summarizer", "--checkpoint", tmp_path / "p.pt", "-o", out], capsys)
+    assert code == 2 and "--output" in one_line(err) and "--folds" in one_line(err)
+    assert list(tmp_path.iterdir()) == [] and stdout == ""
+
+
+@pytest.mark.slow
+def test_train_summarizer_quiet_prints_nothing(tmp_path, capsys):
+    code, stdout, err = run(["train-summarizer", "--num-train", "2", "--epochs", "1", "--n", "7",
+                             "--checkpoint", tmp_path / "p.pt", "-q"], capsys)
+    assert code == 0, err
+    assert stdout == "" and (tmp_path / "p.pt").exists()
+
+
+# ------------------------------------------------------------------------- bad input refused
+def test_duplicate_keys_in_cider_df_are_refused(tmp_path, capsys):
+    df = tmp_path / "df.json"
+    df.write_text('{"n_docs": 10,\n "df": {"a man": 3,\n        "a man": 4}}')
+    code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "cider",
+                        "--cider-df", df], capsys)
+    assert code == 2 and one_line(err) == f"scorekit: error: {df}:3: duplicate key 'a man' in one JSON object " \
+                                          "(each key may appear once)"
+    df.write_text('{"n_docs": 10, "df": {"a man": 3, "a  man": 4}}')     # one n-gram once normalised
+    code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "cider",
+                        "--cider-df", df], capsys)
+    assert code == 2 and "duplicate n-gram 'a man'" in one_line(err)
+
+
+def test_reversed_absa_span_fails_strict(tmp_path, capsys):
+    import json
+
+    rows = tmp_path / "outputs.jsonl"
+    rows.write_text(json.dumps({"meta": {"text_id": "r1"}, "final_result": {"final_tuples": [
+        {"aspect_term": {"term": "배송", "span": [2, 0]}, "polarity": "positive"}]}}, ensure_ascii=False) + "\n",
+        encoding="utf-8")
+    code, _, err = run(["absa", "scorecards", rows, "--out", tmp_path / "sc.jsonl", "--strict"], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert "outputs.jsonl:1" in line and "span" in line and "before its start" in line
+    assert not (tmp_path / "sc.jsonl").exists()
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_nul_byte_inside_a_trec_id(tmp_path, capsys, which):
+    bad = tmp_path / f"{which}.txt"
+    source = QRELS if which == "qrels" else RUN1
+    lines = source.read_bytes().split(b"\n")
+    lines[2] = b"q\x001" + lines[2][2:]
+    bad.write_bytes(b"\n".join(lines))
+    args = ["--qrels", bad, "--run", RUN1] if which == "qrels" else ["--qrels", QRELS, "--run", bad]
+    code, _, err = run(["retrieval", *args, "-o", tmp_path / "o.json"], capsys)
+    assert code == 2 and f"{bad.name}:3: query id 'q\\x001' holds a NUL byte" in one_line(err)
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_lone_surrogate_in_a_prediction_names_file_line_and_field(tmp_path, capsys):
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"id": "video_001", "prediction": "ok"}\n{"id": "video_002", "prediction": "a \\ud800 b"}\n')
+    code, _, err = run(["caption", "-p", preds, "-r", EX / "caption" / "references_ko.json", "--lang", "ko",
+                        "-m", "bleu_4", "-o", tmp_path / "o.json"], capsys)
+    assert code == 2
+    assert one_line(err) == (f"scorekit: error: {preds}:2: lone surrogate \\ud800 in the string at ['prediction'] "
+                             "(half of a UTF-16 pair, not a character; write the character itself or its full pair)")
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_bert_model_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
+    """The user asked for that model: not a warning with exit 0, and no Hub hint for a path."""
+    missing = tmp_path / "no" / "such-model"
+    code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
+                        EX / "caption" / "references_en.csv", "--lang", "en", "--bert-model", missing,
+                        "-o", tmp_path / "o.json"], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert str(missing) in line and "model folder not found" in line and "huggingface-cli" not in line
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_truncated_paraphrase_table_is_reported_as_damaged(tmp_path, capsys):
+    from scorekit.generation.meteor15_resources import locate
+
+    try:
+        sources = locate()
+    except Exception:
+        pytest.skip("no Meteor 1.5 resources installed (pycocoevalcap)")
+    if sources.jar is None:
+        pytest.skip("Meteor 1.5 resources without the jar")
+    (tmp_path / "m15" / "data").mkdir(parents=True)
+    (tmp_path / "m15" / "meteor-1.5.jar").symlink_to(sources.jar)
+    (tmp_path / "m15" / "data" / "paraphrase-en.gz").write_bytes(sources.paraphrase.read_bytes()[:100_000])
+    code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "meteor15",
+                        "--meteor15-resources", tmp_path / "m15"], capsys)
+    assert code == 2
+    line = one_line(err)
+    assert "paraphrase-en.gz" in line and "damaged or truncated" in line and "not found" not in line
+
+
+# -------------------------------------------------------------------- documented inputs accepted
+def test_korean_nfd_caption_ids_score_like_nfc(tmp_path, capsys):
+    """Issue #25: NFD ids against NFC references gave every item 0 (METEOR 0.600 -> 0.0)."""
+    import json
+    import unicodedata
+
+    refs = json.loads((EX / "caption" / "references_ko.json").read_text(encoding="utf-8"))
+    preds = json.loads((EX / "caption" / "predictions_ko.json").read_text(encoding="utf-8"))
+    ko = {k: k.replace("video", "영상") for k in refs}
+    (tmp_path / "r.json").write_text(json.dumps({ko[k]: v for k, v in refs.items()}, ensure_ascii=False),
+                                     encoding="utf-8")
+    (tmp_path / "p_nfc.json").write_text(json.dumps({ko[k]: v for k, v in preds.items()}, ensure_ascii=False),
+                                         encoding="utf-8")
+    (tmp_path / "p_nfd.json").write_text(json.dumps({unicodedata.normalize("NFD", ko[k]) + "\u200b": v
+                                                     for k, v in preds.items()}, ensure_ascii=False),
+                                         encoding="utf-8")
+    scores = {}
+    for form in ("nfc", "nfd"):
+        out = tmp_path / f"{form}.json"
+        code, _, err = run(["caption", "-p", tmp_path / f"p_{form}.json", "-r", tmp_path / "r.json", "--lang", "ko",
+                            "-m", "meteor", "--strict", "-q", "-o", out], capsys)
+        assert code == 0 and err == "", err
+        scores[form] = json.loads(out.read_text())["metrics"]["meteor"]
+    assert scores["nfd"] == scores["nfc"] and round(scores["nfc"], 3) == 0.600
+
+
+def test_caption_reference_csv_with_a_huge_field(tmp_path, capsys):
+    import csv
+    import json
+
+    long = "a man rides a wave " * 10_000            # 190 KB: over the csv module's 128 KiB default
+    refs = tmp_path / "refs.csv"
+    with refs.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "reference"])
+        for row in csv.reader((EX / "caption" / "references_en.csv").read_text().splitlines()[1:]):
+            w.writerow(row)
+        w.writerow(["huge", long])
+    out = tmp_path / "o.json"
+    code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r", refs, "--lang", "en",
+                        "-m", "bleu_4", "--tokenizer", "whitespace", "-q", "-o", out], capsys)
+    assert code == 0, err
+    items = {r["id"]: r for r in json.loads(out.read_text())["per_item"]}
+    assert items["huge"]["references"] == [long]

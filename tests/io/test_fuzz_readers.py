@@ -1,5 +1,7 @@
-"""Fuzzing every reader (issue #14): random bytes, truncations, byte flips, wrong JSON types and
-huge lines, through the CLI in-process (or the reader API where the command would load a model).
+"""Fuzzing every reader (issues #14, #25): random bytes, truncations, byte flips, wrong JSON types,
+huge lines, and hostile pieces spliced into a valid file (NUL bytes, lone surrogate escapes, zero-
+width spaces, NFD Korean, a quoted field over the csv module's 128 KiB), through the CLI
+in-process (or the reader API where the command would load a model).
 
 Whatever the input: exit 0 with a complete output, or exit 2 with ONE line on stderr and no
 output file — never a traceback (any other exception escapes ``main`` and fails the test).
@@ -10,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -44,7 +47,13 @@ def damaged(valid: bytes) -> st.SearchStrategy[bytes]:
     json_types = JSON_VALUES.map(lambda v: json.dumps(v).encode())
     json_lines = st.lists(JSON_VALUES, min_size=1, max_size=4).map(
         lambda vs: b"\n".join(json.dumps(v).encode() for v in vs) + b"\n")
-    return st.one_of(st.binary(max_size=300), truncations, flips, huge, json_types, json_lines)
+    inserts = st.tuples(st.integers(0, n), st.sampled_from(HOSTILE)).map(lambda a: valid[:a[0]] + a[1] + valid[a[0]:])
+    return st.one_of(st.binary(max_size=300), truncations, flips, huge, json_types, json_lines, inserts)
+
+
+# spliced into valid files: each must end as exit 0 or one line, exit 2 (issue #25)
+HOSTILE = [b"\x00", b"\\ud800", b"\\udc00", b"\\ud83d\\ude00", "\u200b".encode(), "\ufeff".encode(),
+           unicodedata.normalize("NFD", "영상").encode(), b'"' + b"x" * 200_000 + b'"', b"\\u0000"]
 
 
 def _flip(data: bytes, flips) -> bytearray:
@@ -212,3 +221,37 @@ def test_fuzz_result_json_for_report(workdir, capsys, data):
     else:
         assert code == 2 and not out.exists()
         assert len([ln for ln in err.splitlines() if ln.strip()]) == 1, err
+
+
+# Every hostile piece, at the start of the first id, mid-file and before the last newline of each
+# reader's valid input: exit 0 with a complete output, or exit 2 with one line (issue #25).
+def _reader_cases(tmp: Path):
+    caption_refs = EX / "caption" / "references_en.csv"
+    return {
+        "trec-qrels": (QRELS, ".txt", lambda f, o: ["retrieval", "--qrels", f, "--run", RUN1, "-o", o, "-q"]),
+        "trec-run": (RUN1, ".txt", lambda f, o: ["retrieval", "--qrels", QRELS, "--run", f, "-o", o, "-q"]),
+        "json-run": (None, ".json", lambda f, o: ["retrieval", "--qrels", QRELS, "--run", f, "-o", o, "-q"]),
+        "caption-jsonl": (CAPTION_PREDS, ".jsonl", lambda f, o: ["caption", "-p", f, "-r", caption_refs, "--lang",
+                                                                 "en", "-m", "bleu_4", "--tokenizer", "whitespace",
+                                                                 "-o", o, "-q"]),
+        "caption-csv": (caption_refs, ".csv", lambda f, o: ["caption", "-p", CAPTION_PREDS, "-r", f, "--lang", "en",
+                                                            "-m", "bleu_4", "--tokenizer", "whitespace", "-o", o,
+                                                            "-q"]),
+        "summary-jsonl": (SUMMARIES, ".jsonl", lambda f, o: ["summary", "-p", f, "-r", f, "--no-bertscore",
+                                                             "-o", o, "-q"]),
+    }
+
+
+@pytest.mark.parametrize("reader", ["trec-qrels", "trec-run", "json-run", "caption-jsonl", "caption-csv",
+                                    "summary-jsonl"])
+@pytest.mark.parametrize("piece", HOSTILE, ids=[repr(p[:12]) for p in HOSTILE])
+def test_hostile_pieces_in_every_reader(workdir, capsys, reader, piece):
+    source, ext, args = _reader_cases(workdir)[reader]
+    valid = (source.read_bytes() if source is not None
+             else json.dumps({"q1": {"doc1": 1.0, "doc2": 0.5}, "q2": {"doc3": 2.0}}).encode())
+    first_id = valid.find(b'"') + 1 if valid.startswith((b"{", b"[")) else 0
+    for at in sorted({first_id, len(valid) // 2, len(valid.rstrip(b"\n"))}):
+        f = workdir / f"in{ext}"
+        f.write_bytes(valid[:at] + piece + valid[at:])
+        out = workdir / "o.json"
+        check_cli(args(f, out), out, capsys)

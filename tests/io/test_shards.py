@@ -102,3 +102,44 @@ def test_summary_and_sweep_inputs_as_shards(tmp_path):
     (tmp_path / "c.jsonl").write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"duplicate id 'en01' \(also at .*a\.jsonl:1\)"):
         read_texts(tmp_path, "prediction")
+
+
+# ----------------------------------------------------------------------- retrieval runs as shards
+RET = ROOT / "examples" / "retrieval"
+
+
+def test_retrieval_run_folder_and_glob_equal_the_whole_run(tmp_path, capsys):
+    """docs/scale-out.md: `--run` takes a folder or a glob of run shards, with either engine."""
+    from scorekit.cli import main
+
+    lines = (RET / "run_v1.txt").read_text().splitlines(keepends=True)
+    (tmp_path / "shards").mkdir()
+    (tmp_path / "shards" / "a.trec").write_text("".join(lines[:7]))
+    (tmp_path / "shards" / "b.trec").write_text("".join(lines[7:]))
+    outs = {}
+    for name, spec in (("whole", RET / "run_v1.txt"), ("folder", tmp_path / "shards"),
+                       ("glob", tmp_path / "shards" / "*.trec")):
+        out = tmp_path / f"{name}.json"
+        assert main(["retrieval", "--qrels", str(RET / "qrels.txt"), "--run", str(spec), "-m", "ndcg@3,map,P@5",
+                     "-q", "-o", str(out)]) == 0
+        outs[name] = json.loads(out.read_text())
+    assert outs["folder"]["metrics"] == outs["glob"]["metrics"] == outs["whole"]["metrics"]
+    assert outs["folder"]["per_item"] == outs["whole"]["per_item"]
+    # a document listed in two shards for one query names the shard and its line
+    (tmp_path / "shards" / "c.trec").write_text(lines[0])
+    code = main(["retrieval", "--qrels", str(RET / "qrels.txt"), "--run", str(tmp_path / "shards")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "c.trec:1: duplicate document" in err
+
+
+def test_parquet_qrels_and_runs_with_ranx_columns(tmp_path):
+    """ranx writes qrels and runs as `q_id, doc_id, score`."""
+    from scorekit.retrieval import evaluate
+
+    pq.write_table(pa.table({"q_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "score": [1, 0, 2]}),
+                   tmp_path / "qrels.parquet")
+    pq.write_table(pa.table({"q_id": ["q1", "q1", "q2"], "doc_id": ["d2", "d1", "d3"], "score": [2.0, 1.0, 1.0]}),
+                   tmp_path / "run.parquet")
+    res = evaluate(tmp_path / "qrels.parquet", tmp_path / "run.parquet", ["P@1", "mrr"])
+    assert res.metrics == {"P@1": 0.5, "mrr": 0.75}

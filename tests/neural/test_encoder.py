@@ -116,8 +116,10 @@ def test_load_is_cached_per_arguments():
 def test_missing_model_says_how_to_provide_it():
     with pytest.raises(MissingDependencyError, match="not on disk.*local model directory"):
         Encoder.load("no-such-org/no-such-model-xyz")
-    with pytest.raises(MissingDependencyError, match="not on disk"):
+    # a path names a folder the user gave: its absence is an input error, not a Hub id to fetch
+    with pytest.raises(InputError, match="model folder not found") as err:
         Encoder.load("/nonexistent/dir/model")
+    assert "huggingface-cli" not in str(err.value)
 
 
 def test_directory_that_is_not_a_model(tmp_path):

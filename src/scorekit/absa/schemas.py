@@ -11,16 +11,30 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: F401
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator  # noqa: F401
 
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+def _check_span(start: Optional[int], end: Optional[int]) -> None:
+    """Character offsets ``[start, end)``: neither negative, and the end not before the start."""
+    for name, value in (("start", start), ("end", end)):
+        if value is not None and value < 0:
+            raise ValueError(f"span {name} must be >= 0, got {value}")
+    if start is not None and end is not None and end < start:
+        raise ValueError(f"span end {end} is before its start {start}")
+
+
 class Span(_Open):
     start: Optional[int] = None
     end: Optional[int] = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Span":
+        _check_span(self.start, self.end)
+        return self
 
 
 class AspectTermSpan(_Open):
@@ -28,6 +42,13 @@ class AspectTermSpan(_Open):
 
     term: Optional[str] = None
     span: Union[Span, tuple[Optional[int], Optional[int]], None] = None
+
+    @field_validator("span")
+    @classmethod
+    def _ordered(cls, span):
+        if isinstance(span, tuple):
+            _check_span(*span)
+        return span
 
 
 class TupleItem(_Open):
@@ -131,7 +152,8 @@ class Scorecard(_Open):
 
 # Location parts pydantic adds for the branches of a Union (``str``, ``AspectTermSpan``,
 # ``tuple[...]``): not field names, so they are left out of the path shown to the user.
-_BRANCH = re.compile(r"^(str|int|float|bool|none|list\[.*\]|dict\[.*\]|tuple\[.*\]|[A-Z]\w*)$")
+_BRANCH = re.compile(r"^(str|int|float|bool|none|list\[.*\]|dict\[.*\]|tuple\[.*\]|[A-Z]\w*"
+                     r"|function-(after|before|wrap|plain)\[.*\])$")
 
 
 def first_error(exc: ValidationError) -> tuple[str, str]:
@@ -141,4 +163,5 @@ def first_error(exc: ValidationError) -> tuple[str, str]:
     errors = exc.errors(include_url=False)
     err = max(errors, key=lambda e: len([p for p in e["loc"] if not _BRANCH.match(str(p))]))
     loc = ".".join(str(p) for p in err["loc"] if not _BRANCH.match(str(p))) or "<row>"
-    return loc, err["msg"]
+    msg = err["msg"]
+    return loc, msg[len("Value error, "):] if msg.startswith("Value error, ") else msg

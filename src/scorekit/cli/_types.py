@@ -1,7 +1,10 @@
 """Numeric option types checked at parse time: finite floats, ranged ints and floats.
 
-``--alpha nan``, ``--threshold-edge inf`` or ``--topn 0`` fail before any work, as one usage line
-(``scorekit topics: error: Invalid value for '--topn': 0 is not in the range x>=1.``), exit 2.
+``--alpha nan``, ``--threshold-edge inf``, ``--topn 0`` or ``--bootstrap 99999999999999999999``
+fail before any work, as one usage line (``scorekit topics: error: Invalid value for '--topn': 0
+is not in the range 1<=x<=2147483647.``), exit 2. Every integer option has an upper bound too:
+an absurd count would otherwise reach numpy (``maximum supported dimension``) or SQLite as a
+traceback.
 
     @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05)
     @click.option("--topn", type=count(1), default=20)
@@ -40,20 +43,46 @@ def finite(min: float | None = None, max: float | None = None, *, min_open: bool
     return FiniteFloat(min, max, min_open=min_open, max_open=max_open)
 
 
-def count(min: int = 0, max: int | None = None) -> click.IntRange:
-    """An integer option type limited to ``min <= x`` (and ``<= max``)."""
+# Upper bounds (generous: each is far past any real use, and below what breaks downstream)
+MAX_COUNT = 2**31 - 1          # items, documents, runs to show (numpy int32 indices)
+MAX_SEED = 2**32 - 1           # numpy's legacy seeds and torch accept this range
+MAX_RESAMPLES = 1_000_000      # bootstrap / permutation samples: a (samples x items) array is drawn
+MAX_LAYERS = 1_000             # transformer layers
+MAX_ID = 2**63 - 1             # run-store ids (SQLite INTEGER)
+
+
+def count(min: int = 0, max: int = MAX_COUNT) -> click.IntRange:
+    """An integer option type limited to ``min <= x <= max``."""
     return click.IntRange(min, max)
+
+
+SEED = click.IntRange(0, MAX_SEED)   # a random seed
+
+
+def resamples(min: int = 1) -> click.IntRange:
+    """A number of bootstrap / permutation samples, ``min <= x <= 1,000,000``."""
+    return click.IntRange(min, MAX_RESAMPLES)
+
+
+def layers(min: int = 1) -> click.IntRange:
+    """A number of transformer layers, ``min <= x <= 1000``."""
+    return click.IntRange(min, MAX_LAYERS)
 
 
 def parse_floats(text: str, n: int, option: str) -> list[float]:
     """``"0.5,0.5"`` -> ``[0.5, 0.5]``: exactly ``n`` finite comma-separated numbers, else a
-    one-line :class:`~scorekit.errors.ScorekitError` naming the option."""
-    from scorekit.errors import ScorekitError
-
+    one-line usage error naming the option."""
     try:
         vals = [float(x) for x in text.split(",")]
     except ValueError:
         vals = []
     if len(vals) != n or not all(math.isfinite(v) for v in vals):
-        raise ScorekitError(f"{option} expects {n} comma-separated finite numbers, got {text!r}")
+        raise usage_error(f"{option} expects {n} comma-separated finite numbers, got {text!r}")
     return vals
+
+
+def usage_error(message: str) -> click.UsageError:
+    """A mistake in how the command was called, found after parsing (two options that clash, a
+    list option's value): printed like click's own option errors, as ONE line
+    ``scorekit COMMAND: error: message``, exit 2 — the one form every command uses."""
+    return click.UsageError(message, click.get_current_context(silent=True))

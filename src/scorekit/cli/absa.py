@@ -21,7 +21,8 @@ import click
 from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
                                    transactional)
 from scorekit.cli._engine import engine_options, open_engine
-from scorekit.errors import InputError, ScorekitError
+from scorekit.cli._types import usage_error
+from scorekit.errors import InputError
 
 OUTPUTS_NAME = "outputs.jsonl"
 SCORECARDS_NAME = "scorecards.jsonl"
@@ -283,7 +284,7 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     run_ids = {run_id_from_dir(run_dir.name)[0] for run_dir in runs}
     if out is None:
         if len(run_ids) != 1:
-            raise ScorekitError(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
+            raise usage_error(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
         out = runs[0].resolve().parent / f"{next(iter(run_ids))}_aggregated" / "aggregated_mean_std.csv"
     tx = outputs()
     tx.file(out, "--out", create_parents=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import finite
+from scorekit.cli._types import finite, layers, usage_error
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
@@ -70,7 +70,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
 @click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
-@click.option("--num-layers", type=click.IntRange(min=1), default=None,
+@click.option("--num-layers", type=layers(1), default=None,
               help="BERTScore layer (default: bert_score's layer for a known model name, e.g. 9 for "
                    "bert-base-multilingual-cased; else the last layer).")
 @click.option("--allow-english-model", is_flag=True,
@@ -92,20 +92,19 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
     """
-    from scorekit.errors import ScorekitError
     from scorekit.generation.driver import DEFAULT_METRICS, evaluate
     from scorekit.generation.targets import report
     from scorekit.io.captions import read_caption_set
 
     if images and videos:
-        raise ScorekitError("give --images or --videos, not both")
+        raise usage_error("give --images or --videos, not both")
     if lang != "ko":
         for flag, value in (("--ko-units", ko_units), ("--meteor-delta", meteor_delta)):
             if value is not None:
-                raise ScorekitError(f"{flag} applies to Korean captions only (--lang ko)")
+                raise usage_error(f"{flag} applies to Korean captions only (--lang ko)")
     if ko_units and tokenizer:
-        raise ScorekitError(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
-                            "itself: give one or the other")
+        raise usage_error(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
+                          "itself: give one or the other")
     data = read_caption_set(predictions, references, strict=strict)
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     if (images or videos) and names is None:

@@ -7,8 +7,24 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._types import count
 from scorekit.cli._common import example
 from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
+
+
+def _weights(text: str | None) -> list[float] | None:
+    """``--weights 0.7,0.3`` -> ``[0.7, 0.3]``, checked at parse time: finite numbers only."""
+    if text is None:
+        return None
+    import math
+
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        values = []
+    if not values or not all(math.isfinite(v) for v in values):
+        raise click.BadParameter(f"expected comma-separated finite numbers, got {text!r}")
+    return values
 
 
 @click.command(name="fuse", context_settings={"help_option_names": ["-h", "--help"]},
@@ -23,9 +39,9 @@ from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
               help=f"Fusion method: {', '.join(METHODS)} (also CombSUM, CombMNZ, RRF, ...).")
 @click.option("--norm", default="min-max", show_default=True, metavar="NAME",
               help=f"Per-query score normalisation before fusing: {', '.join(NORMS)} (z-score = zmuv).")
-@click.option("--rrf-k", "rrf_k", type=int, default=60, show_default=True,
+@click.option("--rrf-k", "rrf_k", type=count(0), default=60, show_default=True,
               help="RRF's k: score = sum of 1 / (k + rank).")
-@click.option("--weights", default=None, metavar="W1,W2,...",
+@click.option("--weights", default=None, metavar="W1,W2,...", callback=lambda ctx, param, value: _weights(value),
               help="One weight per --run, for --method wsum.")
 @click.option("--optimize", is_flag=True,
               help=f"Choose the method's parameters on training queries as ranx's optimize_fusion "
@@ -49,22 +65,17 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
     ties by docid descending (trec_eval's order), and written as a TREC run; the signature
     printed after it pins the method, normalisation and parameters (chosen ones included).
     """
-    from scorekit.errors import ScorekitError
+    from scorekit.cli._types import usage_error
     from scorekit.retrieval.fusion import fuse, fusion_signature, normalise_method, optimize_fusion, write_trec
 
-    w = None
-    if weights is not None:
-        try:
-            w = [float(x) for x in weights.split(",") if x.strip()]
-        except ValueError:
-            raise ScorekitError(f"--weights: expected comma-separated numbers, got {weights!r}") from None
+    w = weights
     name = normalise_method(method)
     optimized = None
     if optimize:
         if qrels is None:
-            raise ScorekitError("--optimize needs --qrels (the training queries' judgements)")
+            raise usage_error("--optimize needs --qrels (the training queries' judgements)")
         if w is not None:
-            raise ScorekitError("--optimize chooses the weights: give --weights or --optimize, not both")
+            raise usage_error("--optimize chooses the weights: give --weights or --optimize, not both")
         params, report = optimize_fusion(qrels, list(runs), name, norm, metric, step=step)
         w, rrf_k = params.get("weights"), params.get("k", rrf_k)
         best = max(score for _, score in report)
@@ -73,7 +84,7 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
             chosen = f"weights {','.join(map(str, w))}" if w is not None else f"k {rrf_k}"
             click.echo(f"optimized {name} on {qrels}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)")
     elif qrels is not None:
-        raise ScorekitError("--qrels is read by --optimize only")
+        raise usage_error("--qrels is read by --optimize only")
     fused = fuse(list(runs), method, norm, k=rrf_k, weights=w, name=tag)
     n = write_trec(fused, output, tag=tag)
     sig = fusion_signature(name, norm, {"weights": w, "k": rrf_k}, optimized)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import count, finite
+from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
 from scorekit.cli._common import emit, example, metrics_table, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
@@ -83,7 +83,8 @@ def _write_per_query(dest, comparison) -> None:
                    "Parquet (query_id, doc_id, relevance) or irds:DATASET (local ir_datasets cache only).")
 @click.option("--run", "runs", required=True, multiple=True, metavar="FILE",
               help="A run: TREC `qid Q0 docid rank score tag` (.gz ok), JSON {qid: {docid: score}} or "
-                   "Parquet (query_id, doc_id, score). Repeat to compare systems; the first is the baseline.")
+                   "Parquet (query_id, doc_id, score); or a folder or quoted glob of run shards, read as one "
+                   "run. Repeat to compare systems; the first is the baseline.")
 @click.option("--name", "names", multiple=True, metavar="NAME",
               help="Display name for each --run, in order (default: the run's tag).")
 @click.option("--metrics", "-m", multiple=True, default=[",".join(DEFAULT_MEASURES)], show_default=True,
@@ -94,16 +95,16 @@ def _write_per_query(dest, comparison) -> None:
                    "P.5,10,20, ndcg_cut.5,10, set_F.0.5, official, all_trec (see docs/retrieval.md). "
                    "Results are keyed by the names as written (trec_eval's -m forms as trec_eval prints them). "
                    "Repeatable, as trec_eval's -m: -m P.5,10 -m map is -m P.5,10,map.")
-@click.option("--rel-threshold", type=int, default=1, show_default=True,
+@click.option("--rel-threshold", type=click.IntRange(-MAX_COUNT - 1, MAX_COUNT), default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
 @click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
-@click.option("--n-resamples", type=count(1), default=10000, show_default=True,
+@click.option("--n-resamples", type=resamples(1), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
-@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--per-query", "per_query", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.csv|-",
               help="Write every system's per-query scores to this CSV; `-` prints one run's per-query "
                    "values on stdout in trec_eval -q's three-column layout (measure, query, value; then "
@@ -117,18 +118,17 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     Documents are ranked by score (ties: docid descending, as trec_eval); the rank column is
     ignored. Means are over every query in the qrels; a query missing from a run scores 0.
     """
-    from scorekit.errors import ScorekitError
     from scorekit.retrieval.compare import compare
 
     if names and len(names) != len(runs):
-        raise ScorekitError(f"--name given {len(names)} times for {len(runs)} --run files")
+        raise usage_error(f"--name given {len(names)} times for {len(runs)} --run files")
     metrics = ",".join(metrics)
     trec_layout = per_query is not None and str(per_query) == "-"
     if trec_layout and len(runs) > 1:
-        raise ScorekitError("--per-query - prints one run in trec_eval's layout; give one --run, "
+        raise usage_error("--per-query - prints one run in trec_eval's layout; give one --run, "
                             "or write every run's per-query values to a CSV file")
     if trec_layout and output is not None and str(output) == "-":
-        raise ScorekitError("--per-query - and -o - both want stdout: write one of them to a file")
+        raise usage_error("--per-query - and -o - both want stdout: write one of them to a file")
     per_query_out = (outputs().file(per_query, "--per-query")
                      if per_query is not None and not trec_layout else None)
     eng = open_engine(engine, address, quiet)

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._types import MAX_COUNT, MAX_LAYERS, MAX_SEED, usage_error
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
@@ -50,25 +51,17 @@ class _Number(click.ParamType):
         too_low = v <= self.low if self.open_low else v < self.low
         too_high = self.high is not None and (v >= self.high if self.open_high else v > self.high)
         if too_low or too_high:
-            lo = f"> {self.low:g}" if self.open_low else f">= {self.low:g}"
-            hi = "" if self.high is None else f" and {'<' if self.open_high else '<='} {self.high:g}"
+            lo = f"> {_show(self.low)}" if self.open_low else f">= {_show(self.low)}"
+            hi = "" if self.high is None else f" and {'<' if self.open_high else '<='} {_show(self.high)}"
             self.fail(f"expected a value {lo}{hi}, got {value!r}", param, ctx)
         return v
 
 
-class OneLineCommand(click.Command):
-    """Option errors as one line (``scorekit: error: train-summarizer: Invalid value for
-    '--lr': ...``, exit 2) instead of click's usage block."""
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except click.UsageError as exc:
-            raise ScorekitError(f"{info_name}: {exc.format_message()}") from None
+def _show(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) >= 1e4 else f"{x:g}"
 
 
-POSITIVE_INT = _Number(int, 1)
-POSITIVE_FLOAT = _Number(float, 0.0, open_low=True)
+POSITIVE_INT = _Number(int, 1, high=MAX_COUNT)
 MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
 
 
@@ -105,7 +98,7 @@ def _check_state(state: str) -> None:
     try:
         parse_state(state)
     except ScorekitError as exc:
-        raise ScorekitError(f"--state: {exc}") from None
+        raise usage_error(f"--state: {exc}") from None
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
@@ -114,7 +107,7 @@ def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int |
     if dataset:
         return load_corpus(dataset, split=split, limit=limit, files=dataset_files)
     if dataset_files is not None:
-        raise ScorekitError("--dataset-files needs --dataset (cnn_dailymail or xsum)")
+        raise usage_error("--dataset-files needs --dataset (cnn_dailymail or xsum)")
     path = data or default_sample(lang)
     if data is None and not path.is_file():
         raise ScorekitError("no --data given and the shipped sample is missing; pass --data FILE.jsonl")
@@ -133,7 +126,7 @@ data_options = [
     click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True),
     click.option("--encoder", help="Sentence encoder directory (default: the shipped all-MiniLM-L6-v2)."),
     click.option("--bert-model", help="BERTScore model directory for the reward (default: the shipped MiniLM)."),
-    click.option("--num-layers", type=POSITIVE_INT,
+    click.option("--num-layers", type=_Number(int, 1, high=MAX_LAYERS),
                  help="Layer of --bert-model whose token states BERTScore compares (bert_score's "
                       "num_layers; default: bert_score's choice for known models, else the last layer; "
                       "bert-base-uncased: 9)."),
@@ -150,8 +143,8 @@ def _check_models(lang: str, encoder: str | None, bert_model: str | None, allow:
         return
     english = [opt for opt, value in (("--encoder", encoder), ("--bert-model", bert_model)) if value is None]
     if english:
-        raise ScorekitError(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
-                            "is English-only; pass Korean-capable model directories or --allow-english-model")
+        raise usage_error(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
+                          "is English-only; pass Korean-capable model directories or --allow-english-model")
 
 
 def _with(options):
@@ -169,18 +162,18 @@ def _echo_err(msg: str, quiet: bool) -> None:
 
 # --------------------------------------------------------------------------- train-summarizer
 
-@click.command("train-summarizer", cls=OneLineCommand,
+@click.command("train-summarizer",
                epilog=example("scorekit train-summarizer --folds 3 --epochs 5 --report cv.html",
                               "scorekit train-summarizer --num-train 20 --checkpoint policy.pt", heading="Examples:"))
 @_with(data_options)
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
               help="Articles used for training (NUM_TRAIN); with --folds, the articles cross-validated.")
-@click.option("--epochs", type=POSITIVE_INT, default=DEFAULTS["epochs"], show_default=True)
-@click.option("--k", "k_sentences", type=POSITIVE_INT, default=DEFAULTS["k"], show_default=True,
+@click.option("--epochs", type=_Number(int, 1, high=1_000_000), default=DEFAULTS["epochs"], show_default=True)
+@click.option("--k", "k_sentences", type=_Number(int, 1, high=1_000), default=DEFAULTS["k"], show_default=True,
               help="Sentences the policy picks per article.")
-@click.option("--lr", type=POSITIVE_FLOAT, default=DEFAULTS["lr"], show_default=True, help="Adam learning rate.")
-@click.option("--hidden", type=POSITIVE_INT, default=DEFAULTS["hidden"], show_default=True,
+@click.option("--lr", type=_Number(float, 0.0, open_low=True, high=1e6), default=DEFAULTS["lr"], show_default=True, help="Adam learning rate.")
+@click.option("--hidden", type=_Number(int, 1, high=65_536), default=DEFAULTS["hidden"], show_default=True,
               help="Hidden units of the policy MLPs.")
 @click.option("--state", default=DEFAULTS["state"], show_default=True,
               help="Sentence state: spec (SBERT + TextRank, the spec's), rich (+ position, length, "
@@ -193,8 +186,8 @@ def _echo_err(msg: str, quiet: bool) -> None:
                                       "moving average of rewards, or none.")
 @click.option("--baseline-momentum", type=MOMENTUM, default=0.9, show_default=True,
               help="Momentum of the moving-average baseline (--baseline ema).")
-@click.option("--seed", type=_Number(int, 0), default=42, show_default=True)
-@click.option("--folds", type=_Number(int, 2),
+@click.option("--seed", type=_Number(int, 0, high=MAX_SEED), default=42, show_default=True)
+@click.option("--folds", type=_Number(int, 2, high=MAX_COUNT),
               help="Run K-fold cross-validation instead: train on K-1 folds, evaluate on the held-out "
                    "one, and compare with lead-n and TextRank (means, 95% CIs, paired tests).")
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
@@ -214,7 +207,11 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     _check_state(state)
     _check_models(lang, encoder, bert_model, allow_english_model)
     if checkpoint is None and folds is None:
-        raise ScorekitError("train-summarizer: give --checkpoint FILE.pt (where to save the policy) or --folds K")
+        raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
+    if folds is None and (output is not None or extra.get("report") is not None):
+        option = "--output" if output is not None else "--report"
+        raise usage_error(f"{option} holds the cross-validation results: it needs --folds K (plain training "
+                          "writes only the --checkpoint)")
     if checkpoint is not None:
         _check_writable(checkpoint, "--checkpoint")
     for path, option in ((output, "--output"), (extra.get("report"), "--report")):
@@ -222,7 +219,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
             _check_writable(Path(path), option)
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
-        raise ScorekitError(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
+        raise usage_error(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
 
     from scorekit.summarization.rl.pipeline import Toolkit
     from scorekit.summarization.rl.policy import PolicyConfig
@@ -248,8 +245,9 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     msg = (f"trained on {len(articles)} articles x {epochs} epoch(s) in {policy.meta['minutes']:.2f} min; "
            f"final running reward {log.running():.4f}")
     if folds is None:
-        click.echo(msg)
-        click.echo(f"saved {checkpoint}")
+        if not quiet:
+            click.echo(msg)
+            click.echo(f"saved {checkpoint}")
     else:  # stdout holds the cross-validation tables
         _echo_err(msg, quiet)
         _echo_err(f"saved {checkpoint}", quiet)
@@ -317,7 +315,7 @@ def print_cv(result, fmt: str) -> None:
 
 # --------------------------------------------------------------------------- summarize
 
-@click.command("summarize", cls=OneLineCommand,
+@click.command("summarize",
                epilog=example("scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html"))
 @_with(data_options)
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
@@ -334,6 +332,8 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
     """
     ns = _parse_n(n_list)
+    if exclude_trained and checkpoint is None:
+        raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
     for path, option in ((output, "--output"), (extra.get("report"), "--report")):
         if path is not None:
             _check_writable(Path(path), option)

@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from scorekit.cli._types import count, finite
+from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
 from scorekit.cli._common import (Group, example, dumps_json, is_stdout, outputs, print_table,
                                    signature_line, transactional, write_json)
 from scorekit.errors import ScorekitError, UnknownNameError
@@ -79,7 +79,7 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 
 
 @command.command("show", epilog=example("scorekit runs show 3"))
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
 @store_option
@@ -214,16 +214,16 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
 
 @command.command("compare",
                  epilog=example("scorekit runs compare 1 2 --method randomization   # run 2 against baseline run 1"))
-@click.argument("baseline_id", type=int)
-@click.argument("run_id", type=int)
+@click.argument("baseline_id", type=click.IntRange(0, MAX_ID))
+@click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="Paired test: Student's t, Fisher randomization, Wilcoxon signed-rank, paired bootstrap.")
 @click.option("--metric", "metrics", multiple=True, help="Per-item metric(s) to test (default: all shared).")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
-@click.option("--n-resamples", type=count(100), default=10000, show_default=True,
+@click.option("--n-resamples", type=resamples(100), default=10000, show_default=True,
               help="Permutations / bootstrap samples (randomization and bootstrap tests).")
-@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed for randomization / bootstrap.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for randomization / bootstrap.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
@@ -260,7 +260,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
 
 
 @command.command("rm", epilog=example("scorekit runs rm 4 5"))
-@click.argument("run_ids", type=int, nargs=-1, required=True)
+@click.argument("run_ids", type=click.IntRange(0, MAX_ID), nargs=-1, required=True)
 @store_option
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Remove runs from the history (all or none: every id must exist)."""

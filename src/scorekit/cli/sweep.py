@@ -12,31 +12,34 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import count, parse_floats
+from scorekit.cli._types import SEED, count, layers, parse_floats, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
-from scorekit.errors import ScorekitError
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
+MAX_WORDS = 1_000_000   # a summary length past any document
 
 
 def parse_int_list(text: str, what: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise ScorekitError(f"{what}: expected comma-separated integers, got {text!r}") from None
+        raise usage_error(f"{what}: expected comma-separated integers, got {text!r}") from None
     if not values:
-        raise ScorekitError(f"{what}: no values given")
+        raise usage_error(f"{what}: no values given")
     bad = [v for v in values if v <= 0]
     if bad:
-        raise ScorekitError(f"{what}: summary length n must be positive, got {bad[0]}")
+        raise usage_error(f"{what}: summary length n must be positive, got {bad[0]}")
+    huge = [v for v in values if v > MAX_WORDS]
+    if huge:
+        raise usage_error(f"{what}: summary length n must be at most {MAX_WORDS:,}, got {huge[0]}")
     return values
 
 
 def parse_band(text: str) -> tuple[float, float]:
     low, high = parse_floats(text, 2, "--band")
     if not 0 <= low <= high <= 1:
-        raise ScorekitError(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
+        raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
     return low, high
 
 
@@ -44,7 +47,7 @@ def bert_layer_options(f):
     """``--num-layers`` and ``--allow-english-model`` for the commands that take a BERT model."""
     f = click.option("--allow-english-model", is_flag=True,
                      help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")(f)
-    return click.option("--num-layers", type=click.IntRange(min=1), default=None,
+    return click.option("--num-layers", type=layers(1), default=None,
                         help="BERTScore layer (default: bert_score's layer for a known model name, "
                              "else the last layer).")(f)
 
@@ -82,9 +85,9 @@ def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
         name, eq, file = item.partition("=")
         name, file = name.strip(), file.strip()
         if not eq or not name or not file:
-            raise ScorekitError(f"--system: expected NAME=FILE, got {item!r}")
+            raise usage_error(f"--system: expected NAME=FILE, got {item!r}")
         if name in labels or any(name == n for n, _ in out):
-            raise ScorekitError(f"--system {item}: the name {name!r} is already used")
+            raise usage_error(f"--system {item}: the name {name!r} is already used")
         out.append((name, Path(file)))
     return out
 
@@ -128,7 +131,7 @@ TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
 def table_format(path: Path) -> str:
     fmt = TABLE_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ScorekitError(f"--table {path}: expected a file name ending in .csv, .md or .tex")
+        raise usage_error(f"--table {path}: expected a file name ending in .csv, .md or .tex")
     return fmt
 
 
@@ -172,8 +175,8 @@ def write_table_file(dest, header, rows) -> None:
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
-@click.option("--seed", type=count(0), default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
-@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=count(1),
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
+@click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=resamples(1),
               help="Bootstrap resamples for the 95% CIs.")
 @click.option("--band", default="0.5,0.9", show_default=True,
               help="Gain band of the recommendation rule (share of the total quality gain).")
@@ -198,7 +201,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     system_files = parse_systems(systems, {s.label for s in names})
     low_high = parse_band(band)
     if (data is None) == (dataset is None):
-        raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
+        raise usage_error("give exactly one of --data FILE or --dataset NAME")
     tx = outputs()
     if table_path is not None:
         table_format(table_path)
@@ -206,7 +209,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None:
         if dataset_files is not None:
-            raise ScorekitError("--dataset-files goes with --dataset, not --data")
+            raise usage_error("--dataset-files goes with --dataset, not --data")
         all_pairs = read_pairs(data)
         pairs = all_pairs.head(limit)
         known_ids = all_pairs.ids

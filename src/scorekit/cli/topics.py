@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import count, finite, parse_floats
+from scorekit.cli._types import SEED, count, finite, layers, parse_floats, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
@@ -39,7 +39,7 @@ def _nullable(x):
                    "leaves the lambda*SIS term out).")
 @click.option("--model", "model", type=str, default=None,
               help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
-@click.option("--num-layers", type=click.IntRange(min=0), default=None,
+@click.option("--num-layers", type=layers(0), default=None,
               help="Pool the states of this layer of the model instead of its last one.")
 @click.option("--allow-english-model", is_flag=True,
               help="Embed Korean keywords with a model that cannot read Hangul (refused by default).")
@@ -59,16 +59,15 @@ def _nullable(x):
 @click.option("--grid", is_flag=True, help=_GRID_HELP)
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
-@click.option("--bootstrap", "n_resamples", type=count(1), default=1000, show_default=True,
+@click.option("--bootstrap", "n_resamples", type=resamples(1), default=1000, show_default=True,
               help="Bootstrap resamples for the correlation CIs.")
-@click.option("--seed", type=count(0), default=42, show_default=True,
+@click.option("--seed", type=SEED, default=42, show_default=True,
               help="Seed of the bootstrap resampling.")
 @output_options
 def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
             gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
             seed, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass)."""
-    from scorekit.errors import ScorekitError
     from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.topics.evaluate import evaluate_topics
     from scorekit.topics.semantic import SemanticParams
@@ -79,7 +78,7 @@ def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, allo
     a_vd, b_cd = weights(semdiv_weights, 2, "semdiv-weights")
     w_sc, w_sd, w_semdiv, w_sis = weights(overall_weights, 4, "overall-weights")
     if not 0 < damping < 1:
-        raise ScorekitError(f"--damping must be between 0 and 1, got {damping}")
+        raise usage_error(f"--damping must be between 0 and 1, got {damping}")
     params = SemanticParams(threshold_edge=threshold_edge, damping=damping, gamma_overlap=gamma_overlap,
                             alpha_vd=a_vd, beta_cd=b_cd, w_sc=w_sc, w_sd=w_sd, w_semdiv=w_semdiv, w_sis=w_sis)
     topic_set = read_topics(topics_path)

@@ -62,7 +62,10 @@ def _reduce_partition(index: int, qrels_part: pa.Table, metrics: list[str], thre
     placeholder = table.num_rows == 0
     if placeholder:   # no run line for these queries: one line of a query no qrels has, so every
         # measure takes its value for an unanswered query (0, or num_rel's count) as one process does
-        table = pa.table({"qid": ["\x00none"], "docid": ["\x00none"], "score": [0.0]})
+        absent, judged = "none", set(qrels_part.column("qid").to_pylist())
+        while absent in judged:     # a query id this partition's qrels lack (ids hold no NUL)
+            absent += "_"
+        table = pa.table({"qid": [absent], "docid": ["none"], "score": [0.0]})
     run = Run.from_arrays(table.column("qid"), table.column("docid"), table.column("score").to_numpy(),
                           source=f"<run partition {index}>")
     scores, run_only = per_query_scores(qrels, run, parse_measures(metrics), threshold)

@@ -74,18 +74,36 @@ def save_document_frequency(dfo: DocumentFrequency, path: str | Path) -> None:
 
 def load_document_frequency(path: str | Path) -> DocumentFrequency:
     """Read ``{"n_docs": N, "df": {"a man": 12, ...}}`` (n-grams space-joined, tokenised as the
-    captions will be)."""
-    from scorekit.io.atomic import read_text
+    captions will be). N-grams are normalised like the captions (NFC, invisible characters
+    removed, blanks collapsed); a key given twice, or two keys that become one n-gram that way,
+    is an error naming the line, as in every other reader."""
+    import math
 
-    try:
-        data = json.loads(read_text(path, "document-frequency file"))
-        n_docs = int(data["n_docs"])
-        df = {tuple(k.split()): float(v) for k, v in data["df"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError(f'expected JSON {{"n_docs": N, "df": {{ngram: count}}}} ({exc})', path) from None
-    if n_docs < 1:
-        raise InputError("n_docs must be >= 1", path)
-    return DocumentFrequency(df, n_docs)
+    from scorekit.io.jsonfile import parse_json
+    from scorekit.io.atomic import read_text
+    from scorekit.text.normalize import nfc
+
+    expected = 'expected JSON {"n_docs": N, "df": {ngram: count}}'
+    text = read_text(path, "document-frequency file")
+    data = parse_json(text, path)
+    if not isinstance(data, dict) or "n_docs" not in data or not isinstance(data.get("df"), dict):
+        raise InputError(expected, path)
+    n_docs = data["n_docs"]
+    if isinstance(n_docs, bool) or not isinstance(n_docs, (int, float)) or not math.isfinite(n_docs) \
+            or n_docs != int(n_docs) or n_docs < 1:
+        raise InputError(f"n_docs must be an integer >= 1, got {n_docs!r}", path)
+    df: dict[tuple[str, ...], float] = {}
+    for key, value in data["df"].items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise InputError(f"df[{key!r}]: expected a count >= 0, got {value!r}", path)
+        gram = tuple(nfc(key).split())
+        if not gram:
+            raise InputError(f"df: empty n-gram {key!r}", path)
+        if gram in df:
+            raise InputError(f"df: duplicate n-gram {' '.join(gram)!r} (two keys equal once normalised: "
+                             "NFC, invisible characters removed, blanks collapsed)", path)
+        df[gram] = float(value)
+    return DocumentFrequency(df, int(n_docs))
 
 
 def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[Sequence[str]]], *,

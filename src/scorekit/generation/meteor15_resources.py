@@ -34,12 +34,13 @@ import json
 import os
 import shutil
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError
+from scorekit.errors import InputError, MissingDependencyError
 
 ENV_VAR = "SCOREKIT_METEOR15"
 MAX_PHRASE = 7            # longest phrase in Meteor's tables; the code below handles any length
@@ -536,8 +537,13 @@ def _load(sources: Sources) -> Meteor15Resources:
     hashes = dict(hashes)
     try:
         table = load_paraphrases(sources.paraphrase)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise _missing(f"{sources.paraphrase}: {exc}") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        # the file is there but cut short or corrupt: say so, not "not found"
+        raise InputError(f"damaged or truncated paraphrase table ({type(exc).__name__}: {exc}); replace it "
+                         "with a complete copy (reinstall pycocoevalcap, or a Meteor 1.5 distribution's "
+                         "data/paraphrase-en.gz)", sources.paraphrase) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the paraphrase table ({exc.strerror or exc})", sources.paraphrase) from None
     hashes["paraphrase-en.gz"] = table.sha256
     return Meteor15Resources(sources.origin, fw, nbp, syn, table, hashes)
 

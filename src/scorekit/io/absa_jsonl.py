@@ -1,7 +1,9 @@
 """Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3).
 
-A malformed line (bad JSON, invalid UTF-8, not an object, a field of the wrong shape) is
-skipped, recorded with its line number and field, and the rest of the file is read. Callers
+Ids (``run_id``, ``text_id``, ``uid``, at the top level and in ``meta``/``runtime``) are
+normalised like text (NFC, invisible characters removed). A malformed line (bad JSON, invalid
+UTF-8, a lone surrogate escape, not an object, a field of the wrong shape, an id with a NUL byte)
+is skipped, recorded with its line number and field, and the rest of the file is read. Callers
 report the skips (the CLI prints one warning line per skipped row, up to a limit, and the count).
 """
 
@@ -14,9 +16,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scorekit.errors import InputError
 from scorekit.io.atomic import check_readable, read_bytes
+from scorekit.io.ids import clean_id
+from scorekit.io.jsonfile import DuplicateKeyError, find_lone_surrogate, object_without_duplicates
 
-from scorekit.io.jsonfile import DuplicateKeyError, object_without_duplicates
+# the ids a row carries (top level, and inside ``meta`` / ``runtime``): normalised like text
+_ID_FIELDS = ("run_id", "text_id", "uid")
+
+
+def _clean_ids(row: dict[str, Any]) -> str | None:
+    """Normalise the row's id fields in place (:mod:`scorekit.io.ids`); the field of an id that
+    cannot be one (a NUL byte), else None."""
+    for holder, prefix in ((row, ""), (row.get("meta"), "meta."), (row.get("runtime"), "runtime.")):
+        if not isinstance(holder, dict):
+            continue
+        for name in _ID_FIELDS:
+            value = holder.get(name)
+            if isinstance(value, str) and not (value.isascii() and "\x00" not in value):
+                try:
+                    holder[name] = clean_id(value, what=name)
+                except InputError:
+                    return prefix + name
+    return None
 
 
 def _loads(raw: bytes) -> Any:
@@ -96,6 +118,16 @@ def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str 
             continue
         if not isinstance(row, dict):
             result.skipped.append(SkippedRow(lineno, None, f"expected a JSON object, found {type(row).__name__}"))
+            continue
+        if b"\\u" in raw:
+            where = find_lone_surrogate(row)
+            if where is not None:
+                result.skipped.append(SkippedRow(lineno, None, f"lone surrogate escape in the string at {where} "
+                                                 "(half of a UTF-16 pair, not a character)"))
+                continue
+        bad_id = _clean_ids(row)
+        if bad_id is not None:
+            result.skipped.append(SkippedRow(lineno, bad_id, "an id holding a NUL byte (\\x00)"))
             continue
         if validator is not None:
             try:

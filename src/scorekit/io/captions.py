@@ -24,6 +24,10 @@ Accepted formats (chosen by extension; ``.gz`` allowed):
   too, by name) or a glob (``'preds/part-*.jsonl'``, quoted) reads every shard as one file. An
   id in two shards is an error naming both (CSV/TSV references may spread one id's rows).
 
+Ids are normalised like the text (NFC, invisible characters removed; :mod:`scorekit.io.ids`):
+a Korean id in NFD matches its NFC reference, ``img_1`` followed by a zero-width space is
+``img_1``; two ids of one input that become equal that way are duplicates.
+
 Errors name the file, the line (where the format has lines) and the id: non-string values, a
 prediction list with several captions, an empty reference list or reference, duplicate ids,
 invalid UTF-8. Pairing (:func:`pair`): the references define the test set. An id with references
@@ -41,6 +45,8 @@ from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
+from scorekit.io.csvfields import allow_long_fields
+from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import parse_json
 from scorekit.text.normalize import nfc
 
@@ -223,6 +229,7 @@ def _records_coco(path: Path, kind: str) -> tuple[list[tuple[str, object, int | 
                 continue
             objs.append((parse_json(line, path, i), i))
     else:
+        allow_long_fields()
         reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
         header = next(reader, None)
         if not header or "id" not in header:
@@ -245,16 +252,23 @@ def _records_coco(path: Path, kind: str) -> tuple[list[tuple[str, object, int | 
     return rows, None
 
 
+def _duplicate(what: str, key: str, raw: str, first: tuple[Path, str], shard: Path, line) -> InputError:
+    other = "" if first[0] == shard else f" (also in {first[0]})"
+    if raw != first[1]:
+        other += " (two spellings, equal once normalised: NFC, invisible characters removed)"
+    return InputError(f"duplicate {what} id {key!r}{other}", shard, line)
+
+
 def read_predictions(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
-    seen: dict[str, Path] = {}
+    seen: dict[str, tuple[Path, str]] = {}
     for shard in shard_files(path, "predictions"):
-        for key, value, line in _records(shard, "predictions"):
+        for raw, value, line in _records(shard, "predictions"):
+            key = clean_id(raw, shard, line)
             if key in out:
-                other = "" if seen[key] == shard else f" (also in {seen[key]})"
-                raise InputError(f"duplicate prediction id {key!r}{other}", shard, line)
+                raise _duplicate("prediction", key, raw, seen[key], shard, line)
             out[key] = _prediction(value, shard, line, key)
-            seen[key] = shard
+            seen[key] = (shard, raw)
     return out
 
 
@@ -266,21 +280,21 @@ def _read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
     """The references and whether they came from COCO annotations files."""
     out: dict[str, list[str]] = {}
     annotations = False
-    seen: dict[str, tuple[Path, bool]] = {}  # first shard of each id; one row per reference?
+    seen: dict[str, tuple[Path, str, bool]] = {}  # first shard, raw id; one row per reference?
     shards = shard_files(path, "references")
     for shard in shards:
         fmt = _fmt(shard)
         records, coco = _records_coco(shard, "references")
         annotations |= coco == "annotations"
-        for key, value, line in records:
+        for raw, value, line in records:
+            key = clean_id(raw, shard, line)
             # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
             per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
             refs = _references(value, shard, line, key)
-            if key in out and not (per_row and seen[key][1]):
-                other = "" if seen[key][0] == shard else f" (also in {seen[key][0]})"
-                raise InputError(f"duplicate reference id {key!r}{other}", shard, line)
+            if key in out and not (per_row and seen[key][2]):
+                raise _duplicate("reference", key, raw, seen[key][:2], shard, line)
             out.setdefault(key, []).extend(refs)
-            seen.setdefault(key, (shard, per_row))
+            seen.setdefault(key, (shard, raw, per_row))
     if not out:
         raise InputError("no references", shards[0] if len(shards) == 1 else path)
     return out, annotations

@@ -7,6 +7,10 @@ Duplicate keys in one object are an error (``path:line: duplicate key 'k' ...``)
 ``json`` keeps the last value silently, which would drop a whole topic or prediction without a
 word. Detection costs one hook per object on the fast C parser; only when a duplicate is found is
 the text scanned again (pure Python) to name the line where the key repeats.
+
+A lone surrogate escape (``"\\ud800"`` with no partner) is an error too (``path:line: lone
+surrogate ...``): it is not a character, and it would fail much later, when a result is encoded
+as UTF-8. Only a text that holds a surrogate escape at all is searched for one.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import json
 import json.decoder
 import json.scanner
 import os
+import re
 from typing import Any
 
 from scorekit.errors import InputError
@@ -97,6 +102,45 @@ def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> Inpu
     return InputError(f"duplicate key {dup.key!r} in one JSON object (each key may appear once)", path, where)
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# a high surrogate escape not followed by a low one, or a low one not preceded by a high one
+_LONE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                          r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def find_lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Where in ``value`` a string (or key) holds a lone surrogate, as ``["key"][0]``, else None."""
+    if isinstance(value, str):
+        return where or "the top level" if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if _SURROGATE.search(k):
+                return f"{where} key {k!r}".strip()
+            found = find_lone_surrogate(v, f"{where}[{k!r}]")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = find_lone_surrogate(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _check_surrogates(data: Any, text: str, path, line: int) -> None:
+    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
+        return
+    where = find_lone_surrogate(data)
+    if where is None:
+        return
+    m = _LONE_ESCAPE.search(text)
+    at = line + text.count("\n", 0, m.start()) if m else line
+    escape = f" {m.group(0)}" if m else ""
+    raise InputError(f"lone surrogate{escape} in the string at {where} (half of a UTF-16 pair, not a character; "
+                     "write the character itself or its full pair)", path, at)
+
+
 _DECODER = json.JSONDecoder(object_pairs_hook=object_without_duplicates)   # one, not one a call
 
 
@@ -106,13 +150,15 @@ def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) 
     try:
         if text.startswith("\ufeff"):    # as json.loads: a BOM left in the text is an error
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-        return _DECODER.decode(text)
+        data = _DECODER.decode(text)
     except DuplicateKeyError as dup:
         raise _duplicate_error(dup, text, path, line) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, line + exc.lineno - 1) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path, line) from None
+    _check_surrogates(data, text, path, line)
+    return data
 
 
 def read_json_object(path: str | os.PathLike, what: str = "JSON file",

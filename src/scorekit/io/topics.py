@@ -8,6 +8,10 @@
   is a topic name, or its 1-based position (``1`` or ``t1``) for list-form topics.
 * Corpus: UTF-8 text, one document per line (blank lines are skipped).
 
+Topic names and the ratings' topic and rater cells are ids, normalised like text (NFC, invisible
+characters removed), so a name typed in NFD in the ratings matches its topic; two names of one
+file that become equal that way are duplicates.
+
 Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
 """
 
@@ -23,6 +27,7 @@ import numpy as np
 
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import read_text
+from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import parse_json
 
 
@@ -73,7 +78,13 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     data = parse_json(text, path)
     lines = _element_lines(text)
     if isinstance(data, dict):
-        names, raw, keyed = [str(k) for k in data], list(data.values()), True
+        names, raw, keyed = [clean_id(k, path, lines[i] if i < len(lines) else None, "topic name")
+                 for i, k in enumerate(data)], list(data.values()), True
+        if len(set(names)) != len(names):
+            dup = next(n for i, n in enumerate(names) if n in names[:i])
+            at = names.index(dup, names.index(dup) + 1)
+            raise InputError(f"duplicate topic name {dup!r} (two spellings, equal once normalised: NFC, "
+                             "invisible characters removed)", path, lines[at] if at < len(lines) else None)
     elif isinstance(data, list):
         names, raw, keyed = [f"t{i + 1}" for i in range(len(data))], data, False
     else:
@@ -141,21 +152,21 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     raters: list[str] = []
     scores: dict[int, dict[str, float]] = {}
     if not long_form:
-        raters = header[1:]
+        raters = [clean_id(r, path, hline, "rater") for r in header[1:]]
         if len(set(raters)) != len(raters):
             raise InputError("duplicate rater column names", path, hline)
     for line, row in body:
         cells = [c.strip() for c in row]
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} fields, got {len(cells)}", path, line)
-        topic = cells[0]
+        topic = clean_id(cells[0], path, line, "topic")
         if topic not in look:
             hint = "" if topics.keyed else " (list-form topics are t1, t2, … or 1, 2, …)"
             raise InputError(f"unknown topic {topic!r}{hint}", path, line)
         t = look[topic]
         slot = scores.setdefault(t, {})
         if long_form:
-            rater = cells[1]
+            rater = clean_id(cells[1], path, line, "rater")
             if rater not in raters:
                 raters.append(rater)
             if rater in slot:

@@ -72,6 +72,10 @@ def resolve_model_dir(model: str | os.PathLike) -> Path:
         return path.resolve()
     # "org/name" may be a Hub id in the local cache; anything more path-like is a missing folder
     looks_like_path = path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1
+    if looks_like_path:
+        # the user named a folder: its absence is their mistake, not a model to fetch from the Hub
+        raise InputError("model folder not found (expected a folder holding config.json, the weights and "
+                         "the tokenizer files)", path)
     if not looks_like_path:
         try:
             from huggingface_hub import snapshot_download

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorekit.errors import InputError
+from scorekit.io.ids import clean_id_column
 from scorekit.retrieval.fingerprint import any_repeated_pair, fingerprints
 
 LineOf = Callable[[int], int | None]
@@ -68,6 +69,13 @@ def to_arrow(values: np.ndarray) -> pa.Array:
 
 def _no_line(row: int) -> int | None:
     return None
+
+
+def _clean_ids(qid, docid, source: str, line_of: LineOf):
+    """Ids normalised like text (NFC, invisible characters removed; a NUL byte refused): see
+    :mod:`scorekit.io.ids`. ASCII columns come back untouched after one look at their bytes."""
+    return (clean_id_column(qid, "query id", source, line_of),
+            clean_id_column(docid, "document id", source, line_of))
 
 
 def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
@@ -143,6 +151,7 @@ class Qrels(_Table):
 
     @classmethod
     def from_arrays(cls, qid, docid, rel, *, source: str = "<qrels>", line_of: LineOf = _no_line) -> "Qrels":
+        qid, docid = _clean_ids(qid, docid, source, line_of)
         q, qids = encode(qid)
         d, docids = encode(docid)
         rel = np.asarray(rel)
@@ -212,6 +221,7 @@ class Run:
         if len(bad):
             r = int(bad[0])
             raise InputError(f"score must be a finite number, found {score[r]!r}", source, line_of(r))
+        qid, docid = _clean_ids(qid, docid, source, line_of)
         q, qids = encode(qid)
         docs = docid if isinstance(docid, pa.ChunkedArray) else pa.chunked_array([docid])
         if docs.type != pa.string():

@@ -6,6 +6,13 @@ the spec's list form (``[["doc1", "doc9"], ...]`` — query i gets id ``q{i+1}``
 gets scores ``len - rank`` as in the spec's ranx conversion); a pandas DataFrame with columns
 ``q_id``/``qid``/``query_id``, ``doc_id``/``docid``, and ``score`` (runs) or
 ``relevance``/``rel``/``score`` (qrels); ranx ``Qrels``/``Run`` objects (via ``to_dict``).
+A run may also be a folder of run shards or a glob (``'runs/part-*.trec'``): the shards are read
+in name order as the one file they were cut from (a document listed twice for one query, in one
+shard or two, is an error naming the shard and line).
+
+Query and document ids are normalised like text (NFC, invisible characters removed; see
+:mod:`scorekit.io.ids`), so a qid typed in NFD matches its NFC twin; keys of one JSON object or
+dict that become equal that way are a duplicate.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorekit.errors import InputError
+from scorekit.io.ids import clean_id
 from scorekit.retrieval.data import Qrels, Run
 
 _QID_COLS = ("q_id", "qid", "query_id", "query")
@@ -32,7 +40,13 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
     qids: list[str] = []
     docids: list[str] = []
     values: list[float] = []
+    seen: dict[str, Any] = {}
     for qid, docs in mapping.items():
+        key = clean_id(qid, source, None, "query id")
+        if key in seen:
+            raise InputError(f"duplicate query id {key!r} (two spellings, equal once normalised: NFC, "
+                             "invisible characters removed)", source)
+        seen[key] = qid
         if isinstance(docs, Mapping):
             items = docs.items()
         elif isinstance(docs, (list, tuple)):
@@ -134,6 +148,8 @@ def as_run(obj: Any, name: str | None = None) -> Run:
 
     if sources.is_parquet(obj):
         return sources.read_parquet(obj, "run", name=name)
+    if _is_shards(obj):
+        return _run_from_shards(obj, name)
     if _is_path(obj):
         from scorekit.io.retrieval_json import is_json_path, read_mapping
         from scorekit.io.trec import read_run
@@ -157,6 +173,42 @@ def as_run(obj: Any, name: str | None = None) -> Run:
         q, d, v = _flatten(_list_form(obj, "run"), "run", source, integer=False)
         return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
     raise InputError(f"cannot read a run from a {type(obj).__name__}")
+
+
+def _is_shards(obj: Any) -> bool:
+    """A folder, or a glob that names no existing file."""
+    if not _is_path(obj) or (isinstance(obj, str) and obj.startswith("irds:")):
+        return False
+    p = Path(obj)
+    return p.is_dir() or (not p.exists() and any(c in str(obj) for c in "*?["))
+
+
+def _run_from_shards(spec: Any, name: str | None) -> Run:
+    """The shards of ``spec`` (see :func:`scorekit.io.shards.expand`), each read and checked on
+    its own, then joined as one run."""
+    from scorekit.io.shards import expand
+
+    files = expand(spec, "run")
+    runs = [as_run(f) for f in files]
+    if len(runs) == 1:
+        run = runs[0]
+        run.name = name or run.name
+        return run
+    qid = pa.chunked_array([r.qids.take(pa.array(r.q)) for r in runs], pa.string())
+    docid = pa.chunked_array([c for r in runs for c in r.docs.chunks], pa.string())
+    score = np.concatenate([r.score for r in runs])
+    starts = np.cumsum([0] + [len(r) for r in runs])
+    source = str(spec)
+    try:
+        return Run.from_arrays(qid, docid, score, name=name or runs[0].name, source=source,
+                               line_of=lambda row: row)
+    except InputError as exc:    # a row of the joined run: name its shard and line there
+        if exc.line is None or exc.path != source:
+            raise
+        i = int(np.searchsorted(starts, exc.line, side="right")) - 1
+        shard = runs[i]
+        raise InputError(f"{exc.message} (shards are read as one run)", shard.source,
+                         shard.line_of(exc.line - int(starts[i]))) from None
 
 
 def _list_form(lists: Sequence, what: str) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 * Parquet (``.parquet``/``.pq``): one row per judgement / retrieved document, with the column
   names ranx and ir_measures use — query ``query_id``/``q_id``/``qid``, document
-  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels) or ``score`` (runs).
+  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels; ranx's own ``q_id, doc_id, score``
+  columns too) or ``score`` (runs).
 * ir_datasets: ``irds:<dataset id>`` (e.g. ``irds:vaswani``) reads the dataset's qrels (and,
   with :func:`irds_queries`, its queries) **only from the local ir_datasets cache**
   (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``). Nothing is downloaded: any attempt by
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,14 @@ import numpy as np
 import pyarrow as pa
 
 from scorekit.errors import InputError, MissingDependencyError
+from scorekit.io.ids import clean_id
 from scorekit.retrieval.data import Qrels, Run, to_numpy
+from scorekit.text.normalize import nfc
 
 IRDS_PREFIX = "irds:"
 _QID = ("query_id", "q_id", "qid")
 _DOC = ("doc_id", "docid")
-_REL = ("relevance", "rel", "label")
+_REL = ("relevance", "rel", "label", "score")   # ranx writes qrels as q_id, doc_id, score
 _SCORE = ("score",)
 
 
@@ -159,7 +161,8 @@ def irds_qrels(name: str) -> Qrels:
 
 
 def irds_queries(name: str) -> dict[str, str]:
-    """``{query_id: text}`` (NFC) of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    """``{query_id: text}`` (ids and texts normalised like all text: NFC, invisible characters
+    removed) of ``irds:<dataset id>`` from the local ir_datasets cache."""
     dataset_id, ds = _dataset(name)
     if not ds.has_queries():
         raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
@@ -170,7 +173,7 @@ def irds_queries(name: str) -> dict[str, str]:
                 text = getattr(q, "text", None)
                 if text is None:
                     text = getattr(q, "title", "")
-                out[q.query_id] = unicodedata.normalize("NFC", text)
+                out[clean_id(q.query_id, name, None, "query id")] = nfc(text)
     except _WouldDownload:
         raise _not_cached(dataset_id, "queries") from None
     return out

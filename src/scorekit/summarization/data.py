@@ -6,12 +6,15 @@ Field names (first present wins): id ``id``; document ``document``, ``article``,
 ``text``; reference ``reference``, ``references``, ``highlights``, ``summary``; prediction
 ``prediction``, ``summary``, ``candidate``, ``text``. A reference may be a list of strings
 (several references; ROUGE takes the best). Every problem is reported as ``file:line: message``.
+Ids are normalised like the texts (NFC, invisible characters removed; :mod:`scorekit.io.ids`);
+two ids of one input that become equal that way are duplicates. JSON is read as every reader
+reads it (:func:`scorekit.io.jsonfile.parse_json`: a repeated key or a lone surrogate escape is an
+error naming the line).
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -21,6 +24,9 @@ from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 from scorekit.io.atomic import open_text, read_text
+from scorekit.io.csvfields import allow_long_fields
+from scorekit.io.ids import clean_id
+from scorekit.io.jsonfile import parse_json
 from scorekit.text.normalize import nfc
 
 ID_FIELDS = ("id",)
@@ -62,24 +68,19 @@ def iter_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]
         for no, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", p, no) from None
+            rec = parse_json(line, p, no)
             if not isinstance(rec, dict):
                 raise InputError("expected a JSON object per line", p, no)
             yield no, rec
     elif kind == "json":
-        try:
-            data = json.loads(read_text(p, "JSON file"))
-        except ValueError as exc:
-            raise InputError(f"invalid JSON ({exc.msg})", p, getattr(exc, "lineno", None)) from None
+        data = parse_json(read_text(p, "JSON file"), p)
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise InputError("expected a JSON array of objects", p)
         for i, rec in enumerate(data, 1):
             yield i, rec  # record number (the file may be one line)
     elif kind in ("csv", "tsv"):
         try:
+            allow_long_fields()
             with open_text(p, "CSV file") as fh:
                 reader = csv.DictReader(fh, delimiter="\t" if kind == "tsv" else ",")
                 if not reader.fieldnames:
@@ -150,7 +151,7 @@ def read_pairs(path: str | os.PathLike) -> Pairs:
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
         _, rid = _field(rec, ID_FIELDS)
-        rid = str(rid) if rid is not None else str(len(ids) + 1)
+        rid = clean_id(rid, p, no) if rid is not None else str(len(ids) + 1)
         if rid in seen:
             first, at = seen[rid]
             where = f"line {at}" if first == p else f"{first}:{at}"
@@ -183,6 +184,7 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
     for p, no, rec in shard_records(path):
         names = ("text",) if _suffix(p) == "txt" else fields  # .txt: one text per line, any role
         _, rid = _field(rec, ID_FIELDS)
+        rid = clean_id(rid, p, no) if rid is not None else None
         name, value = _field(rec, names)
         if name is None:
             raise InputError(f"no {role} field (expected one of {', '.join(names)})", p, no)
@@ -348,7 +350,7 @@ def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
     id_col = "id" if "id" in ds.column_names else None
     ids, docs, refs = [], [], []
     for i, row in enumerate(ds):
-        rid = str(row[id_col]) if id_col else str(i + 1)
+        rid = clean_id(row[id_col], files, i + 1) if id_col else str(i + 1)
         doc, ref = row[corpus.document], row[corpus.reference]
         if not isinstance(ref, str) or not ref.strip():
             raise InputError(f"{corpus.name}: empty reference (id {rid}, row {i + 1})", files)
