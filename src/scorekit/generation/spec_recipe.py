@@ -168,8 +168,10 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     from scorekit.generation.driver import evaluate
     from scorekit.result import Result
 
-    preds = list(predictions)
-    refs = [[r] if isinstance(r, str) else list(r) for r in references]
+    from scorekit.text.normalize import nfc
+
+    preds = [nfc(p) for p in predictions]    # as every scorekit metric: NFC, invisible characters out
+    refs = [[nfc(r)] if isinstance(r, str) else [nfc(x) for x in r] for r in references]
     if len(preds) != len(refs):
         raise ScorekitError(f"{len(preds)} predictions but {len(refs)} reference lists")
     for i, rs in enumerate(refs):
