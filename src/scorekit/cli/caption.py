@@ -157,9 +157,9 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, ble
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
 
 
-SPEC_ONLY_FLAGS = ("metrics", "bleu_mode", "tokenizer", "cider_df", "lexicon", "meteor15_resources", "images",
-                   "videos", "bert_model", "num_layers", "allow_english_model", "clip_model", "ko_units",
-                   "meteor_delta", "engine", "address")
+# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
+SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
+                "quiet", "report", "record", "store", "plot", "plot_format"}
 
 
 def _check_spec_options(ctx: click.Context, lang: str) -> None:
@@ -171,7 +171,7 @@ def _check_spec_options(ctx: click.Context, lang: str) -> None:
         raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
                             "with --lang ko")
     for p in ctx.command.params:
-        if p.name in SPEC_ONLY_FLAGS and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
+        if p.name not in SPEC_OPTIONS and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
             raise ScorekitError(f"{p.opts[0]} does not apply to --recipe spec, which fixes the spec's tokens, "
                                 "metrics and parameters")
 
