@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite
-from scorekit.cli._common import emit, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.signature import Signature
@@ -202,7 +202,7 @@ def _print_report(result, rep, fmt: str) -> None:
                     t_rows, fmt, title=title)
     if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
         sys.stdout.write(f"METEOR ({prim}) {m[prim]:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
-                         f"{rep['meteor_improvement_pct']:+.1f}%\n"
+                         f"{change_pct(rep['meteor_improvement_pct'])}\n"
                          f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n")
         if rep.get("note"):
             sys.stdout.write(f"  note:     {rep['note']}\n")
