@@ -258,6 +258,8 @@ def test_spec_worked_example_and_cli(spec, tmp_path):
     assert rep["recipe"] == "spec" and rep["comparable"] and rep["baseline_meteor"] == 0.3052
     assert rep["meteor_recipe"].startswith("the spec's code") and "Okt" in rep["baseline_recipe"]
     assert set(data["extra"]["recipe"]["zero_on_korean"]) == {"spec_rouge_l", "spec_cider"}
+    assert rep["zero_on_korean"] == data["extra"]["recipe"]["zero_on_korean"]
+    assert rep["scorekit_beside"] == {"spec_rouge_l": "rouge_l", "spec_cider": "cider"}
     assert [row["id"] for row in data["per_item"]] == ["1", "2", "3"]
     assert all(set(SPEC_KEYS) <= set(row) for row in data["per_item"])
     assert "rouge-score" in r.stdout and "idf" in r.stdout and "recipe spec" in r.stdout
