@@ -72,15 +72,6 @@ declare("caption", "spec_cider", metric="spec_cider", kind="score",
             "(every idf is 0). Written by --recipe spec.")
 
 
-def check_recipe(recipe: str) -> str:
-    recipe = RECIPE.coerce(recipe)
-    if recipe not in RECIPES:
-        from scorekit.errors import UnknownNameError
-
-        raise UnknownNameError("caption recipe", recipe, RECIPES)
-    return recipe
-
-
 @functools.lru_cache(maxsize=1)
 def _okt():
     try:
@@ -152,7 +143,7 @@ def spec_signature() -> str:
     from scorekit.text.normalize import SIGNATURE as NORM
 
     return str(Signature("caption", {
-        "lang": "ko", "recipe": "spec", "norm": NORM, "tok": okt_version(), "refs": "first",
+        "lang": "ko", RECIPE.name: "spec", "norm": NORM, "tok": okt_version(), "refs": "first",
         "metrics": list(SPEC_KEYS) + list(BESIDE),
         "meteor": f"nltk{nltk.__version__},a{ALPHA:g},b{BETA:g},g{GAMMA:g},porter,wordnet-3.0",
         "bleu": "nltk-sentence,method1", "rouge": "rouge-score-tokens,L,f", "cider": "per-item",
