@@ -234,6 +234,7 @@ def test_nfd_input_scores_as_nfc(spec):
     assert nfd.metrics == nfc.metrics and nfc.metrics["meteor"] > 0.3
 
 
+@pytest.mark.slow
 def test_spec_worked_example_and_cli(spec, tmp_path):
     """§6.2's three pairs through the CLI: the result's meteor and bleu_4 are the spec's numbers."""
     refs = {"1": "푸른 바다 위로 하얀 파도가 부서지며 해변으로 밀려온다",
@@ -271,3 +272,21 @@ def test_first_reference_is_the_one(spec):
     swapped = evaluate_spec(["하얀 파도가 친다"], [["검은 고양이가 잔다", "하얀 파도가 친다"]])
     assert one.metrics == two.metrics and swapped.metrics["meteor"] < one.metrics["meteor"]
     assert two.per_item[0]["references"] == ["하얀 파도가 친다"]
+
+
+def test_leaderboard_keeps_the_spec_recipe_apart(spec, tmp_path, capsys):
+    """One reference per id: the same test set, but the spec's `meteor` is another recipe's number."""
+    from scorekit.cli import main
+
+    (tmp_path / "p.json").write_text(json.dumps({"1": "하얀 파도가 친다", "2": "고양이가 잔다"}, ensure_ascii=False),
+                                     encoding="utf-8")
+    (tmp_path / "r.json").write_text(json.dumps({"1": "하얀 파도가 부서진다", "2": "검은 고양이가 잔다"},
+                                                ensure_ascii=False), encoding="utf-8")
+    db = tmp_path / "runs.db"
+    base = ["caption", "-p", str(tmp_path / "p.json"), "-r", str(tmp_path / "r.json"), "--lang", "ko",
+            "--record", "--store", str(db), "-q"]
+    assert main(base + ["-m", "meteor"]) == 0 and main(base + ["--recipe", "spec"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "leaderboard", "--store", str(db), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("caption on test set refs:") == 2 and out.count("r.json), recipe spec: by meteor") == 1
