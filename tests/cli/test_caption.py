@@ -179,3 +179,12 @@ def test_recipe_spec_without_konlpy_or_java_says_how_to_install(tmp_path, block)
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "pip install 'scorekit[spec]'" in r.stderr
     assert "apt-get install default-jre-headless" in r.stderr and not (tmp_path / "o.json").exists()
+
+
+def test_metrics_help_lists_what_metrics_compute():
+    """--metrics help lists metric classes and the keys they compute; --recipe spec's declared
+    keys (spec_rouge_l, spec_cider) are not -m choices."""
+    r = subprocess.run([sys.executable, "-m", "scorekit", "caption", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    assert "meteor_nltk" in text and "meteor15" in text and "bleu_4" in text
+    assert "spec_cider" not in text.split("--baseline-meteor")[0] and "--recipe [scorekit|spec]" in text

@@ -36,7 +36,8 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore).")
+              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore for ko; "
+                   "meteor15 in place of meteor for en).")
 @click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=None,
               help="METEOR baseline for the report (default: the language's AI-Hub baseline, spec §2.1: "
                    "Korean 0.3052 against meteor, English 0.33 against meteor15).")
