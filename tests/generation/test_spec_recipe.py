@@ -290,3 +290,14 @@ def test_leaderboard_keeps_the_spec_recipe_apart(spec, tmp_path, capsys):
     assert main(["runs", "leaderboard", "--store", str(db), "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.count("caption on test set refs:") == 2 and out.count("r.json), recipe spec: by meteor") == 1
+
+
+def test_okt_over_threads_gives_the_spec_tokens(spec):
+    """A large batch is analysed over threads: the tokens are okt.morphs' own, text by text."""
+    from scorekit.generation.spec_recipe import okt_morphs
+
+    rng = random.Random(3)
+    texts = [_caption(rng, 1, 14) for _ in range(700)]
+    assert len(set(texts)) >= 256                       # the threaded path
+    okt = spec["okt"]
+    assert okt_morphs(texts) == [okt.morphs(t) for t in texts]

@@ -92,16 +92,21 @@ def okt_version() -> str:
 
 
 def okt_morphs(texts: Sequence[str]) -> list[list[str]]:
-    """``okt.morphs(text)`` for each text (each distinct text analysed once)."""
+    """``okt.morphs(text)`` for each text, each distinct text analysed once. Okt's analysis runs
+    in Java, which JPype calls without holding Python's GIL, so larger batches are spread over
+    threads (the same tokens: the analyser keeps no state between texts)."""
     okt = _okt()
-    seen: dict[str, list[str]] = {}
-    out = []
-    for t in texts:
-        toks = seen.get(t)
-        if toks is None:
-            toks = seen[t] = list(okt.morphs(t))
-        out.append(toks)
-    return out
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) >= 256:
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+            analysed = list(pool.map(okt.morphs, distinct, chunksize=64))
+    else:
+        analysed = [okt.morphs(t) for t in distinct]
+    seen = {t: list(toks) for t, toks in zip(distinct, analysed)}
+    return [seen[t] for t in texts]
 
 
 def spec_scores(hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequence[str]],
