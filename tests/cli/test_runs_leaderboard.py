@@ -84,6 +84,9 @@ def test_fingerprint_follows_references_and_language():
     assert compute_test_set(a) != compute_test_set({**a, "inputs": {"lang": "ko"}})
     assert compute_test_set(a) != compute_test_set({**a, "per_item": [rows[0], {"id": "2", "references": ["d"]}]})
     assert run_test_set({**a, "inputs": {"lang": "en", "test_set": "files:x"}}) == "files:x"   # stamped wins
+    a_topics = {"task": "topics", "inputs": {"topics": "a.json"}, "per_item": [{"id": "t1"}]}
+    assert compute_test_set(a_topics) == compute_test_set({**a_topics, "per_item": [{"id": "other"}]})
+    assert compute_test_set(a_topics).startswith("none:")
     nfc = {"task": "caption", "inputs": {"lang": "ko"}, "per_item": [{"id": "1", "references": ["한국"]}]}
     assert compute_test_set(nfc).startswith("refs:")
 

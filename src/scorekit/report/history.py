@@ -532,7 +532,8 @@ def _file_digest(path: str) -> str | None:
 def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
     """A fingerprint of what a run was scored against, plus its language: the references in its
     per-item rows (captions, summaries); else, with ``read_files`` (at recording time), the bytes
-    of its qrels/references/corpus files; else its item ids (``ids:`` prefix — weaker: two qrels
+    of its qrels/references/corpus files; topic models scored without a corpus share ``none:``
+    (their metrics read no test data); else its item ids (``ids:`` prefix — weaker: two qrels
     over the same queries look alike)."""
     inputs = data.get("inputs") or {}
     base = {"task": data.get("task"), "lang": inputs.get("lang")}
@@ -546,6 +547,9 @@ def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
         files = {k: v for k, v in files.items() if v}
         if files:
             return "files:" + _digest({**base, **files})[:16]
+    if data.get("task") == "topics" and not inputs.get("corpus"):
+        # intrinsic topic metrics read no test data: every such topic model stands on the same ground
+        return "none:" + _digest(base)[:16]
     ids = sorted(str(r.get("id")) for r in rows if isinstance(r, dict))
     return "ids:" + _digest({**base, "ids": ids, "n_items": inputs.get("n_items", inputs.get("n_queries"))})[:16]
 
