@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages scorekit's full install and test suite need, from Debian:
 #   wordnet-base + wordnet-sense-index  WordNet 3.0 for METEOR's synonym stage (/usr/share/wordnet)
-#   default-jre-headless                Java for pycocoevalcap's PTBTokenizer/METEOR (test oracles only)
+#   default-jre-headless                Java: konlpy's Okt for `scorekit caption --recipe spec`, and
+#                                       pycocoevalcap's PTBTokenizer/METEOR (test oracles)
 #   chromium + chromium-driver          headless browser for the HTML report tests
 #   fonts-nanum                         a Korean font, so reports/PNG plots show Hangul in the browser tests
 # Installs only what is missing; needs root (or prints what to install).

@@ -13,7 +13,7 @@ $SK caption --predictions $D/predictions_ko.json --references $D/references_ko.j
 echo
 echo "== English captions (JSONL predictions, CSV references; one prediction is empty and scores 0) =="
 $SK caption -p $D/predictions_en.jsonl -r $D/references_en.csv --lang en \
-    --metrics meteor,cider,bleu,rouge_l --baseline-meteor 0.33 --format markdown -o "$OUT/en.json" \
+    --metrics meteor15,meteor_nltk,cider,bleu,rouge_l --format markdown -o "$OUT/en.json" \
     --report "$OUT/en.html"
 
 echo

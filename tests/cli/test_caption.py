@@ -34,12 +34,12 @@ def test_korean_example_json_output(tmp_path):
 def test_english_jsonl_csv_and_empty_prediction(tmp_path):
     out = tmp_path / "res.json"
     r = run("-p", EXAMPLES / "predictions_en.jsonl", "-r", EXAMPLES / "references_en.csv", "--lang", "en",
-            "-m", "bleu_4,cider,meteor", "--baseline-meteor", "0.33", "-o", out, "-q")
+            "-m", "bleu_4,cider,meteor_nltk", "--baseline-meteor", "0.33", "-o", out, "-q")
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
     data = json.loads(out.read_text())
     assert data["inputs"]["n_empty_predictions"] == 1
-    assert data["per_item"][3]["meteor"] == 0.0 and data["per_item"][3]["cider"] == 0.0
+    assert data["per_item"][3]["meteor_nltk"] == 0.0 and data["per_item"][3]["cider"] == 0.0
     assert data["extra"]["report"]["baseline_meteor"] == 0.33
 
 
@@ -118,3 +118,73 @@ def test_korean_flags_misused(tmp_path, args, needle):
     r = run("-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", *args, "-o", out)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+# -- the yardstick follows the language; --recipe spec's guards (its numbers: tests/generation/test_spec_recipe.py)
+def test_yardstick_follows_the_language(tmp_path):
+    out = tmp_path / "en.json"
+    r = run("-p", EXAMPLES / "predictions_en.jsonl", "-r", EXAMPLES / "references_en.csv", "--lang", "en",
+            "-m", "meteor15,meteor_nltk,cider", "-o", out)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    rep = data["extra"]["report"]
+    assert rep["primary"] == "meteor15" and rep["baseline_meteor"] == 0.33 and rep["comparable"]
+    assert data["extra"]["primary_metric"] == "meteor15"
+    assert rep["meteor_improvement_pct"] == pytest.approx((data["metrics"]["meteor15"] - 0.33) / 0.33 * 100)
+    assert rep["targets"][0]["metric"] == "meteor15" and rep["targets"][0]["target_1"] == pytest.approx(0.363)
+    assert "Meteor 1.5" in rep["meteor_recipe"] and "English" in rep["baseline_recipe"]
+    assert data["metrics"]["meteor_nltk"] != data["metrics"]["meteor15"]
+    assert f"METEOR (meteor15) {data['metrics']['meteor15']:.4f} vs baseline 0.3300: " \
+           f"{rep['meteor_improvement_pct']:+.1f}%" in r.stdout
+    bad = run("-p", EXAMPLES / "predictions_en.jsonl", "-r", EXAMPLES / "references_en.csv", "--lang", "en",
+              "-m", "meteor")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "meteor15" in bad.stderr and "meteor_nltk" in bad.stderr
+
+
+def test_korean_default_recipe_names_the_mismatch(tmp_path):
+    out = tmp_path / "ko.json"
+    r = run("-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", "--lang", "ko",
+            "-m", "meteor", "-o", out, "-q")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())["extra"]["report"]
+    assert rep["primary"] == "meteor" and rep["baseline_meteor"] == 0.3052 and rep["recipe"] == "scorekit"
+    assert not rep["comparable"] and "--recipe spec" in rep["note"] and "Kiwi" in rep["meteor_recipe"]
+
+
+@pytest.mark.parametrize("extra, pattern", [
+    (["--lang", "en"], "use it with --lang ko"),
+    (["--lang", "ko", "-m", "meteor"], "--metrics does not apply to --recipe spec"),
+    (["--lang", "ko", "--bleu", "sentence"], "--bleu does not apply to --recipe spec"),
+    (["--lang", "ko", "--engine", "ray"], "--engine does not apply to --recipe spec"),
+])
+def test_recipe_spec_refuses_options_that_change_it(tmp_path, extra, pattern):
+    r = run("-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", "--recipe", "spec",
+            *extra, "-o", tmp_path / "o.json")
+    assert r.returncode == 2 and pattern in r.stderr and r.stderr.count("\n") == 1
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("block", [
+    "sys.modules['konlpy'] = None",    # konlpy not installed
+    "import jpype; jpype.getDefaultJVMPath = lambda: (_ for _ in ()).throw("
+    "jpype.JVMNotFoundException('No JVM shared library file (libjvm.so) found.'))",   # no Java
+])
+def test_recipe_spec_without_konlpy_or_java_says_how_to_install(tmp_path, block):
+    if "jpype" in block:
+        pytest.importorskip("jpype")
+    code = f"import sys; {block}; from scorekit.cli import main; sys.exit(main())"
+    r = subprocess.run([sys.executable, "-c", code, "caption", "-p", EXAMPLES / "predictions_ko.json",
+                        "-r", EXAMPLES / "references_ko.json", "--lang", "ko", "--recipe", "spec",
+                        "-o", tmp_path / "o.json"], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "pip install 'scorekit[spec]'" in r.stderr
+    assert "apt-get install default-jre-headless" in r.stderr and not (tmp_path / "o.json").exists()
+
+
+def test_metrics_help_lists_what_metrics_compute():
+    """--metrics help lists metric classes and the keys they compute; --recipe spec's declared
+    keys (spec_rouge_l, spec_cider) are not -m choices."""
+    r = subprocess.run([sys.executable, "-m", "scorekit", "caption", "--help"], capture_output=True, text=True)
+    text = " ".join(r.stdout.split())
+    assert "meteor_nltk" in text and "meteor15" in text and "bleu_4" in text
+    assert "spec_cider" not in text.split("--baseline-meteor")[0] and "--recipe [scorekit|spec]" in text

@@ -113,3 +113,45 @@ def test_num_layers_pools_another_layer_and_is_signed(tmp_path):
         outs[layers] = _json.loads(o.read_text())
     assert "|layer:3|" in outs[3]["signature"] and "|layer:" not in outs[None]["signature"]
     assert outs[3]["metrics"]["sc"] != outs[None]["metrics"]["sc"]
+
+
+# -- several topic models in one command -------------------------------------------------------
+OTHER = {"mix1": ["computer", "road", "주식"], "mix2": ["car", "code", "금리"], "mix3": ["software", "vehicle", "시장"]}
+
+
+@pytest.mark.slow
+def test_several_models_ranked_and_compared(files, capsys):
+    t, c, _, tmp = files
+    o = tmp / "other.json"
+    o.write_text(json.dumps(OTHER, ensure_ascii=False), encoding="utf-8")
+    out, single = tmp / "cmp.json", tmp / "one.json"
+    assert main(["topics", "--topics", f"good={t}", "--topics", f"mixed={o}", "--corpus", str(c),
+                 "--allow-english-model", "--bootstrap", "300", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert [r["name"] for r in doc["runs"]] == ["good", "mixed"] and doc["comparison"]["baseline"] == "good"
+    assert set(doc["ranking"]) == set(doc["runs"][0]["metrics"])
+    for key, entries in doc["ranking"].items():
+        for e in entries:
+            assert e["value"] == next(r for r in doc["runs"] if r["name"] == e["model"])["metrics"][key]
+    assert {r["measure"] for r in doc["comparison"]["rows"]} == {"sc", "sd_avg", "npmi", "c_v", "u_mass"}
+    assert all(r["test"] == "two-sample permutation over topics" for r in doc["comparison"]["rows"])
+    assert "2 topic models ranked on every measure" in printed and "Compared with good" in printed
+    # one --topics: the single-model output shape, unchanged
+    assert main(["topics", "--topics", str(t), "--corpus", str(c), "--allow-english-model", "-q",
+                 "-o", str(single)]) == 0
+    one = json.loads(single.read_text(encoding="utf-8"))
+    assert "runs" not in one and one["metrics"] == doc["runs"][0]["metrics"] and one["name"] == "topics"
+
+
+@pytest.mark.parametrize("argv, pattern", [
+    (["--topics", "a={t}", "--topics", "a={t}"], "two topic models are named 'a'"),
+    (["--topics", "{t}", "--topics", "{t}"], "two topic models are named 'topics'"),
+    (["--topics", "a={t}", "--topics", "b={t}", "--ratings", "{r}"], "--ratings rates the topics of one model"),
+    (["--topics", "a="], "--topics a=: expected NAME=FILE"),
+])
+def test_several_models_errors_are_one_line(files, capsys, argv, pattern):
+    t, _, r, _ = files
+    code = main(["topics", *[a.format(t=t, r=r) for a in argv]])
+    err = capsys.readouterr().err
+    assert code == 2 and pattern in err and len(err.strip().splitlines()) == 1

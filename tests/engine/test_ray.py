@@ -157,7 +157,7 @@ def test_caption_ngram_metrics_equal_one_process(engine, lang, vocab, seed):
     from scorekit.generation import evaluate
 
     preds, refs = _captions(seed, vocab, 230)
-    names = ["bleu", "cider", "cider_plain", "rouge_l", "rouge_l_coco", "meteor"]
+    names = ["bleu", "cider", "cider_plain", "rouge_l", "rouge_l_coco", "meteor_nltk"] + (["meteor"] if lang == "ko" else [])
     one = evaluate(preds, refs, lang=lang, metrics=names)
     res = evaluate_sharded(engine, preds, refs, lang=lang, metrics=names, items_per_shard=37)
     assert res.signature == one.signature

@@ -23,7 +23,7 @@ def test_english_metrics_equal_pycocoevalcap_on_coco_tokens():
 
     from scorekit.text.english import coco_tokenize
 
-    out = evaluate(EN_P, EN_R, lang="en", metrics=["bleu", "cider", "meteor", "rouge_l"])
+    out = evaluate(EN_P, EN_R, lang="en", metrics=["bleu", "cider", "meteor_nltk", "rouge_l"])
     gts = {i: [" ".join(coco_tokenize(r)) for r in refs] for i, refs in enumerate(EN_R)}
     res = {i: [" ".join(coco_tokenize(p))] for i, p in enumerate(EN_P)}
     bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
@@ -32,20 +32,36 @@ def test_english_metrics_equal_pycocoevalcap_on_coco_tokens():
     assert math.isclose(out.metrics["cider"], cider, rel_tol=1e-9)
     np.testing.assert_allclose(out.column("cider"), cider_items, rtol=1e-9)
     # the empty prediction scores 0 and is counted in the mean
-    assert out.column("meteor")[2] == 0.0 and out.column("rouge_l")[2] == 0.0
-    assert math.isclose(out.metrics["meteor"], out.column("meteor").mean())
+    assert out.column("meteor_nltk")[2] == 0.0 and out.column("rouge_l")[2] == 0.0
+    assert math.isclose(out.metrics["meteor_nltk"], out.column("meteor_nltk").mean())
 
 
 def test_meteor_wiring_english_tokens_and_korean_strings():
     from scorekit.generation.meteor import meteor_batch
     from scorekit.text.english import coco_tokenize
+    from scorekit.text.tokenizers import tokenize_batch
 
-    out = evaluate(EN_P[:2], EN_R[:2], lang="en", metrics=["meteor"])
+    out = evaluate(EN_P[:2], EN_R[:2], lang="en", metrics=["meteor_nltk"])
     expected = meteor_batch([coco_tokenize(p) for p in EN_P[:2]],
                             [[coco_tokenize(r) for r in rs] for rs in EN_R[:2]], lang="en")
-    np.testing.assert_array_equal(out.column("meteor"), expected)
-    ko = evaluate(KO_P, KO_R, lang="ko", metrics=["meteor"])
+    np.testing.assert_array_equal(out.column("meteor_nltk"), expected)
+    ko = evaluate(KO_P, KO_R, lang="ko", metrics=["meteor", "meteor_nltk"])
     np.testing.assert_array_equal(ko.column("meteor"), meteor_batch(KO_P, KO_R, lang="ko"))
+    # nltk's METEOR on Korean reads the caption tokens (Kiwi morphs), not Kiwi units
+    np.testing.assert_array_equal(ko.column("meteor_nltk"), meteor_batch(
+        tokenize_batch(KO_P, "kiwi"), [tokenize_batch(rs, "kiwi") for rs in KO_R], lang="en"))
+    assert not np.array_equal(ko.column("meteor"), ko.column("meteor_nltk"))
+
+
+def test_one_metric_name_per_meteor_recipe():
+    """`meteor` is the Korean METEOR; English has meteor15 (the headline) and meteor_nltk."""
+    from scorekit.errors import ScorekitError
+    from scorekit.generation.driver import default_metrics
+
+    with pytest.raises(ScorekitError, match="use meteor15 .* or meteor_nltk"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["meteor"])
+    assert "meteor15" in default_metrics("en") and "meteor" not in default_metrics("en")
+    assert "meteor" in default_metrics("ko") and "meteor15" not in default_metrics("ko")
 
 
 def test_sentence_bleu_mode_is_the_spec_average():
@@ -69,12 +85,27 @@ def test_korean_suite_scores_are_positive():
 
 
 def test_report_baseline_and_targets():
-    rep = report({"meteor": 0.34, "cider": 1.0, "bertscore_f1": 0.7})
+    rep = report({"meteor": 0.34, "cider": 1.0, "bertscore_f1": 0.7}, lang="ko")
     assert math.isclose(rep["meteor_improvement_pct"], (0.34 - 0.3052) / 0.3052 * 100)
     rows = {r["metric"]: r for r in rep["targets"]}
     assert rows["meteor"]["reached"] == "target_1" and rows["cider"]["reached"] == "target_2"
+    assert rows["meteor"]["target_1"] == pytest.approx(0.33572) and rows["meteor"]["target_2"] == pytest.approx(0.36624)
     assert rows["bertscore_f1"]["reached"] is None
     assert report({"meteor": 0.5}, baseline_meteor=0.33)["targets"][0]["target_1"] == pytest.approx(0.363)
+
+
+def test_report_yardstick_follows_language_and_recipe():
+    en = report({"meteor15": 0.3111, "meteor_nltk": 0.4691}, lang="en")
+    assert en["primary"] == "meteor15" and en["baseline_meteor"] == 0.33 and en["comparable"]
+    assert en["meteor_improvement_pct"] == pytest.approx((0.3111 - 0.33) / 0.33 * 100)
+    assert en["targets"][0]["metric"] == "meteor15" and en["targets"][0]["value"] == 0.3111
+    ko = report({"meteor": 0.238}, lang="ko")
+    assert ko["primary"] == "meteor" and ko["baseline_meteor"] == 0.3052 and not ko["comparable"]
+    assert "--recipe spec" in ko["note"] and ko["meteor_recipe"] != ko["baseline_recipe"]
+    spec = report({"meteor": 0.317}, lang="ko", recipe="spec")
+    assert spec["comparable"] and "note" not in spec and spec["meteor_recipe"].startswith("the spec's code")
+    given = report({"meteor": 0.3}, lang="ko", baseline_meteor=0.25)
+    assert given["comparable"] and given["baseline_recipe"] == "given with --baseline-meteor"
 
 
 def test_unknown_metric_and_missing_dependency(monkeypatch):
@@ -88,7 +119,7 @@ def test_unknown_metric_and_missing_dependency(monkeypatch):
 
     monkeypatch.setattr(BERTScore, "item_stats", broken)
     out = evaluate(EN_P, EN_R, lang="en")  # defaults: skipped, the rest still runs
-    assert "bertscore" in out.extra["skipped"] and "meteor" in out.metrics and "cider" in out.metrics
+    assert "bertscore" in out.extra["skipped"] and "meteor15" in out.metrics and "cider" in out.metrics
     with pytest.raises(MissingDependencyError):
         evaluate(EN_P, EN_R, lang="en", metrics=["bertscore"])
 

@@ -80,8 +80,8 @@ EN_CASES = {
                               oracle_test="tests/generation/test_cider.py (vrama91 CIDEr formula)"),
     "rouge_l": MetricCase(REGISTRY.metric_class("caption", "rouge_l"), oracle=rouge_l_oracle, rel=1e-12),
     "rouge_l_coco": MetricCase(REGISTRY.metric_class("caption", "rouge_l_coco"), oracle=rouge_coco_oracle, rel=1e-12),
-    "meteor": MetricCase(REGISTRY.metric_class("caption", "meteor"), oracle=None,
-                         oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
+    "meteor_nltk": MetricCase(REGISTRY.metric_class("caption", "meteor_nltk"), oracle=None,
+                              oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
     "meteor15": MetricCase(REGISTRY.metric_class("caption", "meteor15"), oracle=None,
                            oracle_test="tests/generation/test_meteor15.py (the Meteor 1.5 jar through Java)"),
     "chrf": MetricCase(REGISTRY.metric_class("caption", "chrf"), oracle=chrf_oracle("chrf"), rel=0),
@@ -91,10 +91,13 @@ EN_CASES = {
                             oracle_test="tests/neural/test_bertscore.py (bert_score)", shard_rel=1e-6),
 }
 NEEDS_MEDIA = {"clipscore"}
+# `meteor` is the Korean METEOR (English: meteor15, meteor_nltk); it has no English case
+KO_ONLY = {"meteor": MetricCase(REGISTRY.metric_class("caption", "meteor"), {"lang": "ko"}, oracle=None,
+                                oracle_test="tests/generation/test_meteor_ko.py (the spec's worked numbers)")}
 
 
 def test_every_registered_caption_metric_has_a_case():
-    assert set(REGISTRY.names("caption")) - NEEDS_MEDIA == set(EN_CASES)
+    assert set(REGISTRY.names("caption")) - NEEDS_MEDIA == set(EN_CASES) | set(KO_ONLY)
 
 
 @pytest.mark.parametrize("name", [n for n in EN_CASES if n != "bertscore"])
@@ -104,11 +107,11 @@ def test_english(name, data):
     check_metric(EN_CASES[name], [p for p, _ in data], [r for _, r in data])
 
 
-@pytest.mark.parametrize("name", ["bleu", "cider_d", "rouge_l", "meteor", "chrf", "chrf_pp"])
+@pytest.mark.parametrize("name", ["bleu", "cider_d", "rouge_l", "meteor", "meteor_nltk", "chrf", "chrf_pp"])
 @settings(max_examples=8, deadline=None)
 @given(data=batches(KO))
 def test_korean_properties(name, data):
-    case = EN_CASES[name]
+    case = KO_ONLY.get(name) or EN_CASES[name]
     ko = MetricCase(case.cls, {"lang": "ko"}, oracle=case.oracle if name.startswith("chrf") else None,
                     oracle_test=case.oracle_test or "the English case above (same statistics)", rel=case.rel)
     check_metric(ko, [p for p, _ in data], [r for _, r in data])

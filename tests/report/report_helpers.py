@@ -28,7 +28,7 @@ COMMANDS: dict[str, list[str]] = {
     "caption_ko": ["caption", "--predictions", f"{EX}/caption/predictions_ko.json", "--references",
                    f"{EX}/caption/references_ko.json", "--lang", "ko", "--metrics", "meteor,cider,bleu_4,rouge_l"],
     "caption_en": ["caption", "-p", f"{EX}/caption/predictions_en.jsonl", "-r", f"{EX}/caption/references_en.csv",
-                   "--lang", "en", "--metrics", "meteor,cider,bleu,rouge_l", "--baseline-meteor", "0.33"],
+                   "--lang", "en", "--metrics", "meteor15,meteor_nltk,cider,bleu,rouge_l"],
     "summary": ["summary", "--predictions", f"{EX}/summarization/summaries.jsonl", "--references",
                 f"{EX}/summarization/summaries.jsonl", "--sources", f"{EX}/summarization/summaries.jsonl",
                 "--no-bertscore"],

@@ -41,7 +41,7 @@ def test_caption_answer_is_meteor_against_its_baseline_with_the_targets(real):
     (pct,) = el.find(data_answer="meteor_change_pct")
     assert float(pct["data-value"]) == rep["meteor_improvement_pct"]
     text = visible_text(html)
-    assert f"{data['metrics']['meteor']:.4f}" in text and "final target" in text and "BERTScore F1" in text
+    assert f"{data['metrics'][rep['primary']]:.4f}" in text and "final target" in text and "BERTScore F1" in text
 
 
 def test_recipes_are_shown_whatever_they_are_called(real):
@@ -85,6 +85,8 @@ def test_several_files_each_answer_in_the_contents(real):
     sweep = real.json("sweep")["extra"]["recommendation"]["interval"][0]
     caption = real.json("caption_en")
     assert f"Recommended n = {sweep:g}" in toc
-    assert f"METEOR {caption['metrics']['meteor']:.4f} against the baseline" in toc
+    prim = caption["extra"]["report"]["primary"]          # meteor15 for English (Meteor 1.5, as COCO)
+    assert prim == "meteor15"
+    assert f"METEOR 1.5 {caption['metrics'][prim]:.4f} against the baseline" in toc
     assert f"Overall {real.json('topics_en')['metrics']['overall']:.4f}" in toc
     assert toc.count("Best on") == 1 and "tuple F1" in toc

@@ -116,6 +116,17 @@ def shared_options_in_context() -> dict[str, Any]:
     return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
 
 
+def change_pct(x: float | None) -> str:
+    """A relative change as every command prints it: ``+74.3%``, ``-5.7%`` (``–`` when undefined)."""
+    import math
+
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if math.isinf(x):
+        return "+inf%" if x > 0 else "-inf%"
+    return f"{x:+.1f}%"
+
+
 def console():
     """stdout console. When stdout is not a terminal (a pipe, a file, CI logs) rich would fall
     back to 80 columns and wrap wide tables mid-cell; give it room instead (COLUMNS still wins)."""
@@ -297,6 +308,10 @@ def record_enabled(flag: bool | None) -> bool:
 def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
     if not results or not record_enabled(opts.get("record")):
         return
+    from scorekit.report.history import stamp_test_set
+
+    for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
+        stamp_test_set(r)
     tx = outputs()
     store = tx.store(opts.get("store"), "--store")
     store.add(list(results), _source(opts))

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite, layers, usage_error
-from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.signature import Signature
@@ -32,6 +32,7 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
 @click.command("caption",
                epilog=example("scorekit caption -p preds.json -r refs.json --lang ko \\",
                               "    -o results.json --report captions.html",
+                              "scorekit caption -p preds.json -r refs.json --lang ko --recipe spec",
                               "scorekit caption -p results.json -r captions_val2014.json --lang en \\",
                               "    -m bleu,meteor15,rouge_l_coco,cider",
                               "scorekit caption -p preds.json -r refs.json --lang en -m bleu,chrf \\",
@@ -43,9 +44,15 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore).")
-@click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=0.3052, show_default=True,
-              help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
+              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore for ko; "
+                   "meteor15 in place of meteor for en).")
+@click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=None,
+              help="METEOR baseline for the report (default: the language's AI-Hub baseline, spec §2.1: "
+                   "Korean 0.3052 against meteor, English 0.33 against meteor15).")
+@click.option("--recipe", type=click.Choice(["scorekit", "spec"]), default="scorekit", show_default=True,
+              help="spec: the caption spec's own code (Okt morphs, nltk METEOR and sentence BLEU-4, the first "
+                   "reference of each id, averaged; §2.4, §5.1, §6.1), the recipe of the 0.3052 baseline. "
+                   "Needs konlpy and Java; --lang ko only.")
 @click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
               show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "
                                       "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100 "
@@ -86,16 +93,23 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
-def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, scale, tokenizer, cider_df,
+def command(predictions, references, lang, metrics, baseline_meteor, recipe, bleu_mode, scale, tokenizer, cider_df,
             lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
             ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
+
+    The headline METEOR follows the language: scorekit's Korean METEOR (`meteor`) against 0.3052,
+    Meteor 1.5 (`meteor15`, as COCO reports it) against 0.33 for English; the report names the
+    recipe of both.
     """
-    from scorekit.generation.driver import DEFAULT_METRICS, evaluate
+    from scorekit.errors import ScorekitError
+    from scorekit.generation.driver import default_metrics, evaluate
     from scorekit.generation.targets import report
     from scorekit.io.captions import read_caption_set
 
+    if recipe == "spec":
+        _check_spec_options(click.get_current_context(), lang)
     if images and videos:
         raise usage_error("give --images or --videos, not both")
     if lang != "ko":
@@ -108,7 +122,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     data = read_caption_set(predictions, references, strict=strict)
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     if (images or videos) and names is None:
-        names = list(DEFAULT_METRICS) + ["clipscore"]
+        names = list(default_metrics(lang)) + ["clipscore"]
     options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
                "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
                "meteor15_resources": meteor15_resources, "num_layers": num_layers,
@@ -119,8 +133,12 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
         options["media_kind"] = kind
     for w in data.warnings:
         click.echo(f"scorekit: warning: {w}", err=True)
-    eng = open_engine(engine, address, quiet)
-    if eng is None:
+    eng = open_engine(engine, address, quiet) if recipe == "scorekit" else None
+    if recipe == "spec":
+        from scorekit.generation.spec_recipe import evaluate_spec
+
+        result = evaluate_spec(data.predictions, data.references, ids=data.ids, name=predictions.stem)
+    elif eng is None:
         result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
                           ids=data.ids, name=predictions.stem)
     else:
@@ -132,15 +150,22 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     from scorekit.generation.scale import rescale
 
     rescale(result, int(scale), bleu_mode)
-    skipped = result.extra["skipped"]
+    skipped = result.extra.get("skipped", {})
     for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
-    rep = report(result.metrics, baseline_meteor=baseline_meteor)
+    rep = report(result.metrics, lang=lang, recipe=recipe, baseline_meteor=baseline_meteor)
     result.inputs = {"predictions": str(predictions), "references": str(references), "lang": lang,
                      "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
                      "n_missing_predictions": data.n_missing_predictions,
                      "n_ignored_predictions": data.n_dropped_predictions}
-    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped}
+    recipe_info = result.extra.get("recipe")
+    if recipe_info:   # the spec's numbers that are 0 on Korean, and scorekit's values shown beside them
+        rep["zero_on_korean"] = dict(recipe_info["zero_on_korean"])
+        rep["scorekit_beside"] = dict(recipe_info["scorekit_beside"])
+    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped,
+                    "primary_metric": rep["primary"]}
+    if recipe_info:
+        result.extra["recipe"] = recipe_info
     bert_sig = Signature.parse(result.signature).fields.get("bertscore")
     for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
         if row["metric"].startswith("bertscore") and bert_sig:
@@ -150,15 +175,42 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
 
 
+# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
+SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
+                "quiet", "report", "record", "store", "plot", "plot_format"}
+
+
+def _check_spec_options(ctx: click.Context, lang: str) -> None:
+    """--recipe spec fixes the tokens, the metrics and their parameters: an option that would
+    change them is an error, not silently ignored."""
+    from scorekit.errors import ScorekitError
+
+    if lang != "ko":
+        raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
+                            "with --lang ko")
+    for p in ctx.command.params:
+        if p.name not in SPEC_OPTIONS and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
+            raise ScorekitError(f"{p.opts[0]} does not apply to --recipe spec, which fixes the spec's tokens, "
+                                "metrics and parameters")
+
+
 def _print_report(result, rep, fmt: str) -> None:
     m = result.metrics
-    order = ["meteor", "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]
-    role = {"meteor": "primary", "cider": "secondary", "bertscore_f1": "secondary",
+    prim = rep["primary"]
+    spec = rep.get("recipe") == "spec"
+    order = [prim, "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]
+    role = {prim: "primary", "cider": "secondary", "bertscore_f1": "secondary",
             "bleu_4": "reference", "rouge_l": "reference"}
+    if spec:
+        order = [prim, "bleu_4", "spec_rouge_l", "rouge_l", "spec_cider", "cider"]
+        role = {prim: "primary (spec)", "bleu_4": "reference (spec)", "spec_rouge_l": "reference (spec; 0 on Korean)",
+                "rouge_l": "scorekit, beside spec_rouge_l", "spec_cider": "secondary (spec; always 0)",
+                "cider": "scorekit, beside spec_cider"}
     keys = [k for k in order if k in m] + [k for k in m if k not in order]
     rows = [[k, m[k], role.get(k, "")] for k in keys]
     print_table(["metric", "score", "role"], rows, fmt,
-                title=f"caption metrics ({result.inputs['n_items']} items, lang {result.inputs['lang']})")
+                title=f"caption metrics ({result.inputs['n_items']} items, lang {result.inputs['lang']}, "
+                      f"recipe {rep.get('recipe', 'scorekit')})")
     t_rows = [[r["metric"], r["value"], r["baseline"], r["target_1"], r["target_2"], r["final"],
                r["reached"] or "-"] for r in rep["targets"] if r["value"] is not None]
     if t_rows:
@@ -167,6 +219,12 @@ def _print_report(result, rep, fmt: str) -> None:
         print_table(["metric", "value", "baseline", "target 1 (+10%)", "target 2 (+20%)", "final", "reached"],
                     t_rows, fmt, title=title)
     if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
-        sys.stdout.write(f"METEOR {m['meteor']:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
-                         f"{rep['meteor_improvement_pct']:+.2f}%\n")
+        sys.stdout.write(f"METEOR ({prim}) {m[prim]:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
+                         f"{change_pct(rep['meteor_improvement_pct'])}\n"
+                         f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n")
+        if rep.get("note"):
+            sys.stdout.write(f"  note:     {rep['note']}\n")
+    if spec and fmt in ("table", "markdown"):
+        for why in result.extra["recipe"]["zero_on_korean"].values():
+            sys.stdout.write(f"spec: {why}\n")
     signature_line(result.signature, fmt)

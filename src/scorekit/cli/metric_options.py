@@ -18,6 +18,7 @@ class MetricsOption(click.Option):
         from scorekit.metrics.registry import REGISTRY
 
         names = REGISTRY.names(self.family)
-        keys = [k for k in REGISTRY.keys(self.family) if k not in names]
+        # keys a metric class computes (not keys only declared, such as --recipe spec's spec_cider)
+        keys = list(dict.fromkeys(i.key for i in REGISTRY.infos(self.family) if i.metric in names and i.key not in names))
         self.help = f"{self.lead} Metrics: {', '.join(names)}. Keys: {', '.join(keys)}."
         return super().get_help_record(ctx)

@@ -26,9 +26,9 @@ def _warn(msg: str) -> None:
 
 
 def _pct(x: float) -> str:
-    if math.isinf(x):
-        return "+inf%" if x > 0 else "-inf%"
-    return f"{x:+.1f}%"
+    from scorekit.cli._common import change_pct
+
+    return change_pct(x)
 
 
 def _p(x: float) -> str:

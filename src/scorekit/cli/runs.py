@@ -25,7 +25,7 @@ from typing import Any
 import click
 
 from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
-from scorekit.cli._common import (Group, example, dumps_json, is_stdout, outputs, print_table,
+from scorekit.cli._common import (Group, change_pct, example, dumps_json, is_stdout, outputs, print_table,
                                    signature_line, transactional, write_json)
 from scorekit.errors import ScorekitError, UnknownNameError
 
@@ -233,7 +233,13 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
 def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
                 fmt: str) -> None:
-    """Compare RUN_ID against BASELINE_ID with paired significance tests over shared item ids."""
+    """Compare two recorded runs: BASELINE_ID (first) and RUN_ID (second), with paired
+    significance tests over their shared item ids; the change is RUN_ID against BASELINE_ID.
+
+    \b
+    Example:
+      scorekit runs compare 3 7 --method randomization
+    """
     tx = outputs()
     if output and not is_stdout(output):
         tx.file(output, "--output")
@@ -253,9 +259,10 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
     comp = doc["comparison"]
     if is_stdout(output):
         return
-    rows = [[r["measure"], r["baseline_value"], r["value"], r["improvement_pct"], r["p_value"], r["p_adjusted"],
-             "*" if r["significant"] else "", r["n"]] for r in comp["rows"]]
-    print_table(["metric", comp["baseline"], doc["runs"][1]["name"], "Δ %", "p", "p (Holm)", "sig.", "n"], rows, fmt,
+    rows = [[r["measure"], r["baseline_value"], r["value"],
+             r["improvement_pct"] if fmt == "csv" else change_pct(r["improvement_pct"]), r["p_value"],
+             r["p_adjusted"], "*" if r["significant"] else "", r["n"]] for r in comp["rows"]]
+    print_table(["metric", comp["baseline"], doc["runs"][1]["name"], "change", "p", "p (Holm)", "sig.", "n"], rows, fmt,
                 title=f"#{run_id} vs #{baseline_id} ({method} test, {comp['n_shared']} shared items, α={alpha})")
 
 
@@ -274,36 +281,81 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @command.command("leaderboard", epilog=example("scorekit runs leaderboard --task retrieval --metric ndcg@10"))
 @click.option("--task", help="One task (default: a leaderboard per task in the store).")
 @click.option("--metric", help="Rank by this metric (default: the task's headline metric).")
+@click.option("--test-set", "test_set", help="Only the test set whose fingerprint starts with this text.")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
-@click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per task.")
+@click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per test set.")
 @store_option
 @format_option
-def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: int, store: Path | None,
-                    fmt: str) -> None:
-    """Rank recorded runs per task by a metric (best run per system name)."""
-    from scorekit.report.html import PRIMARY_METRICS, lower_is_better
+def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, all_runs: bool, top: int,
+                    store: Path | None, fmt: str) -> None:
+    """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
+    name). Runs scored on different test sets — other qrels or references, another language, or
+    another caption recipe — are never ranked together.
 
+    \b
+    Example:
+      scorekit runs leaderboard --task retrieval --metric ndcg@10
+    """
+    from scorekit.report.history import describe_test_set, run_test_set
+    from scorekit.report.html import PRIMARY_METRICS, lower_is_better
+    from scorekit.signature import parse_signature
+
+    shown = 0
     with _open(store) as s:
         tasks = s.tasks()
         if task and task not in tasks:
             raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
+        boards = []
         for t in [task] if task else tasks:
-            names = s.metric_names(t)
+            groups: dict[tuple[str, str], list[Any]] = {}
+            info: dict[tuple[str, str], tuple[str, str | None]] = {}
+            for rec in reversed(s.list(task=t)):            # oldest first: metric order as recorded
+                data = s.get(rec.id)
+                recipe = parse_signature(data.get("signature") or "").get("recipe", "scorekit")
+                key = (run_test_set(data), recipe)
+                if test_set and not key[0].startswith(test_set) and not key[0].split(":", 1)[-1].startswith(test_set):
+                    continue
+                groups.setdefault(key, []).append(rec)
+                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
+            boards += [(t, key, recs, *info[key]) for key, recs in groups.items()]
+        if test_set and not boards:
+            raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
+                                "(`scorekit runs leaderboard` lists them)")
+        for t, (fp, recipe), recs, desc, hint in boards:
+            names = list(dict.fromkeys(k for r in recs for k in r.metrics))
             m = metric
             if m is None:
                 lower = {n.lower(): n for n in names}
-                m = next((lower[c] for c in PRIMARY_METRICS.get(t, ()) if c in lower), names[0] if names else None)
-            if m is None:
+                cands = ([hint] if isinstance(hint, str) else []) + list(PRIMARY_METRICS.get(t, ()))
+                m = next((lower[c.lower()] for c in cands if c.lower() in lower), names[0] if names else None)
+            if m is None or m not in names:
                 continue
-            if m not in names:
-                raise UnknownNameError(f"{t} metric", m, names)
             lb = lower_is_better(m)
-            board = s.leaderboard(t, m, lower_is_better=lb, per_name=not all_runs, limit=top)
+            ranked = [r for r in recs if _is_num(r.metrics.get(m))]
+            ranked.sort(key=lambda r: (r.metrics[m] if lb else -r.metrics[m], -r.id))
+            if not all_runs:
+                seen: set[str] = set()
+                best = []
+                for r in ranked:
+                    who = r.name if r.name is not None else f"#{r.id}"
+                    if who not in seen:
+                        seen.add(who)
+                        best.append(r)
+                ranked = best
+            ranked = ranked[:top]
             cols = [m] + [n for n in names if n != m][:5]
+            extra_cols = ["recorded"] + (["test_set"] if fmt == "csv" else [])   # csv rows name their group
             rows = [[k + 1, r.id, r.name] + [r.metrics.get(c) for c in cols] + [r.recorded]
-                    for k, r in enumerate(board)]
-            print_table(["rank", "id", "name"] + cols + ["recorded"], rows, fmt,
-                        title=f"{t}: by {m} ({'lower' if lb else 'higher'} is better)")
+                    + ([fp] if fmt == "csv" else []) for k, r in enumerate(ranked)]
+            where = f"test set {fp}" + (f" ({desc})" if desc else "") + (f", recipe {recipe}" if recipe != "scorekit" else "")
+            if shown and fmt != "csv":
+                sys.stdout.write("\n")
+            print_table(["rank", "id", "name"] + cols + extra_cols, rows, fmt,
+                        title=f"{t} on {where}: by {m} ({'lower' if lb else 'higher'} is better)")
+            shown += 1
+        if metric and not shown:
+            raise UnknownNameError("metric", metric, [n for t in ([task] if task else s.tasks())
+                                                      for n in s.metric_names(t)])
 
 
 @command.command("add", epilog=example("scorekit runs add results/retrieval.json results/caption.json"))
@@ -312,10 +364,14 @@ def leaderboard_cmd(task: str | None, metric: str | None, all_runs: bool, top: i
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
     from scorekit.cli.report import load_result_json
+    from scorekit.report.history import run_test_set
 
     docs = [(p, load_result_json(p)) for p in results]   # validate all before writing any
     with _open(store, create=True) as s:
         for p, data in docs:
             runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
-            ids = [s.record(dict(r, task=r.get("task") or data.get("task")), source=str(p)) for r in runs]
+            recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
+            for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
+                rec["inputs"].setdefault("test_set", run_test_set(rec))
+            ids = [s.record(rec, source=str(p)) for rec in recs]
             click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")

@@ -3,6 +3,7 @@ coherence over a reference corpus and meta-evaluation against ratings.
 
     scorekit topics --topics topics.json
     scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv --grid -o out.json
+    scorekit topics --topics lda=lda.json --topics bertopic=bertopic.json --corpus corpus.txt -o cmp.json
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ def _nullable(x):
 
 @click.command("topics",
                epilog=example("scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv \\",
-                              "    --report topics.html"))
-@click.option("--topics", "topics_path", required=True, type=click.Path(path_type=Path),
-              help="Topics JSON: a list of keyword lists, or {name: [keywords]}.")
+                              "    --report topics.html",
+                              "scorekit topics --topics lda=lda.json --topics ctm=ctm.json --corpus corpus.txt -o cmp.json",
+                              heading="Examples:"))
+@click.option("--topics", "topics_paths", required=True, multiple=True, metavar="[NAME=]FILE",
+              help="Topics JSON: a list of keyword lists, or {name: [keywords]}. Repeat it to rank several "
+                   "topic models (NAME=FILE names one; default: the file name).")
 @click.option("--ratings", "ratings_path", type=click.Path(path_type=Path),
               help="Ratings CSV (topic,rater1,rater2,... or topic,rater,score) for the meta-evaluation.")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
@@ -64,10 +68,17 @@ def _nullable(x):
 @click.option("--seed", type=SEED, default=42, show_default=True,
               help="Seed of the bootstrap resampling.")
 @output_options
-def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
+def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
             gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
             seed, output, fmt, quiet):
-    """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass)."""
+    """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass).
+
+    With several --topics, every model is scored alike, ranked on every measure (with bootstrap
+    CIs over its topics) and compared with the first: per-topic measures get a difference with its
+    CI and a p-value (paired over topics when the models share topic ids, else a two-sample
+    permutation test), Holm-corrected.
+    """
+    from scorekit.errors import ScorekitError
     from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.topics.evaluate import evaluate_topics
     from scorekit.topics.semantic import SemanticParams
@@ -81,21 +92,96 @@ def command(topics_path, ratings_path, corpus_path, sis, model, num_layers, allo
         raise usage_error(f"--damping must be between 0 and 1, got {damping}")
     params = SemanticParams(threshold_edge=threshold_edge, damping=damping, gamma_overlap=gamma_overlap,
                             alpha_vd=a_vd, beta_cd=b_cd, w_sc=w_sc, w_sd=w_sd, w_semdiv=w_semdiv, w_sis=w_sis)
-    topic_set = read_topics(topics_path)
-    ratings = read_ratings(ratings_path, topic_set) if ratings_path else None
+    models = _named_models(topics_paths)
+    if len(models) > 1 and ratings_path:
+        raise ScorekitError("--ratings rates the topics of one model: give it with a single --topics")
+    topic_sets = [(name, path, read_topics(path)) for name, path in models]
+    ratings = read_ratings(ratings_path, topic_sets[0][2]) if ratings_path else None
     corpus = read_corpus(corpus_path) if corpus_path else None
-    inputs = {"topics": str(topics_path)}
-    if ratings_path:
-        inputs["ratings"] = str(ratings_path)
-    if corpus_path:
-        inputs["corpus"] = str(corpus_path)
-    result = evaluate_topics(topic_set.topics, names=topic_set.names, model=model, params=params, sis=sis,
-                             corpus=corpus, tokenizer=tokenizer, topn=topn, topk=topk, ratings=ratings,
-                             grid=grid, n_resamples=n_resamples, seed=seed, name=topics_path.stem,
-                             inputs=inputs, num_layers=num_layers, allow_english_model=allow_english_model)
+    embedder = None
+    if len(models) > 1:   # one model load for every topic set
+        from scorekit.topics.embed import KeywordEmbedder
+
+        embedder = KeywordEmbedder(model, num_layers=num_layers, allow_english_model=allow_english_model)
+    results = []
+    for name, path, topic_set in topic_sets:
+        inputs = {"topics": str(path)}
+        if ratings_path:
+            inputs["ratings"] = str(ratings_path)
+        if corpus_path:
+            inputs["corpus"] = str(corpus_path)
+        results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
+                                       params=params, sis=sis, corpus=corpus, tokenizer=tokenizer, topn=topn,
+                                       topk=topk, ratings=ratings, grid=grid, n_resamples=n_resamples, seed=seed,
+                                       name=name, inputs=inputs, num_layers=num_layers,
+                                       allow_english_model=allow_english_model))
+    if len(results) == 1:
+        result = results[0]
+        if not quiet:
+            _print(result, fmt, max_pairs)
+        emit(result, output=output, fmt=fmt, quiet=quiet)
+        return
+    from scorekit.topics.evaluate import compare_topic_models
+
+    doc = compare_topic_models(results, n_resamples=n_resamples, seed=seed)
     if not quiet:
-        _print(result, fmt, max_pairs)
-    emit(result, output=output, fmt=fmt, quiet=quiet)
+        _print_models(doc, fmt)
+    emit(results, output=output, fmt=fmt, quiet=quiet, payload=doc)
+
+
+def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """``--topics [NAME=]FILE`` values -> (name, path); names must be distinct."""
+    from scorekit.errors import ScorekitError
+
+    out: list[tuple[str, Path]] = []
+    for spec in specs:
+        name, eq, rest = spec.partition("=")
+        if eq and name and not Path(spec).exists():
+            path = Path(rest)
+            if not rest:
+                raise ScorekitError(f"--topics {spec}: expected NAME=FILE")
+        else:
+            name, path = Path(spec).stem, Path(spec)
+        if any(name == n for n, _ in out):
+            raise ScorekitError(f"--topics: two topic models are named {name!r}; name them with NAME=FILE")
+        out.append((name, path))
+    return out
+
+
+def _print_models(doc: dict, fmt: str) -> None:
+    """Several topic models: every measure ranked, then the comparison with the first."""
+    from scorekit.cli._common import change_pct
+
+    ranking = doc["ranking"]
+    models = [r["name"] for r in doc["runs"]]
+    rows = []
+    for key, entries in ranking.items():
+        by = {e["model"]: e for e in entries}
+        cells = []
+        for mname in models:
+            e = by[mname]
+            if e["value"] is None:
+                cells.append("–")
+                continue
+            ci = (f" [{e['ci_low']:.4f}, {e['ci_high']:.4f}]" if e.get("ci_low") is not None
+                  and fmt != "csv" else "")
+            cells.append(f"{e['value']:.4f}{ci} #{e['rank']}" if fmt != "csv" else e["value"])
+        rows.append([key, entries[0]["model"] if entries and entries[0].get("rank") else "–"] + cells)
+    print_table(["measure", "best"] + models, rows, fmt,
+                title=f"{len(models)} topic models ranked on every measure (#rank; 95% bootstrap CI over topics)")
+    comp = doc["comparison"]
+    if comp["rows"]:
+        crows = [[r["system"], r["measure"], r["baseline_value"], r["value"],
+                  r["improvement_pct"] if fmt == "csv" else change_pct(r["improvement_pct"]),
+                  f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]" if fmt != "csv" else r["ci_low"],
+                  r["p_value"], r["p_adjusted"], "*" if r["significant"] else "", r["test"]]
+                 for r in comp["rows"]]
+        print_table(["model", "measure", f"baseline ({comp['baseline']})", "value", "change", "95% CI of difference",
+                     "p", "p (Holm)", "sig.", "test"], crows, fmt,
+                    title=f"Compared with {comp['baseline']} (per-topic measures; α={comp['alpha']})")
+    if comp.get("signatures_differ") and fmt in ("table", "markdown"):
+        click.echo("note: the models' signatures differ")
+    signature_line(doc["signature"], fmt)
 
 
 def _print(result, fmt: str, max_pairs: int) -> None:

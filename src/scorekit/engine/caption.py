@@ -90,14 +90,14 @@ def evaluate_sharded(engine, predictions: Sequence[str], references: Sequence[Se
     """The Ray twin of :func:`scorekit.generation.evaluate` (same Result, same values)."""
     from scorekit.errors import ScorekitError
     from scorekit.generation.batch import CaptionBatch
-    from scorekit.generation.driver import DEFAULT_METRICS, build_metric, caption_signature, resolve
+    from scorekit.generation.driver import build_metric, caption_signature, default_metrics, resolve
     from scorekit.generation.options import CaptionOptions
 
     opts = CaptionOptions.from_mapping(options)
     whole = CaptionBatch(predictions, references, lang, opts.tokenizer)   # validates the inputs once
     if opts.media:
         raise ScorekitError("--engine ray does not score CLIPScore media yet; run it with --engine local")
-    plan = resolve(list(metrics) if metrics is not None else list(DEFAULT_METRICS))
+    plan = resolve(list(metrics) if metrics is not None else list(default_metrics(lang)))
     built = [(build_metric(cls, lang, opts), keys) for cls, keys in plan]
     ngram = [m for m, _ in built if m.name not in NEURAL]
     neural = [m for m, _ in built if m.name in NEURAL]

@@ -20,9 +20,19 @@ from scorekit.result import Result
 from scorekit.signature import Signature
 
 FAMILY = "caption"
-DEFAULT_METRICS = ("bleu", "meteor", "rouge_l", "cider", "bertscore")
+# The headline METEOR follows the language (generation/targets.py): Meteor 1.5 for English, as COCO
+# reports it; scorekit's Korean METEOR for Korean.
+DEFAULT_METRICS_BY_LANG = {"en": ("bleu", "meteor15", "rouge_l", "cider", "bertscore"),
+                           "ko": ("bleu", "meteor", "rouge_l", "cider", "bertscore")}
 
-__all__ = ["DEFAULT_METRICS", "LANGS", "evaluate", "resolve", "build_metric", "caption_signature",
+
+def default_metrics(lang: str) -> tuple[str, ...]:
+    """The metrics a caption run scores when none are named: the language's headline METEOR,
+    CIDEr-D, BERTScore, BLEU and ROUGE-L."""
+    return DEFAULT_METRICS_BY_LANG[lang]
+
+
+__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "resolve", "build_metric", "caption_signature",
            "tokenizer_for"]
 
 
@@ -66,7 +76,7 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
 def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",
              metrics: Sequence[str] | None = None, options: Mapping[str, Any] | CaptionOptions | None = None,
              ids: Sequence[str] | None = None, name: str | None = None) -> Result:
-    """Score captions with the requested metrics (default :data:`DEFAULT_METRICS`): a
+    """Score captions with the requested metrics (default :func:`default_metrics` of ``lang``): a
     :class:`Result` with the corpus scores, one row per caption and the signature.
 
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
@@ -80,7 +90,7 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     out_p: dict[str, Any] = {}
     used: list[Metric] = []
     skipped: dict[str, str] = {}
-    for cls, keys in resolve(list(metrics) if explicit else list(DEFAULT_METRICS)):
+    for cls, keys in resolve(list(metrics) if explicit else list(default_metrics(lang))):
         metric = build_metric(cls, lang, opts)
         try:
             stats = metric.item_stats(batch)
@@ -114,6 +124,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     fields = parse_signature(signature or "")
     if fields.get("task") not in ("caption", "summary"):
         return None
+    if fields.get("recipe", "scorekit") != "scorekit":   # --recipe spec: not rebuilt from the registry
+        return None
     try:
         (cls, _), = resolve([key])
     except UnknownNameError:
@@ -122,6 +134,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     tok = fields.get("tok")
     tok = "kiwi" if tok and tok.startswith("kiwi") else (tok if tok in ("coco", "13a", "whitespace") else None)
     params: dict[str, Any] = {"lang": lang if lang in LANGS else "en", "tokenizer": tok}
+    if cls.name == "meteor" and params["lang"] != "ko":   # an English `meteor` of scorekit <= 0.1: nltk's
+        return None
     if cls.name == "bleu":
         params["mode"] = fields.get("bleu", "coco")
     if cls.name in ("cider", "cider_d", "cider_plain"):

@@ -206,37 +206,73 @@ from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
 
+ENGLISH_METEORS = ("`meteor` is the Korean METEOR; on English captions use meteor15 (Meteor 1.5 as COCO "
+                   "and pycocoevalcap report it, the headline) or meteor_nltk (nltk's METEOR)")
+
+
 @register
 class METEOR(CaptionMetric):
-    """METEOR: F-mean (alpha 0.9) of unigram matches after exact/stem/synonym alignment x
-    (1 - 0.5 (chunks/matches)^3), best reference (nltk; Korean: Kiwi units).
+    """Korean METEOR (the spec's EnhancedKoreanMETEOR, §2.5): F-mean (alpha 0.9) of unit matches
+    after exact/lemma/lexicon-synonym alignment of Kiwi units, function units weighted 1 - delta,
+    x (1 - 0.5 (chunks/matches)^3), best reference.
 
     A per-item metric: the corpus score is the mean of the per-item scores (an empty prediction
-    scores 0 and counts)."""
+    scores 0 and counts). English METEOR is ``meteor15`` (Meteor 1.5, COCO's) or ``meteor_nltk``
+    (nltk's): one name per recipe."""
 
     name = "meteor"
-    params = CaptionMetric.params + (Param("alpha", float, 0.9), Param("beta", float, 3.0),
-                                     Param("gamma", float, 0.5),
-                                     Param("lexicon", object, None, "Korean synonym lexicon file(s)"),
-                                     Param("delta", float, None, "Korean: weight of content units against "
-                                           "function units (Meteor 1.5's delta; default 0.9)"))
+    params = (Param("lang", str, "ko", "language: ko (English: meteor15 or meteor_nltk)"),
+              Param("tokenizer", str, None, "unused: Korean METEOR reads Kiwi units"),
+              Param("alpha", float, 0.9), Param("beta", float, 3.0), Param("gamma", float, 0.5),
+              Param("lexicon", object, None, "Korean synonym lexicon file(s)"),
+              Param("delta", float, None, "Korean: weight of content units against "
+                    "function units (Meteor 1.5's delta; default 0.9)"))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.values["lang"] != "ko":
+            from scorekit.errors import ScorekitError
+
+            raise ScorekitError(ENGLISH_METEORS)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         v = self.values
-        kw = dict(alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"])
         if not len(b):
             return Stats({"meteor": np.zeros(0)})
-        if b.lang == "ko":
-            scores = meteor_batch(b.predictions, b.references, lang="ko", lexicon=v["lexicon"],
-                                  delta=v["delta"], **kw)
-        else:
-            hyps, refs = b.tokens()
-            scores = meteor_batch(hyps, refs, lang="en", **kw)
+        scores = meteor_batch(b.predictions, b.references, lang="ko", lexicon=v["lexicon"], delta=v["delta"],
+                              alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"])
         return Stats({"meteor": b.zero_empty(scores)})
 
     def signature_params(self) -> dict[str, object]:
         v = self.values
         return {"meteor": meteor_compact(meteor_signature_fields(
-            lang=self.values["lang"], alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"],
-            delta=v["delta"]))}
+            lang="ko", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"], delta=v["delta"]))}
+
+
+@register
+class METEORnltk(CaptionMetric):
+    """nltk's METEOR (``nltk.translate.meteor_score``): F-mean (alpha 0.9) of unigram matches after
+    exact/Porter-stem/WordNet-synonym alignment x (1 - 0.5 (chunks/matches)^3), best reference, on
+    the caption tokens (English: COCO tokens; Korean: Kiwi morphs, or ``tokenizer``).
+
+    A per-item metric: the corpus score is the mean of the per-item scores (an empty prediction
+    scores 0 and counts)."""
+
+    name = "meteor_nltk"
+    params = CaptionMetric.params + (Param("alpha", float, 0.9), Param("beta", float, 3.0),
+                                     Param("gamma", float, 0.5))
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        v = self.values
+        if not len(b):
+            return Stats({"meteor_nltk": np.zeros(0)})
+        hyps, refs = b.tokens()
+        scores = meteor_batch(hyps, refs, lang="en", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"])
+        return Stats({"meteor_nltk": b.zero_empty(scores)})
+
+    def signature_params(self) -> dict[str, object]:
+        v = self.values
+        return {"meteor_nltk": meteor_compact(meteor_signature_fields(
+            lang="en", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"]))}

@@ -9,4 +9,5 @@ import scorekit.generation.cider  # noqa: F401
 import scorekit.generation.meteor  # noqa: F401
 import scorekit.generation.meteor15  # noqa: F401
 import scorekit.generation.rouge  # noqa: F401
+import scorekit.generation.spec_recipe  # noqa: F401  (declares the --recipe spec keys)
 import scorekit.neural.caption_metrics  # noqa: F401

@@ -57,6 +57,7 @@ class CaptionOptions:
                  "cider_plain": {"df": self.cider_df},
                  "meteor": {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma, "lexicon": self.lexicon,
                             "delta": self.delta},
+                 "meteor_nltk": {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma},
                  "rouge_l": {"ko_units": self.ko_units},
                  "meteor15": {"resources": None if self.meteor15_resources is None else str(self.meteor15_resources)},
                  "bertscore": {"model": self.bert_model, "num_layers": self.num_layers,

@@ -497,3 +497,90 @@ class RunStore:
     def metric_names(self, task: str) -> "list[str]":
         with self._guard():
             return self._metric_names_impl(task)
+
+
+# --------------------------------------------------------------------- test sets (leaderboard groups)
+# Runs are ranked together only when they were scored on the same test set: the same qrels or
+# references, in the same language. The fingerprint is stamped into ``inputs["test_set"]`` when a
+# run is recorded (``stamp_test_set``); a run recorded before that gets one computed from its
+# stored rows (``run_test_set``).
+TEST_SET_FILES = ("qrels", "references", "corpus", "data", "ratings", "gold")
+
+
+def _digest(obj: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()
+
+
+def _file_digest(path: str) -> str | None:
+    import hashlib
+
+    p = Path(path)
+    if not p.is_file():
+        return None
+    h = hashlib.sha256()
+    try:
+        with open(p, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
+    """A fingerprint of what a run was scored against, plus its language: the references in its
+    per-item rows (captions, summaries); else, with ``read_files`` (at recording time), the bytes
+    of its qrels/references/corpus files; topic models scored without a corpus share ``none:``
+    (their metrics read no test data); else its item ids (``ids:`` prefix — weaker: two qrels
+    over the same queries look alike)."""
+    inputs = data.get("inputs") or {}
+    base = {"task": data.get("task"), "lang": inputs.get("lang")}
+    rows = data.get("per_item") or []
+    if rows and all(isinstance(r, dict) and "references" in r for r in rows):
+        refs = sorted([str(r.get("id")), [r["references"]] if isinstance(r["references"], str)
+                       else list(r["references"])] for r in rows)
+        return "refs:" + _digest({**base, "references": refs})[:16]
+    if read_files:
+        files = {k: _file_digest(str(inputs[k])) for k in TEST_SET_FILES if isinstance(inputs.get(k), str)}
+        files = {k: v for k, v in files.items() if v}
+        if files:
+            return "files:" + _digest({**base, **files})[:16]
+    if data.get("task") == "topics" and not inputs.get("corpus"):
+        # intrinsic topic metrics read no test data: every such topic model stands on the same ground
+        return "none:" + _digest(base)[:16]
+    ids = sorted(str(r.get("id")) for r in rows if isinstance(r, dict))
+    return "ids:" + _digest({**base, "ids": ids, "n_items": inputs.get("n_items", inputs.get("n_queries"))})[:16]
+
+
+def run_test_set(data: dict[str, Any]) -> str:
+    """The run's test-set fingerprint: the one stamped at recording, else computed from its rows."""
+    stamped = (data.get("inputs") or {}).get("test_set")
+    return stamped if isinstance(stamped, str) and stamped else compute_test_set(data)
+
+
+def stamp_test_set(result: Any) -> None:
+    """Store the test-set fingerprint in a result's ``inputs`` before it is recorded (the files
+    it names are read now, while they are there and unchanged)."""
+    data = result.to_dict() if hasattr(result, "to_dict") else result
+    inputs = result.inputs if hasattr(result, "inputs") else result.setdefault("inputs", {})
+    if inputs is None:
+        return
+    if not (isinstance(inputs.get("test_set"), str) and inputs["test_set"]):
+        inputs["test_set"] = compute_test_set(data, read_files=True)
+
+
+def describe_test_set(data: dict[str, Any]) -> str:
+    """A short human description of a run's test set (language, items, the file it came from)."""
+    inputs = data.get("inputs") or {}
+    parts = []
+    if inputs.get("lang"):
+        parts.append(f"lang {inputs['lang']}")
+    n = inputs.get("n_items", inputs.get("n_queries", len(data.get("per_item") or [])))
+    if n:
+        parts.append(f"{n} items")
+    src = next((inputs[k] for k in TEST_SET_FILES if isinstance(inputs.get(k), str)), None)
+    if src:
+        parts.append(Path(src).name)
+    return ", ".join(parts)

@@ -151,3 +151,25 @@ def holm_bonferroni(p_values: Sequence[float]) -> np.ndarray:
     adjusted[order] = np.maximum.accumulate(scaled)
     out[ok] = adjusted
     return out
+
+
+def unpaired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10000, seed: int = 42) -> TestResult:
+    """Two-sided two-sample permutation test of mean(a) - mean(b), for samples that are not
+    paired (two topic models' topics): the pooled values are relabelled at random ``n_resamples``
+    times (``numpy.random.default_rng(seed)``) and p is scipy's two-sided p-value,
+    p = 2 * min(#{T* <= T} + 1, #{T* >= T} + 1) / (R + 1), clipped to 1 (as ``"randomization"``;
+    ``scipy.stats.permutation_test(..., permutation_type="independent")``)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.ndim != 1 or b.ndim != 1 or a.size < 1 or b.size < 1:
+        raise ScorekitError(f"unpaired test needs two non-empty 1-d samples, got {a.shape} and {b.shape}")
+    if n_resamples < 1:
+        raise ScorekitError(f"n_resamples must be a positive integer, got {n_resamples}")
+    observed = float(a.mean() - b.mean())
+    pooled = np.concatenate([a, b])
+    if np.all(pooled == pooled[0]):
+        return TestResult(0.0, 1.0, "permutation")
+    rng = np.random.default_rng(seed)
+    perm = rng.permuted(np.broadcast_to(pooled, (n_resamples, pooled.size)), axis=1)
+    null = perm[:, :a.size].mean(axis=1) - perm[:, a.size:].mean(axis=1)
+    return TestResult(observed, _p_two_sided(null, observed, exact=False), "permutation")

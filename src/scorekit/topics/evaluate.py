@@ -156,4 +156,103 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
 
-__all__ = ["evaluate_topics"]
+# model-level measure -> the per-topic column whose mean it is (the rest are set-level: ranked only)
+PER_TOPIC_OF = {"sc": "sc", "sd_avg": "sd", "npmi": "npmi", "c_v": "c_v", "u_mass": "u_mass"}
+
+
+def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, seed: int = 42,
+                         alpha: float = 0.05, confidence: float = 0.95) -> dict[str, object]:
+    """Several topic models scored alike (:func:`evaluate_topics`, one :class:`Result` each),
+    ranked on every measure and compared with the first (the baseline).
+
+    * ``ranking``: per model-level measure, the models best first (direction from the registry),
+      each with its value and, for a measure that is a mean over topics (:data:`PER_TOPIC_OF`),
+      a percentile bootstrap CI over its topics.
+    * ``comparison.rows``: per other model and per-topic measure, the difference of the means
+      against the baseline with a bootstrap CI (topics resampled within each model) and a
+      two-sided p-value — a paired randomization test over topics when both models have the same
+      topic ids, else a two-sample permutation test — Holm–Bonferroni across all rows.
+
+    Returns the multi-run JSON document (``runs``, ``comparison``, ``ranking``)."""
+    from scorekit.metrics import describe
+    from scorekit.stats.bootstrap import bootstrap_mean_ci
+    from scorekit.stats.significance import holm_bonferroni, paired_test, unpaired_test
+
+    if len(results) < 2:
+        raise ScorekitError("comparing topic models needs at least two")
+    names = [str(r.name) for r in results]
+    if len(set(names)) != len(names):
+        raise ScorekitError(f"topic models need distinct names, got {names}")
+
+    def column(r: Result, key: str) -> np.ndarray:
+        vals = np.array([row.get(key, np.nan) for row in r.per_item], dtype=np.float64)
+        return vals[np.isfinite(vals)]
+
+    ranking: dict[str, list[dict[str, object]]] = {}
+    keys = [k for k in results[0].metrics if all(k in r.metrics for r in results)]
+    for key in keys:
+        info = describe(key, "topics")
+        lower = info is not None and not info.higher_is_better
+        entries = []
+        for r in results:
+            v = r.metrics.get(key)
+            e: dict[str, object] = {"model": r.name, "value": v if v is not None and np.isfinite(v) else None}
+            if key in PER_TOPIC_OF:
+                _, lo, hi = bootstrap_mean_ci(column(r, PER_TOPIC_OF[key]), n_resamples=n_resamples,
+                                              confidence=confidence, seed=seed)
+                e.update(ci_low=lo if np.isfinite(lo) else None, ci_high=hi if np.isfinite(hi) else None)
+            entries.append(e)
+        ranked = sorted((e for e in entries if e["value"] is not None),
+                        key=lambda e: e["value"] if lower else -e["value"])
+        for e in ranked:   # competition ranking: equal values share a rank
+            e["rank"] = 1 + sum(1 for o in ranked if (o["value"] < e["value"] if lower else o["value"] > e["value"]))
+        ranking[key] = ranked + [e for e in entries if e["value"] is None]
+
+    base = results[0]
+    rows: list[dict[str, object]] = []
+    rng = np.random.default_rng(seed)
+    for r in results[1:]:
+        same_topics = [row["id"] for row in r.per_item] == [row["id"] for row in base.per_item]
+        for key, col in PER_TOPIC_OF.items():
+            if key not in keys:
+                continue
+            if same_topics:   # the same topics under two settings: paired over topics
+                a = np.array([row.get(col, np.nan) for row in r.per_item], dtype=np.float64)
+                b = np.array([row.get(col, np.nan) for row in base.per_item], dtype=np.float64)
+                ok = np.isfinite(a) & np.isfinite(b)
+                a, b = a[ok], b[ok]
+                if a.size < 2:
+                    continue
+                t = paired_test(a, b, "randomization", n_resamples=n_resamples, seed=seed)
+                diff, lo, hi = bootstrap_mean_ci(a - b, n_resamples=n_resamples, confidence=confidence, seed=seed)
+                test = "paired randomization over topics"
+            else:
+                a, b = column(r, col), column(base, col)
+                if not a.size or not b.size:
+                    continue
+                t = unpaired_test(a, b, n_resamples=n_resamples, seed=seed)
+                diffs = (a[rng.integers(0, a.size, (n_resamples, a.size))].mean(axis=1)
+                         - b[rng.integers(0, b.size, (n_resamples, b.size))].mean(axis=1))
+                q = (1 - confidence) / 2
+                lo, hi = (float(x) for x in np.quantile(diffs, [q, 1 - q]))
+                diff = float(a.mean() - b.mean())
+                test = "two-sample permutation over topics"
+            va, vb = float(b.mean()), float(a.mean())
+            rows.append({"system": r.name, "measure": key, "test": test, "value": vb, "baseline_value": va,
+                         "difference": diff, "ci_low": lo, "ci_high": hi,
+                         "improvement_pct": (vb - va) / abs(va) * 100 if va else None,
+                         "p_value": float(t.p_value), "n": int(a.size), "n_baseline": int(b.size)})
+    adjusted = holm_bonferroni([float(row["p_value"]) for row in rows]) if rows else []
+    for row, padj in zip(rows, adjusted):
+        row["p_adjusted"] = float(padj)
+        row["significant"] = bool(padj < alpha)
+    sigs = {r.signature for r in results}
+    return {"task": "topics", "metrics": dict(base.metrics), "signature": base.signature,
+            "runs": [r.to_dict() for r in results],
+            "ranking": ranking,
+            "comparison": {"baseline": base.name, "method": "randomization", "alpha": alpha,
+                           "confidence": confidence, "n_resamples": n_resamples, "seed": seed, "rows": rows,
+                           "signatures_differ": len(sigs) > 1}}
+
+
+__all__ = ["compare_topic_models", "evaluate_topics"]
