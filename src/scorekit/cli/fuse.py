@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import is_stdout, outputs, transactional
 from scorekit.retrieval.fusion import METHODS, NORMS
 
 
@@ -24,8 +25,9 @@ from scorekit.retrieval.fusion import METHODS, NORMS
               help="One weight per --run, for --method wsum.")
 @click.option("--tag", default=None, metavar="TAG", help="Run tag in the output (default: the method).")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE", help="Where to write the fused TREC run.")
+              metavar="FILE", help="Where to write the fused TREC run (- = stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@transactional
 def command(runs, method, norm, rrf_k, weights, tag, output, quiet):
     """Fuse retrieval runs (ranx's fusion methods; equal to ranx.fuse on runs without ties).
 
@@ -45,8 +47,18 @@ def command(runs, method, norm, rrf_k, weights, tag, output, quiet):
             w = [float(x) for x in weights.split(",") if x.strip()]
         except ValueError:
             raise ScorekitError(f"--weights: expected comma-separated numbers, got {weights!r}") from None
+    to_stdout = is_stdout(output)
+    dest = None if to_stdout else outputs().file(output, "--output")   # checked before the work
     fused = fuse(list(runs), method, norm, k=rrf_k, weights=w, name=tag)
-    n = write_trec(fused, output, tag=tag)
+    if to_stdout:
+        import io
+
+        buf = io.StringIO()
+        n = write_trec(fused, buf, tag=tag)
+        outputs().stdout(buf.getvalue())
+        return
+    with dest.open() as fh:
+        n = write_trec(fused, fh, tag=tag)
     if not quiet:
-        click.echo(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
-                   f"{fused.n_queries} queries -> {output}")
+        outputs().after_commit(lambda: click.echo(f"fused {len(runs)} runs ({fused.name}, norm {norm}): "
+                                                  f"{n} lines, {fused.n_queries} queries -> {output}"))
