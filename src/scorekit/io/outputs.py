@@ -199,13 +199,12 @@ class StoreOutput(_Dest):
     """The run store: validated now (an existing file must be a scorekit store), written at commit."""
 
     def __init__(self, tx: Outputs, path: Path | None, option: str):
-        from scorekit.report.history import RunStore, store_path
+        from scorekit.report.history import RunStore, check_store_file, store_path
 
         resolved = store_path(path)
         super().__init__(tx, resolved, option)
         self.pending: list[tuple[Any, str | None]] = []
-        if resolved.is_dir():
-            raise ScorekitError(f"{option} {resolved}: the run store must be a file, found a folder")
+        check_store_file(resolved, option)   # a folder, FIFO or device: refused before opening it
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
             if not os.access(resolved, os.R_OK | os.W_OK):
                 raise ScorekitError(f"{option} {resolved}: the run store is not writable")
