@@ -209,12 +209,37 @@ def test_socket_destination_is_refused_in_one_line(tmp_path, capsys):
         sock.close()
 
 
-def test_folder_options_refuse_a_device(tmp_path, capsys):
-    null = make_null(tmp_path / "plots")
-    code = main([*SWEEP, "--plot", str(null)])
+@pytest.mark.parametrize("option", ["sweep --plot", "report --png-dir", "absa aggregate --outdir"])
+def test_folder_options_refuse_a_device(tmp_path, capsys, store, absa_runs, option):
+    null = make_null(tmp_path / "folder")
+    args = {"sweep --plot": [*SWEEP, "--plot", str(null)],
+            "report --png-dir": ["report", str(store.parent / "res.json"), "--out", str(tmp_path / "r.html"),
+                                 "--png-dir", str(null)],
+            "absa aggregate --outdir": ["absa", "aggregate", str(absa_runs[0]), "-q", "--outdir", str(null)]}[option]
+    code = main(args)
     err = capsys.readouterr().err
-    assert code == 2 and "--plot" in err and err.count("\n") == 1
+    assert code == 2 and option.split()[-1] in err and err.count("\n") == 1, err
     assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+
+
+@pytest.mark.slow
+def test_summarizer_outputs_write_through(tmp_path, capsys):
+    """summarize -o / --report and train-summarizer --checkpoint (torch, the sentence encoder)."""
+    null = make_null(tmp_path / "null")
+    reader = FifoReader(tmp_path / "report.fifo")
+    code = main(["summarize", "--num-test", "2", "--n", "7", "-q", "-o", str(null), "--report", str(reader.path)])
+    data = reader.finish()
+    assert code == 0, capsys.readouterr().err
+    assert b"<html" in data[:2000].lower()
+    ckpt = FifoReader(tmp_path / "policy.fifo")
+    code = main(["train-summarizer", "--num-train", "3", "--n", "7", "--epochs", "1", "-q",
+                 "--checkpoint", str(ckpt.path)])
+    blob = ckpt.finish()
+    assert code == 0, capsys.readouterr().err
+    assert len(blob) > 1000
+    assert stat.S_ISCHR(os.lstat(null).st_mode) and stat.S_ISFIFO(os.lstat(ckpt.path).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "policy.fifo", "report.fifo"]
 
 
 @pytest.mark.parametrize("kind", ["chardev", "fifo"])
