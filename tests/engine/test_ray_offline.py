@@ -52,6 +52,7 @@ def negate(x):
     return -x
 with RayEngine(progress=False, quiet=True) as eng:
     assert eng.map(negate, [-1, -2, 3]) == [1, 2, -3]
+    print("scorekit: warning: a line of ours", file=sys.stderr)
     node = eng.ray._private.worker.global_worker.node
     ip = node.node_ip_address
 print(json.dumps({"seen": seen, "node_ip": ip}))
@@ -68,7 +69,8 @@ def test_local_cluster_connects_only_to_loopback():
     assert report["node_ip"] == "127.0.0.1"
     inet = [(kind, target) for kind, target in report["seen"] if not target.startswith(("'/", "b'", "'\\x00"))]
     assert inet, "the audit hook saw no network use at all: it would prove nothing"
-    assert proc.stderr == ""                 # quiet=True: nothing from Ray either
+    # quiet=True: Ray's own lines dropped, ours passed on
+    assert proc.stderr == "scorekit: warning: a line of ours\n"
     outside = [(kind, target) for kind, target in inet if not target.startswith(LOCAL)]
     assert outside == [], f"the driver reached outside the machine: {outside}"
 
@@ -179,3 +181,19 @@ def test_timeout_env_is_checked():
                            "127.0.0.1:1"], env=_env(SCOREKIT_RAY_TIMEOUT="soon"), capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2 and "SCOREKIT_RAY_TIMEOUT" in _one_line(proc)
+
+
+def test_quiet_filter_knows_rays_lines():
+    """The lines a quiet `caption --engine ray` with BERTScore printed before -q held them back."""
+    from scorekit.engine.ray_engine import _RAY_LINE
+
+    ray_lines = [
+        "2026-11-26 01:55:55,927\tWARNING util.py:650 -- The argument ``concurrency`` is deprecated in Ray 2.51.",
+        "[2026-11-26 01:55:56,335 E 21216 21216] core_worker.cc:2465: Actor with class name: "
+        "'MapWorker(MapBatches(_NeuralActor))' has constructor arguments in the object store",
+        "2026-11-26 01:56:07,833\tINFO streaming_executor.py:371 -- Dataset execution finished in 11.53 seconds",
+        "(MapWorker(MapBatches(_NeuralActor)) pid=123) loading model",
+    ]
+    ours = ["scorekit: warning: skipped BERTScore: no model", "sweep: 3/5 done (1.0 s)"]
+    assert all(_RAY_LINE.match(line) for line in ray_lines)
+    assert not any(_RAY_LINE.match(line) for line in ours)

@@ -11,6 +11,7 @@ Progress (shards done / total) is shown on stderr.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sys
 import time
@@ -65,6 +66,49 @@ def _private_local_token() -> None:
 
 
 LOOPBACK = "127.0.0.1"
+
+
+# A line Ray logged: its C++ core ("[2026-01-01 10:00:00,123 E 123 123] core_worker.cc:..."),
+# its Python loggers ("2026-01-01 10:00:00,123\tWARNING util.py:650 -- ...") or a worker's
+# forwarded output ("(MapWorker pid=123) ...").
+_RAY_LINE = re.compile(r"^(\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] \d+ \d+\] "
+                       r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\S+:\d+ -- "
+                       r"|\(\S+ pid=\d+)")
+
+
+class _RayLogFilter:
+    """``-q`` while Ray runs: file descriptor 2 (Python and C++ alike) goes to a temporary file;
+    when Ray has shut down, every line that is not one of Ray's own log lines is passed on
+    (scorekit's warnings arrive, a moment late; Ray's INFO/WARNING/ERROR chatter does not)."""
+
+    def __init__(self) -> None:
+        self.real: int | None = None
+        self.held = None
+
+    def start(self) -> None:
+        import tempfile
+
+        sys.stderr.flush()
+        self.held = tempfile.TemporaryFile()
+        self.real = os.dup(2)
+        os.dup2(self.held.fileno(), 2)
+
+    def stop(self) -> None:
+        if self.real is None:
+            return
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(self.real, 2)
+        os.close(self.real)
+        self.real = None
+        self.held.seek(0)
+        kept = [ln for ln in self.held.read().decode("utf-8", "replace").splitlines(keepends=True)
+                if not _RAY_LINE.match(ln)]
+        self.held.close()
+        if kept:
+            os.write(2, "".join(kept).encode("utf-8"))
 
 
 @contextmanager
@@ -234,6 +278,7 @@ class RayEngine:
         self.timeout = timeout_from_env() if timeout is None else float(timeout)
         self.exit_on_timeout = exit_on_timeout
         self._started = False
+        self._filter: _RayLogFilter | None = None
         self.ray = None
 
     def _unreachable(self, why: str, waited: bool = True) -> ScorekitError:
@@ -293,6 +338,7 @@ class RayEngine:
 
         in_main = threading.current_thread() is threading.main_thread()
         sigterm = signal.getsignal(signal.SIGTERM) if in_main else None
+        self._filter = _RayLogFilter() if self.quiet else None
         try:
             if self.address:
                 self._probe()
@@ -310,6 +356,8 @@ class RayEngine:
                 cpus = self.num_cpus or int(os.environ.get("SCOREKIT_RAY_NUM_CPUS") or 0) or os.cpu_count()
                 with _offline_local(ray):
                     ray.init(num_cpus=cpus, _node_ip_address=LOOPBACK, **kw)
+            if self._filter is not None:
+                self._filter.start()
         except ConnectionError as exc:
             raise ScorekitError(f"{self.address_from} {self.address}: cannot join the Ray cluster ({exc})") from None
         finally:
@@ -321,9 +369,14 @@ class RayEngine:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._started and self.ray is not None:
-            self.ray.shutdown()
-            self._started = False
+        try:
+            if self._started and self.ray is not None:
+                self.ray.shutdown()
+                self._started = False
+        finally:
+            if self._filter is not None:
+                self._filter.stop()
+                self._filter = None
 
     @property
     def n_workers(self) -> int:
