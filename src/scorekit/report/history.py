@@ -149,7 +149,8 @@ class RunStore:
         self.create = create
         self._ro: sqlite3.Connection | None = None
         self._rw: sqlite3.Connection | None = None
-        check_store_file(self.path, "--store")    # before anything opens it (a FIFO would block)
+        # before anything opens it (a FIFO would block)
+        check_store_file(self.path, "--store" if path else ENV_STORE if os.environ.get(ENV_STORE) else "run store")
         if os.path.lexists(self.path):
             self._check_existing()
         elif not create:
