@@ -154,8 +154,8 @@ class FileOutput(_Dest):
 
 def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
     """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
-    backup until the commit succeeds) or over a symlink's target; a device or FIFO is left for
-    :func:`_write_through_all`."""
+    backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
+    here: the commit writes through them last.)"""
     dest = resolve_link(dest)
     if os.path.lexists(dest):
         backups.append((Outputs._backup(dest), dest))
@@ -287,6 +287,7 @@ class Outputs:
         backups: list[tuple[Path, Path]] = []   # (backup, original) of replaced files
         made_dirs: list[Path] = []
         new_stores: list[Path] = []
+        through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure
             from scorekit.report.history import RunStore
@@ -324,23 +325,24 @@ class Outputs:
                     for src in sorted(d._staging.iterdir()):
                         target = d.path / src.name
                         if check_special(target, d.option):
-                            with open(src, "rb") as fh:
-                                write_through(fh, target)
+                            through.append((src, target, d))
                         else:
                             _place(src, target, backups, new_paths)
-                    d.discard()
                 except OSError as exc:
                     raise d._fail(exc) from None
             # 4. devices and FIFOs last (a write through cannot be taken back): -o /dev/null
-            for f in self.files:
-                if f.tmp is None or not f.special:
-                    continue
+            through += [(f.tmp, f.path, f) for f in self.files if f.tmp is not None and f.special]
+            for src, target, dest in through:
                 try:
-                    with open(f.tmp, "rb") as fh:
-                        write_through(fh, f.path)
-                    f.discard()
+                    with open(src, "rb") as fh:
+                        write_through(fh, target)
                 except OSError as exc:
-                    raise f._fail(exc) from None
+                    raise dest._fail(exc) from None
+            for f in self.files:
+                if f.special:
+                    f.discard()
+            for d in self.dirs:
+                d.discard()
         except BaseException:
             self._rollback(new_paths, backups, made_dirs, new_stores)
             self.abort()
