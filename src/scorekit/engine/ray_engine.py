@@ -160,8 +160,7 @@ def _quiet_ray() -> None:
 def _offline_local(ray):
     """A local cluster stays on this machine.
 
-    - ``RAY_USAGE_STATS_ENABLED=0``: no usage statistics, and so none of the cloud-provider
-      probes that come with them (HTTP to 169.254.169.254, DNS for metadata.google.internal).
+    - ``RAY_USAGE_STATS_ENABLED=0``: no usage statistics are sent.
     - The node's address is the loopback one. Ray turns a loopback ``_node_ip_address`` into
       "the address this machine faces the internet with", found by connecting a UDP socket to
       8.8.8.8:53, unless clusters are switched off (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, the
@@ -176,10 +175,10 @@ def _offline_local(ray):
       The driver's own environment is put back after the start.
     """
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    saved = {k: os.environ.get(k) for k in _PROXY_VARS}
+    saved = {k: os.environ.get(k) for k in (*_PROXY_VARS, _SINGLE_MACHINE)}
     for k in _PROXY_VARS:
         os.environ.pop(k, None)
+    os.environ[_SINGLE_MACHINE] = "0"
     for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
         os.environ[k] = DEAD_PROXY
     constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
@@ -201,6 +200,7 @@ def _offline_local(ray):
 _PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
                "no_proxy", "NO_PROXY")
 DEAD_PROXY = f"http://{LOOPBACK}:9"   # the discard port: nothing listens there
+_SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 TIMEOUT_ENV = "SCOREKIT_RAY_TIMEOUT"
