@@ -129,3 +129,79 @@ def test_stdout_written_only_at_commit(capsys):
     assert capsys.readouterr().out == ""
     tx.commit()
     assert capsys.readouterr().out == '{"a": 1}\n'
+
+
+# ------------------------------------------------ issue #25: destinations that are not regular files
+def _fifo_reader(path: Path):
+    import threading
+
+    os.mkfifo(path)
+    got: dict[str, bytes] = {}
+
+    def read():
+        with open(path, "rb") as fh:
+            got["data"] = fh.read()
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+
+    def finish() -> bytes | None:
+        if t.is_alive():
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        t.join(10)
+        return got.get("data")
+
+    return finish
+
+
+def test_fifo_is_written_last_and_not_at_all_when_the_commit_fails(tmp_path, monkeypatch):
+    import stat
+
+    finish = _fifo_reader(tmp_path / "pipe")
+    tx = Outputs()
+    tx.file(tmp_path / "pipe", "--report").write_text("to the pipe")
+    tx.file(tmp_path / "a.txt", "-o").write_text("A")
+    monkeypatch.setattr(os, "replace", lambda s, d: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    with pytest.raises(ScorekitError, match="-o .*a.txt: cannot write"):
+        tx.commit()
+    monkeypatch.undo()
+    assert finish() in (None, b"")                 # the reader got nothing: all or nothing
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_symlinks_stay_symlinks_in_folders_and_files(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "p.png").write_bytes(b"old")
+    (real / "t.txt").write_text("old")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "p.png").symlink_to(real / "p.png")
+    (tmp_path / "t.txt").symlink_to(real / "t.txt")
+    with Outputs() as tx:
+        d = tx.directory(out, "--plot")
+        (d.staging / "p.png").write_bytes(b"new")
+        tx.file(tmp_path / "t.txt", "--table").write_text("new")
+    assert (out / "p.png").is_symlink() and (real / "p.png").read_bytes() == b"new"
+    assert (tmp_path / "t.txt").is_symlink() and (real / "t.txt").read_text() == "new"
+    assert not [p for p in tmp_path.rglob(".*")]
+
+
+def test_device_temporary_is_not_made_beside_it(tmp_path):
+    """The staging file for a device goes to the temporary folder, never next to the device
+    (for -o /dev/null that would be /dev)."""
+    import stat
+
+    node = tmp_path / "devdir" / "null"
+    node.parent.mkdir()
+    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    with Outputs() as tx:
+        f = tx.file(node, "-o")
+        f.write_text("x")
+        assert f.tmp is not None and f.tmp.parent != node.parent
+    assert sorted(p.name for p in node.parent.iterdir()) == ["null"]
+    assert stat.S_ISCHR(os.lstat(node).st_mode)

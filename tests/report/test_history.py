@@ -248,3 +248,82 @@ def test_read_only_store_can_be_listed_by_another_user(tmp_path):
     assert "['sys-a'] {'m': 0.25}" in out.stdout
     assert "refused:" in out.stdout and "read-only" in out.stdout
     assert _listing(d) == before
+
+
+# ------------------------------------------------------------------ issue #25: the environment
+def _sk(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "scorekit", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "chardev", "folder"])
+def test_store_that_is_not_a_regular_file_is_refused_without_blocking(tmp_path, kind):
+    import os
+    import stat
+
+    node = tmp_path / "store.db"
+    if kind == "fifo":
+        os.mkfifo(node)
+    elif kind == "chardev":
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    else:
+        node.mkdir()
+    with pytest.raises(ScorekitError, match="must be a regular file"):
+        RunStore(node, create=False)
+    res = tmp_path / "r.json"
+    res.write_text('{"task": "t", "metrics": {"m": 1.0}, "signature": "task:t"}')
+    qrels = Path(__file__).resolve().parents[2] / "examples" / "retrieval" / "qrels.txt"
+    for args in (["runs", "list", "--store", node], ["runs", "add", res, "--store", node],
+                 ["retrieval", "--qrels", qrels, "--run", qrels.with_name("run_v1.txt"), "-q", "--record",
+                  "--store", node]):
+        proc = _sk(*args, timeout=30)          # a FIFO opened for its header would block forever
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+        assert "--store" in lines[0] and str(node) in lines[0]
+    mode = os.lstat(node).st_mode
+    assert {"fifo": stat.S_ISFIFO, "chardev": stat.S_ISCHR, "folder": stat.S_ISDIR}[kind](mode)
+
+
+def test_read_only_commands_leave_no_wal_or_shm(tmp_path):
+    store = tmp_path / "store.db"
+    with RunStore(store) as s:
+        for r in load("retrieval_compare")["runs"]:
+            s.record(r)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.db"]
+    for args in (["list"], ["show", "1"], ["compare", "1", "2"], ["leaderboard"], ["rm", "99"]):
+        proc = _sk("runs", *args, "--store", store)
+        assert proc.returncode in (0, 2), proc.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["store.db"], args
+
+
+def test_held_lock_is_busy_not_damaged(tmp_path, monkeypatch):
+    store = tmp_path / "store.db"
+    with RunStore(store) as s:
+        s.record(Result(task="t", metrics={"m": 1.0}, signature="task:t"))
+    monkeypatch.setattr(history, "BUSY_TIMEOUT_MS", 100)
+    holder = sqlite3.connect(store, isolation_level=None)
+    try:
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("DELETE FROM metrics WHERE 0")
+        for action in (lambda st: st.list(), lambda st: st.record(Result(task="t", metrics={"m": 2.0},
+                                                                          signature="task:t"))):
+            with RunStore(store) as st, pytest.raises(ScorekitError) as err:
+                action(st)
+            assert "busy" in str(err.value) and "damaged" not in str(err.value)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with RunStore(store) as s:
+        assert len(s.list()) == 1
+
+
+@pytest.mark.parametrize("value", ['"high"', "true", "[1]", '{"a": 1}'])
+def test_runs_add_refuses_a_metric_that_is_not_a_number(tmp_path, value):
+    res = tmp_path / "r.json"
+    res.write_text('{"task": "retrieval", "signature": "x", "metrics": {"map": 0.5, "ndcg": %s}}' % value)
+    proc = _sk("runs", "add", res, "--store", tmp_path / "store.db")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "'ndcg'" in lines[0] and "not a number" in lines[0] and "r.json" in lines[0]
+    assert not (tmp_path / "store.db").exists()

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import os
 import re
+import signal
 import sys
 
 import click
@@ -104,8 +105,38 @@ def _os_error_line(exc: OSError) -> str:
     return f"scorekit: error: {where}: {what}" if where else f"scorekit: error: {what}"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so the output transaction rolls back exactly as it
+    does for Ctrl-C (temporaries and staging folders removed, nothing half-written)."""
+
+
+def _on_sigterm(pid: int):
+    def handler(signum, frame):
+        if os.getpid() != pid:            # a forked worker: die the default way, run no cleanup of ours
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated()
+
+    return handler
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every user mistake ends as one line on stderr and exit status 2."""
+    """Run the CLI; every user mistake ends as one line on stderr and exit status 2. SIGINT ends
+    with 130 and SIGTERM with 143, both after rolling the staged outputs back."""
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm(os.getpid()))
+    except ValueError:                    # not the main thread: leave signals alone
+        pass
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     from scorekit import progress
 
     progress.enable(True)
@@ -127,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except Terminated:
+        click.echo("scorekit: terminated", err=True)
+        return 143
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("scorekit: interrupted", err=True)
         return 130

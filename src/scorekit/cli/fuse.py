@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import count
-from scorekit.cli._common import example
+from scorekit.cli._common import example, is_stdout, outputs, transactional
 from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
 
 
@@ -56,8 +56,9 @@ def _weights(text: str | None) -> list[float] | None:
               help="Weight grid step for --optimize with wsum (ranx's step).")
 @click.option("--tag", default=None, metavar="TAG", help="Run tag in the output (default: the method).")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              metavar="FILE", help="Where to write the fused TREC run.")
+              metavar="FILE", help="Where to write the fused TREC run (- = stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@transactional
 def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, tag, output, quiet):
     """Fuse retrieval runs (ranx's fusion methods; equal to ranx.fuse on runs without ties).
 
@@ -70,25 +71,40 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
 
     w = weights
     name = normalise_method(method)
+    if optimize and qrels is None:
+        raise usage_error("--optimize needs --qrels (the training queries' judgements)")
+    if optimize and w is not None:
+        raise usage_error("--optimize chooses the weights: give --weights or --optimize, not both")
+    if not optimize and qrels is not None:
+        raise usage_error("--qrels is read by --optimize only")
+    to_stdout = is_stdout(output)
+    dest = None if to_stdout else outputs().file(output, "--output")   # checked before the work
+    # said once the run is in place; with -o - the fused run owns stdout, so this goes to stderr
+    def say(line: str) -> None:
+        outputs().after_commit(lambda: click.echo(line, err=to_stdout))
+    lines: list[str] = []
     optimized = None
     if optimize:
-        if qrels is None:
-            raise usage_error("--optimize needs --qrels (the training queries' judgements)")
-        if w is not None:
-            raise usage_error("--optimize chooses the weights: give --weights or --optimize, not both")
         params, report = optimize_fusion(qrels, list(runs), name, norm, metric, step=step)
         w, rrf_k = params.get("weights"), params.get("k", rrf_k)
         best = max(score for _, score in report)
         optimized = f"{metric}," + (f"step{step}" if name == "wsum" else "k10-100")
-        if not quiet:
-            chosen = f"weights {','.join(map(str, w))}" if w is not None else f"k {rrf_k}"
-            click.echo(f"optimized {name} on {qrels}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)")
-    elif qrels is not None:
-        raise usage_error("--qrels is read by --optimize only")
+        chosen = f"weights {','.join(map(str, w))}" if w is not None else f"k {rrf_k}"
+        lines.append(f"optimized {name} on {qrels}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)")
     fused = fuse(list(runs), method, norm, k=rrf_k, weights=w, name=tag)
-    n = write_trec(fused, output, tag=tag)
     sig = fusion_signature(name, norm, {"weights": w, "k": rrf_k}, optimized)
+    if to_stdout:
+        import io
+
+        buf = io.StringIO()
+        write_trec(fused, buf, tag=tag)
+        outputs().stdout(buf.getvalue())
+        n = None
+    else:
+        with dest.open() as fh:
+            n = write_trec(fused, fh, tag=tag)
+        lines.append(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
+                     f"{fused.n_queries} queries -> {output}")
     if not quiet:
-        click.echo(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
-                   f"{fused.n_queries} queries -> {output}")
-        click.echo(f"signature: {sig}")
+        for line in [*lines, f"signature: {sig}"]:
+            say(line)

@@ -366,7 +366,12 @@ def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     from scorekit.cli.report import load_result_json
     from scorekit.report.history import run_test_set
 
+    from scorekit.report.history import check_metrics
+
     docs = [(p, load_result_json(p)) for p in results]   # validate all before writing any
+    for p, data in docs:
+        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
+            check_metrics(r, str(p))
     with _open(store, create=True) as s:
         for p, data in docs:
             runs = data["runs"] if isinstance(data.get("runs"), list) else [data]

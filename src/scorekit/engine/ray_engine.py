@@ -11,10 +11,12 @@ Progress (shards done / total) is shown on stderr.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from scorekit.errors import MissingDependencyError, ScorekitError
@@ -64,19 +66,258 @@ def _private_local_token() -> None:
         pass
 
 
+LOOPBACK = "127.0.0.1"
+
+
+# A line Ray logged: its C++ core ("[2026-01-01 10:00:00,123 E 123 123] core_worker.cc:..."),
+# its Python loggers ("2026-01-01 10:00:00,123\tWARNING util.py:650 -- ...") or a worker's
+# forwarded output ("(MapWorker pid=123) ...").
+_RAY_LINE = re.compile(r"^(\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] \d+ \d+\] "
+                       r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\S+:\d+ -- "
+                       r"|\(\S+ pid=\d+)")
+
+
+class _RayLogFilter:
+    """``-q`` while Ray runs: file descriptor 2 (Python and C++ alike) goes to a temporary file;
+    when Ray has shut down, every line that is not one of Ray's own log lines is passed on
+    (scorekit's warnings arrive, a moment late; Ray's INFO/WARNING/ERROR chatter does not)."""
+
+    def __init__(self) -> None:
+        self.real: int | None = None
+        self.held = None
+
+    def start(self) -> None:
+        import tempfile
+
+        sys.stderr.flush()
+        self.held = tempfile.TemporaryFile()
+        self.real = os.dup(2)
+        os.dup2(self.held.fileno(), 2)
+
+    def stop(self) -> None:
+        if self.real is None:
+            return
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(self.real, 2)
+        os.close(self.real)
+        self.real = None
+        self.held.seek(0)
+        kept = [ln for ln in self.held.read().decode("utf-8", "replace").splitlines(keepends=True)
+                if not _RAY_LINE.match(ln)]
+        self.held.close()
+        if kept:
+            os.write(2, "".join(kept).encode("utf-8"))
+
+
+@contextmanager
+def _held_stderr(replay: bool):
+    """File descriptor 2 goes to a temporary file for the block (what C++ code writes there
+    included); yields a duplicate of the real stderr. After a successful block the held text is
+    written out when ``replay``; after a failure it is dropped (the caller says what failed)."""
+    import tempfile
+
+    sys.stderr.flush()
+    real = os.dup(2)
+    ok = False
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield real
+            ok = True
+        finally:
+            sys.stderr.flush()
+            os.dup2(real, 2)
+            os.close(real)
+            if ok and replay:
+                held.seek(0)
+                text = held.read()
+                if text:
+                    os.write(2, text)
+
+
+def _quiet_ray() -> None:
+    """``-q``: no Ray INFO/WARNING lines on the driver and no Ray Data progress bars. (Not
+    ``RAY_BACKEND_LOG_LEVEL``: setting it makes Ray's C++ core announce the setting on stderr.)"""
+    import logging
+
+    os.environ.setdefault("RAY_DEDUP_LOGS", "1")
+    for name in ("ray", "ray.data", "ray.train", "ray.tune"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        from ray.data import DataContext
+
+        ctx = DataContext.get_current()
+        ctx.enable_progress_bars = False
+        if hasattr(ctx, "print_on_execution_start"):
+            ctx.print_on_execution_start = False
+    except Exception:      # Ray Data not installed, or another version's fields
+        pass
+
+
+@contextmanager
+def _offline_local(ray):
+    """A local cluster stays on this machine.
+
+    - ``RAY_USAGE_STATS_ENABLED=0``: no usage statistics are sent.
+    - The node's address is the loopback one. Ray turns a loopback ``_node_ip_address`` into
+      "the address this machine faces the internet with", found by connecting a UDP socket to
+      8.8.8.8:53, unless clusters are switched off (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, the
+      single-machine mode Ray uses on macOS and Windows): then the address is 127.0.0.1, the
+      GCS, raylet and workers bind and talk there, and nothing looks outside. The variable
+      reaches the cluster's own processes through the environment; the driver's copy of the
+      constant (read when Ray was imported) is switched for the start and put back after.
+    - Ray's head process asks the cloud metadata service which cloud it runs on (HTTP to
+      169.254.169.254, a DNS lookup of metadata.google.internal) whatever the usage-stats
+      setting. The processes started here get an HTTP proxy on a closed loopback port (and no
+      ``no_proxy``), so such a request fails at once on 127.0.0.1 and no name is looked up.
+      The driver's own environment is put back after the start.
+    """
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    saved = {k: os.environ.get(k) for k in (*_PROXY_VARS, _SINGLE_MACHINE)}
+    for k in _PROXY_VARS:
+        os.environ.pop(k, None)
+    os.environ[_SINGLE_MACHINE] = "0"
+    for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
+        os.environ[k] = DEAD_PROXY
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    before = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if constants is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if constants is not None and before is not None:
+            constants.ENABLE_RAY_CLUSTER = before
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+_PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+               "no_proxy", "NO_PROXY")
+DEAD_PROXY = f"http://{LOOPBACK}:9"   # the discard port: nothing listens there
+_SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+TIMEOUT_ENV = "SCOREKIT_RAY_TIMEOUT"
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def parse_address(text: str) -> str:
+    """A Ray cluster address as the user gave it, checked: ``HOST:PORT``, ``[IPv6]:PORT``,
+    ``ray://HOST:PORT`` (Ray Client) or ``auto`` (the cluster ``ray start`` left on this
+    machine). Raises ``ValueError`` with the reason otherwise."""
+    text = text.strip()
+    if text == "auto":
+        return text
+    rest = text[len("ray://"):] if text.startswith("ray://") else text
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host:
+        raise ValueError("expected HOST:PORT (e.g. 10.0.0.5:6379), ray://HOST:PORT or auto")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or any(c.isspace() or c in "/[]" for c in host):
+        raise ValueError(f"{host!r} is not a host name or IP address")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"port {port!r} is not a number from 1 to 65535")
+    return text
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    if address == "auto":
+        return None
+    rest = address[len("ray://"):] if address.startswith("ray://") else address
+    host, _, port = rest.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def timeout_from_env() -> float:
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ScorekitError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds greater than 0")
+    return value
+
+
 class RayEngine:
-    """Context manager around a Ray connection; :meth:`map` runs a function over items."""
+    """Context manager around a Ray connection; :meth:`map` runs a function over items.
+
+    Joining ``address`` is bounded by ``timeout`` seconds (default ``$SCOREKIT_RAY_TIMEOUT`` or
+    30): the address must accept a connection within it, or the engine fails with one line
+    naming it. ``exit_on_timeout`` (the CLI) also bounds Ray's own join after that: should Ray
+    still be waiting when the time is up, the process says so in one line and exits 2.
+    ``quiet`` silences Ray's own logging (its C++ core's warnings included)."""
 
     name = "ray"
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None,
-                 progress: bool | None = None, retries: int = TASK_RETRIES):
-        self.address = address or os.environ.get("RAY_ADDRESS") or None
+                 progress: bool | None = None, retries: int = TASK_RETRIES, quiet: bool = False,
+                 timeout: float | None = None, exit_on_timeout: bool = False):
+        self.address_from = "--address"
+        if not address and os.environ.get("RAY_ADDRESS", "").strip():
+            address, self.address_from = os.environ["RAY_ADDRESS"], "RAY_ADDRESS"
+        if address:
+            try:
+                address = parse_address(address)
+            except ValueError as exc:
+                raise ScorekitError(f"{self.address_from} {address!r}: {exc}") from None
+        self.address = address or None
         self.num_cpus = num_cpus
         self.retries = retries
         self.progress = sys.stderr.isatty() if progress is None else progress
+        self.quiet = quiet
+        self.timeout = timeout_from_env() if timeout is None else float(timeout)
+        self.exit_on_timeout = exit_on_timeout
         self._started = False
+        self._filter: _RayLogFilter | None = None
         self.ray = None
+
+    def _unreachable(self, why: str, waited: bool = True) -> ScorekitError:
+        tail = f"; gave up after {self.timeout:g} s (--ray-timeout or {TIMEOUT_ENV})" if waited else ""
+        return ScorekitError(f"{self.address_from} {self.address}: cannot join the Ray cluster ({why}{tail})")
+
+    def _probe(self) -> None:
+        """Fail fast on an address nothing answers at: one TCP connection, bounded."""
+        import socket
+
+        target = _host_port(self.address)
+        if target is None:
+            return
+        try:
+            with socket.create_connection(target, timeout=self.timeout):
+                pass
+        except socket.timeout:
+            raise self._unreachable("no answer") from None
+        except OSError as exc:
+            raise self._unreachable(exc.strerror or str(exc), waited=False) from None
+
+    def _watchdog(self, fd: int = 2):
+        """For the CLI: end the process in one line if Ray's join outlives the timeout (Ray
+        retries in C++ for minutes, where no Python signal can interrupt it)."""
+        import threading
+
+        message = str(self._unreachable("Ray did not answer"))
+
+        def fire() -> None:
+            try:
+                os.write(fd, f"scorekit: error: {message}\n".encode())
+            finally:
+                os._exit(2)
+
+        timer = threading.Timer(self.timeout, fire)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "RayEngine":
@@ -85,28 +326,58 @@ class RayEngine:
         if ray.is_initialized():
             return self
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                              "configure_logging": True, "logging_level": "ERROR"}
+                              "configure_logging": True, "logging_level": "CRITICAL" if self.quiet else "ERROR"}
+        if self.quiet:
+            _quiet_ray()
         # Workers import scorekit from the same place the driver does.
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         kw["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(
             [src, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]),
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}}
+        import signal
+        import threading
+
+        in_main = threading.current_thread() is threading.main_thread()
+        sigterm = signal.getsignal(signal.SIGTERM) if in_main else None
+        self._filter = _RayLogFilter() if self.quiet else None
         try:
             if self.address:
-                ray.init(address=self.address, **kw)
+                self._probe()
+                # Ray's C++ core prints a WARNING line per failed attempt; hold them back while
+                # joining, so a failure is our one line (and a success shows them unless -q)
+                with _held_stderr(replay=not self.quiet) as real_stderr:
+                    timer = self._watchdog(real_stderr) if self.exit_on_timeout else None
+                    try:
+                        ray.init(address=self.address, **kw)
+                    finally:
+                        if timer is not None:
+                            timer.cancel()
             else:
                 _private_local_token()
                 cpus = self.num_cpus or int(os.environ.get("SCOREKIT_RAY_NUM_CPUS") or 0) or os.cpu_count()
-                ray.init(num_cpus=cpus, **kw)
+                with _offline_local(ray):
+                    ray.init(num_cpus=cpus, _node_ip_address=LOOPBACK, **kw)
+            if self._filter is not None:
+                self._filter.start()
         except ConnectionError as exc:
-            raise ScorekitError(f"--address {self.address}: cannot join the Ray cluster ({exc})") from None
+            raise ScorekitError(f"{self.address_from} {self.address}: cannot join the Ray cluster ({exc})") from None
+        finally:
+            # ray.init replaces the driver's SIGTERM handler with one that exits at once; keep
+            # the CLI's, which rolls the staged outputs back (and shuts Ray down on the way out)
+            if in_main and callable(sigterm):
+                signal.signal(signal.SIGTERM, sigterm)
         self._started = True
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._started and self.ray is not None:
-            self.ray.shutdown()
-            self._started = False
+        try:
+            if self._started and self.ray is not None:
+                self.ray.shutdown()
+                self._started = False
+        finally:
+            if self._filter is not None:
+                self._filter.stop()
+                self._filter = None
 
     @property
     def n_workers(self) -> int:

@@ -1,7 +1,9 @@
 """Write-then-rename output, and one text opener with clear errors.
 
 ``atomic_write`` guarantees a reader never sees a half-written file: the content goes to a
-temporary file in the same directory and is renamed over the target only when complete.
+temporary file in the same directory and is renamed over the target only when complete. A
+destination that is not a regular file (``/dev/null``, a FIFO) is never replaced: the complete
+content is written through it (:func:`special_kind`, :func:`write_through`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
+import stat
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -16,16 +20,80 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from scorekit.errors import InputError
+from scorekit.errors import InputError, ScorekitError
+
+
+def special_kind(path: str | os.PathLike) -> str | None:
+    """What ``path`` is when it exists (following symlinks) and is neither a regular file nor a
+    folder: ``"character device"``, ``"FIFO"``, ``"socket"`` or ``"block device"``; else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    return None
+
+
+def check_special(path: str | os.PathLike, option: str | None = None) -> str | None:
+    """The kind of a special destination that can be written through (a character device such
+    as ``/dev/null``, or a FIFO), None for an ordinary path; a socket or a block device is refused
+    in one line (neither is something a command's output can go to)."""
+    kind = special_kind(path)
+    if kind in ("socket", "block device"):
+        where = f"{option} {path}" if option else str(path)
+        raise ScorekitError(f"{where}: is a {kind}; refusing to write to it")
+    if kind is not None and not os.access(path, os.W_OK):
+        where = f"{option} {path}" if option else str(path)
+        raise ScorekitError(f"{where}: the {kind} is not writable")
+    return kind
+
+
+def resolve_link(path: str | os.PathLike) -> Path:
+    """The file a destination really is: a symlink's target (so writing replaces the target and
+    the link stays a link), otherwise ``path`` itself."""
+    path = Path(path)
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def write_through(src: IO[bytes], path: str | os.PathLike) -> None:
+    """Copy ``src`` (from its start) into an existing character device or FIFO: opened for
+    writing as it is, never created, truncated, replaced or renamed over."""
+    src.seek(0)
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
 
 
 @contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-    path = Path(path)
+    """Write ``path`` all or nothing. A destination that is a character device (``/dev/null``)
+    or a FIFO is written through once the content is complete, never replaced; a symlink keeps
+    being a symlink (its target is replaced)."""
+    binary = "b" in mode
+    if check_special(path) is not None:
+        with tempfile.TemporaryFile("w+b") as spool:      # anonymous: nothing left on any exit
+            if binary:
+                yield spool
+            else:
+                fh = io.TextIOWrapper(spool, encoding=encoding)
+                try:
+                    yield fh
+                    fh.flush()
+                finally:
+                    fh.detach()
+            write_through(spool, path)
+        return
+    path = resolve_link(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.exists():
         raise InputError("output directory does not exist", directory)
-    binary = "b" in mode
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, mode, encoding=None if binary else encoding) as fh:

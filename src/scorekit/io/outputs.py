@@ -12,6 +12,12 @@ hard-link backup until the whole commit succeeded).
 
 ``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit time instead of to a file.
 
+A destination is never replaced by something of another kind: when it is a character device
+(``-o /dev/null``) or a FIFO, the content is staged in the system's temporary folder and written
+through it at commit (opened and written, no rename), after every regular file is in place; a
+socket or a block device is refused when registered. A symlink stays a symlink: its target is
+the file that is replaced.
+
 Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--store``)::
 
     with Outputs() as tx:                       # check-as-you-register; abort on exception
@@ -36,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from scorekit.errors import ScorekitError
+from scorekit.io.atomic import check_special, resolve_link, write_through
 
 STDOUT = "-"
 
@@ -97,9 +104,13 @@ class FileOutput(_Dest):
             raise ScorekitError(f"{option} -: expected a file name (only -o/--output can write to stdout)")
         if path.is_dir():
             raise ScorekitError(f"{option} {path}: is a folder; expected a file name")
-        if os.path.lexists(path) and not os.access(path, os.W_OK) and not path.is_symlink():
+        self.special = check_special(path, option)   # a device or FIFO: written through at commit
+        self.target = path if self.special else resolve_link(path)
+        if not self.special and os.path.lexists(self.target) and not os.access(self.target, os.W_OK):
             raise ScorekitError(f"{option} {path}: the file exists and is not writable")
-        self.anchor = check_parent(path, option, create_parents=create_parents)
+        # the temporary goes beside the file it replaces (one rename), or, for a device or FIFO,
+        # into the system's temporary folder (never /dev)
+        self.anchor = None if self.special else check_parent(self.target, option, create_parents=create_parents)
         self.tmp: Path | None = None
 
     def temp_path(self) -> Path:
@@ -141,6 +152,18 @@ class FileOutput(_Dest):
             self.tmp = None
 
 
+def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
+    """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
+    backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
+    here: the commit writes through them last.)"""
+    dest = resolve_link(dest)
+    if os.path.lexists(dest):
+        backups.append((Outputs._backup(dest), dest))
+    else:
+        new_paths.append(dest)
+    os.replace(src, dest)
+
+
 class DirOutput(_Dest):
     """A folder of files (PNG plots, LaTeX tables): writers put files into :attr:`staging`; at
     commit they move into the folder (created, with its parents, if missing)."""
@@ -176,13 +199,12 @@ class StoreOutput(_Dest):
     """The run store: validated now (an existing file must be a scorekit store), written at commit."""
 
     def __init__(self, tx: Outputs, path: Path | None, option: str):
-        from scorekit.report.history import RunStore, store_path
+        from scorekit.report.history import RunStore, check_store_file, store_path
 
         resolved = store_path(path)
         super().__init__(tx, resolved, option)
         self.pending: list[tuple[Any, str | None]] = []
-        if resolved.is_dir():
-            raise ScorekitError(f"{option} {resolved}: the run store must be a file, found a folder")
+        check_store_file(resolved, option)   # a folder, FIFO or device: refused before opening it
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
             if not os.access(resolved, os.R_OK | os.W_OK):
                 raise ScorekitError(f"{option} {resolved}: the run store is not writable")
@@ -209,9 +231,11 @@ class Outputs:
 
     # ------------------------------------------------------------------ registering (= checking)
     def _same(self, path: Path, option: str) -> None:
-        key = os.path.abspath(path)
+        if check_special(path, option) == "character device":
+            return          # -o /dev/null --report /dev/null: both written through, harmlessly
+        key = os.path.realpath(path)
         for d in [*self.files, *self.dirs, *self.stores]:
-            if os.path.abspath(d.path) == key:
+            if os.path.realpath(d.path) == key:
                 raise ScorekitError(f"{option} {path}: the same path is also given to {d.option}")
 
     def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
@@ -263,6 +287,7 @@ class Outputs:
         backups: list[tuple[Path, Path]] = []   # (backup, original) of replaced files
         made_dirs: list[Path] = []
         new_stores: list[Path] = []
+        through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure
             from scorekit.report.history import RunStore
@@ -281,16 +306,12 @@ class Outputs:
                         ids.append(store.record(result, source=source))
             # 2. files: back up what they replace, then rename the temporaries into place
             for f in self.files:
-                if f.tmp is None:
+                if f.tmp is None or f.special:
                     continue
                 try:
-                    made_dirs += self._make_parents(f.path.parent)
+                    made_dirs += self._make_parents(f.target.parent)
                     os.chmod(f.tmp, 0o666 & ~_umask())
-                    if os.path.lexists(f.path):
-                        backups.append((self._backup(f.path), f.path))
-                    else:
-                        new_paths.append(f.path)
-                    os.replace(f.tmp, f.path)
+                    _place(f.tmp, f.target, backups, new_paths)
                     f.tmp = None
                 except OSError as exc:
                     raise f._fail(exc) from None
@@ -303,14 +324,25 @@ class Outputs:
                         made_dirs += self._make_parents(d.path)
                     for src in sorted(d._staging.iterdir()):
                         target = d.path / src.name
-                        if os.path.lexists(target):
-                            backups.append((self._backup(target), target))
+                        if check_special(target, d.option):
+                            through.append((src, target, d))
                         else:
-                            new_paths.append(target)
-                        os.replace(src, target)
-                    d.discard()
+                            _place(src, target, backups, new_paths)
                 except OSError as exc:
                     raise d._fail(exc) from None
+            # 4. devices and FIFOs last (a write through cannot be taken back): -o /dev/null
+            through += [(f.tmp, f.path, f) for f in self.files if f.tmp is not None and f.special]
+            for src, target, dest in through:
+                try:
+                    with open(src, "rb") as fh:
+                        write_through(fh, target)
+                except OSError as exc:
+                    raise dest._fail(exc) from None
+            for f in self.files:
+                if f.special:
+                    f.discard()
+            for d in self.dirs:
+                d.discard()
         except BaseException:
             self._rollback(new_paths, backups, made_dirs, new_stores)
             self.abort()

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -74,6 +75,47 @@ def store_path(path: str | os.PathLike | None = None) -> Path:
     return Path(env).expanduser() if env else default_store_path()
 
 
+def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
+    """Refuse, in one line and without opening it, a store path that exists and is not a regular
+    file: a folder, a FIFO (opening one to read its header would wait forever for a writer), a
+    device or a socket. A symlink to a regular file is fine."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ScorekitError(f"{option} {path}: cannot read the run store: {exc.strerror}") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+            "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise ScorekitError(f"{option} {path}: the run store must be a regular file, found {kind}")
+
+
+def check_metrics(data: Any, where: str | None = None) -> None:
+    """A result's metrics must be numbers (or null): ``{"ndcg": "high"}`` is refused in one line
+    naming the metric, before anything is recorded."""
+    metrics = data.get("metrics") if isinstance(data, dict) else None
+    if not isinstance(metrics, dict):
+        return
+    for name, value in metrics.items():
+        if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            continue
+        prefix = f"{where}: " if where else ""
+        raise ScorekitError(f"{prefix}metric {name!r} is {json.dumps(value, ensure_ascii=False)[:40]}, "
+                            "not a number; only numbers (or null) can be recorded")
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock (not damage)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)     # SQLITE_BUSY, SQLITE_LOCKED (and their extended codes)
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
 @dataclass(frozen=True)
 class RunRecord:
     id: int
@@ -107,8 +149,8 @@ class RunStore:
         self.create = create
         self._ro: sqlite3.Connection | None = None
         self._rw: sqlite3.Connection | None = None
-        if self.path.is_dir():
-            raise ScorekitError(f"{self.path}: the run store must be a file, found a directory")
+        # before anything opens it (a FIFO would block)
+        check_store_file(self.path, "--store" if path else ENV_STORE if os.environ.get(ENV_STORE) else "run store")
         if os.path.lexists(self.path):
             self._check_existing()
         elif not create:
@@ -284,11 +326,27 @@ class RunStore:
                 raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
             from urllib.parse import quote
 
+            if os.access(self.path, os.R_OK | os.W_OK) and os.access(self.path.resolve().parent, os.W_OK | os.X_OK):
+                # A store we could write is read through an ordinary connection made query-only:
+                # when it closes, SQLite checkpoints and removes the -wal/-shm files it made, so a
+                # `runs list` leaves nothing beside the store (a mode=ro connection cannot).
+                try:
+                    conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                    conn.execute("PRAGMA query_only = ON")
+                    conn.execute("SELECT count(*) FROM runs").fetchone()
+                    self._ro = conn
+                    return conn
+                except sqlite3.OperationalError as exc:
+                    conn.close()
+                    if _is_busy(exc):
+                        raise self._busy() from None
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
             try:
                 conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
                 conn.execute("SELECT count(*) FROM runs").fetchone()
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    raise self._busy() from None
                 # A WAL store in a directory we may not write: no shared-memory file can be made.
                 # Nobody can be writing it either, so read the file as it is.
                 conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
@@ -321,8 +379,16 @@ class RunStore:
         """A damaged file can pass the header checks and fail later: say so in one line."""
         try:
             yield
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise self._busy() from None
+            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
+
+    def _busy(self) -> ScorekitError:
+        return ScorekitError(f"{self.path}: the run store is busy: another process holds its lock (waited "
+                             f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it has finished")
 
     def close(self) -> None:
         for conn in (self._ro, self._rw):
@@ -344,6 +410,8 @@ class RunStore:
         data = _jsonable(result.to_dict() if hasattr(result, "to_dict") else dict(result))  # NaN -> null
         if not isinstance(data.get("metrics"), dict) or not data.get("task"):
             raise ScorekitError("only a single result (with 'task' and 'metrics') can be recorded")
+        if not hasattr(result, "to_dict"):     # a result read from a file (`runs add`)
+            check_metrics(data)
         blob = zlib.compress(json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"), 6)
         metrics = [(k, float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
                     and math.isfinite(v) else None) for k, v in data["metrics"].items()]

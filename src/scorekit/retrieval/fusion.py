@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
@@ -267,10 +267,12 @@ def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
     return out
 
 
-def write_trec(run: Run, path: str | os.PathLike, tag: str | None = None) -> int:
+def write_trec(run: Run, path: str | os.PathLike | IO[str], tag: str | None = None) -> int:
     """Write a run as TREC lines ``qid Q0 docid rank score tag`` in trec_eval's order (rank 1 =
-    best; ties by docid descending); scores printed exactly (shortest round-trip repr). Returns
-    the number of lines."""
+    best; ties by docid descending); scores printed exactly (shortest round-trip repr), to a file
+    (written all or nothing) or an open text stream. Returns the number of lines."""
+    from contextlib import nullcontext
+
     from scorekit.io.atomic import atomic_write
 
     tag = tag or run.name or "scorekit"
@@ -283,7 +285,7 @@ def write_trec(run: Run, path: str | os.PathLike, tag: str | None = None) -> int
     q = run.qids.take(to_arrow(run.q[rows].astype(np.int32))).to_pylist()
     d = run.docs.take(to_arrow(rows.astype(np.int64))).to_pylist()
     s = run.score[rows].tolist()
-    with atomic_write(path) as fh:
+    with (nullcontext(path) if hasattr(path, "write") else atomic_write(path)) as fh:
         step = 100_000
         for lo in range(0, n, step):
             fh.write("".join(f"{qi} Q0 {di} {ri} {si!r} {tag}\n"

@@ -119,6 +119,39 @@ def _no_downloads():
         download.Download.stream = original_stream
 
 
+def _irds_home() -> Path:
+    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
+
+
+@contextlib.contextmanager
+def _tidy_irds_home():
+    """Remove the empty folders ir_datasets makes when it is imported (one per registered
+    dataset family, ~28) or a dataset is opened, so reading the cache leaves it as it was.
+    Folders that existed before, or that now hold a file, are kept."""
+    home = _irds_home()
+    anchor = home
+    while not anchor.exists() and anchor.parent != anchor:
+        anchor = anchor.parent
+    before = {root for root, _, _ in os.walk(home)} if home.is_dir() else set()
+    try:
+        yield
+    finally:
+        if home.is_dir():
+            for root, _, _ in os.walk(home, topdown=False):
+                if root not in before:
+                    try:
+                        os.rmdir(root)            # only succeeds when empty
+                    except OSError:
+                        pass
+        p = home.parent
+        while p != anchor and p.is_relative_to(anchor) and str(p) not in before:
+            try:
+                os.rmdir(p)
+            except OSError:
+                break
+            p = p.parent
+
+
 def _dataset(name: str):
     try:
         import ir_datasets
@@ -142,6 +175,11 @@ def _not_cached(dataset_id: str, what: str) -> InputError:
 
 def irds_qrels(name: str) -> Qrels:
     """The qrels of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    with _tidy_irds_home():
+        return _irds_qrels(name)
+
+
+def _irds_qrels(name: str) -> Qrels:
     dataset_id, ds = _dataset(name)
     if not ds.has_qrels():
         raise InputError(f"ir_datasets dataset {dataset_id!r} has no qrels", name)
@@ -163,6 +201,11 @@ def irds_qrels(name: str) -> Qrels:
 def irds_queries(name: str) -> dict[str, str]:
     """``{query_id: text}`` (ids and texts normalised like all text: NFC, invisible characters
     removed) of ``irds:<dataset id>`` from the local ir_datasets cache."""
+    with _tidy_irds_home():
+        return _irds_queries(name)
+
+
+def _irds_queries(name: str) -> dict[str, str]:
     dataset_id, ds = _dataset(name)
     if not ds.has_queries():
         raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
