@@ -1,15 +1,16 @@
 """The join of a run with its qrels (``retrieval.evaluate.judge``): both lookups of judged pairs
 (direct table, hash) give the same judged rows, equal to a plain-Python join."""
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import importlib
-
-E = importlib.import_module("scorekit.retrieval.evaluate")
 from scorekit.retrieval.inputs import as_qrels, as_run
+
+E = importlib.import_module("scorekit.retrieval.evaluate")   # the package exports a function of that name
 
 
 def _python_join(qrels: dict, run: dict):
