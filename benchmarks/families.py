@@ -149,11 +149,23 @@ def neural(shape: dict) -> Case:
     )
 
 
+def preset(family, **fixed):
+    """A family at a fixed everyday shape (issue #29: small and mid sizes show fixed costs)."""
+    return lambda shape: family({**fixed, **shape})
+
+
 FAMILIES = {"caption": caption, "retrieval": retrieval, "summary": summary, "sweep": sweep,
-            "topics": topics, "absa": absa, "bertscore": neural}
+            "topics": topics, "absa": absa, "bertscore": neural,
+            # everyday shapes: short English captions; Korean captions with one reference against
+            # the spec's own code; a re-ranking run (1,000 of a 2,000-id pool per query, 6-decimal
+            # scores, queries q0, q1, ... not in lexicographic order)
+            "caption-short": preset(caption, length="short"),
+            "caption-ko": preset(caption, ko_share=1, refs=1),
+            "retrieval-rerank": preset(retrieval, pool=2000, precision=6, judged=30)}
 
 # 1x, 4x, 16x for `make bench` (about 15 minutes on 2 cores), and the anchors' largest size there.
 DEFAULT_SIZES = {"caption": [1250, 5000, 20000], "retrieval": [250, 1000, 4000], "summary": [1000, 4000, 16000],
                  "sweep": [20, 80, 320], "topics": [500, 2000, 8000], "absa": [5000, 20000, 80000],
-                 "bertscore": [125, 500, 2000]}
-DEFAULT_ANCHOR_MAX = {"caption": 5000}
+                 "bertscore": [125, 500, 2000], "caption-short": [2500, 10000, 40000],
+                 "caption-ko": [750, 3000, 12000], "retrieval-rerank": [250, 1000, 4000]}
+DEFAULT_ANCHOR_MAX = {"caption": 5000, "caption-short": 10000, "caption-ko": 3000}
