@@ -103,9 +103,11 @@ def _doc_names(kind: str, ids: np.ndarray):
 
 
 def trec(directory: Path, n_queries: int, n_docs: int = 1000, *, ids: str = "d", precision: int = 3,
-         order: str = "sorted", judged: int = 20, seed: int = 0) -> tuple[Path, Path]:
+         order: str = "sorted", judged: int = 20, pool: int = 0, seed: int = 0) -> tuple[Path, Path]:
     """qrels.txt (``judged`` per query, half from the run's top 200, grades 0-3) and run.txt
-    (``n_docs`` per query), written by pyarrow (no Python loop over lines)."""
+    (``n_docs`` per query), written by pyarrow (no Python loop over lines). ``pool``: documents
+    drawn from that many ids (a small collection, every document judged for some query, as in a
+    re-ranking run) instead of a million; queries are named q0, q1, ... (not lexicographic)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -116,8 +118,14 @@ def trec(directory: Path, n_queries: int, n_docs: int = 1000, *, ids: str = "d",
     def const(value: str, n: int):
         return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value])).cast(pa.string())
 
-    step = 997  # distinct documents within a query (step * n_docs < corpus)
-    docs = (rng.integers(0, corpus, n_queries)[:, None] + np.arange(n_docs)[None, :] * step) % corpus
+    if pool:
+        if pool < max(n_docs, 2 * judged):
+            raise ValueError(f"pool must hold at least n_docs and 2 x judged ids, not {pool}")
+        corpus = pool
+        docs = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :n_docs]
+    else:
+        step = 997  # distinct documents within a query (step * n_docs < corpus)
+        docs = (rng.integers(0, corpus, n_queries)[:, None] + np.arange(n_docs)[None, :] * step) % corpus
     score = np.sort(np.round(rng.normal(size=(n_queries, n_docs)) * 10, precision), axis=1)[:, ::-1]
     q = np.repeat(np.arange(n_queries, dtype=np.int32), n_docs)
     rank = np.tile(np.arange(1, n_docs + 1, dtype=np.int32), n_queries)
@@ -143,7 +151,11 @@ def trec(directory: Path, n_queries: int, n_docs: int = 1000, *, ids: str = "d",
     top = docs[:, :min(200, n_docs)]
     pick = rng.permuted(np.tile(np.arange(top.shape[1]), (n_queries, 1)), axis=1)[:, :half]
     from_run = np.take_along_axis(top, pick, axis=1)
-    others = (docs[:, :judged - half] + 500_000) % corpus  # not in this query's ranking
+    if pool:   # judged documents this query did not retrieve
+        others = np.argsort(rng.random((n_queries, pool)), axis=1)
+        others = np.array([row[~np.isin(row, got)][:judged - half] for row, got in zip(others, docs)])
+    else:
+        others = (docs[:, :judged - half] + 500_000) % corpus  # not in this query's ranking
     qd = np.concatenate([from_run, others], axis=1)
     qq = np.repeat(np.arange(n_queries, dtype=np.int32), judged)
     qrels = pa.table({

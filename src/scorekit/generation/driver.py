@@ -62,9 +62,9 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
                       metrics: Sequence[Metric]) -> Signature:
     tok = tokenizer or tokenizer_for(lang)
     if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
-        from scorekit.text.korean import kiwi_version
+        from scorekit.text.korean import analyser_version
 
-        tok = f"kiwi-{kiwi_version()}"
+        tok = f"kiwi-{analyser_version()}"
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig = Signature("caption", {"lang": lang, "norm": NORM, "tok": tok, "metrics": list(keys)})

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scorekit.cache import cache_root
 from scorekit.errors import InputError, MissingDependencyError
 
 ENV_VAR = "SCOREKIT_METEOR15"
@@ -385,12 +386,6 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
     return arrays, vocab_list
 
 
-def cache_root() -> Path:
-    env = os.environ.get("SCOREKIT_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "scorekit"
 
 
 def _file_sha(path: Path, root: Path) -> str:

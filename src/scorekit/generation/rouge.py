@@ -376,10 +376,10 @@ def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
 
 def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
     """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
-    from scorekit.text.korean import kiwi_version
+    from scorekit.text.korean import analyser_version
 
     params = {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
-              "ko": f"kiwi-{kiwi_version()}", "stem": stem}
+              "ko": f"kiwi-{analyser_version()}", "stem": stem}
     if units != "surface":
         from scorekit.generation.meteor_ko import UNITS_VERSION, resolve_lexicon
 

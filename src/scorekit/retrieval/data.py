@@ -251,13 +251,12 @@ class Run:
             # the ranked order stays within blocks (a cheap sufficient test; when it fails the
             # fingerprint check below is right either way)
             self._grouped = order is None or (n > 0 and bool(np.all(self.q[1:] >= self.q[:-1])))
-        if short or not self._grouped:
-            # rows not grouped by query (or many tiny groups): rather than gathering every
-            # docid into query order, prove the common case with numbers — no (query,
-            # fingerprint of the docid) pair repeats. Only when one does (a duplicate, or a
-            # fingerprint collision) are the strings compared, below.
-            if not any_repeated_pair(self.q, fingerprints(self.docs)):
-                return
+        # prove the common case with numbers — no (query, fingerprint of the docid) pair
+        # repeats: one vector pass and one sort, where a per-query set of strings cost a call
+        # per query (0.20 s against 0.11 s at 3,000 queries of 1,000). Only when a pair does
+        # repeat (a duplicate, or a fingerprint collision) are the strings compared, below.
+        if not any_repeated_pair(self.q, fingerprints(self.docs)):
+            return
         if short:
             # many short rankings: one global encode + sort beats a call per query
             rows = _duplicates(self.q, self.d, len(self.docids))

@@ -58,38 +58,57 @@ def _index(qrels: Qrels, threshold: int = 1) -> _QrelsIndex:
     return _QrelsIndex(keys[order], qrels.rel[order], (iq, ipos, ir))
 
 
+def _find(key: np.ndarray, keys: np.ndarray, space: int) -> np.ndarray:
+    """Index of each ``key`` in the distinct ``keys`` (-1 where absent), all in ``[0, space)``:
+    a direct table when the key space is small next to the lookups (one gather), else a hash
+    lookup."""
+    if space <= min(8 * len(key) + (1 << 20), 1 << 27):
+        table = np.full(space, -1, np.int32 if len(keys) < 1 << 31 else np.int64)
+        table[keys] = np.arange(len(keys), dtype=table.dtype)
+        return table[key]
+    return _lookup(pa.array(key), pa.array(keys))
+
+
 def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
     """Join: ``(Judged, run-only query ids)``. Only judged rows are kept (any grade) — every
-    measure needs just those plus their positions and each query's number of retrieved rows."""
+    measure needs just those plus their positions and each query's number of retrieved rows.
+
+    Everything is a hash lookup or a gather, nothing is binary-searched: a row's block is its
+    query code (blocks are in code order), so its rank is its ranked position less the block's
+    start, and its grade comes from looking its (query, document) code pair up in the judged
+    pairs."""
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
     # candidate rows: documents judged for some query (one hash lookup per row against the
-    # qrels' documents, then only a few percent of the rows go on)
+    # qrels' documents; often only a few percent of the rows go on)
     di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
     if order is not None:
-        di = di[order]
+        di = di[order]                                 # ranked order from here on
     cand = np.flatnonzero(di >= 0)
-    di = di[cand].astype(np.int64)
-    qi = qmap[run.q[cand] if order is None else run.q[order[cand]]]
+    block = run.q[cand] if order is None else run.q[order[cand]]
+    qi = qmap[block]
     keep = qi >= 0
-    cand, di, qi = cand[keep], di[keep], qi[keep]
-    pos = cand - starts[np.searchsorted(starts, cand, side="right") - 1]
-    rel = np.zeros(len(cand), np.int64)
-    hit = np.zeros(len(cand), bool)
+    if not keep.all():
+        cand, block, qi = cand[keep], block[keep], qi[keep]
+    pos = cand - starts[block]
+    key = qi * max(len(qrels.docids), 1)
+    key += di[cand]
+    del di
     if len(cand) and len(index.keys):
-        key = qi * max(len(qrels.docids), 1) + di
-        at = np.minimum(np.searchsorted(index.keys, key), len(index.keys) - 1)
-        hit = index.keys[at] == key
-        rel[hit] = index.rel[at[hit]]
+        at = _find(key, index.keys, qrels.n_queries * max(len(qrels.docids), 1))
+        hit = at >= 0
+        qi, pos, rel = qi[hit], pos[hit], index.rel[at[hit]]
+    else:
+        qi, pos, rel = qi[:0], pos[:0], np.zeros(0, np.int64)
     run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
     # blocks are in run query-code order: block b holds run query b's rows
     n_ret = np.zeros(qrels.n_queries, np.int64)
     sizes = np.diff(np.r_[starts, len(run)])
     answered = qmap[:len(sizes)] >= 0
     n_ret[qmap[:len(sizes)][answered]] = sizes[answered]
-    j = Judged(qrels.n_queries, qi[hit], pos[hit], rel[hit], n_ret, qrels.q, qrels.rel, *index.ideal,
-               threshold=threshold)
+    j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
+               *index.ideal, threshold=threshold)
     return j, run_only
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -41,8 +42,7 @@ def has_hangul(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-@functools.lru_cache(maxsize=1)
-def get_kiwi():
+def _new_kiwi():
     try:
         from kiwipiepy import Kiwi
     except ImportError as exc:  # pragma: no cover - kiwipiepy is a core dependency
@@ -53,6 +53,16 @@ def get_kiwi():
     return Kiwi(num_workers=workers)
 
 
+def get_kiwi():
+    """The Korean analyser of every family: one Kiwi per process, with the starter lexicon's words
+    registered (issue #29: one instance, one analysis per text; docs/caption.md "One Korean
+    analysis"). A user lexicon adds its words to a second instance (:func:`get_kiwi_with`)."""
+    from scorekit.text.lexicon import Lexicon
+
+    lex = Lexicon.default()
+    return get_kiwi_with(lex.entries(), lex.fingerprint)
+
+
 _USER_KIWIS: dict[str, object] = {}
 
 
@@ -60,35 +70,25 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
     """A Kiwi with each ``(word, POS)`` registered as a user word, so a lexicon word stays one
     morph in context (``해질녘`` is one noun, not 해+지+ㄹ+녘). Cached per ``key`` (the lexicon's
     fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
-    (``주무시``) unless the plain Kiwi already analyses the word as stem + 다 (asked of the plain
-    Kiwi, so the answer does not depend on the lexicon's order)."""
+    (``주무시``) unless Kiwi without user words already analyses the word as stem + 다 (so the
+    answer does not depend on the lexicon's order).
+
+    That question is asked of the same instance before any word is added, and its answer is kept
+    in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
+    first analysis and again at the first one after ``add_user_word`` (~1 s each), so a warm start
+    builds it once."""
     kiwi = _USER_KIWIS.get(key)
     if kiwi is not None:
         return kiwi
-    try:
-        from kiwipiepy import Kiwi
-    except ImportError as exc:  # pragma: no cover
-        raise MissingDependencyError(
-            "Korean text needs kiwipiepy and kiwipiepy-model: pip install kiwipiepy kiwipiepy-model"
-        ) from exc
-    # Which verbs Kiwi already splits as stem + 다 is asked of the plain Kiwi, all at once, before
-    # any user word is added: every analysis after an add_user_word makes Kiwi rebuild its
-    # model (~0.8 s each; 44 s for the starter lexicon when asked word by word).
     entries = [(nfc(word), tag) for word, tag in entries]
-    verbs = [w for w, tag in entries if tag in ("VV", "VA") and w.endswith("다") and len(w) >= 2]
-    plain = get_kiwi()
-    split_already = {w: toks for w, toks in zip(verbs, plain.tokenize(verbs))} if verbs else {}
-    workers = int(os.environ.get("SCOREKIT_KIWI_WORKERS", "0")) or (os.cpu_count() or 1)
-    kiwi = Kiwi(num_workers=workers)
+    verbs = [(w, tag) for w, tag in entries if tag in ("VV", "VA") and w.endswith("다") and len(w) >= 2]
+    kiwi = _new_kiwi()
+    keep_whole = _verbs_split_already(kiwi, verbs)
     for word, tag in entries:
         if tag in ("VV", "VA"):
-            if word not in split_already:
+            if (word, tag) not in verbs or word in keep_whole:
                 continue
-            stem = word[:-1]
-            toks = split_already[word]
-            if len(toks) == 2 and toks[0].form == stem and toks[0].tag.split("-")[0] == tag:
-                continue
-            kiwi.add_user_word(stem, tag, 0.0)
+            kiwi.add_user_word(word[:-1], tag, 0.0)
         else:
             kiwi.add_user_word(word, tag, 0.0)
     if len(_USER_KIWIS) >= 4:
@@ -97,28 +97,85 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
     return kiwi
 
 
-def _morphs(tokens) -> list[Morph]:
-    return [Morph(t.form, t.tag, getattr(t, "lemma", None) or t.form, t.start, t.start + t.len)
-            for t in tokens]
+def _verbs_split_already(kiwi, verbs: Sequence[tuple[str, str]]) -> set[str]:
+    """The verbs that ``kiwi`` (no user words yet) analyses as exactly stem + 다 of their own tag."""
+    if not verbs:
+        return set()
+    import hashlib
+    import json
+
+    from scorekit.cache import cache_root
+
+    ident = "\n".join([kiwi_version(), _model_version(), *sorted(f"{w}/{t}" for w, t in verbs)])
+    path = cache_root() / "kiwi" / f"verbs-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
+    try:
+        got = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(got, list) and all(isinstance(w, str) for w in got):
+            return set(got)
+    except (OSError, ValueError):
+        pass
+    out = set()
+    for (word, tag), toks in zip(verbs, kiwi.tokenize([w for w, _ in verbs])):
+        if len(toks) == 2 and toks[0].form == word[:-1] and toks[0].tag.split("-")[0] == tag:
+            out.add(word)
+    try:  # a cache that cannot be written only costs the next start a rebuild
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(sorted(out), ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return out
+
+
+def _morphs(tokens, intern=sys.intern) -> tuple[Morph, ...]:
+    # forms, tags and lemmas repeat across a batch: one string object each (a batch's morphs
+    # took ~400 bytes apiece with a fresh string per field, ~36 MB for 6,000 captions)
+    return tuple(Morph(intern(t.form), intern(t.tag), intern(getattr(t, "lemma", None) or t.form),
+                       t.start, t.start + t.len)
+                 for t in tokens)
+
+
+# The last analysed batch per Kiwi instance: text -> morphs. The metrics of one run (CIDEr's and
+# BLEU's tokens, ROUGE-L's, METEOR's units) ask for the same texts in turn; each distinct text is
+# analysed once. Replaced by the next batch that has texts it lacks; not kept past MEMO_TEXTS.
+MEMO_TEXTS = 300_000
+_memo: tuple[int, dict[str, tuple[Morph, ...]]] = (0, {})
+
+
+def _analysed(texts: Sequence[str], kiwi) -> list[tuple[Morph, ...]]:
+    """Morphs of each (NFC, non-blank) text; Kiwi analyses the distinct texts it has not seen in
+    one multithreaded batch."""
+    global _memo
+    owner, known = _memo
+    if owner != id(kiwi):
+        known = {}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    if not missing:
+        return [known[t] for t in texts]
+    got = dict(zip(missing, map(_morphs, kiwi.tokenize(missing))))
+    if len(known) + len(got) <= MEMO_TEXTS:
+        known = {**known, **got} if known else got
+    else:
+        known = {t: known.get(t) or got[t] for t in dict.fromkeys(texts)} if len(texts) <= MEMO_TEXTS else {}
+    _memo = (id(kiwi), known)
+    return [known[t] if t in known else got[t] for t in texts]
 
 
 def analyze(text: str) -> list[Morph]:
     """Morphs of one text (NFC-normalised first)."""
-    text = nfc(text)
-    if not text.strip():
-        return []
-    return _morphs(get_kiwi().tokenize(text))
+    return analyze_batch([text])[0]
 
 
 def analyze_batch(texts: Sequence[str], kiwi=None) -> list[list[Morph]]:
     """Morphs of many texts; Kiwi spreads the batch over its worker threads. ``kiwi``: an
-    instance with user words (:func:`get_kiwi_with`), default the plain shared one."""
+    instance with a user lexicon's words (:func:`get_kiwi_with`), default the shared one."""
     texts = [nfc(t) for t in texts]
     out: list[list[Morph]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(texts) if t.strip()]
     if idx:
-        for i, toks in zip(idx, (kiwi or get_kiwi()).tokenize([texts[i] for i in idx])):
-            out[i] = _morphs(toks)
+        for i, morphs in zip(idx, _analysed([texts[i] for i in idx], kiwi or get_kiwi())):
+            out[i] = list(morphs)
     return out
 
 
@@ -139,20 +196,36 @@ def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True
 
 def tokenize_batch(texts: Sequence[str], *, drop_particles: bool = False, drop_punct: bool = True,
                    lemma: bool = False) -> list[list[str]]:
-    """Like ``[tokenize(t) for t in texts]`` but batched over Kiwi's worker threads, and without
-    building :class:`Morph` tuples (this is the hot path of corpus metrics on Korean)."""
+    """Like ``[tokenize(t) for t in texts]``, from the one batched analysis of each text."""
     texts = [nfc(t) for t in texts]   # nfc() itself skips work on clean NFC text
     out: list[list[str]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(texts) if t.strip()]
     if not idx:
         return out
-    for i, toks in zip(idx, get_kiwi().tokenize([texts[i] for i in idx])):
+    for i, morphs in zip(idx, _analysed([texts[i] for i in idx], get_kiwi())):
         out[i] = [
-            ((getattr(t, "lemma", None) or t.form) if lemma else t.form)
-            for t in toks
-            if not (drop_particles and t.tag.startswith("J")) and not (drop_punct and t.tag in PUNCT_TAGS)
+            (m.lemma if lemma else m.form)
+            for m in morphs
+            if not (drop_particles and m.tag.startswith("J")) and not (drop_punct and m.tag in PUNCT_TAGS)
         ]
     return out
+
+
+def analyser_version() -> str:
+    """What pins the Korean tokens in a signature: Kiwi's version and the starter lexicon whose
+    words it knows (``0.24.1+lex3f2a...``)."""
+    from scorekit.text.lexicon import Lexicon
+
+    return f"{kiwi_version()}+lex{Lexicon.default().fingerprint}"
+
+
+def _model_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("kiwipiepy-model")
+    except Exception:  # pragma: no cover
+        return "unknown"
 
 
 def kiwi_version() -> str:
