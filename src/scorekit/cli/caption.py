@@ -10,7 +10,7 @@ import click
 from scorekit.cli._types import finite
 from scorekit.cli._common import emit, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
+from scorekit.cli.metric_options import MetricsOption, metric_specs
 from scorekit.signature import Signature
 
 
@@ -36,89 +36,72 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore).")
+              lead="Comma-separated metrics or keys, with parameters in parentheses: "
+                   "\"bleu(mode=sentence),chrf(beta=3),meteor(alpha=0.85),cider(df=df.json)\" "
+                   "(default: bleu,meteor,rouge_l,cider,bertscore); results are keyed as written.")
 @click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=0.3052, show_default=True,
               help="METEOR baseline for the report (AI-Hub Korean 0.3052; English 0.33).")
-@click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
-              show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "
-                                      "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100.")
 @click.option("--tokenizer", type=click.Choice(["coco", "13a", "kiwi", "whitespace"]), default=None,
-              help="Tokens for BLEU/CIDEr/English METEOR (default: coco for en, kiwi for ko).")
-@click.option("--cider-df", type=click.Path(path_type=Path), default=None,
-              help='CIDEr document frequencies from a file {"n_docs": N, "df": {ngram: count}} '
-                   "instead of the evaluated references.")
+              help="Tokens for BLEU/CIDEr/English METEOR, for the whole batch (default: coco for en, kiwi for ko).")
 @click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
-              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable.")
-@click.option("--meteor15-resources", type=click.Path(path_type=Path), default=None,
-              help="meteor15: a Meteor 1.5 distribution (meteor-1.5.jar, data/paraphrase-en.gz); "
-                   "default $SCOREKIT_METEOR15, else the installed pycocoevalcap's.")
+              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable "
+                   "(shorthand for meteor(lexicon=a.tsv;b.tsv)).")
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
-@click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
+@click.option("--bert-model", type=str, default=None,
+              help="Local BERTScore model dir (default: all-MiniLM-L6-v2; shorthand for bertscore(model=DIR)).")
 @click.option("--num-layers", type=click.IntRange(min=1), default=None,
-              help="BERTScore layer (default: bert_score's layer for a known model name, e.g. 9 for "
-                   "bert-base-multilingual-cased; else the last layer).")
+              help="BERTScore layer (shorthand for bertscore(num_layers=N); default: bert_score's layer for "
+                   "a known model name, e.g. 9 for bert-base-multilingual-cased; else the last layer).")
 @click.option("--allow-english-model", is_flag=True,
               help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
-@click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
-@click.option("--ko-units", type=click.Choice(["content", "surface"]), default=None,
-              help="Korean BLEU/ROUGE-L/CIDEr units: content units (default; issue #15, docs/caption.md) "
-                   "or surface morphs as in scorekit 0.1. --lang ko only.")
-@click.option("--meteor-delta", type=finite(0, 1), default=None,
-              help="Korean METEOR: weight of content units; function units weigh 1 - delta "
-                   "(Meteor 1.5's delta). [default: 0.9] --lang ko only.")
+@click.option("--clip-model", type=str, default=None,
+              help="Local CLIP model dir for CLIPScore (shorthand for clipscore(model=DIR)).")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
-def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, tokenizer, cider_df,
-            lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
-            ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
+def command(predictions, references, lang, metrics, baseline_meteor, tokenizer, lexicon, images, videos,
+            bert_model, num_layers, allow_english_model, clip_model, strict, engine, address, output, fmt,
+            quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
+    A metric's parameters are set in its name: -m "bleu(mode=sentence),meteor(alpha=0.85)".
 
     \b
     Example:
       scorekit caption -p preds.json -r refs.json --lang ko -o results.json
+      scorekit caption -p preds.json -r refs.json --lang en -m "chrf(beta=3),bleu_4"
     """
     from scorekit.errors import ScorekitError
     from scorekit.generation.driver import DEFAULT_METRICS, evaluate
     from scorekit.generation.targets import report
     from scorekit.io.captions import read_caption_set
+    from scorekit.metrics.registry import MetricSpec
 
     if images and videos:
         raise ScorekitError("give --images or --videos, not both")
-    if lang != "ko":
-        for flag, value in (("--ko-units", ko_units), ("--meteor-delta", meteor_delta)):
-            if value is not None:
-                raise ScorekitError(f"{flag} applies to Korean captions only (--lang ko)")
-    if ko_units and tokenizer:
-        raise ScorekitError(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
-                            "itself: give one or the other")
+    shorthands = {"meteor": {"lexicon": [str(x) for x in lexicon] or None},
+                  "bertscore": {"model": bert_model, "num_layers": num_layers,
+                                "allow_english_model": allow_english_model or None},
+                  "clipscore": {"model": clip_model}}
+    defaults = list(DEFAULT_METRICS) + ([MetricSpec("clipscore")] if images or videos else [])
+    names = metric_specs(metrics, "caption", defaults, shorthands)
     data = read_caption_set(predictions, references, strict=strict)
-    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    if (images or videos) and names is None:
-        names = list(DEFAULT_METRICS) + ["clipscore"]
-    options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
-               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
-               "meteor15_resources": meteor15_resources, "num_layers": num_layers,
-               "allow_english_model": allow_english_model, "ko_units": ko_units, "delta": meteor_delta}
+    media, media_kind = None, "images"
     if images or videos:
-        kind = "images" if images else "videos"
-        options["media"] = _media_paths(images or videos, data.ids, kind)
-        options["media_kind"] = kind
+        media_kind = "images" if images else "videos"
+        media = _media_paths(images or videos, data.ids, media_kind)
     for w in data.warnings:
         click.echo(f"scorekit: warning: {w}", err=True)
     eng = open_engine(engine, address, quiet)
+    kw = dict(lang=lang, metrics=names, tokenizer=tokenizer, media=media, media_kind=media_kind, ids=data.ids,
+              name=predictions.stem)
     if eng is None:
-        result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
-                          ids=data.ids, name=predictions.stem)
+        result = evaluate(data.predictions, data.references, **kw)
     else:
-        from scorekit.engine.caption import evaluate_sharded
-
         with eng:
-            result = evaluate_sharded(eng, data.predictions, data.references, lang=lang, metrics=names,
-                                      options=options, ids=data.ids, name=predictions.stem)
+            result = evaluate(data.predictions, data.references, engine=eng, **kw)
     skipped = result.extra["skipped"]
     for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
@@ -128,7 +111,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, bleu_mode, 
                      "n_missing_predictions": data.n_missing_predictions,
                      "n_ignored_predictions": data.n_dropped_predictions}
     result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped}
-    bert_sig = Signature.parse(result.signature).fields.get("bertscore")
+    bert_sig = next((v.removeprefix("model=") for k, v in Signature.parse(result.signature).fields.items()
+                     if k.split("(")[0] == "bertscore"), None)
     for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
         if row["metric"].startswith("bertscore") and bert_sig:
             row["model"] = bert_sig

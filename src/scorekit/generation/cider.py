@@ -186,7 +186,7 @@ class CIDEr(CaptionMetric):
     name = "cider"
     kind = "score"
     corpus = True
-    params = CaptionMetric.params + (Param("sigma", float, 6.0, "length-penalty width"),
+    params = CaptionMetric.params + (Param("sigma", float, 6.0, "length-penalty width", low=1e-9),
                                      Param("df", object, None, "document-frequency file (default: the references)"))
     clipped = True
     length_penalty = True
@@ -235,8 +235,9 @@ class CIDEr(CaptionMetric):
     def item_scores(self, stats: Stats) -> dict:
         return {self.result_keys()[0]: self._run(stats).scores.copy()}
 
-    def signature_params(self) -> dict:
-        return {"cider": f"D,sigma{self.values['sigma']:g},df:{self._df()[1]}"}
+    def pins(self) -> dict:
+        df = self._df()[0]
+        return {} if df is None else {"df_docs": df.n_docs, "df_ngrams": len(df.df)}
 
 
 @register
@@ -253,6 +254,3 @@ class CIDErPlain(CIDEr):
     name = "cider_plain"
     clipped = False
     length_penalty = False
-
-    def signature_params(self) -> dict:
-        return {"cider_plain": f"df:{self._df()[1]}"}

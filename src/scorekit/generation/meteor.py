@@ -191,15 +191,6 @@ def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0,
                                                            lexicon=lexicon, tokenizer=tokenizer, delta=delta)))
 
 
-def meteor_compact(fields: dict[str, object]) -> str:
-    """The fields of :func:`meteor_signature_fields` as one value of a family signature
-    (``a0.9,b3,g0.5,porter-nltk3.9.1,wordnet-3.0`` or ``...,lexicon:<fingerprint>``)."""
-    head = f"a{fields['alpha']:g},b{fields['beta']:g},g{fields['gamma']:g}"
-    if fields["lang"] == "en":
-        return f"{head},{fields['stem']},{fields['synonyms']}"
-    return f"{head},d{fields['delta']:g},{fields['tok']},lexicon:{fields['lexicon']}"
-
-
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
@@ -215,11 +206,23 @@ class METEOR(CaptionMetric):
     scores 0 and counts)."""
 
     name = "meteor"
-    params = CaptionMetric.params + (Param("alpha", float, 0.9), Param("beta", float, 3.0),
-                                     Param("gamma", float, 0.5),
-                                     Param("lexicon", object, None, "Korean synonym lexicon file(s)"),
-                                     Param("delta", float, None, "Korean: weight of content units against "
-                                           "function units (Meteor 1.5's delta; default 0.9)"))
+    params = CaptionMetric.params + (
+        Param("alpha", float, 0.9, "weight of precision against recall in the F-mean", low=0, high=1),
+        Param("beta", float, 3.0, "shape of the fragmentation penalty", low=0),
+        Param("gamma", float, 0.5, "weight of the fragmentation penalty", low=0, high=1),
+        Param("lexicon", object, None, "Korean synonym lexicon file(s), ';'-separated (CLI: --lexicon)"),
+        Param("delta", float, None, "Korean: weight of content units against function units (Meteor 1.5's "
+              "delta; default 0.9)", low=0, high=1))
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        lex = self.values["lexicon"]
+        if isinstance(lex, str):   # the grammar's "a.tsv;b.tsv"
+            self.values["lexicon"] = [x for x in lex.split(";") if x] or None
+        if self.values["delta"] is not None and self.values["lang"] != "ko":
+            from scorekit.errors import ScorekitError
+
+            raise ScorekitError("meteor(delta=...) applies to Korean captions only (--lang ko)")
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -235,8 +238,8 @@ class METEOR(CaptionMetric):
             scores = meteor_batch(hyps, refs, lang="en", **kw)
         return Stats({"meteor": b.zero_empty(scores)})
 
-    def signature_params(self) -> dict[str, object]:
+    def pins(self) -> dict[str, object]:
         v = self.values
-        return {"meteor": meteor_compact(meteor_signature_fields(
-            lang=self.values["lang"], alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"],
-            delta=v["delta"]))}
+        fields = meteor_signature_fields(lang=v["lang"], lexicon=v["lexicon"], delta=v["delta"])
+        return {k: x for k, x in fields.items() if k not in ("lang", "alpha", "beta", "gamma", "tok")
+                or (k == "tok" and v["lang"] == "ko")}

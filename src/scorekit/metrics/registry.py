@@ -21,7 +21,7 @@ from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo
 FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "retrieval": ("scorekit.retrieval.metric",),
     "caption": ("scorekit.generation.metrics",),
-    "summary": ("scorekit.summarization.metric_info",),
+    "summary": ("scorekit.summarization.metrics",),
     "sweep": ("scorekit.summarization.metric_info",),
     "topics": ("scorekit.topics.metric_info",),
     "absa": ("scorekit.absa.metric_info",),
@@ -143,6 +143,71 @@ def split_name(text: str) -> tuple[str, dict[str, str]]:
     return m.group(1), params
 
 
+def split_specs(text: str) -> list[str]:
+    """``"chrf(beta=3),meteor(alpha=0.85,beta=0.2),bleu_4"`` -> one metric spec per item: commas
+    inside parentheses belong to the parameters."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ScorekitError(f"unbalanced ')' in metric list {text!r}")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ScorekitError(f"unbalanced '(' in metric list {text!r}")
+    out.append(text[start:])
+    return [x.strip() for x in out if x.strip()]
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as the name grammar writes it (``3``, ``0.85``, ``true``, ``a.tsv;b.tsv``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if value != int(value) else str(int(value))
+    if isinstance(value, (list, tuple)):
+        return ";".join(format_value(v) for v in value)
+    return str(value)
+
+
+class MetricSpec:
+    """One metric as the user named it: ``chrf(beta=3)`` -> name ``chrf``, arguments
+    ``{"beta": "3"}`` (text, typed by the metric's :class:`~scorekit.metrics.base.Param`s when it
+    is built). Results are keyed by the name as written (:meth:`label`); ``defaults`` are
+    parameters set by a command-line shorthand (``--bert-model``), applied unless the spec sets
+    them and not part of the label."""
+
+    def __init__(self, text: str, defaults: dict[str, Any] | None = None, *, optional: bool = False):
+        self.text = text.strip()
+        self.name, self.args = split_name(self.text)
+        self.defaults = dict(defaults or {})
+        self.optional = optional    # from a default list: skipped when a dependency is missing
+
+    @classmethod
+    def of(cls, spec: "str | MetricSpec") -> "MetricSpec":
+        return spec if isinstance(spec, MetricSpec) else cls(spec)
+
+    def with_defaults(self, **params: Any) -> "MetricSpec":
+        return MetricSpec(self.text, {**self.defaults, **{k: v for k, v in params.items() if v is not None}},
+                          optional=self.optional)
+
+    def label(self, key: str) -> str:
+        """The result key of ``key`` (one of the metric's declared keys) for this spec."""
+        if not self.args:
+            return key
+        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})"
+
+    def params(self) -> dict[str, Any]:
+        return {**self.defaults, **self.args}
+
+    def __repr__(self) -> str:
+        return f"MetricSpec({self.text!r})"
+
+
 REGISTRY = MetricRegistry()
 
 
@@ -158,8 +223,37 @@ def declare(family: str, key: str, *, doc: str, kind: str = "rate", higher_is_be
     return REGISTRY.declare(MetricInfo(key, metric or key, family, higher_is_better, kind, doc, corpus))
 
 
-def get_metric(family: str, name: str, **params: Any) -> Metric:
-    return REGISTRY.metric_class(family, name)(**params)
+def get_metric(family: str, spec: str, **params: Any) -> Metric:
+    """The metric a spec of the name grammar names, built from its declaration:
+    ``get_metric("caption", "chrf(beta=3)")``; keyword ``params`` (the batch's language and
+    tokenizer) are added. A name that is one of a metric's result keys (``bleu_4``) builds that
+    metric."""
+    s = MetricSpec(spec)
+    cls = metric_class_for(family, s.name)
+    return cls(**params, **_typed(cls, s.args))
+
+
+def metric_class_for(family: str, name: str) -> type[Metric]:
+    """The metric class named ``name`` or producing the result key ``name`` in ``family``."""
+    REGISTRY._load(family)
+    cls = REGISTRY._classes.get((family, name))
+    if cls is not None:
+        return cls
+    for c in REGISTRY.classes(family):
+        if name in c.result_keys():
+            return c
+    return REGISTRY.metric_class(family, name)   # raises with "did you mean"
+
+
+def _typed(cls: type[Metric], args: dict[str, Any]) -> dict[str, Any]:
+    """Grammar arguments checked against the declaration: a batch-level parameter (language,
+    tokenizer) is refused here, with where to set it."""
+    for p in cls.params:
+        for spelling in (p.name, *p.aliases):
+            if p.batch and spelling in args:
+                raise ScorekitError(f"{cls.name}({spelling}=...): {p.name} is set for the whole batch "
+                                    f"(--{p.name.replace('_', '-')}), not per metric")
+    return dict(args)
 
 
 def describe(key: str, family: str | None = None) -> MetricInfo | None:

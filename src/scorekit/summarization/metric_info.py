@@ -1,4 +1,5 @@
-"""Metadata of the result keys ``scorekit summary`` and ``scorekit sweep`` write.
+"""Metadata of the result keys ``scorekit sweep`` writes (``scorekit summary``'s metrics are
+declared as classes in :mod:`scorekit.summarization.metrics`).
 
 Sweep keys carry a suffix (``rouge1@n7-7``: the recommended n interval; per item
 ``lead/rouge1@3``: summariser and n) that :func:`scorekit.metrics.describe` strips back to these.
@@ -21,6 +22,5 @@ _DOCS = {
     "words": ("count", False, "Words in the summary (len(pred.split())); shorter is the goal at equal quality."),
 }
 
-for _family in ("summary", "sweep"):
-    for _key, (_kind, _hib, _doc) in _DOCS.items():
-        declare(_family, _key, kind=_kind, higher_is_better=_hib, doc=_doc)
+for _key, (_kind, _hib, _doc) in _DOCS.items():
+    declare("sweep", _key, kind=_kind, higher_is_better=_hib, doc=_doc)

@@ -89,12 +89,22 @@ def _quality_source(series: dict, summarizers: Sequence[str]) -> tuple[str, str]
     return summ, metric
 
 
+DOCS_PER_SHARD = 50   # documents per shard on an engine
+
+
 def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]], *,
               ns: Sequence[int] = N_LIST, summarizers: Sequence[str] = ("lead", "textrank"),
               ids: Sequence[str] | None = None, bertscorer=None, embed=None, lang: str = "en",
               stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
-              band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False) -> SweepResult:
-    """Summarise every document at every n with every summariser and score it."""
+              band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False, engine=None,
+              docs_per_shard: int = DOCS_PER_SHARD) -> SweepResult:
+    """Summarise every document at every n with every summariser and score it.
+
+    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are
+    independent (every summariser, the random one included, is seeded per document), so shards
+    of documents are swept where the executor runs them (BERTScore on ``map_model``: one model per
+    worker) and their per-document values concatenated; the means, bootstrap CIs and the
+    recommended interval are then computed once (:func:`finish_sweep`) — the one-process numbers."""
     ns = [check_n(n) for n in ns]
     if not ns:
         raise ScorekitError("no values of n to sweep")
@@ -106,6 +116,59 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         raise ScorekitError("no documents to sweep")
     summarizers = list(dict.fromkeys(summarizers))
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(documents))]
+    kw = dict(ns=ns, summarizers=summarizers, embed=embed, lang=lang, stem=stem, seed=seed,
+              keep_summaries=keep_summaries)
+    if engine is None:
+        values, short, sig_params, summaries = _sweep_shard((documents, references), kw, bertscorer)
+    else:
+        from scorekit.engine.executors import executor_for
+
+        ex = executor_for(engine)
+        bounds = list(range(0, len(documents), docs_per_shard)) + [len(documents)]
+        shards = [(list(documents[a:b]), list(references[a:b])) for a, b in zip(bounds, bounds[1:])]
+        if bertscorer is not None:
+            from scorekit.summarization.metrics import _scorer_params
+
+            outs = ex.map_model(_load_scorer, (_scorer_params(bertscorer),), _sweep_with_scorer(kw), shards,
+                                desc="sweep shards")
+        else:
+            outs = ex.map(_sweep_shard, shards, args=(kw, None), desc="sweep shards")
+        values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
+                  for s in summarizers}
+        short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
+        sig_params = outs[0][2]
+        summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in summarizers}
+                     if keep_summaries else {})
+    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
+              "confidence": confidence, "lang": lang, "stem": stem,
+              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "band": list(band)}
+    return finish_sweep(ns, summarizers, ids, values, short, params,
+                        summaries if keep_summaries else None)
+
+
+
+def _load_scorer(bert: dict[str, Any]):
+    from scorekit.summarization.metrics import load_bertscorer
+
+    return load_bertscorer(True, **bert)
+
+
+class _sweep_with_scorer:
+    """``fn(scorer, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
+
+    def __init__(self, kw: dict[str, Any]):
+        self.kw = kw
+
+    def __call__(self, scorer, shard):
+        return _sweep_shard(shard, self.kw, scorer)
+
+
+def _sweep_shard(shard, kw: dict[str, Any], bertscorer):
+    """(values, short-document counts, summariser signature params, summaries) of one shard of
+    documents."""
+    documents, references = shard
+    ns, summarizers, lang, stem = kw["ns"], kw["summarizers"], kw["lang"], kw["stem"]
     contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
 
     values: dict[str, dict[str, np.ndarray]] = {}
@@ -113,7 +176,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     sig_params: dict[str, Any] = {}
     short: dict[int, int] = {}
     for name in summarizers:
-        summ = make_summarizer(name, embed=embed, seed=seed, lang=lang)
+        summ = make_summarizer(name, embed=kw["embed"], seed=kw["seed"], lang=lang)
         prepared = summ.prepare(documents)
         sig_params[name] = summ.signature_params()
         if not short:
@@ -122,15 +185,9 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         preds = [summ.summarize(p, n) for n in track(ns, f"{name}: summarising", len(ns)) for p in prepared]
         per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
         values[name] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
-        if keep_summaries:
+        if kw["keep_summaries"]:
             summaries[name] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
-
-    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
-              "confidence": confidence, "lang": lang, "stem": stem,
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "band": list(band)}
-    return finish_sweep(ns, summarizers, ids, values, short, params,
-                        summaries if keep_summaries else None)
+    return values, short, sig_params, summaries
 
 
 def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[str],

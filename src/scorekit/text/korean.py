@@ -7,7 +7,6 @@ can be dropped as the spec's EnhancedKoreanMETEOR does. All input is NFC-normali
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -41,8 +40,20 @@ def has_hangul(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-@functools.lru_cache(maxsize=1)
+_KIWIS: dict[int, object] = {}   # per process: a forked child cannot use its parent's Kiwi (its
+#                                  thread pool did not survive the fork), so it builds its own and
+#                                  keeps the parent's referenced, never destroyed (a destructor
+#                                  would wait for threads that are gone)
+
+
 def get_kiwi():
+    kiwi = _KIWIS.get(os.getpid())
+    if kiwi is None:
+        kiwi = _KIWIS[os.getpid()] = _new_kiwi()
+    return kiwi
+
+
+def _new_kiwi():
     try:
         from kiwipiepy import Kiwi
     except ImportError as exc:  # pragma: no cover - kiwipiepy is a core dependency
@@ -62,6 +73,7 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
     fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
     (``주무시``) unless the plain Kiwi already analyses the word as stem + 다 (asked of the plain
     Kiwi, so the answer does not depend on the lexicon's order)."""
+    key = f"{os.getpid()}:{key}"     # per process, as get_kiwi
     kiwi = _USER_KIWIS.get(key)
     if kiwi is not None:
         return kiwi
@@ -92,7 +104,7 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
         else:
             kiwi.add_user_word(word, tag, 0.0)
     if len(_USER_KIWIS) >= 4:
-        _USER_KIWIS.pop(next(iter(_USER_KIWIS)))
+        _USER_KIWIS.pop(next((k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")), None), None)
     _USER_KIWIS[key] = kiwi
     return kiwi
 
