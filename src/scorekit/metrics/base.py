@@ -28,6 +28,17 @@ VALUE_KINDS = ("rate", "count", "score")  # rate: in [0, 1]; count: a non-negati
 #                                           score: any other number (CIDEr 0..10, ICC, z-scores)
 
 
+def format_value(value: Any) -> str:
+    """A parameter value as the name grammar writes it (``3``, ``0.85``, ``true``, ``a.tsv;b.tsv``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if value != int(value) else str(int(value))
+    if isinstance(value, (list, tuple)):
+        return ";".join(format_value(v) for v in value)
+    return str(value)
+
+
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -210,8 +221,6 @@ class Metric:
         ``chrf(beta=3)``; parameters at their default, set for the batch, or not pinned in the
         signature are left out, the rest in declaration order — so ``get_metric`` of this text
         (with the batch's parameters) rebuilds a metric that gives the same numbers."""
-        from scorekit.metrics.registry import format_value
-
         args = [f"{p.name}={format_value(self.values[p.name])}" for p in self.params
                 if not p.batch and p.signature and self.values[p.name] != p.default]
         return f"{self.name}({','.join(args)})" if args else self.name
@@ -226,8 +235,6 @@ class Metric:
         spec (:meth:`spec`) -> its pins, ``;``-separated (``chrf(beta=3):-``,
         ``meteor:stem=porter-nltk3.9.1;synonyms=wordnet-3.0``). A stored run rebuilds the metric
         from the spec (:func:`scorekit.metrics.get_metric`)."""
-        from scorekit.metrics.registry import format_value
-
         pins = self.pins()
         return {self.spec(): ";".join(f"{k}={format_value(v)}" for k, v in pins.items()) or "-"}
 

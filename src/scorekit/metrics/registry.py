@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo
+from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo, format_value  # noqa: F401
 
 # family -> modules whose import registers that family's metrics (imported lazily, on first use,
 # so `scorekit retrieval` never imports torch: these modules import no model code at top level).
@@ -161,17 +161,6 @@ def split_specs(text: str) -> list[str]:
         raise ScorekitError(f"unbalanced '(' in metric list {text!r}")
     out.append(text[start:])
     return [x.strip() for x in out if x.strip()]
-
-
-def format_value(value: Any) -> str:
-    """A parameter value as the name grammar writes it (``3``, ``0.85``, ``true``, ``a.tsv;b.tsv``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if value != int(value) else str(int(value))
-    if isinstance(value, (list, tuple)):
-        return ";".join(format_value(v) for v in value)
-    return str(value)
 
 
 class MetricSpec:
