@@ -203,10 +203,13 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     sb = stats_from_rows(mb, [ib[i] for i in shared])
     if sa is None or sb is None:
         return None
+    from scorekit.metrics.registry import MetricSpec
+
+    declared = MetricSpec(key).name   # "chrf(beta=3)" is the key chrf of the metric built with beta 3
     if method == "randomization":
-        res = corpus_test(ma, key, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
+        res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
     else:
-        res = corpus_test(ma, key, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
+        res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
     return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
 
 
