@@ -19,7 +19,11 @@ class MetricsOption(click.Option):
 
         names = REGISTRY.names(self.family)
         keys = [k for k in REGISTRY.keys(self.family) if k not in names]
-        self.help = f"{self.lead} Metrics: {', '.join(names)}. Keys: {', '.join(keys)}."
+        specs = []
+        for cls in REGISTRY.classes(self.family):   # each metric with the parameters it declares
+            params = [p.name for p in cls.params if not p.batch]
+            specs.append(f"{cls.name}({', '.join(params)})" if params else cls.name)
+        self.help = f"{self.lead} Metrics: {', '.join(specs)}. Keys: {', '.join(keys)}."
         return super().get_help_record(ctx)
 
 

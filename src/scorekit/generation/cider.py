@@ -218,13 +218,13 @@ class CIDEr(CaptionMetric):
     def _run(self, stats: Stats) -> CiderOutput:
         df, _ = self._df()
         hyps, refs = stats.columns.get("hyp", []), stats.columns.get("refs", [])
-        key = (self.values["sigma"], self.values["df"])
+        key = (self.values.get("sigma"), self.values["df"])
         last = getattr(self, "_last", None)
         if last is not None and last[0] is hyps and last[1] is refs and last[2] == key:
             return last[3]  # score() and item_scores() of the same statistics: computed once
         shared = getattr(self, "_shared", None)
         matrix = shared[2] if shared is not None and shared[0] is hyps and shared[1] is refs else None
-        out = cider(hyps, refs, sigma=self.values["sigma"], clipped=self.clipped,
+        out = cider(hyps, refs, sigma=self.values.get("sigma", 6.0), clipped=self.clipped,
                     length_penalty=self.length_penalty, df=df, matrix=matrix)
         self._last = (hyps, refs, key, out)
         return out
@@ -252,5 +252,6 @@ class CIDErPlain(CIDEr):
     """Original CIDEr (vrama91/cider): 10 x mean_n tf-idf cosine, no clipping, no length penalty."""
 
     name = "cider_plain"
+    params = tuple(p for p in CIDEr.params if p.name != "sigma")   # no length penalty, no sigma
     clipped = False
     length_penalty = False
