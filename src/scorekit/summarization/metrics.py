@@ -139,36 +139,23 @@ def load_bertscorer(required: bool, **kwargs):
 
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
                       bertscorer=None, stem: bool = False) -> dict[str, np.ndarray]:
-    """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (see module docstring)."""
+    """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
+    every n of the sweep): the summary metrics' item statistics (:class:`SummaryRouge`,
+    :class:`SummaryBERTScore` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
+    sources, :class:`SummaryWords`) on one :class:`SummaryBatch`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
-    preds = [nfc(p) for p in predictions]
-    flags = [c.korean or has_hangul(p) for p, c in zip(preds, contexts)]
-    toks = R.rouge_tokenize_batch(preds, stem=stem, korean=flags)
-    n = len(preds)
-    out: dict[str, np.ndarray] = {}
-    for kind in ROUGE_KINDS:
-        out[kind] = np.zeros(n)
-        out[kind + "_r"] = np.zeros(n)
-    for i, (t, c) in enumerate(zip(toks, contexts)):
-        res = R.rouge_multi(t, c.refs, ROUGE_KINDS)
-        for kind in ROUGE_KINDS:
-            out[kind][i] = res[kind].fmeasure
-            out[kind + "_r"][i] = res[kind].recall
-    n_words = np.array([len(p.split()) for p in preds], dtype=np.float64)
+    batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
+                         contexts=list(contexts))
+    metrics: list[SummaryMetric] = [SummaryRouge()]
     if bertscorer is not None:
-        refs = [c.references if len(c.references) > 1 else c.references[0] for c in contexts]
-        f1 = np.asarray(bertscorer.score(preds, refs).f1, dtype=np.float64)
-        out["bertscore_f1"] = f1
-        out["efficiency"] = f1 / np.maximum(1.0, n_words)
-    if all(c.source_set is not None for c in contexts) and contexts:
-        # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
-        dtoks = [t if (f and not stem) else simple_tokenize(p, korean=f)
-                 for p, t, f in zip(preds, toks, flags)]
-        out["density"] = np.array([density_from_tokens(t, c.source_set) for t, c in zip(dtoks, contexts)])
-        out["token_density"] = np.array([token_density_from_tokens(t, c.source_set)
-                                         for t, c in zip(dtoks, contexts)])
-    out["words"] = n_words
+        metrics.append(SummaryBERTScore().use(bertscorer))
+    if contexts and all(c.source_set is not None for c in contexts):
+        metrics.append(SummaryDensity())
+    metrics.append(SummaryWords())
+    out: dict[str, np.ndarray] = {}
+    for m in metrics:
+        out.update(m.item_stats(batch).columns)
     return out
 
 
@@ -208,6 +195,7 @@ class SummaryBatch(CaptionBatch):
 
     sources: list[str] | None = None
     stem: bool = False
+    contexts: list | None = _field(default=None, repr=False)   # prepared already (the sweep's)
     _prepared: dict | None = _field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -219,13 +207,14 @@ class SummaryBatch(CaptionBatch):
 
     def _sliced(self, a: int, b: int) -> dict:
         return {**super()._sliced(a, b), "sources": None if self.sources is None else self.sources[a:b],
-                "_prepared": None}
+                "contexts": None if self.contexts is None else self.contexts[a:b], "_prepared": None}
 
     def prepared(self) -> dict:
         """``contexts`` (:func:`prepare_contexts`), NFC ``preds``, Korean ``flags`` and ROUGE
         ``tokens`` of the predictions, computed once."""
         if self._prepared is None:
-            contexts = prepare_contexts(self.references, self.sources, lang=self.lang, stem=self.stem)
+            contexts = self.contexts or prepare_contexts(self.references, self.sources, lang=self.lang,
+                                                         stem=self.stem)
             preds = [nfc(p) for p in self.predictions]
             flags = [c.korean or has_hangul(p) for p, c in zip(preds, contexts)]
             toks = R.rouge_tokenize_batch(preds, stem=self.stem, korean=flags)
@@ -334,9 +323,9 @@ class SummaryDensity(SummaryMetric):
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
-        if b.sources is None:
-            raise ScorekitError("density needs the source documents (--sources)")
         prep = b.prepared()
+        if not all(c.source_set is not None for c in prep["contexts"]):
+            raise ScorekitError("density needs the source documents (--sources)")
         # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
         dtoks = [t if (f and not b.stem) else simple_tokenize(p, korean=f)
                  for p, t, f in zip(prep["preds"], prep["tokens"], prep["flags"])]
