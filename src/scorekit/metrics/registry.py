@@ -4,7 +4,9 @@ Families register their metric classes (``@register``) — or, for a result key 
 computation of its own here (a count an ABSA aggregate writes, a topic-model summary), declare its
 metadata (:func:`declare`). The CLI's ``--metrics`` choices and "did you mean", the docs tables,
 the report's metadata, comparisons and the oracle test harness look them up here. Names are
-parsed with typed parameters: ``ndcg@10``, ``bleu_4``, ``recall(rel=2)@10``.
+parsed with typed parameters: ``ndcg@10``, ``bleu_4``, ``recall(rel=2)@10``, ``chrf(beta=3)``
+(:class:`MetricSpec`; :func:`split_specs` splits a ``-m`` list); :func:`get_metric` builds any
+registered metric from such a name, checked against its declared :class:`Param`\ s.
 """
 
 from __future__ import annotations
