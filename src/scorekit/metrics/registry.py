@@ -30,6 +30,10 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
+# a family whose commands also score another family's metrics: ``scorekit summary -m chrf``
+ALSO_SCORES: dict[str, tuple[str, ...]] = {"summary": ("caption",)}
+
+
 class MetricRegistry:
     def __init__(self) -> None:
         self._classes: dict[tuple[str, str], type[Metric]] = {}   # (family, name) -> class
@@ -119,6 +123,10 @@ class MetricRegistry:
                 if n == cand and (family is None or f == family):
                     info = cls.info()
                     return MetricInfo(key, n, f, info.higher_is_better, info.kind, info.doc, info.corpus)
+        for other in ALSO_SCORES.get(family or "", ()):
+            found = self.info(key, other)
+            if found is not None:
+                return found
         return None
 
 
