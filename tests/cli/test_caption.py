@@ -77,41 +77,46 @@ def test_invalid_utf8_names_file_and_line(tmp_path):
     assert r.returncode == 2 and "p.jsonl:2: invalid UTF-8" in r.stderr
 
 
-def _ko(*extra):
+def _ko(metrics="meteor,rouge_l,bleu_4", *extra):
     r = run("-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", "--lang", "ko",
-            "-m", "meteor,rouge_l,bleu_4", "-q", "-o", "-", *extra)
+            "-m", metrics, "-q", "-o", "-", *extra)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
 
-def test_korean_units_and_meteor_delta_flags():
-    """--ko-units and --meteor-delta reach the metrics they name (and only those) and the signature."""
+def test_korean_units_and_meteor_delta_in_the_name_grammar():
+    """ko_units and delta reach the metrics they name (and only those), keyed as written, and the
+    signature; the CLI equals the Python API."""
     from scorekit.generation import evaluate
 
-    base, surface, delta = _ko(), _ko("--ko-units", "surface"), _ko("--meteor-delta", "0.5")
-    assert "ko_units:content" in base["signature"] and "ko_units:surface" in surface["signature"]
-    assert ",d0.9," in base["signature"] and ",d0.5," in delta["signature"]
+    base = _ko()
+    surface = _ko("meteor,rouge_l(ko_units=surface),bleu_4(ko_units=surface)")
+    delta = _ko("meteor(delta=0.5),rouge_l,bleu_4")
+    assert "|rouge_l:ko_units=content" in base["signature"]
+    assert "|rouge_l(ko_units=surface):ko_units=surface" in surface["signature"]
+    assert "delta=0.9" in base["signature"] and "|meteor(delta=0.5):" in delta["signature"]
+    assert "delta=0.5" in delta["signature"]
     # surface units: ROUGE-L/BLEU change, METEOR does not; delta: METEOR changes, ROUGE-L/BLEU do not
-    assert surface["metrics"]["rouge_l"] != base["metrics"]["rouge_l"]
+    assert surface["metrics"]["rouge_l(ko_units=surface)"] != base["metrics"]["rouge_l"]
     assert surface["metrics"]["meteor"] == base["metrics"]["meteor"]
-    assert delta["metrics"]["meteor"] != base["metrics"]["meteor"]
+    assert delta["metrics"]["meteor(delta=0.5)"] != base["metrics"]["meteor"]
     assert delta["metrics"]["rouge_l"] == base["metrics"]["rouge_l"]
-    # the flags equal the Python API's options
     from scorekit.io.captions import read_caption_set
 
     data = read_caption_set(EXAMPLES / "predictions_ko.json", EXAMPLES / "references_ko.json")
     api = evaluate(data.predictions, data.references, lang="ko",
-                          metrics=["meteor", "rouge_l"], options={"ko_units": "surface", "delta": 0.5})
-    both = _ko("--ko-units", "surface", "--meteor-delta", "0.5")
-    assert api.metrics["meteor"] == pytest.approx(both["metrics"]["meteor"], abs=1e-12)
-    assert api.metrics["rouge_l"] == pytest.approx(both["metrics"]["rouge_l"], abs=1e-12)
+                   metrics=["meteor(delta=0.5)", "rouge_l(ko_units=surface)"])
+    assert api.metrics["meteor(delta=0.5)"] == pytest.approx(delta["metrics"]["meteor(delta=0.5)"], abs=1e-12)
+    assert api.metrics["rouge_l(ko_units=surface)"] == pytest.approx(
+        surface["metrics"]["rouge_l(ko_units=surface)"], abs=1e-12)
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--lang", "en", "--ko-units", "surface"], "--ko-units applies to Korean captions only"),
-    (["--lang", "en", "--meteor-delta", "0.5"], "--meteor-delta applies to Korean captions only"),
-    (["--lang", "ko", "--ko-units", "surface", "--tokenizer", "whitespace"], "give one or the other"),
-    (["--lang", "ko", "--meteor-delta", "2"], "--meteor-delta"),
+    (["--lang", "en", "-m", "rouge_l(ko_units=surface)"], "rouge_l(ko_units=...) applies to Korean captions only"),
+    (["--lang", "en", "-m", "meteor(delta=0.5)"], "`meteor` is the Korean METEOR; on English captions use meteor15"),
+    (["--lang", "ko", "-m", "bleu(ko_units=surface)", "--tokenizer", "whitespace"], "give one or the other"),
+    (["--lang", "ko", "-m", "meteor(delta=2)"], "'delta' must be in [0, 1]"),
+    (["--lang", "ko", "-m", "chrf(betta=3)"], "did you mean 'beta'"),
 ])
 def test_korean_flags_misused(tmp_path, args, needle):
     out = tmp_path / "o.json"
@@ -154,7 +159,7 @@ def test_korean_default_recipe_names_the_mismatch(tmp_path):
 @pytest.mark.parametrize("extra, pattern", [
     (["--lang", "en"], "use it with --lang ko"),
     (["--lang", "ko", "-m", "meteor"], "--metrics does not apply to --recipe spec"),
-    (["--lang", "ko", "--bleu", "sentence"], "--bleu does not apply to --recipe spec"),
+    (["--lang", "ko", "--tokenizer", "kiwi"], "--tokenizer does not apply to --recipe spec"),
     (["--lang", "ko", "--engine", "ray"], "--engine does not apply to --recipe spec"),
 ])
 def test_recipe_spec_refuses_options_that_change_it(tmp_path, extra, pattern):

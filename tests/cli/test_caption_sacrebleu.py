@@ -1,4 +1,4 @@
-"""sacrebleu's conventions in `scorekit caption`: `--bleu sacrebleu --scale 100` prints sacrebleu's
+"""sacrebleu's conventions in `scorekit caption`: `-m "bleu(mode=sacrebleu)" --scale 100` prints sacrebleu's
 BLEU, its breakdown and chrF on sacrebleu's 0-100 scale, with the same numbers as sacrebleu on the
 same files (English and Korean, NFD input read as NFC)."""
 
@@ -31,10 +31,15 @@ def _files(tmp_path, vocab, seed, nfd=False):
     return preds, refs
 
 
+def K(key: str) -> str:
+    """A BLEU key as the results key it: as written, bleu(mode=sacrebleu)."""
+    return f"{key}(mode=sacrebleu)"
+
+
 def _run(tmp_path, capsys, *extra):
     out = tmp_path / "o.json"
     code = main(["caption", "-p", str(tmp_path / "p.json"), "-r", str(tmp_path / "r.json"), "--lang", "en",
-                 "-m", "bleu,chrf", "--bleu", "sacrebleu", "--tokenizer", "13a", "-o", str(out), "-q", *extra])
+                 "-m", "bleu(mode=sacrebleu),chrf", "--tokenizer", "13a", "-o", str(out), "-q", *extra])
     _, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(out.read_text())
@@ -52,22 +57,22 @@ def test_scale_100_equals_sacrebleu(tmp_path, capsys, vocab, nfd, seed):
     m = got["metrics"]
     # x100 of the [0, 1] values: sacrebleu's numbers to the last bit or one unit in the last place
     same = lambda a, b: a == pytest.approx(b, rel=1e-15, abs=1e-13)  # noqa: E731
-    assert same(m["bleu_4"], bleu.score) and same(m["chrf"], chrf.score)
-    assert all(same(m[f"bleu_precision_{n}"], p) for n, p in zip(range(1, 5), bleu.precisions))
-    assert (m["bleu_bp"], m["bleu_ratio"], m["bleu_hyp_len"], m["bleu_ref_len"]) == (
+    assert same(m[K("bleu_4")], bleu.score) and same(m["chrf"], chrf.score)
+    assert all(same(m[K(f"bleu_precision_{n}")], p) for n, p in zip(range(1, 5), bleu.precisions))
+    assert (m[K("bleu_bp")], m[K("bleu_ratio")], m[K("bleu_hyp_len")], m[K("bleu_ref_len")]) == (
         bleu.bp, bleu.ratio, bleu.sys_len, bleu.ref_len)
     # bleu_n is sacrebleu's BLEU with max_ngram_order n, not the n-gram precision
     for n in range(1, 4):
         want = sacrebleu.metrics.BLEU(max_ngram_order=n).corpus_score(hyps, streams).score
-        assert same(m[f"bleu_{n}"], want)
+        assert same(m[K(f"bleu_{n}")], want)
     assert "|scale:100|" in got["signature"]
     # per item: sacrebleu's sentence BLEU on the same scale
     row = got["per_item"][0]
-    assert same(row["bleu_4"], sacrebleu.sentence_bleu(hyps[0], [s[0] for s in streams]).score)
+    assert same(row[K("bleu_4")], sacrebleu.sentence_bleu(hyps[0], [s[0] for s in streams]).score)
     # the default scale is sacrebleu's / 100, the rest unchanged, no scale in the signature
     one = _run(tmp_path, capsys)
-    assert one["metrics"]["bleu_4"] == pytest.approx(bleu.score / 100, rel=1e-15)
-    assert one["metrics"]["bleu_bp"] == bleu.bp and "scale" not in one["signature"]
+    assert one["metrics"][K("bleu_4")] == pytest.approx(bleu.score / 100, rel=1e-15)
+    assert one["metrics"][K("bleu_bp")] == bleu.bp and "scale" not in one["signature"]
 
 
 def test_scale_leaves_other_metrics_and_coco_bleu_alone(tmp_path, capsys):

@@ -390,14 +390,14 @@ def test_duplicate_keys_in_cider_df_are_refused(tmp_path, capsys):
     df = tmp_path / "df.json"
     df.write_text('{"n_docs": 10,\n "df": {"a man": 3,\n        "a man": 4}}')
     code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
-                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "cider",
-                        "--cider-df", df], capsys)
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", f"cider(df={df})"],
+                       capsys)
     assert code == 2 and one_line(err) == f"scorekit: error: {df}:3: duplicate key 'a man' in one JSON object " \
                                           "(each key may appear once)"
     df.write_text('{"n_docs": 10, "df": {"a man": 3, "a  man": 4}}')     # one n-gram once normalised
     code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
-                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "cider",
-                        "--cider-df", df], capsys)
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", f"cider(df={df})"],
+                       capsys)
     assert code == 2 and "duplicate n-gram 'a man'" in one_line(err)
 
 
@@ -464,8 +464,8 @@ def test_truncated_paraphrase_table_is_reported_as_damaged(tmp_path, capsys):
     (tmp_path / "m15" / "meteor-1.5.jar").symlink_to(sources.jar)
     (tmp_path / "m15" / "data" / "paraphrase-en.gz").write_bytes(sources.paraphrase.read_bytes()[:100_000])
     code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
-                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", "meteor15",
-                        "--meteor15-resources", tmp_path / "m15"], capsys)
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m",
+                        f"meteor15(resources={tmp_path / 'm15'})"], capsys)
     assert code == 2
     line = one_line(err)
     assert "paraphrase-en.gz" in line and "damaged or truncated" in line and "not found" not in line

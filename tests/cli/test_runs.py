@@ -106,9 +106,9 @@ def check_against_scipy(doc, a, b):
         assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
         assert row["value"] == pytest.approx(xb.mean()) and row["baseline_value"] == pytest.approx(xa.mean())
         assert row["n"] == len(ids)
-    ps = sorted(r["p_value"] for r in doc["comparison"]["rows"])
-    adj = sorted(r["p_adjusted"] for r in doc["comparison"]["rows"])
-    assert adj[0] == pytest.approx(min(1.0, ps[0] * len(ps)))   # Holm: smallest p times m
+    # one Holm family per measure over the systems compared with the baseline (here one system):
+    # the corrected p is the p, as `scorekit retrieval` gives for the same pair (stats.compare)
+    assert all(r["p_adjusted"] == r["p_value"] for r in doc["comparison"]["rows"])
 
 
 def test_compare_pairs_shared_ids(monkeypatch):

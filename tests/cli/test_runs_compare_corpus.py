@@ -34,3 +34,25 @@ def test_corpus_metrics_compare_on_the_corpus_score(method):
         want = paired_bootstrap(m, "bleu_1", m.item_stats((A, REFS)), m.item_stats((B, REFS)),
                                 n_resamples=200, seed=3)
         assert rows["bleu_1"]["p_value"] == want.p_value
+
+
+def test_stored_parameters_are_the_ones_recomputed():
+    """#26: a run scored with chrf(beta=3), cider(sigma=3), bleu(mode=sacrebleu) and a non-default
+    METEOR is rebuilt from its signature with those parameters (get_metric of the canonical
+    spec), so `runs compare` recomputes each corpus score exactly as the run computed it."""
+    from scorekit.generation.driver import metric_from_signature
+
+    names = ["chrf(beta=3)", "cider(sigma=3)", "bleu_4(mode=sacrebleu)", "chrf",
+             "meteor_nltk(alpha=0.85,beta=0.2,gamma=0.6)"]   # English: nltk's METEOR
+    ra = evaluate(A, REFS, lang="en", metrics=names, name="a").to_dict()
+    rb = evaluate(B, REFS, lang="en", metrics=names, name="b").to_dict()
+    doc = compare_runs(ra, rb, method="bootstrap", n_resamples=100, seed=3)
+    rows = {r["measure"]: r for r in doc["comparison"]["rows"]}
+    for key in ("chrf(beta=3)", "cider(sigma=3)", "bleu_4(mode=sacrebleu)", "chrf"):
+        assert "corpus score" in rows[key]["test"], key
+        assert rows[key]["value"] == rb["metrics"][key] and rows[key]["baseline_value"] == ra["metrics"][key], key
+    assert rows["chrf(beta=3)"]["value"] != rows["chrf"]["value"]     # not recomputed with beta 2
+    m = metric_from_signature("meteor_nltk(alpha=0.85,beta=0.2,gamma=0.6)", rb["signature"])
+    assert (m.name, m.values["alpha"], m.values["beta"], m.values["gamma"]) == ("meteor_nltk", 0.85, 0.2, 0.6)
+    assert metric_from_signature("cider(sigma=3)", rb["signature"]).values["sigma"] == 3.0
+    assert metric_from_signature("chrf", rb["signature"]).values["beta"] == 2

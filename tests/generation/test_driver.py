@@ -69,13 +69,13 @@ def test_sentence_bleu_mode_is_the_spec_average():
 
     from scorekit.text.tokenizers import tokenize_batch
 
-    out = evaluate(KO_P, KO_R, lang="ko", metrics=["bleu_4"], options={"bleu_mode": "sentence"})
-    assert list(out.metrics) == ["bleu_4"]
+    out = evaluate(KO_P, KO_R, lang="ko", metrics=["bleu_4(mode=sentence)"])
+    assert list(out.metrics) == ["bleu_4(mode=sentence)"]   # keyed as written
     hyps = tokenize_batch(KO_P, "ko-content")  # Korean BLEU on content units (issue #15)
     expected = np.mean([sentence_bleu([tokenize_batch(r, "ko-content")[0]], h,
                                       smoothing_function=SmoothingFunction().method1)
                         for h, r in zip(hyps, KO_R)])
-    assert math.isclose(out.metrics["bleu_4"], expected, rel_tol=1e-12)
+    assert math.isclose(out.metrics["bleu_4(mode=sentence)"], expected, rel_tol=1e-12)
 
 
 def test_korean_suite_scores_are_positive():
@@ -134,23 +134,32 @@ def test_clipscore_without_media_is_a_clear_error():
 def test_result_carries_signature_and_rows():
     out = evaluate(EN_P, EN_R, lang="en", metrics=["bleu_4", "cider"], ids=["a", "b", "c"], name="sys")
     assert out.task == "caption" and out.name == "sys"
-    assert out.signature.startswith("task:caption|lang:en|norm:nfc+invisible|tok:coco|metrics:bleu_4,cider|bleu:coco|")
+    assert out.signature.startswith("task:caption|lang:en|norm:nfc+invisible|tok:coco|metrics:bleu_4,cider|bleu:-|cider:-|")
     assert out.signature.endswith("|version:" + __import__("scorekit").__version__)
     assert out.signature.count("task:") == 1 and out.signature.count("version:") == 1
     assert [r["id"] for r in out.per_item] == ["a", "b", "c"] and "bleu_4" in out.per_item[0]
 
 
-def test_misspelt_option_is_an_error_naming_it():
+def test_misspelt_parameter_is_an_error_naming_it():
     from scorekit.errors import ScorekitError
 
-    with pytest.raises(UnknownNameError, match="'bleu-mode' — did you mean 'bleu_mode'"):
-        evaluate(EN_P, EN_R, lang="en", metrics=["bleu"], options={"bleu-mode": "sentence"})
-    with pytest.raises(UnknownNameError, match="BLEU mode"):
-        evaluate(EN_P, EN_R, lang="en", metrics=["bleu"], options={"bleu_mode": "sentenc"})
-    with pytest.raises(ScorekitError, match="cider_sigma"):
-        evaluate(EN_P, EN_R, lang="en", metrics=["cider"], options={"cider_sigma": "wide"})
+    with pytest.raises(UnknownNameError, match="'mod' — did you mean 'mode'"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu(mod=sentence)"])
+    with pytest.raises(UnknownNameError, match="'sentenc' — did you mean 'sentence'"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu(mode=sentenc)"])
+    with pytest.raises(ScorekitError, match="'sigma' must be float"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["cider(sigma=wide)"])
+    with pytest.raises(ScorekitError, match=r"'alpha' must be in \[0, 1\]"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["meteor(alpha=1.5)"])
+    with pytest.raises(ScorekitError, match="set for the whole batch"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu(tokenizer=13a)"])
+    with pytest.raises(ScorekitError, match="Korean captions only"):
+        evaluate(EN_P, EN_R, lang="en", metrics=["bleu(ko_units=surface)"])
 
 
-def test_resolve_groups_keys_in_order():
-    plan = driver.resolve(["bleu_4", "cider", "bleu_1"])
-    assert [(c.name, keys) for c, keys in plan] == [("bleu", ["bleu_4", "bleu_1"]), ("cider", ["cider"])]
+def test_plan_groups_keys_in_order_and_keys_results_as_written():
+    plan = driver.caption_plan(["bleu_4", "cider", "bleu_1", "chrf(beta=3)", "chrf"], "en")
+    assert [(p.metric.name, p.keys) for p in plan] == [
+        ("bleu", [("bleu_4", "bleu_4"), ("bleu_1", "bleu_1")]), ("cider", [("cider", "cider")]),
+        ("chrf", [("chrf", "chrf(beta=3)")]), ("chrf", [("chrf", "chrf")])]
+    assert [p.metric.values.get("beta") for p in plan] == [None, None, 3, 2]

@@ -236,7 +236,7 @@ def test_missing_resources_message_names_both_ways(tmp_path, monkeypatch):
     with pytest.raises(MissingDependencyError) as err:
         R.locate()
     msg = str(err.value)
-    assert "\n" not in msg and "pycocoevalcap" in msg and "--meteor15-resources" in msg and R.ENV_VAR in msg
+    assert "\n" not in msg and "pycocoevalcap" in msg and "meteor15(resources=DIR)" in msg and R.ENV_VAR in msg
 
 
 def test_missing_resources_cli_one_line_exit_2(tmp_path):
@@ -245,7 +245,7 @@ def test_missing_resources_cli_one_line_exit_2(tmp_path):
     refs.write_text('{"1": ["a dog runs"]}')
     out = tmp_path / "o.json"
     proc = subprocess.run([sys.executable, "-m", "scorekit", "caption", "-p", str(preds), "-r", str(refs), "--lang", "en",
-                           "--metrics", "meteor15", "--meteor15-resources", str(tmp_path / "nowhere"),
+                           "--metrics", f"meteor15(resources={tmp_path / 'nowhere'})",
                            "-o", str(out)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
     assert proc.returncode == 2

@@ -175,7 +175,7 @@ def test_korean_vocabulary_is_accepted(tiny_korean_bert):
 def test_a_missing_encoder_folder_is_one_line(tmp_path):
     with pytest.raises(ScorekitError) as err:
         SW.run_sweep(["A b. C d."], ["a"], ns=[2], summarizers=[f"textrank(encoder={tmp_path}/nope/model)"])
-    assert "is not on disk" in str(err.value) and "\n" not in str(err.value)
+    assert "model folder not found" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_default_textrank_is_still_minilm_with_unchanged_numbers():
@@ -222,7 +222,6 @@ def test_ray_shards_with_encoders_and_systems_equal_one_process(tiny_encoders):
     summaries up by its documents' ids; the merged sweep equals the one-process sweep."""
     pytest.importorskip("ray")
     from scorekit.engine.ray_engine import RayEngine
-    from scorekit.engine.sweep import sweep_sharded
 
     pairs = read_pairs(NEWS)
     system = SW.SystemSummaries("heads", {i: " ".join(r.split()[:9]) for i, r in zip(pairs.ids, pairs.references)})
@@ -230,6 +229,6 @@ def test_ray_shards_with_encoders_and_systems_equal_one_process(tiny_encoders):
               summarizers=f"lead,centroid(encoder={tiny_encoders['electra']}),textrank(encoder={tiny_encoders['xlnet']})")
     one = SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, **kw)
     with RayEngine(num_cpus=2, progress=False) as eng:
-        res = sweep_sharded(eng, pairs.documents, pairs.references, ids=pairs.ids, docs_per_shard=10, **kw)
+        res = SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, engine=eng, docs_per_shard=10, **kw)
     assert res.summarizers == one.summarizers and res.series == one.series and res.params == one.params
     assert res.summaries == one.summaries and res.recommendation == one.recommendation

@@ -10,7 +10,7 @@ import click
 from scorekit.cli._types import finite, layers, usage_error
 from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
+from scorekit.cli.metric_options import MetricsOption, metric_specs
 from scorekit.signature import Signature
 
 
@@ -35,8 +35,9 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
                               "scorekit caption -p preds.json -r refs.json --lang ko --recipe spec",
                               "scorekit caption -p results.json -r captions_val2014.json --lang en \\",
                               "    -m bleu,meteor15,rouge_l_coco,cider",
-                              "scorekit caption -p preds.json -r refs.json --lang en -m bleu,chrf \\",
-                              "    --bleu sacrebleu --tokenizer 13a --scale 100",
+                              "scorekit caption -p preds.json -r refs.json --lang en -m \"chrf(beta=3),bleu_4\"",
+                              "scorekit caption -p preds.json -r refs.json --lang en \\",
+                              "    -m \"bleu(mode=sacrebleu),chrf\" --tokenizer 13a --scale 100",
                               heading="Examples:"))
 @click.option("--predictions", "-p", required=True, type=click.Path(path_type=Path),
               help="Predictions: JSON {id: caption | [caption]}, JSONL or CSV.")
@@ -44,8 +45,12 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="References: JSON {id: [ref, ...]}, JSONL or CSV (one row per reference).")
 @click.option("--lang", type=click.Choice(["ko", "en"]), required=True, help="Caption language.")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              lead="Comma-separated metrics or keys (default: bleu,meteor,rouge_l,cider,bertscore for ko; "
-                   "meteor15 in place of meteor for en).")
+              lead="Comma-separated metrics or keys, with parameters in parentheses: "
+                   "\"bleu(mode=sacrebleu),chrf(beta=3),meteor(alpha=0.85),cider(df=df.json)\" "
+                   "(default: bleu,meteor,rouge_l,cider,bertscore for ko; meteor15 in place of meteor for en); "
+                   "results are keyed as written. In every BLEU mode bleu_n is cumulative BLEU up to n-grams "
+                   "(bleu_4 = BLEU); bleu(mode=sacrebleu) adds sacrebleu's breakdown (bleu_precision_1..4, "
+                   "bleu_bp, bleu_ratio, bleu_hyp_len, bleu_ref_len).")
 @click.option("--baseline-meteor", type=finite(0, 1, min_open=True), default=None,
               help="METEOR baseline for the report (default: the language's AI-Hub baseline, spec §2.1: "
                    "Korean 0.3052 against meteor, English 0.33 against meteor15).")
@@ -53,51 +58,36 @@ def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
               help="spec: the caption spec's own code (Okt morphs, nltk METEOR and sentence BLEU-4, the first "
                    "reference of each id, averaged; §2.4, §5.1, §6.1), the recipe of the 0.3052 baseline. "
                    "Needs konlpy and Java; --lang ko only.")
-@click.option("--bleu", "bleu_mode", type=click.Choice(["coco", "sentence", "sacrebleu"]), default="coco",
-              show_default=True, help="coco: pycocoevalcap corpus BLEU; sentence: mean nltk "
-                                      "sentence BLEU (method1, spec §5.1); sacrebleu: corpus BLEU/100 "
-                                      "plus sacrebleu's breakdown (bleu_precision_1..4, bleu_bp, "
-                                      "bleu_ratio, bleu_hyp_len, bleu_ref_len). In every mode bleu_n is "
-                                      "cumulative BLEU up to n-grams (bleu_4 = BLEU), never the n-gram "
-                                      "precision alone.")
 @click.option("--scale", type=click.Choice(["1", "100"]), default="1", show_default=True,
-              help="Scale of the metrics sacrebleu reports: 100 prints chrF, chrF++ and, with --bleu "
-                   "sacrebleu, BLEU and its n-gram precisions as sacrebleu does (0-100); pinned in the "
-                   "signature. Other metrics stay in [0, 1].")
+              help="Scale of the metrics sacrebleu reports: 100 prints chrF, chrF++ and, in "
+                   "bleu(mode=sacrebleu), BLEU and its n-gram precisions as sacrebleu does (0-100); pinned in "
+                   "the signature. Other metrics stay in [0, 1].")
 @click.option("--tokenizer", type=click.Choice(["coco", "13a", "kiwi", "whitespace"]), default=None,
-              help="Tokens for BLEU/CIDEr/English METEOR (default: coco for en, kiwi for ko).")
-@click.option("--cider-df", type=click.Path(path_type=Path), default=None,
-              help='CIDEr document frequencies from a file {"n_docs": N, "df": {ngram: count}} '
-                   "instead of the evaluated references.")
+              help="Tokens for BLEU/CIDEr/English METEOR, for the whole batch (default: coco for en, kiwi for ko).")
 @click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
-              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable.")
-@click.option("--meteor15-resources", type=click.Path(path_type=Path), default=None,
-              help="meteor15: a Meteor 1.5 distribution (meteor-1.5.jar, data/paraphrase-en.gz); "
-                   "default $SCOREKIT_METEOR15, else the installed pycocoevalcap's.")
+              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable "
+                   "(shorthand for meteor(lexicon=a.tsv;b.tsv)).")
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
-@click.option("--bert-model", type=str, default=None, help="Local BERTScore model dir (default: all-MiniLM-L6-v2).")
+@click.option("--bert-model", type=str, default=None,
+              help="Local BERTScore model dir (default: all-MiniLM-L6-v2; shorthand for bertscore(model=DIR)).")
 @click.option("--num-layers", type=layers(1), default=None,
-              help="BERTScore layer (default: bert_score's layer for a known model name, e.g. 9 for "
-                   "bert-base-multilingual-cased; else the last layer).")
+              help="BERTScore layer (shorthand for bertscore(num_layers=N); default: bert_score's layer for "
+                   "a known model name, e.g. 9 for bert-base-multilingual-cased; else the last layer).")
 @click.option("--allow-english-model", is_flag=True,
               help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
-@click.option("--clip-model", type=str, default=None, help="Local CLIP model dir for CLIPScore.")
-@click.option("--ko-units", type=click.Choice(["content", "surface"]), default=None,
-              help="Korean BLEU/ROUGE-L/CIDEr units: content units (default; issue #15, docs/caption.md) "
-                   "or surface morphs as in scorekit 0.1. --lang ko only.")
-@click.option("--meteor-delta", type=finite(0, 1), default=None,
-              help="Korean METEOR: weight of content units; function units weigh 1 - delta "
-                   "(Meteor 1.5's delta). [default: 0.9] --lang ko only.")
+@click.option("--clip-model", type=str, default=None,
+              help="Local CLIP model dir for CLIPScore (shorthand for clipscore(model=DIR)).")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
-def command(predictions, references, lang, metrics, baseline_meteor, recipe, bleu_mode, scale, tokenizer, cider_df,
-            lexicon, meteor15_resources, images, videos, bert_model, num_layers, allow_english_model, clip_model,
-            ko_units, meteor_delta, strict, engine, address, output, fmt, quiet, **extra):
+def command(predictions, references, lang, metrics, baseline_meteor, recipe, scale, tokenizer, lexicon, images,
+            videos, bert_model, num_layers, allow_english_model, clip_model, strict, engine, address, output, fmt,
+            quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
+    A metric's parameters are set in its name: -m "bleu(mode=sentence),meteor(alpha=0.85)".
 
     The headline METEOR follows the language: scorekit's Korean METEOR (`meteor`) against 0.3052,
     Meteor 1.5 (`meteor15`, as COCO reports it) against 0.33 for English; the report names the
@@ -107,49 +97,40 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, ble
     from scorekit.generation.driver import default_metrics, evaluate
     from scorekit.generation.targets import report
     from scorekit.io.captions import read_caption_set
+    from scorekit.metrics.registry import MetricSpec
 
     if recipe == "spec":
         _check_spec_options(click.get_current_context(), lang)
     if images and videos:
         raise usage_error("give --images or --videos, not both")
-    if lang != "ko":
-        for flag, value in (("--ko-units", ko_units), ("--meteor-delta", meteor_delta)):
-            if value is not None:
-                raise usage_error(f"{flag} applies to Korean captions only (--lang ko)")
-    if ko_units and tokenizer:
-        raise usage_error(f"--ko-units applies to Kiwi's units; --tokenizer {tokenizer} names the tokens "
-                          "itself: give one or the other")
+    shorthands = {"meteor": {"lexicon": [str(x) for x in lexicon] or None},
+                  "bertscore": {"model": bert_model, "num_layers": num_layers,
+                                "allow_english_model": allow_english_model or None},
+                  "clipscore": {"model": clip_model}}
+    defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
+    names = metric_specs(metrics, "caption", defaults, shorthands) if recipe == "scorekit" else None
     data = read_caption_set(predictions, references, strict=strict)
-    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    if (images or videos) and names is None:
-        names = list(default_metrics(lang)) + ["clipscore"]
-    options = {"bleu_mode": bleu_mode, "tokenizer": tokenizer, "cider_df": cider_df,
-               "lexicon": list(lexicon) or None, "bert_model": bert_model, "clip_model": clip_model,
-               "meteor15_resources": meteor15_resources, "num_layers": num_layers,
-               "allow_english_model": allow_english_model, "ko_units": ko_units, "delta": meteor_delta}
+    media, media_kind = None, "images"
     if images or videos:
-        kind = "images" if images else "videos"
-        options["media"] = _media_paths(images or videos, data.ids, kind)
-        options["media_kind"] = kind
+        media_kind = "images" if images else "videos"
+        media = _media_paths(images or videos, data.ids, media_kind)
     for w in data.warnings:
         click.echo(f"scorekit: warning: {w}", err=True)
     eng = open_engine(engine, address, quiet) if recipe == "scorekit" else None
+    kw = dict(lang=lang, metrics=names, tokenizer=tokenizer, media=media, media_kind=media_kind, ids=data.ids,
+              name=predictions.stem)
     if recipe == "spec":
         from scorekit.generation.spec_recipe import evaluate_spec
 
         result = evaluate_spec(data.predictions, data.references, ids=data.ids, name=predictions.stem)
     elif eng is None:
-        result = evaluate(data.predictions, data.references, lang=lang, metrics=names, options=options,
-                          ids=data.ids, name=predictions.stem)
+        result = evaluate(data.predictions, data.references, **kw)
     else:
-        from scorekit.engine.caption import evaluate_sharded
-
         with eng:
-            result = evaluate_sharded(eng, data.predictions, data.references, lang=lang, metrics=names,
-                                      options=options, ids=data.ids, name=predictions.stem)
+            result = evaluate(data.predictions, data.references, engine=eng, **kw)
     from scorekit.generation.scale import rescale
 
-    rescale(result, int(scale), bleu_mode)
+    rescale(result, int(scale))
     skipped = result.extra.get("skipped", {})
     for name, why in skipped.items():
         click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
@@ -166,7 +147,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, ble
                     "primary_metric": rep["primary"]}
     if recipe_info:
         result.extra["recipe"] = recipe_info
-    bert_sig = Signature.parse(result.signature).fields.get("bertscore")
+    bert_sig = next((v.removeprefix("model=") for k, v in Signature.parse(result.signature).fields.items()
+                     if k.split("(")[0] == "bertscore"), None)
     for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
         if row["metric"].startswith("bertscore") and bert_sig:
             row["model"] = bert_sig

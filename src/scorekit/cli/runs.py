@@ -2,9 +2,9 @@
 
 Evaluations land here with ``--record`` (or ``SCOREKIT_RECORD=1``); ``--store PATH`` or
 ``SCOREKIT_STORE`` picks the database (default ``~/.scorekit/runs.db``). ``compare`` pairs two
-runs over their shared per-item ids and applies the same paired significance tests as the
-retrieval comparison (``scorekit.stats.significance``), Holm–Bonferroni across metrics; its
-``--output`` JSON follows the multi-run convention, so ``scorekit report`` renders it.
+runs over their shared per-item ids through the one comparison engine, :mod:`scorekit.stats.compare`
+(the same tests, Holm family and multi-run JSON as ``scorekit retrieval`` with several runs), so
+``scorekit report`` renders it.
 
 A corpus metric (BLEU, CIDEr, chrF) is tested on its own corpus score, not the mean of per-item
 values: the per-item statistics are re-derived from the predictions and references a caption run
@@ -28,6 +28,7 @@ from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
 from scorekit.cli._common import (Group, change_pct, example, dumps_json, is_stdout, outputs, print_table,
                                    signature_line, transactional, write_json)
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.stats.compare import compare_runs  # noqa: F401  (the engine; re-exported for callers)
 
 METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
 
@@ -113,103 +114,6 @@ def _write_report(doc: dict[str, Any], path: Path) -> None:
     tx = outputs()
     dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, "--report")
     dest.write_text(render_report([doc]))
-
-
-def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
-                 alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
-    """Pair run ``b`` against the baseline ``a`` over their shared per-item ids; one paired test
-    per metric (``scorekit.stats.significance.paired_test``), Holm–Bonferroni across metrics.
-    Returns the multi-run JSON document (``runs`` + ``comparison``)."""
-    if a.get("task") != b.get("task"):
-        raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
-    ia = {str(r.get("id")): r for r in a.get("per_item") or []}
-    ib = {str(r.get("id")): r for r in b.get("per_item") or []}
-    shared = [i for i in ia if i in ib]
-    if not shared:
-        raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
-                            "pair (were they evaluated on the same queries/items?)")
-    candidates = [k for k in dict.fromkeys(k for i in shared for k in ia[i]) if k != "id"
-                  and any(_is_num(ia[i].get(k)) and _is_num(ib[i].get(k)) for i in shared)]
-    if metrics:
-        for m in metrics:
-            if m not in candidates:
-                raise UnknownNameError("per-item metric", m, candidates)
-        candidates = list(metrics)
-    if not candidates:
-        raise ScorekitError("the two runs share no numeric per-item metric to test")
-    try:
-        from scorekit.stats.significance import holm_bonferroni, paired_test
-    except ImportError as exc:  # the retrieval family provides it
-        raise ScorekitError(f"significance tests are not available in this installation ({exc})") from None
-    import numpy as np
-
-    tests, values, kinds = [], [], []
-    for m in candidates:
-        corpus = _corpus_test(m, a, b, ia, ib, shared, method, n_resamples, seed)
-        if corpus is not None:
-            tests.append(corpus[0])
-            values.append(corpus[1])
-            kinds.append(corpus[2])
-            continue
-        pairs = [(ia[i][m], ib[i][m]) for i in shared if _is_num(ia[i].get(m)) and _is_num(ib[i].get(m))]
-        xa = np.array([p[0] for p in pairs], dtype=float)
-        xb = np.array([p[1] for p in pairs], dtype=float)
-        tr = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
-        tests.append(tr)
-        values.append((float(xa.mean()), float(xb.mean()), len(pairs)))
-        kinds.append(f"{method} on per-item values")
-    adjusted = [float(p) for p in holm_bonferroni([float(t.p_value) for t in tests])]
-    name_a = str(a.get("name") or "A")
-    name_b = str(b.get("name") or "B")
-    if name_a == name_b:
-        name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
-    rows = []
-    for m, t, (va, vb, n), padj, kind in zip(candidates, tests, values, adjusted, kinds):
-        p = float(t.p_value)
-        rows.append({"system": name_b, "measure": m, "test": kind, "value": vb, "baseline_value": va,
-                     "improvement_pct": ((vb - va) / va * 100) if va else None,
-                     "p_value": p if math.isfinite(p) else None, "p_adjusted": padj if math.isfinite(padj) else None,
-                     "significant": bool(math.isfinite(padj) and padj < alpha), "statistic":
-                     float(t.statistic) if getattr(t, "statistic", None) is not None
-                     and math.isfinite(float(t.statistic)) else None,
-                     "n": n})
-    ra, rb = dict(a, name=name_a), dict(b, name=name_b)
-    ra.pop("_run_id", None)
-    rb.pop("_run_id", None)
-    return {"task": a.get("task"), "metrics": a.get("metrics") or {}, "signature": a.get("signature") or "",
-            "runs": [ra, rb],
-            "comparison": {"baseline": name_a, "method": method, "alpha": alpha, "n_shared": len(shared),
-                           "rows": rows}}
-
-
-def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
-    """A corpus metric (BLEU, CIDEr, chrF: ``describe(key).corpus``) is tested on its own score:
-    items resampled, the corpus score recomputed from merged per-item statistics re-derived from
-    the stored predictions and references (sacrebleu's paired bootstrap, or approximate
-    randomization with ``--method randomization``; at most 1000 bootstrap resamples, sacrebleu's
-    default). None when the key is per-item or the runs keep no text to re-derive them from."""
-    from scorekit.metrics import describe
-
-    if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
-        return None
-    info = describe(key, "caption")
-    if info is None or not info.corpus:
-        return None
-    from scorekit.generation.driver import metric_from_signature, stats_from_rows
-    from scorekit.stats.corpus_tests import corpus_test
-
-    ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
-    if ma is None or mb is None:
-        return None
-    sa = stats_from_rows(ma, [ia[i] for i in shared])
-    sb = stats_from_rows(mb, [ib[i] for i in shared])
-    if sa is None or sb is None:
-        return None
-    if method == "randomization":
-        res = corpus_test(ma, key, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
-    else:
-        res = corpus_test(ma, key, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
-    return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
 
 
 @command.command("compare",

@@ -15,7 +15,7 @@ import click
 
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
+from scorekit.cli.metric_options import MetricsOption, metric_specs
 from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
 
 
@@ -38,7 +38,8 @@ from scorekit.cli.sweep import bert_layer_options, load_bertscorer_option
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="caption",
-              lead="Extra comma-separated text metrics on the summaries (e.g. chrf,chrf_pp,bleu_4).")
+              lead="Extra comma-separated text metrics on the summaries, with parameters in parentheses "
+                   "(e.g. \"chrf(beta=3),chrf_pp,bleu_4\"; keyed as written).")
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @engine_options
 @output_options
@@ -56,21 +57,15 @@ def command(predictions, references, sources, bertscore, bertscore_model, num_la
     ids, texts = align(files)
     scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
                                     texts=[*texts["prediction"], *texts["reference"]])
-    extra_metrics = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    extra_metrics = metric_specs(metrics, "caption")
     eng = open_engine(engine, address, quiet)
+    kw = dict(ids=ids, bertscorer=scorer, lang=lang, stem=stem, name=name or predictions.stem, metrics=extra_metrics)
     if eng is None:
-        result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
-                                 bertscorer=scorer, lang=lang, stem=stem, name=name or predictions.stem,
-                                 metrics=extra_metrics)
+        result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), **kw)
     else:
-        from scorekit.engine.summary import summary_sharded
-
-        bert = ({"model": bertscore_model, "num_layers": num_layers, "allow_english_model": allow_english_model}
-                if scorer is not None else None)
         with eng:
-            result = summary_sharded(eng, texts["prediction"], texts["reference"], texts.get("document"),
-                                     ids=ids, bert=bert, name=name or predictions.stem, lang=lang, stem=stem,
-                                     metrics=extra_metrics)
+            result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), engine=eng,
+                                     **kw)
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
     emit(result, output=output, fmt=fmt, quiet=quiet, **options)

@@ -226,12 +226,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     if eng is None:
         sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, **kw)
     else:
-        from scorekit.engine.sweep import sweep_sharded
-
-        bert = ({"model": bertscore_model, "num_layers": num_layers, "allow_english_model": allow_english_model}
-                if scorer is not None else None)
         with eng:
-            sweep = sweep_sharded(eng, pairs.documents, pairs.references, ids=pairs.ids, bert=bert, **kw)
+            sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, engine=eng, **kw)
     result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
                              inputs={"data": pairs.source})
     header, rows = sweep_table(sweep)

@@ -396,6 +396,26 @@ class RayEngine:
         refs = [remote.remote(item, *args) for item in items]
         return self.wait(refs, desc)
 
+    def map_model(self, make: Callable[..., Any], make_args: tuple, fn: Callable[[Any, Any], Any],
+                  items: Sequence[Any], *, desc: str = "shards") -> list[Any]:
+        """``[fn(state, item) for item in items]`` on a pool of actors that each build ``state =
+        make(*make_args)`` once (a model, loaded from local files): one actor per GPU when the
+        cluster has GPUs (``num_gpus=1`` each), else one per CPU; items go round robin. An actor
+        that dies is restarted and its lost calls re-run, so a lost worker costs time, never a
+        number."""
+        ray = self.ray
+        gpus = int(ray.cluster_resources().get("GPU", 0))
+        n = max(1, min(len(items), gpus or self.n_workers))
+        cls = ray.remote(num_gpus=1 if gpus else 0, num_cpus=0 if gpus else 1,
+                         max_restarts=self.retries, max_task_retries=self.retries)(_StateActor)
+        actors = [cls.remote(make, make_args) for _ in range(n)]
+        try:
+            refs = [actors[i % n].run.remote(fn, item) for i, item in enumerate(items)]
+            return self.wait(refs, desc=desc)
+        finally:
+            for a in actors:
+                ray.kill(a)
+
     def wait(self, refs: list, desc: str = "shards") -> list[Any]:
         ray = self.ray
         index = {r: i for i, r in enumerate(refs)}
@@ -425,6 +445,16 @@ class RayEngine:
         if self.progress:
             sys.stderr.write(f"\r{desc}: {done}/{total} done ({time.monotonic() - start:.1f} s)")
             sys.stderr.flush()
+
+
+class _StateActor:
+    """One Ray actor of :meth:`RayEngine.map_model`: its state (a model) built once."""
+
+    def __init__(self, make: Callable[..., Any], make_args: tuple):
+        self.state = make(*make_args)
+
+    def run(self, fn: Callable[[Any, Any], Any], item: Any) -> Any:
+        return fn(self.state, item)
 
 
 def get_engine(name: str | None, address: str | None = None, **kw: Any):

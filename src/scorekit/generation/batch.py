@@ -58,6 +58,16 @@ class CaptionBatch:
     def __len__(self) -> int:
         return len(self.predictions)
 
+    def _sliced(self, a: int, b: int) -> dict:
+        return {"predictions": self.predictions[a:b], "references": self.references[a:b],
+                "media": None if self.media is None else list(self.media[a:b]), "_tokens": None, "_ngrams": None}
+
+    def slice(self, a: int, b: int) -> "CaptionBatch":
+        """Items ``a..b-1`` as a batch of their own (a shard; nothing computed carried over)."""
+        from dataclasses import replace
+
+        return replace(self, **self._sliced(a, b))
+
     @property
     def tokenizer_name(self) -> str:
         return self.tokenizer or tokenizer_for(self.lang)
@@ -125,8 +135,9 @@ class CaptionMetric(Metric):
     the mean (this class's :meth:`score`); corpus metrics (BLEU, CIDEr, chrF) override it."""
 
     family = "caption"
-    params: tuple[Param, ...] = (Param("lang", str, "en", "language: en or ko"),
-                                 Param("tokenizer", str, None, "tokens for n-gram metrics (default per language)"))
+    params: tuple[Param, ...] = (Param("lang", str, "en", "language: en or ko", choices=LANGS, batch=True),
+                                 Param("tokenizer", str, None, "tokens for n-gram metrics (default per language)",
+                                       batch=True))
 
     def batch(self, batch: Any) -> CaptionBatch:
         if isinstance(batch, CaptionBatch):

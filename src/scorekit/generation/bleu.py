@@ -266,12 +266,12 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
 import numpy as _np  # noqa: E402
 
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
-# sacrebleu's BLEU breakdown (``--bleu sacrebleu`` only): its n-gram precisions (on the scores'
+# sacrebleu's BLEU breakdown (``bleu(mode=sacrebleu)`` only): its n-gram precisions (on the scores'
 # scale), brevity penalty, length ratio and hypothesis / reference lengths
 BREAKDOWN_KEYS = ("bleu_precision_1", "bleu_precision_2", "bleu_precision_3", "bleu_precision_4",
                   "bleu_bp", "bleu_ratio", "bleu_hyp_len", "bleu_ref_len")
@@ -297,15 +297,13 @@ class BLEU(CaptionMetric):
     keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4") + BREAKDOWN_KEYS
     score_keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
     corpus = True
-    params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu"),
-                                     Param("ko_units", str, None, "Korean units: content (default) or surface"))
+    params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu", choices=BLEU_MODES),
+                                     Param("ko_units", str, None, "Korean units: content (default) or surface",
+                                           choices=KOREAN_UNITS))
 
     def __init__(self, **params):
         super().__init__(**params)
-        if self.values["mode"] not in BLEU_MODES:
-            from scorekit.errors import UnknownNameError
-
-            raise UnknownNameError("BLEU mode", self.values["mode"], BLEU_MODES)
+        check_korean_units(self)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -366,9 +364,8 @@ class BLEU(CaptionMetric):
     def item_scores(self, stats: Stats) -> dict:
         return self._compute(stats, False)
 
-    def signature_params(self) -> dict:
-        return {"bleu": self.values["mode"], **korean_units_field(self.values["lang"], self.values["tokenizer"],
-                                                                  self.values["ko_units"])}
+    def pins(self) -> dict:
+        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])
 
 
 def _breakdown(b: dict) -> dict[str, float]:

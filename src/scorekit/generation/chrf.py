@@ -99,8 +99,12 @@ class ChrF(CaptionMetric):
     name = "chrf"
     corpus = True
     params = CaptionMetric.params + (
-        Param("char_order", int, 6), Param("word_order", int, 0), Param("beta", int, 2),
-        Param("lowercase", bool, False), Param("whitespace", bool, False), Param("eps_smoothing", bool, False))
+        Param("char_order", int, 6, "character n-gram order", low=0),
+        Param("word_order", int, 0, "word n-gram order (chrF++: 2)", low=0),
+        Param("beta", int, 2, "weight of recall against precision", low=0),
+        Param("lowercase", bool, False, "lower-case first"),
+        Param("whitespace", bool, False, "keep whitespace in character n-grams"),
+        Param("eps_smoothing", bool, False, "sacrebleu's eps smoothing (chrF++.py's) instead of the effective order"))
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -137,19 +141,11 @@ class ChrF(CaptionMetric):
         s = np.asarray(stats.columns.get("stats", np.zeros((0, 1))))
         return {self.name: np.array([f_score(r, self.values["beta"], self.values["eps_smoothing"]) for r in s])}
 
-    def signature_params(self) -> dict:
-        v = self.values
-        return {self.name: f"nc{v['char_order']},nw{v['word_order']},b{v['beta']},"
-                           f"case:{'lc' if v['lowercase'] else 'mixed'},eff:{'no' if v['eps_smoothing'] else 'yes'},"
-                           f"space:{'yes' if v['whitespace'] else 'no'},nfc"}
-
-
 @register
 class ChrFPP(ChrF):
     """chrF++: chrF with word 1..2-grams added to the character 1..6-grams (sacrebleu
     CHRF(word_order=2) / 100)."""
 
     name = "chrf_pp"
-    params = CaptionMetric.params + (
-        Param("char_order", int, 6), Param("word_order", int, 2), Param("beta", int, 2),
-        Param("lowercase", bool, False), Param("whitespace", bool, False), Param("eps_smoothing", bool, False))
+    params = tuple(Param("word_order", int, 2, "word n-gram order", low=0) if p.name == "word_order" else p
+                   for p in ChrF.params)

@@ -204,7 +204,7 @@ class CIDEr(CaptionMetric):
     name = "cider"
     kind = "score"
     corpus = True
-    params = CaptionMetric.params + (Param("sigma", float, 6.0, "length-penalty width"),
+    params = CaptionMetric.params + (Param("sigma", float, 6.0, "length-penalty width", low=1e-9),
                                      Param("df", object, None, "document-frequency file (default: the references)"))
     clipped = True
     length_penalty = True
@@ -236,13 +236,13 @@ class CIDEr(CaptionMetric):
     def _run(self, stats: Stats) -> CiderOutput:
         df, _ = self._df()
         hyps, refs = stats.columns.get("hyp", []), stats.columns.get("refs", [])
-        key = (self.values["sigma"], self.values["df"])
+        key = (self.values.get("sigma"), self.values["df"])
         last = getattr(self, "_last", None)
         if last is not None and last[0] is hyps and last[1] is refs and last[2] == key:
             return last[3]  # score() and item_scores() of the same statistics: computed once
         shared = getattr(self, "_shared", None)
         matrix = shared[2] if shared is not None and shared[0] is hyps and shared[1] is refs else None
-        out = cider(hyps, refs, sigma=self.values["sigma"], clipped=self.clipped,
+        out = cider(hyps, refs, sigma=self.values.get("sigma", 6.0), clipped=self.clipped,
                     length_penalty=self.length_penalty, df=df, matrix=matrix)
         self._last = (hyps, refs, key, out)
         return out
@@ -253,8 +253,9 @@ class CIDEr(CaptionMetric):
     def item_scores(self, stats: Stats) -> dict:
         return {self.result_keys()[0]: self._run(stats).scores.copy()}
 
-    def signature_params(self) -> dict:
-        return {"cider": f"D,sigma{self.values['sigma']:g},df:{self._df()[1]}"}
+    def pins(self) -> dict:
+        df = self._df()[0]
+        return {} if df is None else {"df_docs": df.n_docs, "df_ngrams": len(df.df)}
 
 
 @register
@@ -269,8 +270,6 @@ class CIDErPlain(CIDEr):
     """Original CIDEr (vrama91/cider): 10 x mean_n tf-idf cosine, no clipping, no length penalty."""
 
     name = "cider_plain"
+    params = tuple(p for p in CIDEr.params if p.name != "sigma")   # no length penalty, no sigma
     clipped = False
     length_penalty = False
-
-    def signature_params(self) -> dict:
-        return {"cider_plain": f"df:{self._df()[1]}"}

@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scorekit.errors import MissingDependencyError, UnknownNameError
+from scorekit.errors import UnknownNameError
 from scorekit.generation.batch import LANGS, CaptionBatch, tokenizer_for
-from scorekit.generation.options import CaptionOptions
 from scorekit.metrics.base import Metric
-from scorekit.metrics.registry import REGISTRY
 from scorekit.result import Result
 from scorekit.signature import Signature
 
@@ -24,6 +22,7 @@ FAMILY = "caption"
 # reports it; scorekit's Korean METEOR for Korean.
 DEFAULT_METRICS_BY_LANG = {"en": ("bleu", "meteor15", "rouge_l", "cider", "bertscore"),
                            "ko": ("bleu", "meteor", "rouge_l", "cider", "bertscore")}
+MEDIA_KINDS = ("images", "videos")
 
 
 def default_metrics(lang: str) -> tuple[str, ...]:
@@ -32,30 +31,15 @@ def default_metrics(lang: str) -> tuple[str, ...]:
     return DEFAULT_METRICS_BY_LANG[lang]
 
 
-__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "resolve", "build_metric", "caption_signature",
+__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan", "caption_signature",
            "tokenizer_for"]
 
 
-def resolve(names: Sequence[str]) -> list[tuple[type[Metric], list[str]]]:
-    """Metric names or result keys -> [(metric class, wanted keys)] in the order first asked."""
-    classes = {cls.name: cls for cls in REGISTRY.classes(FAMILY)}
-    key_to = {k: cls for cls in classes.values() for k in cls.result_keys()}
-    plan: dict[str, list[str]] = {}
-    for name in names:
-        if name in classes:
-            plan[name] = list(dict.fromkeys(plan.get(name, []) + list(classes[name].result_keys())))
-        elif name in key_to:
-            owner = key_to[name].name
-            plan.setdefault(owner, [])
-            if name not in plan[owner]:
-                plan[owner].append(name)
-        else:
-            raise UnknownNameError("caption metric", name, list(classes) + list(key_to))
-    return [(classes[n], keys) for n, keys in plan.items()]
+def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False):
+    """The driver's plan (:func:`scorekit.engine.driver.plan`) for caption metric specs."""
+    from scorekit.engine.driver import plan
 
-
-def build_metric(cls: type[Metric], lang: str, options: CaptionOptions) -> Metric:
-    return cls(lang=lang, tokenizer=options.tokenizer, **options.metric_params(cls.name))
+    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer}, optional=optional)
 
 
 def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
@@ -74,51 +58,55 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
 
 
 def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",
-             metrics: Sequence[str] | None = None, options: Mapping[str, Any] | CaptionOptions | None = None,
-             ids: Sequence[str] | None = None, name: str | None = None) -> Result:
+             metrics: Sequence[Any] | None = None, tokenizer: str | None = None, media: Sequence | None = None,
+             media_kind: str = "images", ids: Sequence[str] | None = None, name: str | None = None,
+             engine: Any = None) -> Result:
     """Score captions with the requested metrics (default :func:`default_metrics` of ``lang``): a
     :class:`Result` with the corpus scores, one row per caption and the signature.
 
+    ``metrics``: names in the grammar ``chrf(beta=3)``, ``meteor(alpha=0.85,beta=0.2,gamma=0.6)``,
+    ``bleu_4`` (results keyed as written); ``tokenizer``, ``media`` (CLIPScore's images or videos,
+    one per item) are set for the whole batch; ``engine``: None (this process), ``"fork"`` (parts
+    over this machine's cores) or a started :class:`~scorekit.engine.ray_engine.RayEngine` — the
+    numbers are the same (:mod:`scorekit.engine.driver`).
+
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
     """
+    from scorekit.engine.driver import run
+
     if lang not in LANGS:
         raise UnknownNameError("language", lang, LANGS)
-    opts = CaptionOptions.from_mapping(options)
-    batch = CaptionBatch(predictions, references, lang, opts.tokenizer, opts.media, opts.media_kind)
+    if media_kind not in MEDIA_KINDS:
+        raise UnknownNameError("media kind", media_kind, MEDIA_KINDS)
+    batch = CaptionBatch(predictions, references, lang, tokenizer, list(media) if media else None, media_kind)
     explicit = metrics is not None
-    out_m: dict[str, float] = {}
-    out_p: dict[str, Any] = {}
-    used: list[Metric] = []
-    skipped: dict[str, str] = {}
-    for cls, keys in resolve(list(metrics) if explicit else list(default_metrics(lang))):
-        metric = build_metric(cls, lang, opts)
-        try:
-            stats = metric.item_stats(batch)
-        except MissingDependencyError as exc:
-            if explicit:
-                raise
-            skipped[cls.name] = str(exc)
-            continue
-        corpus, per = metric.score(stats), metric.item_scores(stats)
-        for k in keys:
-            if k in corpus:
-                out_m[k] = corpus[k]
-                out_p[k] = per[k]
-        used.append(metric)
-    sig = caption_signature(lang, opts.tokenizer, list(out_m), used)
+    plan = caption_plan(list(metrics) if explicit else list(default_metrics(lang)), lang, tokenizer,
+                        optional=not explicit)
+    if media and getattr(engine, "name", None) == "ray":
+        from scorekit.errors import ScorekitError
+
+        raise ScorekitError("--engine ray does not score CLIPScore media yet; run it with --engine local")
+    scored = run(plan, batch, engine)
+    sig = caption_signature(lang, tokenizer, list(scored.metrics), scored.used)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
     per_item = []
     for i, id_ in enumerate(ids):
         row = {"id": id_, "prediction": batch.predictions[i], "references": batch.references[i]}
-        row.update({k: float(v[i]) for k, v in out_p.items()})
+        row.update({k: float(v[i]) for k, v in scored.per_item.items()})
         per_item.append(row)
-    return Result(task="caption", metrics=out_m, signature=str(sig), per_item=per_item, name=name,
-                  inputs={"lang": lang, "n_items": len(batch)}, extra={"skipped": skipped})
+    inputs = {"lang": lang, "n_items": len(batch)}
+    if getattr(engine, "name", "local") != "local" and engine is not None:
+        inputs["engine"] = getattr(engine, "name", str(engine))
+    return Result(task="caption", metrics=scored.metrics, signature=str(sig), per_item=per_item, name=name,
+                  inputs=inputs, extra={"skipped": scored.skipped})
 
 
 def metric_from_signature(key: str, signature: str) -> Metric | None:
-    """Rebuild the caption metric that produced ``key`` from a run's signature (language,
-    tokenizer, BLEU mode, CIDEr sigma and document frequencies), or None when it cannot be."""
+    """Rebuild the caption metric that produced the result ``key`` from a run's signature: the
+    batch's language and tokenizer, and the metric's canonical spec (every parameter it ran with)
+    through :func:`scorekit.metrics.get_metric` — or None when the signature names no such metric."""
+    from scorekit.errors import ScorekitError
+    from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for
     from scorekit.signature import parse_signature
 
     fields = parse_signature(signature or "")
@@ -126,26 +114,30 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
         return None
     if fields.get("recipe", "scorekit") != "scorekit":   # --recipe spec: not rebuilt from the registry
         return None
-    try:
-        (cls, _), = resolve([key])
-    except UnknownNameError:
-        return None
     lang = fields.get("lang", "en")
     tok = fields.get("tok")
-    tok = "kiwi" if tok and tok.startswith("kiwi") else (tok if tok in ("coco", "13a", "whitespace") else None)
-    params: dict[str, Any] = {"lang": lang if lang in LANGS else "en", "tokenizer": tok}
-    if cls.name == "meteor" and params["lang"] != "ko":   # an English `meteor` of scorekit <= 0.1: nltk's
+    common = {"lang": lang if lang in LANGS else "en",
+              "tokenizer": "kiwi" if tok and tok.startswith("kiwi") else (tok if tok in ("coco", "13a", "whitespace")
+                                                                          else None)}
+    try:
+        wanted = MetricSpec(key)
+        cls = metric_class_for(FAMILY, wanted.name)
+        asked = get_metric(FAMILY, key, **common)
+    except ScorekitError:
         return None
-    if cls.name == "bleu":
-        params["mode"] = fields.get("bleu", "coco")
-    if cls.name in ("cider", "cider_d", "cider_plain"):
-        spec = fields.get(cls.name if cls.name == "cider_plain" else "cider", "")
-        for part in spec.split(","):
-            if part.startswith("sigma") and cls.name != "cider_plain":
-                params["sigma"] = float(part[5:])
-        if "df:file:" in spec:
-            params["df"] = spec.split("df:file:", 1)[1]
-    return cls(**params)
+    found: list[tuple[int, Metric]] = []
+    for spec in fields:   # the metric fields: canonical spec -> pins
+        try:
+            if metric_class_for(FAMILY, MetricSpec(spec).name) is not cls:
+                continue
+            m = get_metric(FAMILY, spec, **common)
+        except ScorekitError:
+            continue
+        if all(m.values[p] == asked.values[p] for p in wanted.args):
+            found.append((len(MetricSpec(spec).args), m))
+    # the key's own metric: the spec with what the key names and the fewest other settings (a
+    # shorthand's, like --lexicon); "chrf" next to "chrf(beta=3)" is the plain one
+    return min(found, key=lambda x: x[0])[1] if found else None
 
 
 def stats_from_rows(metric: Metric, rows: Sequence[Mapping[str, Any]]):

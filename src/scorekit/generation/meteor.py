@@ -191,15 +191,6 @@ def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0,
                                                            lexicon=lexicon, tokenizer=tokenizer, delta=delta)))
 
 
-def meteor_compact(fields: dict[str, object]) -> str:
-    """The fields of :func:`meteor_signature_fields` as one value of a family signature
-    (``a0.9,b3,g0.5,porter-nltk3.9.1,wordnet-3.0`` or ``...,lexicon:<fingerprint>``)."""
-    head = f"a{fields['alpha']:g},b{fields['beta']:g},g{fields['gamma']:g}"
-    if fields["lang"] == "en":
-        return f"{head},{fields['stem']},{fields['synonyms']}"
-    return f"{head},d{fields['delta']:g},{fields['tok']},lexicon:{fields['lexicon']}"
-
-
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
@@ -221,12 +212,17 @@ class METEOR(CaptionMetric):
     (nltk's): one name per recipe."""
 
     name = "meteor"
-    params = (Param("lang", str, "ko", "language: ko (English: meteor15 or meteor_nltk)"),
-              Param("tokenizer", str, None, "unused: Korean METEOR reads Kiwi units"),
-              Param("alpha", float, 0.9), Param("beta", float, 3.0), Param("gamma", float, 0.5),
-              Param("lexicon", object, None, "Korean synonym lexicon file(s)"),
-              Param("delta", float, None, "Korean: weight of content units against "
-                    "function units (Meteor 1.5's delta; default 0.9)"))
+    _fragment = (
+        Param("alpha", float, 0.9, "weight of precision against recall in the F-mean", low=0, high=1),
+        Param("beta", float, 3.0, "shape of the fragmentation penalty", low=0),
+        Param("gamma", float, 0.5, "weight of the fragmentation penalty", low=0, high=1))
+    params = (Param("lang", str, "ko", "language: ko (English: meteor15 or meteor_nltk)", choices=("ko", "en"),
+                    batch=True),
+              Param("tokenizer", str, None, "unused: Korean METEOR reads Kiwi units", batch=True),
+              *_fragment,
+              Param("lexicon", object, None, "Korean synonym lexicon file(s), ';'-separated (CLI: --lexicon)"),
+              Param("delta", float, None, "Korean: weight of content units against function units (Meteor "
+                    "1.5's delta; default 0.9)", low=0, high=1))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -234,6 +230,9 @@ class METEOR(CaptionMetric):
             from scorekit.errors import ScorekitError
 
             raise ScorekitError(ENGLISH_METEORS)
+        lex = self.values["lexicon"]
+        if isinstance(lex, str):   # the grammar's "a.tsv;b.tsv"
+            self.values["lexicon"] = [x for x in lex.split(";") if x] or None
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -244,10 +243,10 @@ class METEOR(CaptionMetric):
                               alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"])
         return Stats({"meteor": b.zero_empty(scores)})
 
-    def signature_params(self) -> dict[str, object]:
+    def pins(self) -> dict[str, object]:
         v = self.values
-        return {"meteor": meteor_compact(meteor_signature_fields(
-            lang="ko", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"], lexicon=v["lexicon"], delta=v["delta"]))}
+        fields = meteor_signature_fields(lang="ko", lexicon=v["lexicon"], delta=v["delta"])
+        return {k: x for k, x in fields.items() if k not in ("lang", "alpha", "beta", "gamma")}
 
 
 @register
@@ -260,8 +259,7 @@ class METEORnltk(CaptionMetric):
     scores 0 and counts)."""
 
     name = "meteor_nltk"
-    params = CaptionMetric.params + (Param("alpha", float, 0.9), Param("beta", float, 3.0),
-                                     Param("gamma", float, 0.5))
+    params = CaptionMetric.params + METEOR._fragment
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -272,7 +270,6 @@ class METEORnltk(CaptionMetric):
         scores = meteor_batch(hyps, refs, lang="en", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"])
         return Stats({"meteor_nltk": b.zero_empty(scores)})
 
-    def signature_params(self) -> dict[str, object]:
-        v = self.values
-        return {"meteor_nltk": meteor_compact(meteor_signature_fields(
-            lang="en", alpha=v["alpha"], beta=v["beta"], gamma=v["gamma"]))}
+    def pins(self) -> dict[str, object]:
+        fields = meteor_signature_fields(lang="en")
+        return {k: x for k, x in fields.items() if k not in ("lang", "alpha", "beta", "gamma", "tok")}

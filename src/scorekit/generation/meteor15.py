@@ -331,8 +331,8 @@ class Meteor15Metric(CaptionMetric):
             self._m15 = Meteor15(self.values.get("resources"))
         return self._m15
 
-    def signature_params(self):
-        return {"meteor15": self._scorer().signature()}
+    def pins(self):
+        return {"meteor": self._scorer().signature()}
 
     def item_stats(self, batch) -> Stats:
         from scorekit.errors import ScorekitError

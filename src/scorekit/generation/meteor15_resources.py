@@ -2,7 +2,7 @@
 
 Where they come from (first found wins):
 
-1. ``resources=PATH`` (CLI ``--meteor15-resources PATH``) or the environment variable
+1. ``resources=PATH`` (CLI ``-m "meteor15(resources=PATH)"``) or the environment variable
    ``SCOREKIT_METEOR15``: a Meteor 1.5 distribution directory (``meteor-1.5.jar`` and
    ``data/paraphrase-en.gz``), the jar itself (``paraphrase-en.gz`` beside it or in ``data/``), or
    a source checkout with ``resources/{function,synonym,nonbreaking}`` and
@@ -51,7 +51,7 @@ FILES = ("function/english.words", "synonym/english.synsets", "synonym/english.e
 
 NOT_FOUND = ("Meteor 1.5 resources not found: install pycocoevalcap (pip install pycocoevalcap; its "
              "meteor-1.5.jar and data/paraphrase-en.gz are read in place) or pass "
-             "--meteor15-resources DIR / set {env}=DIR to a Meteor 1.5 distribution "
+             "-m \"meteor15(resources=DIR)\" / set {env}=DIR to a Meteor 1.5 distribution "
              "(meteor-1.5.jar and data/paraphrase-en.gz){why}")
 
 
@@ -120,7 +120,7 @@ def _from_path(path: Path, origin: str) -> Sources:
 def locate(resources: str | os.PathLike | None = None) -> Sources:
     """Find the resources (see the module doc); raise a one-line MissingDependencyError."""
     if resources:
-        return _from_path(Path(resources).expanduser(), "--meteor15-resources")
+        return _from_path(Path(resources).expanduser(), "meteor15(resources=...)")
     env = os.environ.get(ENV_VAR)
     if env:
         return _from_path(Path(env).expanduser(), ENV_VAR)

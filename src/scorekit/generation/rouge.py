@@ -389,7 +389,7 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: s
 
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
@@ -400,7 +400,12 @@ class RougeL(CaptionMetric):
     spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0)."""
 
     name = "rouge_l"
-    params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface"),)
+    params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface",
+                                           choices=KOREAN_UNITS),)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        check_korean_units(self)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -417,9 +422,8 @@ class RougeL(CaptionMetric):
             res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang, units=units)
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
-    def signature_params(self) -> dict:
-        return {"rouge": "L,f", **korean_units_field(self.values["lang"], self.values["tokenizer"],
-                                                     self.values["ko_units"])}
+    def pins(self) -> dict:
+        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])
 
 
 @register
@@ -433,5 +437,3 @@ class RougeLCoco(CaptionMetric):
         hyps, refs = self.batch(batch).tokens()
         return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs)[1]})
 
-    def signature_params(self) -> dict:
-        return {"rouge_coco": "beta1.2"}

@@ -18,17 +18,24 @@ _BLEU = ("bleu_1", "bleu_2", "bleu_3", "bleu_4") + BREAKDOWN_KEYS[:4]
 _CHRF = ("chrf", "chrf_pp")
 
 
-def sacrebleu_keys(keys, bleu_mode: str) -> list[str]:
-    """The keys among ``keys`` that sacrebleu reports on its 0-100 scale."""
-    family = set(_CHRF) | (set(_BLEU) if bleu_mode == "sacrebleu" else set())
-    return [k for k in keys if k in family]
+def sacrebleu_keys(keys) -> list[str]:
+    """The keys among ``keys`` (result keys as written: ``chrf(beta=3)``, ``bleu_4(mode=sacrebleu)``)
+    that sacrebleu reports on its 0-100 scale: chrF/chrF++, and BLEU in sacrebleu mode."""
+    from scorekit.metrics.registry import MetricSpec
+
+    out = []
+    for k in keys:
+        spec = MetricSpec(k)
+        if spec.name in _CHRF or (spec.name in _BLEU and spec.args.get("mode") == "sacrebleu"):
+            out.append(k)
+    return out
 
 
-def rescale(result: Result, scale: int, bleu_mode: str) -> Result:
+def rescale(result: Result, scale: int) -> Result:
     """Multiply the sacrebleu-family keys of ``result`` by ``scale`` (in place; 1 changes nothing)."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale}")
-    keys = sacrebleu_keys(result.metrics, bleu_mode)
+    keys = sacrebleu_keys(result.metrics)
     if scale == 1 or not keys:
         return result
     for k in keys:

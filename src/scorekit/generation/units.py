@@ -20,6 +20,21 @@ def check_units(units: str) -> str:
     return units
 
 
+def check_korean_units(metric) -> None:
+    """``ko_units`` applies to Kiwi's Korean units only: refused on English or with a tokenizer
+    named for the batch (which names the tokens itself)."""
+    from scorekit.errors import ScorekitError
+
+    v = metric.values
+    if v.get("ko_units") is None:
+        return
+    if v["lang"] != "ko":
+        raise ScorekitError(f"{metric.name}(ko_units=...) applies to Korean captions only (--lang ko)")
+    if v["tokenizer"]:
+        raise ScorekitError(f"{metric.name}(ko_units=...) applies to Kiwi's units; --tokenizer {v['tokenizer']} "
+                            "names the tokens itself: give one or the other")
+
+
 def korean_units(lang: str, tokenizer: str | None, units: str | None) -> str | None:
     """Units of Korean ROUGE/BLEU (issue #15): ``content`` (the default, chosen on the Korean
     pair set, docs/caption.md) or ``surface`` morphs; None when not Korean or a tokenizer was

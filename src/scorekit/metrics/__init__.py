@@ -9,7 +9,8 @@ Ray engine all read that registry.
 """
 
 from scorekit.metrics.base import Metric, MetricInfo, Param, Stats, VALUE_KINDS
-from scorekit.metrics.registry import REGISTRY, declare, describe, get_metric, register, split_name, split_names
+from scorekit.metrics.registry import (REGISTRY, MetricSpec, declare, describe, get_metric, register,
+                                      split_name, split_specs)
 
 __all__ = ["Metric", "MetricInfo", "Param", "Stats", "VALUE_KINDS", "REGISTRY", "describe",
-           "get_metric", "register", "declare", "split_name", "split_names"]
+           "get_metric", "register", "declare", "split_name", "split_specs", "MetricSpec"]

@@ -28,25 +28,77 @@ VALUE_KINDS = ("rate", "count", "score")  # rate: in [0, 1]; count: a non-negati
 #                                           score: any other number (CIDEr 0..10, ICC, z-scores)
 
 
+def format_value(value: Any) -> str:
+    """A parameter value as the name grammar writes it (``3``, ``0.85``, ``true``, ``a.tsv;b.tsv``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if value != int(value) else str(int(value))
+    if isinstance(value, (list, tuple)):
+        return ";".join(format_value(v) for v in value)
+    return str(value)
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
 @dataclass(frozen=True)
 class Param:
-    """A typed metric parameter (``k`` of ``ndcg@10``, ``rel`` of ``recall(rel=2)@10``)."""
+    """A typed metric parameter (``k`` of ``ndcg@10``, ``beta`` of ``chrf(beta=3)``): its type,
+    default, allowed values (``choices``, or a ``low``..``high`` range), other spellings
+    (``aliases``), whether its value is pinned in the signature, and whether it is set once for
+    the whole batch (``batch``: the language and tokenizer every caption metric shares) rather
+    than per metric in the name grammar."""
 
     name: str
     type: type
     default: Any = None
     doc: str = ""
     signature: bool = True   # does the value belong in the signature?
+    choices: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    aliases: tuple[str, ...] = ()
+    batch: bool = False
 
     def coerce(self, value: Any) -> Any:
-        from scorekit.errors import ScorekitError
+        """``value`` (a Python value, or the text of the name grammar) as this parameter's type,
+        checked against its choices and range; a wrong value is one line naming the parameter."""
+        from scorekit.errors import ScorekitError, UnknownNameError
 
-        if value is None or isinstance(value, self.type):
-            return value
-        try:
-            return self.type(value)
-        except (TypeError, ValueError):
-            raise ScorekitError(f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}") from None
+        if isinstance(value, str) and self.type is not str and value.strip().lower() == "none" \
+                and self.default is None:
+            return None
+        if value is None or isinstance(value, self.type) and not (self.type is int and isinstance(value, bool)):
+            out = value
+        elif self.type is bool and isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            out = value.strip().lower() in _TRUE
+        elif self.type is float and isinstance(value, bool):
+            raise ScorekitError(f"parameter {self.name!r} must be a number, got {value!r}")
+        else:
+            try:
+                out = self.type(value)
+            except (TypeError, ValueError):
+                raise ScorekitError(f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}") from None
+        if out is None:
+            return out
+        if self.choices and out not in self.choices:
+            raise UnknownNameError(f"value of parameter {self.name!r}", out, [str(c) for c in self.choices])
+        if (self.low is not None and out < self.low) or (self.high is not None and out > self.high):
+            lo = "-inf" if self.low is None else f"{self.low:g}"
+            hi = "inf" if self.high is None else f"{self.high:g}"
+            raise ScorekitError(f"parameter {self.name!r} must be in [{lo}, {hi}], got {out!r}")
+        return out
+
+    def describe(self) -> str:
+        """One line for help and the docs: ``beta (int, default 2; 1..)``."""
+        allowed = ""
+        if self.choices:
+            allowed = "; " + " | ".join(str(c) for c in self.choices)
+        elif self.low is not None or self.high is not None:
+            allowed = f"; {'' if self.low is None else f'{self.low:g}'}..{'' if self.high is None else f'{self.high:g}'}"
+        return f"{self.name} ({self.type.__name__}, default {self.default!r}{allowed})"
 
 
 @dataclass(frozen=True)
@@ -119,7 +171,9 @@ class Metric:
     kind: ClassVar[str] = "rate"
     corpus: ClassVar[bool] = False
     params: ClassVar[tuple[Param, ...]] = ()
-    signature_fields: ClassVar[tuple[str, ...]] = ()   # parameter names pinned in the signature
+    needs_model: ClassVar[bool] = False   # computes with a model: one per worker (Ray actors)
+    shard_align: ClassVar[int] = 1       # shards are cut where the pairs before are a multiple
+    #                                      of this (a batched encoder pads as in one process)
     key_info: ClassVar[Mapping[str, Mapping[str, Any]]] = {}   # per-key overrides of MetricInfo
     #                                                           fields (doc, kind, direction)
 
@@ -127,12 +181,18 @@ class Metric:
         from scorekit.errors import ScorekitError
 
         known = {p.name: p for p in self.params}
-        unknown = sorted(set(params) - set(known))
-        if unknown:
-            from scorekit.errors import UnknownNameError
+        spelled = {a: p.name for p in self.params for a in p.aliases}
+        given: dict[str, Any] = {}
+        for key, value in params.items():
+            name = spelled.get(key, key)
+            if name not in known:
+                from scorekit.errors import UnknownNameError
 
-            raise UnknownNameError(f"{self.name} parameter", unknown[0], known)
-        self.values = {p.name: p.coerce(params.get(p.name, p.default)) for p in self.params}
+                raise UnknownNameError(f"{self.name} parameter", key, list(known) + list(spelled))
+            if name in given:
+                raise ScorekitError(f"{self.name}: parameter {name!r} given twice")
+            given[name] = value
+        self.values = {p.name: p.coerce(given[p.name]) if p.name in given else p.default for p in self.params}
         self._state: list[Stats] = []
         if type(self).kind not in VALUE_KINDS:
             raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")
@@ -156,9 +216,27 @@ class Metric:
         fields.update(cls.key_info.get(key, {}))
         return MetricInfo(**fields)
 
+    def spec(self) -> str:
+        """The canonical name of this metric with its parameters, in the name grammar:
+        ``chrf(beta=3)``; parameters at their default, set for the batch, or not pinned in the
+        signature are left out, the rest in declaration order — so ``get_metric`` of this text
+        (with the batch's parameters) rebuilds a metric that gives the same numbers."""
+        args = [f"{p.name}={format_value(self.values[p.name])}" for p in self.params
+                if not p.batch and p.signature and self.values[p.name] != p.default]
+        return f"{self.name}({','.join(args)})" if args else self.name
+
+    def pins(self) -> dict[str, Any]:
+        """What changes this metric's numbers beside its parameters — a stemmer's or tokenizer's
+        version, a model's name and layer, a lexicon's content hash — declared by the metric."""
+        return {}
+
     def signature_params(self) -> dict[str, Any]:
-        """The fields this metric owns in a signature (name -> value), in declaration order."""
-        return {f: self.values.get(f) for f in self.signature_fields}
+        """This metric's one field in a signature, generated from the declaration: its canonical
+        spec (:meth:`spec`) -> its pins, ``;``-separated (``chrf(beta=3):-``,
+        ``meteor:stem=porter-nltk3.9.1;synonyms=wordnet-3.0``). A stored run rebuilds the metric
+        from the spec (:func:`scorekit.metrics.get_metric`)."""
+        pins = self.pins()
+        return {self.spec(): ";".join(f"{k}={format_value(v)}" for k, v in pins.items()) or "-"}
 
     # -- the computation (subclasses) -------------------------------------------------
     def item_stats(self, batch: Any) -> Stats:

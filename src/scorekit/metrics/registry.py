@@ -4,7 +4,9 @@ Families register their metric classes (``@register``) — or, for a result key 
 computation of its own here (a count an ABSA aggregate writes, a topic-model summary), declare its
 metadata (:func:`declare`). The CLI's ``--metrics`` choices and "did you mean", the docs tables,
 the report's metadata, comparisons and the oracle test harness look them up here. Names are
-parsed with typed parameters: ``ndcg@10``, ``bleu_4``, ``recall(rel=2)@10``.
+parsed with typed parameters: ``ndcg@10``, ``bleu_4``, ``recall(rel=2)@10``, ``chrf(beta=3)``
+(:class:`MetricSpec`; :func:`split_specs` splits a ``-m`` list); :func:`get_metric` builds any
+registered metric from such a name, checked against its declared :class:`Param` declarations.
 """
 
 from __future__ import annotations
@@ -14,18 +16,22 @@ import re
 from typing import Any
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo
+from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo, format_value  # noqa: F401
 
 # family -> modules whose import registers that family's metrics (imported lazily, on first use,
 # so `scorekit retrieval` never imports torch: these modules import no model code at top level).
 FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "retrieval": ("scorekit.retrieval.metric",),
     "caption": ("scorekit.generation.metrics",),
-    "summary": ("scorekit.summarization.metric_info",),
+    "summary": ("scorekit.summarization.metrics",),
     "sweep": ("scorekit.summarization.metric_info",),
     "topics": ("scorekit.topics.metric_info",),
     "absa": ("scorekit.absa.metric_info",),
 }
+
+
+# a family whose commands also score another family's metrics: ``scorekit summary -m chrf``
+ALSO_SCORES: dict[str, tuple[str, ...]] = {"summary": ("caption",)}
 
 
 class MetricRegistry:
@@ -117,6 +123,10 @@ class MetricRegistry:
                 if n == cand and (family is None or f == family):
                     info = cls.info()
                     return MetricInfo(key, n, f, info.higher_is_better, info.kind, info.doc, info.corpus)
+        for other in ALSO_SCORES.get(family or "", ()):
+            found = self.info(key, other)
+            if found is not None:
+                return found
         return None
 
 
@@ -143,23 +153,58 @@ def split_name(text: str) -> tuple[str, dict[str, str]]:
     return m.group(1), params
 
 
-def split_names(text: str) -> list[str]:
-    """Split a comma-separated list of names on the commas outside parentheses:
-    ``"P(rel=2,judged_only=1)@5,ndcg@10"`` -> ``["P(rel=2,judged_only=1)@5", "ndcg@10"]``; each
-    part is then read by :func:`split_name` (or a family's own parser)."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
+def split_specs(text: str) -> list[str]:
+    """``"chrf(beta=3),meteor(alpha=0.85,beta=0.2),bleu_4"`` -> one metric spec per item: commas
+    inside parentheses belong to the parameters."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
         if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()]
+            if depth < 0:
+                raise ScorekitError(f"unbalanced ')' in metric list {text!r}")
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ScorekitError(f"unbalanced '(' in metric list {text!r}")
+    out.append(text[start:])
+    return [x.strip() for x in out if x.strip()]
+
+
+class MetricSpec:
+    """One metric as the user named it: ``chrf(beta=3)`` -> name ``chrf``, arguments
+    ``{"beta": "3"}`` (text, typed by the metric's :class:`~scorekit.metrics.base.Param`s when it
+    is built). Results are keyed by the name as written (:meth:`label`); ``defaults`` are
+    parameters set by a command-line shorthand (``--bert-model``), applied unless the spec sets
+    them and not part of the label."""
+
+    def __init__(self, text: str, defaults: dict[str, Any] | None = None, *, optional: bool = False):
+        self.text = text.strip()
+        self.name, self.args = split_name(self.text)
+        self.defaults = dict(defaults or {})
+        self.optional = optional    # from a default list: skipped when a dependency is missing
+
+    @classmethod
+    def of(cls, spec: "str | MetricSpec") -> "MetricSpec":
+        return spec if isinstance(spec, MetricSpec) else cls(spec)
+
+    def with_defaults(self, **params: Any) -> "MetricSpec":
+        return MetricSpec(self.text, {**self.defaults, **{k: v for k, v in params.items() if v is not None}},
+                          optional=self.optional)
+
+    def label(self, key: str) -> str:
+        """The result key of ``key`` (one of the metric's declared keys) for this spec."""
+        if not self.args:
+            return key
+        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})"
+
+    def params(self) -> dict[str, Any]:
+        return {**self.defaults, **self.args}
+
+    def __repr__(self) -> str:
+        return f"MetricSpec({self.text!r})"
 
 
 REGISTRY = MetricRegistry()
@@ -177,8 +222,37 @@ def declare(family: str, key: str, *, doc: str, kind: str = "rate", higher_is_be
     return REGISTRY.declare(MetricInfo(key, metric or key, family, higher_is_better, kind, doc, corpus))
 
 
-def get_metric(family: str, name: str, **params: Any) -> Metric:
-    return REGISTRY.metric_class(family, name)(**params)
+def get_metric(family: str, spec: str, **params: Any) -> Metric:
+    """The metric a spec of the name grammar names, built from its declaration:
+    ``get_metric("caption", "chrf(beta=3)")``; keyword ``params`` (the batch's language and
+    tokenizer) are added. A name that is one of a metric's result keys (``bleu_4``) builds that
+    metric."""
+    s = MetricSpec(spec)
+    cls = metric_class_for(family, s.name)
+    return cls(**params, **_typed(cls, s.args))
+
+
+def metric_class_for(family: str, name: str) -> type[Metric]:
+    """The metric class named ``name`` or producing the result key ``name`` in ``family``."""
+    REGISTRY._load(family)
+    cls = REGISTRY._classes.get((family, name))
+    if cls is not None:
+        return cls
+    for c in REGISTRY.classes(family):
+        if name in c.result_keys():
+            return c
+    return REGISTRY.metric_class(family, name)   # raises with "did you mean"
+
+
+def _typed(cls: type[Metric], args: dict[str, Any]) -> dict[str, Any]:
+    """Grammar arguments checked against the declaration: a batch-level parameter (language,
+    tokenizer) is refused here, with where to set it."""
+    for p in cls.params:
+        for spelling in (p.name, *p.aliases):
+            if p.batch and spelling in args:
+                raise ScorekitError(f"{cls.name}({spelling}=...): {p.name} is set for the whole batch "
+                                    f"(--{p.name.replace('_', '-')}), not per metric")
+    return dict(args)
 
 
 def describe(key: str, family: str | None = None) -> MetricInfo | None:

@@ -1,5 +1,7 @@
 """The docs' metric tables, generated from the one registry: ``python -m scorekit.metrics.table
-[family]`` prints one markdown table per family (key, direction, kind, corpus, doc)."""
+[family]`` prints one markdown table per family (key, direction, kind, corpus, doc);
+``python -m scorekit.metrics.table --params [family]`` the parameters every metric declares (the
+name grammar's ``chrf(beta=3)``: name, type, default, allowed values)."""
 
 from __future__ import annotations
 
@@ -16,9 +18,23 @@ def markdown(family: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def params_markdown(family: str) -> str:
+    """One row per metric: its parameters as declared (batch-level ones, set once for the whole
+    batch, are left out)."""
+    lines = [f"### {family} parameters", "", "| metric | parameters |", "|---|---|"]
+    for cls in REGISTRY.classes(family):
+        params = [p for p in cls.params if not p.batch]
+        text = "; ".join(f"`{p.describe()}`" + (f" {p.doc}" if p.doc else "") for p in params) or "—"
+        lines.append(f"| `{cls.name}` | {text.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
+    params = "--params" in argv
+    argv = [a for a in argv if a != "--params"]
     families = argv or REGISTRY.families()
-    sys.stdout.write("\n".join(markdown(f) for f in dict.fromkeys(families)))
+    render = params_markdown if params else markdown
+    sys.stdout.write("\n".join(render(f) for f in dict.fromkeys(families)))
     return 0
 
 

@@ -114,6 +114,7 @@ class BERTScorer:
                           or _hf.total_layers(_hf.load(path, device=device, precision=precision,
                                                        requested=model).model))
         self.num_layers = int(num_layers)
+        self.model_path = None if model is None else str(model)   # what rebuilds it elsewhere
         self._loaded = _hf.load(path, device=device, precision=precision, requested=model,
                                 num_layers=self.num_layers)
         self.tokenizer = self._loaded.tokenizer

@@ -20,8 +20,12 @@ class BERTScore(CaptionMetric):
     name = "bertscore"
     keys = ("bertscore_p", "bertscore_r", "bertscore_f1")
     kind = "score"
-    params = CaptionMetric.params + (Param("model", str, None, "local model directory"),
-                                     Param("num_layers", int, None, "layer (default: bert_score's per-model layer)"),
+    needs_model = True
+    shard_align = 64      # BERTScorer's batch size: shards cut on its batches pad as one process
+    params = CaptionMetric.params + (Param("model", str, None, "local model directory (pinned by its name "
+                                           "and layer)", signature=False),
+                                     Param("num_layers", int, None, "layer (default: bert_score's per-model layer)",
+                                           low=1),
                                      Param("allow_english_model", bool, False,
                                            "score Korean with a model that cannot read Hangul", signature=False))
     key_info = {"bertscore_p": {"doc": "BERTScore precision: mean greedy-matched cosine of candidate tokens."},
@@ -39,6 +43,11 @@ class BERTScore(CaptionMetric):
             self._truncated = 0
         return self._scorer
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_scorer", None)   # a worker loads its own model, from the same parameters
+        return state
+
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         res = self.scorer().score(b.predictions, b.references)
@@ -46,10 +55,10 @@ class BERTScore(CaptionMetric):
         return Stats({"bertscore_p": b.zero_empty(res.precision), "bertscore_r": b.zero_empty(res.recall),
                       "bertscore_f1": b.zero_empty(res.f1)})
 
-    def signature_params(self) -> dict:
+    def pins(self) -> dict:
         from scorekit.neural.bertscore import compact_signature
 
-        return {"bertscore": compact_signature(self.scorer().signature_fields(self._truncated))}
+        return {"model": compact_signature(self.scorer().signature_fields(self._truncated))}
 
 
 @register
@@ -60,7 +69,9 @@ class CLIPScore(CaptionMetric):
     name = "clipscore"
     keys = ("clipscore", "refclipscore")
     kind = "score"
-    params = CaptionMetric.params + (Param("model", str, None, "local CLIP model directory"),)
+    needs_model = True
+    params = CaptionMetric.params + (Param("model", str, None, "local CLIP model directory (pinned by its "
+                                           "name)", signature=False),)
     key_info = {"refclipscore": {"doc": "RefCLIPScore: harmonic mean of CLIPScore and the max "
                                         "caption-reference CLIP cosine."}}
 
@@ -89,8 +100,13 @@ class CLIPScore(CaptionMetric):
             cols["refclipscore"] = b.zero_empty(res.ref_clip_score)
         return Stats(cols)
 
-    def signature_params(self) -> dict:
-        return {"clip": getattr(self, "_signature", "none")}
+    def pins(self) -> dict:
+        return {"model": getattr(self, "_signature", "none")}
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_scorer", None)
+        return state
 
 
 __all__ = ["BERTScore", "CLIPScore"]

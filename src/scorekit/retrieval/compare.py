@@ -5,12 +5,13 @@ baseline): improvement % = (system - baseline) / baseline * 100 (the spec's form
 when the baseline is 0 and the system is not), a two-sided paired test on the per-query scores
 (over every qrels query, missing ones 0), and Holm–Bonferroni adjusted p-values within each
 measure (the family is the set of systems compared with the baseline on that measure). A
-difference is *significant* when its adjusted p-value is below ``alpha``.
+difference is *significant* when its adjusted p-value is below ``alpha``. The rows, the Holm
+family and the JSON are those of the one comparison engine, :mod:`scorekit.stats.compare`
+(``scorekit runs compare`` uses it too).
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,14 +25,9 @@ from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _in
                                          per_query_scores, signature)
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.names import parse_measures
-from scorekit.stats.significance import holm_bonferroni, normalise_method, paired_test
-
-
-def improvement_pct(value: float, baseline: float) -> float:
-    """(value - baseline) / baseline * 100; +inf/-inf when the baseline is 0, 0 when both are."""
-    if baseline == 0:
-        return 0.0 if value == 0 else math.copysign(math.inf, value)
-    return (value - baseline) / baseline * 100.0
+from scorekit.stats import compare as engine
+from scorekit.stats.compare import improvement_pct  # noqa: F401  (re-exported)
+from scorekit.stats.significance import normalise_method, paired_test
 
 
 @dataclass
@@ -49,16 +45,9 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         """The multi-system JSON shape (interfaces.md): baseline metrics on top, every run,
         and the comparison rows."""
-        first = self.results[0]
-        return {
-            "task": "retrieval",
-            "name": first.name,
-            "metrics": first.metrics,
-            "signature": self.signature,
-            "runs": [r.to_dict() for r in self.results],
-            "comparison": {"baseline": self.baseline, "test": self.method, "alpha": self.alpha,
-                           "correction": "holm", "rows": self.rows},
-        }
+        return engine.document("retrieval", [r.to_dict() for r in self.results], test=self.method,
+                               alpha=self.alpha, rows=self.rows, signature=self.signature,
+                               n_shared=len(self.query_ids))
 
 
 def _unique_names(runs) -> list[str]:
@@ -112,22 +101,12 @@ def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_i
     base = results[0].name
     rows: list[dict[str, Any]] = []
     for key, m in measures:
-        family = []
         for r in results[1:]:
             a, b = per_query[r.name][key], per_query[base][key]
-            if len(a) >= 2:
-                t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed)
-                p = t.p_value
-            else:
-                p = float("nan")
-            value, bval = m.aggregate(a), m.aggregate(b)
-            family.append({"system": r.name, "measure": key, "value": value, "baseline_value": bval,
-                           "improvement_pct": improvement_pct(value, bval), "p_value": p})
-        adjusted = holm_bonferroni([row["p_value"] for row in family]) if family else []
-        for row, pa in zip(family, adjusted):
-            row["p_adjusted"] = float(pa)
-            row["significant"] = bool(pa < alpha) if not math.isnan(pa) else False
-        rows += family
+            t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed) if len(a) >= 2 else None
+            rows.append(engine.row(r.name, key, m.aggregate(a), m.aggregate(b), t,
+                                   f"{method} on per-query values", len(a)))
+    engine.correct(rows, alpha)
     sig = signature(measures, threshold, test=method, correction="holm", alpha=alpha,
                     **({"resamples": n_resamples, "seed": seed} if method in ("randomization", "bootstrap") else {}))
     for r in results[1:]:

@@ -28,7 +28,6 @@ class RetrievalMeasure(Metric):
     corpus = False
     params = (Param("k", int, None, "rank cutoff (ndcg@10)"), Param("rel", int, None, "relevance level"),
               Param("param", float, None, "the family's real parameter (p, beta, recall level)"))
-    signature_fields = ("k", "rel", "param")
     measure_family = ""
 
     def measure(self) -> "M.Measure":

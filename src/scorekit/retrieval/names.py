@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.metrics.registry import split_names
+from scorekit.metrics.registry import split_specs
 from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
 
 # spelling (lower case, without "_", "-", " ") -> family
@@ -270,7 +270,7 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     (a name written twice counts once). trec_eval's ``-m`` forms (``P.5,10``, ``all_trec``) are
     keyed by the names trec_eval prints (``P_5``, ``P_10``)."""
     if isinstance(names, (str, Measure)):
-        names = split_names(names) if isinstance(names, str) else [names]
+        names = split_specs(names) if isinstance(names, str) else [names]
     items: list[tuple[str, Measure | None] | Measure] = []
     strings: list[str] = []
     for n in list(names) + [None]:

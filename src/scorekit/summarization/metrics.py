@@ -22,6 +22,7 @@ and Kiwi morphemes without particles or punctuation for Korean, so ``학교에``
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,36 +139,23 @@ def load_bertscorer(required: bool, **kwargs):
 
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
                       bertscorer=None, stem: bool = False) -> dict[str, np.ndarray]:
-    """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (see module docstring)."""
+    """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
+    every n of the sweep): the summary metrics' item statistics (:class:`SummaryRouge`,
+    :class:`SummaryBERTScore` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
+    sources, :class:`SummaryWords`) on one :class:`SummaryBatch`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
-    preds = [nfc(p) for p in predictions]
-    flags = [c.korean or has_hangul(p) for p, c in zip(preds, contexts)]
-    toks = R.rouge_tokenize_batch(preds, stem=stem, korean=flags)
-    n = len(preds)
-    out: dict[str, np.ndarray] = {}
-    for kind in ROUGE_KINDS:
-        out[kind] = np.zeros(n)
-        out[kind + "_r"] = np.zeros(n)
-    for i, (t, c) in enumerate(zip(toks, contexts)):
-        res = R.rouge_multi(t, c.refs, ROUGE_KINDS)
-        for kind in ROUGE_KINDS:
-            out[kind][i] = res[kind].fmeasure
-            out[kind + "_r"][i] = res[kind].recall
-    n_words = np.array([len(p.split()) for p in preds], dtype=np.float64)
+    batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
+                         contexts=list(contexts))
+    metrics: list[SummaryMetric] = [SummaryRouge()]
     if bertscorer is not None:
-        refs = [c.references if len(c.references) > 1 else c.references[0] for c in contexts]
-        f1 = np.asarray(bertscorer.score(preds, refs).f1, dtype=np.float64)
-        out["bertscore_f1"] = f1
-        out["efficiency"] = f1 / np.maximum(1.0, n_words)
-    if all(c.source_set is not None for c in contexts) and contexts:
-        # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
-        dtoks = [t if (f and not stem) else simple_tokenize(p, korean=f)
-                 for p, t, f in zip(preds, toks, flags)]
-        out["density"] = np.array([density_from_tokens(t, c.source_set) for t, c in zip(dtoks, contexts)])
-        out["token_density"] = np.array([token_density_from_tokens(t, c.source_set)
-                                         for t, c in zip(dtoks, contexts)])
-    out["words"] = n_words
+        metrics.append(SummaryBERTScore().use(bertscorer))
+    if contexts and all(c.source_set is not None for c in contexts):
+        metrics.append(SummaryDensity())
+    metrics.append(SummaryWords())
+    out: dict[str, np.ndarray] = {}
+    for m in metrics:
+        out.update(m.item_stats(batch).columns)
     return out
 
 
@@ -191,39 +179,189 @@ def bertscore_signature(bertscorer) -> str:
     return "/".join(parts)
 
 
-def text_metrics(names: Sequence[str], predictions: Sequence[str], references: Sequence[Sequence[str]],
-                 lang: str) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, object]]:
-    """Any registered caption metric (chrF, BLEU, METEOR, CIDEr, ...) on summaries: (corpus
-    scores, per-item values, signature fields), through the caption driver's resolution."""
-    from scorekit.generation.batch import CaptionBatch
-    from scorekit.generation.driver import resolve
+# --------------------------------------------------------------------------- on the metric contract
+from dataclasses import field as _field  # noqa: E402
 
-    batch = CaptionBatch(predictions, references, lang)
-    corpus: dict[str, float] = {}
-    per: dict[str, np.ndarray] = {}
-    sig: dict[str, object] = {}
-    for cls, keys in resolve(names):
-        metric = cls(lang=lang)
-        stats = metric.item_stats(batch)
-        c, p = metric.score(stats), metric.item_scores(stats)
-        for k in keys:
-            corpus[k], per[k] = c[k], p[k]
-        sig.update(metric.signature_params())
-    return corpus, per, sig
+from scorekit.generation.batch import CaptionBatch, CaptionMetric  # noqa: E402
+from scorekit.metrics.base import Param, Stats  # noqa: E402
+from scorekit.metrics.registry import register  # noqa: E402
+
+
+@dataclass
+class SummaryBatch(CaptionBatch):
+    """Summaries to score: a :class:`CaptionBatch` (so every caption metric — chrF, BLEU,
+    METEOR — scores it as it is) plus the source documents (Density) and ROUGE's stemming; the
+    reference tokens and source token sets are prepared once, shared by the summary metrics."""
+
+    sources: list[str] | None = None
+    stem: bool = False
+    contexts: list | None = _field(default=None, repr=False)   # prepared already (the sweep's)
+    _prepared: dict | None = _field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sources is not None:
+            self.sources = list(self.sources)
+            if len(self.sources) != len(self.predictions):
+                raise ScorekitError(f"{len(self.sources)} sources but {len(self.predictions)} predictions")
+
+    def _sliced(self, a: int, b: int) -> dict:
+        return {**super()._sliced(a, b), "sources": None if self.sources is None else self.sources[a:b],
+                "contexts": None if self.contexts is None else self.contexts[a:b], "_prepared": None}
+
+    def prepared(self) -> dict:
+        """``contexts`` (:func:`prepare_contexts`), NFC ``preds``, Korean ``flags`` and ROUGE
+        ``tokens`` of the predictions, computed once."""
+        if self._prepared is None:
+            contexts = self.contexts or prepare_contexts(self.references, self.sources, lang=self.lang,
+                                                         stem=self.stem)
+            preds = [nfc(p) for p in self.predictions]
+            flags = [c.korean or has_hangul(p) for p, c in zip(preds, contexts)]
+            toks = R.rouge_tokenize_batch(preds, stem=self.stem, korean=flags)
+            self._prepared = {"contexts": contexts, "preds": preds, "flags": flags, "tokens": toks}
+        return self._prepared
+
+
+class SummaryMetric(CaptionMetric):
+    """Base of the summary family's own metrics: per-summary values, the corpus value their mean."""
+
+    family = "summary"
+
+    def batch(self, batch) -> SummaryBatch:
+        if isinstance(batch, SummaryBatch):
+            return batch
+        if isinstance(batch, CaptionBatch):
+            return SummaryBatch(batch.predictions, batch.references, batch.lang)
+        try:
+            predictions, references = batch
+        except (TypeError, ValueError):
+            raise ScorekitError(f"{self.name}: a batch is a SummaryBatch or a (predictions, references) pair") from None
+        return SummaryBatch(predictions, references, self.values["lang"])
+
+
+@register
+class SummaryRouge(SummaryMetric):
+    """ROUGE-1 and ROUGE-2 F-measure and recall (rouge-score semantics; Korean via Kiwi), the best
+    reference per summary."""
+
+    name = "rouge"
+    keys = ("rouge1", "rouge1_r", "rouge2", "rouge2_r")
+    key_info = {"rouge1": {"doc": "ROUGE-1 F-measure (rouge-score semantics; Korean via Kiwi)."},
+                "rouge2": {"doc": "ROUGE-2 F-measure (rouge-score semantics; Korean via Kiwi)."},
+                "rouge1_r": {"doc": "ROUGE-1 recall: overlapping unigrams / reference unigrams (the spec's formula)."},
+                "rouge2_r": {"doc": "ROUGE-2 recall: overlapping bigrams / reference bigrams (the spec's formula)."}}
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        prep = b.prepared()
+        n = len(b)
+        out = {k: np.zeros(n) for k in self.keys}
+        for i, (t, c) in enumerate(zip(prep["tokens"], prep["contexts"])):
+            res = R.rouge_multi(t, c.refs, ROUGE_KINDS)
+            for kind in ROUGE_KINDS:
+                out[kind][i] = res[kind].fmeasure
+                out[kind + "_r"][i] = res[kind].recall
+        return Stats(out)
+
+
+@register
+class SummaryBERTScore(SummaryMetric):
+    """BERTScore F1 against the reference(s), and Efficiency = F1 / max(1, words) (spec Phase 2
+    §4): semantic quality per summary word."""
+
+    name = "bertscore"
+    keys = ("bertscore_f1", "efficiency")
+    kind = "score"
+    needs_model = True
+    shard_align = 64
+    params = CaptionMetric.params + (
+        Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
+        Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
+        Param("allow_english_model", bool, False, "score Korean with a model that cannot read Hangul",
+              signature=False))
+    key_info = {"bertscore_f1": {"doc": "BERTScore F1 against the reference (greedy cosine matching)."},
+                "efficiency": {"doc": "Efficiency = BERTScore F1 / max(1, words) (spec Phase 2 §4)."}}
+
+    def use(self, scorer) -> "SummaryBERTScore":
+        """Score with an already loaded BERTScorer (a worker elsewhere loads its own from the
+        parameters)."""
+        self._scorer = scorer
+        return self
+
+    def scorer(self):
+        if getattr(self, "_scorer", None) is None:
+            self._scorer = load_bertscorer(True, model=self.values["model"], num_layers=self.values["num_layers"],
+                                           allow_english_model=bool(self.values["allow_english_model"]))
+        return self._scorer
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_scorer", None)
+        return state
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        prep = b.prepared()
+        refs = [c.references if len(c.references) > 1 else c.references[0] for c in prep["contexts"]]
+        f1 = np.asarray(self.scorer().score(prep["preds"], refs).f1, dtype=np.float64)
+        words = np.array([len(p.split()) for p in prep["preds"]], dtype=np.float64)
+        return Stats({"bertscore_f1": f1, "efficiency": f1 / np.maximum(1.0, words)})
+
+    def pins(self) -> dict:
+        return {"model": bertscore_signature(self.scorer())}
+
+
+@register
+class SummaryDensity(SummaryMetric):
+    """Density = |set(pred) ∩ set(source)| / |pred| (the spec's compute_density) and token
+    density, the share of prediction tokens found in the source; needs the source documents."""
+
+    name = "density"
+    keys = ("density", "token_density")
+    key_info = {"density": {"doc": "Density = |set(pred) ∩ set(source)| / |pred| (the spec's compute_density)."},
+                "token_density": {"doc": "Token density: share of prediction tokens found in the source."}}
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        prep = b.prepared()
+        if not all(c.source_set is not None for c in prep["contexts"]):
+            raise ScorekitError("density needs the source documents (--sources)")
+        # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
+        dtoks = [t if (f and not b.stem) else simple_tokenize(p, korean=f)
+                 for p, t, f in zip(prep["preds"], prep["tokens"], prep["flags"])]
+        ctx = prep["contexts"]
+        return Stats({"density": np.array([density_from_tokens(t, c.source_set) for t, c in zip(dtoks, ctx)]),
+                      "token_density": np.array([token_density_from_tokens(t, c.source_set)
+                                                 for t, c in zip(dtoks, ctx)])})
+
+
+@register
+class SummaryWords(SummaryMetric):
+    """Words in the summary (len(pred.split())); shorter is the goal at equal quality."""
+
+    name = "words"
+    kind = "count"
+    higher_is_better = False
+
+    def item_stats(self, batch) -> Stats:
+        b = self.batch(batch)
+        return Stats({"words": np.array([len(nfc(p).split()) for p in b.predictions], dtype=np.float64)})
 
 
 def summary_metrics(predictions: Sequence[str], references: Sequence[str | Sequence[str]],
                     sources: Sequence[str] | None = None, *, ids: Sequence[str] | None = None,
                     bertscorer="auto", lang: str = "en", stem: bool = False, name: str | None = None,
-                    metrics: Sequence[str] | None = None):
-    """Score given summaries: a :class:`scorekit.result.Result` whose metrics are the means.
+                    metrics: Sequence | None = None, engine=None):
+    """Score given summaries: a :class:`scorekit.result.Result` with the corpus values.
 
     ``bertscorer``: ``"auto"`` (default, as the CLI) loads the default BERTScorer when torch and
     the model are available and adds BERTScore F1 and Efficiency; a scorer uses it; None skips
-    them. ``metrics``: extra registered text metrics (``["chrf", "chrf_pp"]``), corpus metrics
-    scored on their merged statistics."""
+    them. ``metrics``: extra caption metrics in the name grammar (``["chrf(beta=3)", "bleu_4"]``),
+    corpus metrics scored on their merged statistics. ``engine``: None (this process), ``"fork"``
+    or a started RayEngine — one driver (:mod:`scorekit.engine.driver`), the same numbers."""
+    from scorekit.engine.driver import plan, run
     from scorekit.result import Result
-    from scorekit.signature import make_signature
+    from scorekit.signature import Signature
 
     if len(predictions) != len(references):
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
@@ -231,21 +369,42 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
         if bertscorer != "auto":
             raise ScorekitError(f"bertscorer must be a BERTScorer, None or 'auto', got {bertscorer!r}")
         bertscorer = load_bertscorer(required=False)
-    contexts = prepare_contexts(references, sources, lang=lang, stem=stem)
-    per = score_predictions(predictions, contexts, bertscorer=bertscorer, stem=stem)
-    ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
-    metrics_out = {k: float(np.mean(v)) if len(v) else float("nan") for k, v in per.items()}
-    extra_sig: dict[str, object] = {}
+    batch = SummaryBatch(predictions, references, lang, None, sources=sources, stem=stem)
+    common = {"lang": lang}
+    own = [SummaryRouge(**common)]
+    if bertscorer is not None:
+        own.append(SummaryBERTScore(**common, **_scorer_params(bertscorer)).use(bertscorer))
+    if sources is not None:
+        own.append(SummaryDensity(**common))
+    own.append(SummaryWords(**common))
+    from scorekit.engine.driver import Planned
+
+    planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
     if metrics:
-        refs = [[r] if isinstance(r, str) else list(r) for r in references]
-        corpus, extra_per, extra_sig = text_metrics(metrics, predictions, refs, lang)
-        metrics_out.update(corpus)
-        per.update(extra_per)
-    per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in per.items()}} for i in range(len(ids))]
+        planned += plan("caption", metrics, common)
+    scored = run(planned, batch, engine, items_per_shard=500)
+    ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
+    per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
     from scorekit.text.normalize import SIGNATURE as NORM
 
-    params = {"norm": NORM, **R.rouge_signature_params(ROUGE_KINDS, lang, stem),
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "density_tok": "w+lower/kiwi" if sources is not None else "none", **extra_sig}
-    return Result(task="summary", metrics=metrics_out, signature=make_signature("summary", params),
-                  per_item=per_item, inputs={"n_items": len(ids)}, name=name)
+    sig = Signature("summary", {"norm": NORM, **R.rouge_signature_params(ROUGE_KINDS, lang, stem),
+                                "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+                                "density_tok": "w+lower/kiwi" if sources is not None else "none"})
+    for m in scored.used:
+        if m.family != "summary":
+            sig.update(m.signature_params())
+    inputs = {"n_items": len(ids)}
+    if engine is not None and getattr(engine, "name", engine) != "local":
+        inputs["engine"] = getattr(engine, "name", str(engine))
+    return Result(task="summary", metrics=scored.metrics, signature=str(sig), per_item=per_item, inputs=inputs,
+                  name=name)
+
+
+def _scorer_params(scorer) -> dict:
+    """The parameters that rebuild ``scorer`` in another worker (model directory and layer)."""
+    model = getattr(scorer, "model_path", None)
+    out = {"num_layers": getattr(scorer, "num_layers", None),
+           "allow_english_model": bool(getattr(scorer, "allow_english_model", False))}
+    if isinstance(model, (str, os.PathLike)):
+        out["model"] = str(model)
+    return {k: v for k, v in out.items() if v is not None}

@@ -316,9 +316,9 @@ def parse_summarizers(names: str | Sequence[str | SummarizerSpec]) -> list[Summa
     """``"lead,textrank(encoder=DIR),centroid(encoder=DIR)"`` (commas inside parentheses stay) or
     a list of names/specs -> specs, duplicates dropped. Two specs whose short labels collide (two
     folders of the same name) are labelled as written."""
-    from scorekit.metrics.registry import split_names
+    from scorekit.metrics.registry import split_specs
 
-    items = split_names(names) if isinstance(names, str) else list(names)
+    items = split_specs(names) if isinstance(names, str) else list(names)
     specs = [s if isinstance(s, SummarizerSpec) else parse_summarizer(str(s)) for s in items]
     unique = list({(s.name, s.params): s for s in specs}.values())
     if not unique:

@@ -147,20 +147,30 @@ def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[st
     return summ, metric
 
 
+DOCS_PER_SHARD = 50   # documents per shard on an engine
+
+
 def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]], *,
               ns: Sequence[int] = N_LIST, summarizers: str | Sequence = ("lead", "textrank"),
               ids: Sequence[str] | None = None, bertscorer=None, embed=None, lang: str = "en",
               stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
               band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False,
               systems: Sequence[SystemSummaries] = (), allow_english_model: bool = False,
-              pool=None) -> SweepResult:
+              pool=None, engine=None, docs_per_shard: int = DOCS_PER_SHARD) -> SweepResult:
     """Summarise every document at every n with every summariser and score it.
 
     ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
     replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
-    summaries (looked up by ``ids``; extra ids are ignored, so a shard may get the whole mapping).
-    ``pool``: the :class:`~scorekit.summarization.encoders.EncoderPool` (default: a new one, so
-    each model folder is loaded once per sweep)."""
+    summaries (looked up by ``ids``). ``pool``: the
+    :class:`~scorekit.summarization.encoders.EncoderPool` (default: a new one, so each model
+    folder is loaded once per sweep and process).
+
+    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are
+    independent (every summariser, the random one included, is seeded per document), so shards
+    of documents are swept where the executor runs them (BERTScore on ``map_model``: one model per
+    worker; each worker loads an encoder folder once) and their per-document values concatenated;
+    the means, bootstrap CIs and the recommended interval are then computed once
+    (:func:`finish_sweep`) — the one-process numbers."""
     ns = [check_n(n) for n in ns]
     if not ns:
         raise ScorekitError("no values of n to sweep")
@@ -178,11 +188,112 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     if clash or len({x.name for x in systems}) != len(systems):
         raise ScorekitError(f"system name {(clash or [x.name for x in systems])[0]!r} is used twice "
                             "(a summariser or another --system has it)")
-    system_texts = [(x, x.texts(ids)) for x in systems]   # missing ids: one line, before any work
-    if pool is None and any(s.name in ("textrank", "centroid") and (s.encoder or embed is None) for s in specs):
-        from scorekit.summarization.encoders import EncoderPool
+    system_texts = [x.texts(ids) for x in systems]   # missing ids: one line, before any work
+    kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
+              systems=[(x.name, x.source, x.digest) for x in systems],
+              pool_args=dict(texts=[*documents[:64]], allow_english_model=allow_english_model))
+    if _needs_pool(specs, embed):
+        # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
+        # once. A new pool per sweep (a folder's files may have changed since the last one); it is
+        # this process's pool for the sweep, so forked workers inherit the loaded models
+        if pool is None:
+            from scorekit.summarization.encoders import EncoderPool
 
-        pool = EncoderPool(texts=[*documents[:64]], allow_english_model=allow_english_model)
+            pool = EncoderPool(**kw["pool_args"])
+        _POOLS.clear()
+        _POOLS[_pool_key(kw["pool_args"])] = pool
+        for spec in specs:
+            if _pooled(spec, embed):
+                pool.get(spec.encoder)
+    if engine is None:
+        values, short, sig_params, summaries = _sweep_shard((documents, references, system_texts), kw,
+                                                            bertscorer, pool)
+    else:
+        from scorekit.engine.executors import executor_for
+
+        ex = executor_for(engine)
+        bounds = list(range(0, len(documents), docs_per_shard)) + [len(documents)]
+        shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
+                  for a, b in zip(bounds, bounds[1:])]
+        if bertscorer is not None:
+            from scorekit.summarization.metrics import _scorer_params
+
+            outs = ex.map_model(_load_scorer, (_scorer_params(bertscorer),), _sweep_with_scorer(kw), shards,
+                                desc="sweep shards")
+        else:
+            outs = ex.map(_sweep_shard, shards, args=(kw, None), desc="sweep shards")
+        labels_out = list(outs[0][0])
+        values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
+                  for s in labels_out}
+        short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
+        sig_params = outs[0][2]
+        summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in labels_out}
+                     if keep_summaries else {})
+    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
+              "confidence": confidence, "lang": lang, "stem": stem,
+              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "band": list(band),
+              "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
+    order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
+    return finish_sweep(ns, order, ids, values, short, params,
+                        summaries if keep_summaries else None)
+
+
+def _pooled(spec, embed) -> bool:
+    """Does this summariser embed with a pooled encoder (its ``encoder=`` folder, or the shipped
+    MiniLM when no ``embed`` replaces it)?"""
+    return spec.name in ("textrank", "centroid") and (spec.encoder or embed is None)
+
+
+def _needs_pool(specs, embed) -> bool:
+    return any(_pooled(s, embed) for s in specs)
+
+
+_POOLS: dict[tuple, object] = {}   # this process's encoder pools (a worker sweeps many shards)
+
+
+def _pool_key(args: dict[str, Any]) -> tuple:
+    return tuple(args["texts"]), args["allow_english_model"]
+
+
+def _process_pool(args: dict[str, Any]):
+    """The encoder pool of this process's sweep: the driver's (inherited by forked workers), or a
+    Ray worker's own, built on its first shard and kept for the next."""
+    from scorekit.summarization.encoders import EncoderPool
+
+    key = _pool_key(args)
+    pool = _POOLS.get(key)
+    if pool is None:
+        _POOLS.clear()
+        pool = _POOLS[key] = EncoderPool(**args)
+    return pool
+
+
+def _load_scorer(bert: dict[str, Any]):
+    from scorekit.summarization.metrics import load_bertscorer
+
+    return load_bertscorer(True, **bert)
+
+
+class _sweep_with_scorer:
+    """``fn(scorer, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
+
+    def __init__(self, kw: dict[str, Any]):
+        self.kw = kw
+
+    def __call__(self, scorer, shard):
+        return _sweep_shard(shard, self.kw, scorer)
+
+
+def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
+    """(values, short-document counts, summariser signature params, summaries) of one shard of
+    documents (and the external systems' summaries of those documents)."""
+    documents, references, system_texts = shard
+    ns, specs, embed, lang, stem, seed = kw["ns"], kw["specs"], kw["embed"], kw["lang"], kw["stem"], kw["seed"]
+    keep = kw["keep_summaries"]
+    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
+    if pool is None and _needs_pool(specs, embed):
+        pool = _process_pool(kw["pool_args"])
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}
@@ -199,39 +310,27 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
         per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
         values[label] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
-        if keep_summaries:
+        if keep:
             summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
 
-    # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at once
-    encoders = {s.encoder: pool.get(s.encoder) for s in specs
-                if s.name in ("textrank", "centroid") and (s.encoder or embed is None)}
-    contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
     for spec in specs:
-        kw: dict[str, Any] = {}
-        if spec.name in ("textrank", "centroid") and (spec.encoder or embed is None):
-            shared = encoders[spec.encoder]
-            kw = {"embed": shared, "model_name": shared.signature}
+        args: dict[str, Any] = {}
+        if _pooled(spec, embed):
+            shared = pool.get(spec.encoder)
+            args = {"embed": shared, "model_name": shared.signature}
         elif spec.name in ("textrank", "centroid"):
-            kw = {"embed": embed}
-        sweep_one(spec.label, make_summarizer(spec, seed=seed, lang=lang, **kw), documents)
-    for system, texts in system_texts:
-        sweep_one(system.name, LeadSummarizer(), texts)
-        sig_params[system.name] = {"summarizer": "system", "source": system.source, "digest": system.digest}
+            args = {"embed": embed}
+        sweep_one(spec.label, make_summarizer(spec, seed=seed, lang=lang, **args), documents)
+    for (name, source, digest), texts in zip(kw["systems"], system_texts):
+        sweep_one(name, LeadSummarizer(), texts)
+        sig_params[name] = {"summarizer": "system", "source": source, "digest": digest}
         per = score_predictions(texts, list(contexts), bertscorer=bertscorer, stem=stem)
-        label = system.name + FULL
+        label = name + FULL
         values[label] = {k: np.tile(v, (len(ns), 1)) for k, v in per.items()}
-        sig_params[label] = {"summarizer": "system-full", "digest": system.digest}
-        if keep_summaries:
+        sig_params[label] = {"summarizer": "system-full", "digest": digest}
+        if keep:
             summaries[label] = [list(texts) for _ in ns]
-
-    params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
-              "confidence": confidence, "lang": lang, "stem": stem,
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-              "band": list(band),
-              "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
-    order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
-    return finish_sweep(ns, order, ids, values, short, params,
-                        summaries if keep_summaries else None)
+    return values, short, sig_params, summaries
 
 
 def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[str],

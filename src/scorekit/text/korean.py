@@ -7,7 +7,6 @@ can be dropped as the spec's EnhancedKoreanMETEOR does. All input is NFC-normali
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
@@ -76,7 +75,12 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
     That question is asked of the same instance before any word is added, and its answer is kept
     in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
     first analysis and again at the first one after ``add_user_word`` (~1 s each), so a warm start
-    builds it once."""
+    builds it once.
+
+    Per process: a forked child cannot use its parent's Kiwi (its thread pool did not survive the
+    fork), so it builds its own; the parent's stays referenced, never destroyed (a destructor
+    would wait for threads that are gone)."""
+    key = f"{os.getpid()}:{key}"
     kiwi = _USER_KIWIS.get(key)
     if kiwi is not None:
         return kiwi
@@ -92,7 +96,7 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
         else:
             kiwi.add_user_word(word, tag, 0.0)
     if len(_USER_KIWIS) >= 4:
-        _USER_KIWIS.pop(next(iter(_USER_KIWIS)))
+        _USER_KIWIS.pop(next((k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")), None), None)
     _USER_KIWIS[key] = kiwi
     return kiwi
 

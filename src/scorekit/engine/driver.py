@@ -1,0 +1,173 @@
+"""The one driver every family on the metric contract runs through, on any executor.
+
+::
+
+    scored = run(plan, batch, executor)
+
+``plan``: the metrics to compute (built from their declarations, each with the result keys wanted
+and the names those keys are reported under); ``batch``: the family's batch (a
+:class:`~scorekit.generation.batch.CaptionBatch`, a summary batch) — it knows its length and how
+to :meth:`slice` itself into shards; ``executor``: :mod:`scorekit.engine.executors` (in process,
+forked parts, Ray tasks and actors).
+
+The driver cuts the batch into shards (none in process), has the executor compute each metric's
+per-item statistics on every shard (``Metric.item_stats``; metrics that need a model —
+``Metric.needs_model`` — on ``map_model``, one model per worker, shards cut on the metric's
+``shard_align`` pairs so a batched encoder pads as in one process), merges them once
+(``Stats.concat``) and scores once (``Metric.score`` / ``item_scores``). There is no second,
+per-engine way to score: a corpus metric (BLEU, CIDEr, chrF) is scored from merged statistics on
+every executor, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import MissingDependencyError
+from scorekit.metrics.base import Metric, Stats
+
+ITEMS_PER_SHARD = 2_000     # Ray's default shard (items); forked parts split by the cores
+
+
+@dataclass
+class Planned:
+    """One metric of a plan: the built metric and ``{declared key: result key}`` for the keys
+    wanted, as ``(declared key, result key)`` pairs (the result key is the name as the user wrote
+    it, e.g. ``chrf(beta=3)``)."""
+
+    metric: Metric
+    keys: list[tuple[str, str]]
+    optional: bool = False      # skipped (with its reason) when a dependency is missing
+
+
+@dataclass
+class Scored:
+    metrics: dict[str, float] = field(default_factory=dict)          # result key -> corpus value
+    per_item: dict[str, np.ndarray] = field(default_factory=dict)    # result key -> per-item values
+    used: list[Metric] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)            # metric name -> reason
+
+
+def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None, *,
+         optional: bool = False) -> list[Planned]:
+    """Metric specs of the name grammar (``"chrf(beta=3)"``, ``"bleu_4"``, or
+    :class:`~scorekit.metrics.registry.MetricSpec` with shorthand defaults) -> the plan: one built
+    metric per distinct (metric, parameters), each with the keys asked of it, keyed as written.
+    ``common``: the batch-level parameters (language, tokenizer) every metric of the family
+    takes."""
+    from scorekit.errors import ScorekitError
+    from scorekit.metrics.registry import MetricSpec, _typed, metric_class_for
+
+    common = dict(common or {})
+    out: dict[tuple, Planned] = {}
+    labels: set[str] = set()
+    for raw in specs:
+        spec = MetricSpec.of(raw)
+        cls = metric_class_for(family, spec.name)
+        keys = list(cls.result_keys()) if spec.name == cls.name else [spec.name]
+        args = _typed(cls, spec.params())
+        metric = cls(**{k: v for k, v in common.items() if k in {p.name for p in cls.params}}, **args)
+        ident = (cls, tuple(sorted((k, repr(v)) for k, v in metric.values.items())))
+        planned = out.setdefault(ident, Planned(metric, [], optional or spec.optional))
+        planned.optional = planned.optional and (optional or spec.optional)
+        for key in keys:
+            label = spec.label(key)
+            if (key, label) in planned.keys:
+                continue        # "bleu,bleu_4": the same key of the same metric, once
+            if label in labels:
+                raise ScorekitError(f"metric {label!r} asked twice with different parameters")
+            labels.add(label)
+            planned.keys.append((key, label))
+    return list(out.values())
+
+
+def shard_bounds(references: Sequence[Sequence[str]], size: int | None, align: int = 1) -> list[int]:
+    """Item indices where shards start (and the end): about ``size`` items each, cut only where
+    the number of (candidate, reference) pairs before the cut is a multiple of ``align``."""
+    n = len(references)
+    if not size or size >= n:
+        return [0, n]
+    cum = np.cumsum([len(r) for r in references])
+    bounds = [0]
+    while bounds[-1] < n:
+        target = bounds[-1] + size
+        if target >= n:
+            bounds.append(n)
+            break
+        ok = np.flatnonzero((cum[target - 1:] % align) == 0)
+        bounds.append(min(target + int(ok[0]) if len(ok) else n, n))
+    return bounds
+
+
+def _stats(batch: Any, metrics: Sequence[Metric], optional: Sequence[bool]) -> list[Any]:
+    """Each metric's item statistics on one shard; a missing dependency of an optional metric is
+    returned as its message (the driver skips that metric)."""
+    out: list[Any] = []
+    for m, opt in zip(metrics, optional):
+        try:
+            out.append(m.item_stats(batch))
+        except MissingDependencyError as exc:
+            if not opt:
+                raise
+            out.append(str(exc))
+    return out
+
+
+def _model_stats(state: tuple, batch: Any) -> list[Any]:
+    metrics, optional = state
+    return _stats(batch, metrics, optional)
+
+
+def _keep(*state: Any) -> tuple:
+    return state
+
+
+def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
+        items_per_shard: int = ITEMS_PER_SHARD) -> Scored:
+    """Compute ``plan`` on ``batch`` with ``executor`` (None: in this process)."""
+    from scorekit.engine.executors import executor_for, shard_size
+
+    ex = executor_for(executor)
+    size = shard_size(ex, len(batch), items_per_shard)
+    refs = batch.references
+    groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
+    parts: dict[int, list[Any]] = {id(p): [] for p in plan}
+    for model, group in enumerate(groups):
+        if not group:
+            continue
+        metrics = [p.metric for p in group]
+        optional = [p.optional for p in group]
+        align = math.lcm(*[max(1, int(m.shard_align)) for m in metrics]) if model else 1
+        bounds = shard_bounds(refs, size, align)
+        shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
+        if model:
+            outs = ex.map_model(_keep, (metrics, optional), _model_stats, shards, desc="model shards")
+        else:
+            outs = ex.map(_stats, shards, args=(metrics, optional), desc="shards")
+        for shard in outs:
+            for p, s in zip(group, shard):
+                parts[id(p)].append(s)
+    scored = Scored()
+    for p in plan:
+        got = parts[id(p)]
+        missing = [s for s in got if isinstance(s, str)]
+        if missing:
+            scored.skipped[p.metric.name] = missing[0]
+            continue
+        m = p.metric
+        stats = got[0] if len(got) == 1 else m.merge(*got)   # one shard: its own columns (caches)
+        corpus, per = m.score(stats), m.item_scores(stats)
+        for key, label in p.keys:
+            if key in corpus:
+                scored.metrics[label] = corpus[key]
+                scored.per_item[label] = np.asarray(per[key], dtype=np.float64)
+        scored.used.append(m)
+    return scored
+
+
+__all__ = ["ITEMS_PER_SHARD", "Planned", "Scored", "plan", "run", "shard_bounds", "Stats"]

@@ -1,0 +1,164 @@
+"""The one comparison engine: systems against a baseline, a paired test per measure, one Holm
+family, one multi-run JSON shape — used by ``scorekit retrieval`` (several runs on one qrels,
+:mod:`scorekit.retrieval.compare`) and ``scorekit runs compare`` (two stored runs).
+
+**The Holm family** (documented once, used everywhere): per measure, over the systems compared
+with the baseline. With one system against the baseline the family has one member, so the
+adjusted p equals the raw p; the same pair gets the same corrected p from every command that
+shows it.
+
+**The multi-run JSON**::
+
+    {"task", "name", "metrics" (the baseline's), "signature", "runs": [baseline, system, ...],
+     "comparison": {"baseline", "test", "alpha", "correction": "holm", "family", "n_shared",
+                    "rows": [{"system", "measure", "test", "value", "baseline_value",
+                              "improvement_pct", "p_value", "p_adjusted", "significant",
+                              "statistic", "n"}, ...]}}
+
+A corpus metric (BLEU, CIDEr, chrF) of a caption or summary run is tested on its own corpus
+score: per-item statistics re-derived from the stored text, resampled, merged and re-scored
+(:mod:`scorekit.stats.corpus_tests`) with the metric rebuilt from the run's signature, with the
+parameters it ran with.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.stats.significance import holm_bonferroni, paired_test
+
+HOLM_FAMILY = "per measure, over the systems compared with the baseline"
+
+
+def improvement_pct(value: float, baseline: float) -> float:
+    """(value - baseline) / baseline * 100; +inf/-inf when the baseline is 0, 0 when both are."""
+    if baseline == 0:
+        return 0.0 if value == 0 else math.copysign(math.inf, value)
+    return (value - baseline) / baseline * 100.0
+
+
+def _finite(x: Any) -> float | None:
+    return float(x) if x is not None and math.isfinite(float(x)) else None
+
+
+def row(system: str, measure: str, value: float, baseline_value: float, test, label: str, n: int) -> dict[str, Any]:
+    """One comparison row (before correction); ``test`` a :class:`TestResult` or None (too few
+    items to test)."""
+    p = float(test.p_value) if test is not None else float("nan")
+    stat = getattr(test, "statistic", None) if test is not None else None
+    return {"system": system, "measure": measure, "test": label, "value": value, "baseline_value": baseline_value,
+            "improvement_pct": improvement_pct(value, baseline_value), "p_value": p,
+            "statistic": _finite(stat), "n": n}
+
+
+def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
+    """Holm–Bonferroni within each measure over the systems compared with the baseline
+    (:data:`HOLM_FAMILY`); adds ``p_adjusted`` and ``significant`` (adjusted p below alpha)."""
+    by_measure: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_measure.setdefault(r["measure"], []).append(r)
+    for family in by_measure.values():
+        for r, pa in zip(family, holm_bonferroni([r["p_value"] for r in family])):
+            pa = float(pa)
+            r["p_adjusted"] = pa
+            r["significant"] = bool(math.isfinite(pa) and pa < alpha)
+    return rows
+
+
+def document(task: str, runs: Sequence[dict[str, Any]], *, test: str, alpha: float, rows: list[dict[str, Any]],
+             signature: str, n_shared: int) -> dict[str, Any]:
+    """The one multi-run JSON shape (module docstring): the baseline (``runs[0]``) on top."""
+    first = runs[0]
+    return {"task": task, "name": first.get("name"), "metrics": first.get("metrics") or {},
+            "signature": signature, "runs": list(runs),
+            "comparison": {"baseline": first.get("name"), "test": test, "alpha": alpha, "correction": "holm",
+                           "family": HOLM_FAMILY, "n_shared": n_shared, "rows": rows}}
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
+                 alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
+    """Pair run ``b`` against the baseline ``a`` (result dicts) over their shared per-item ids;
+    one paired test per metric, Holm per measure (:data:`HOLM_FAMILY`). Returns the multi-run
+    JSON document."""
+    if a.get("task") != b.get("task"):
+        raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
+    ia = {str(r.get("id")): r for r in a.get("per_item") or []}
+    ib = {str(r.get("id")): r for r in b.get("per_item") or []}
+    shared = [i for i in ia if i in ib]
+    if not shared:
+        raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
+                            "pair (were they evaluated on the same queries/items?)")
+    candidates = [k for k in dict.fromkeys(k for i in shared for k in ia[i]) if k != "id"
+                  and any(_is_num(ia[i].get(k)) and _is_num(ib[i].get(k)) for i in shared)]
+    if metrics:
+        for m in metrics:
+            if m not in candidates:
+                raise UnknownNameError("per-item metric", m, candidates)
+        candidates = list(metrics)
+    if not candidates:
+        raise ScorekitError("the two runs share no numeric per-item metric to test")
+    name_a = str(a.get("name") or "A")
+    name_b = str(b.get("name") or "B")
+    if name_a == name_b:
+        name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
+    rows = []
+    for m in candidates:
+        corpus = _corpus_test(m, a, b, ia, ib, shared, method, n_resamples, seed)
+        if corpus is not None:
+            t, (va, vb, n), label = corpus
+        else:
+            pairs = [(ia[i][m], ib[i][m]) for i in shared if _is_num(ia[i].get(m)) and _is_num(ib[i].get(m))]
+            xa = np.array([p[0] for p in pairs], dtype=float)
+            xb = np.array([p[1] for p in pairs], dtype=float)
+            t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
+            va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
+        rows.append(row(name_b, m, vb, va, t, label, n))
+    correct(rows, alpha)
+    for r in rows:   # JSON has no NaN: an untestable p is null
+        r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
+        r["improvement_pct"] = _finite(r["improvement_pct"])
+    ra, rb = dict(a, name=name_a), dict(b, name=name_b)
+    ra.pop("_run_id", None)
+    rb.pop("_run_id", None)
+    return document(a.get("task"), [ra, rb], test=method, alpha=alpha, rows=rows,
+                    signature=a.get("signature") or "", n_shared=len(shared))
+
+
+def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
+    """A corpus metric (``describe(key).corpus``) tested on its own score, from per-item
+    statistics re-derived from the stored predictions and references, with the metric rebuilt
+    from the run's signature (its parameters included); None when the key is per-item or the runs
+    keep no text."""
+    from scorekit.metrics import describe
+
+    if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
+        return None
+    info = describe(key, "caption")
+    if info is None or not info.corpus:
+        return None
+    from scorekit.generation.driver import metric_from_signature, stats_from_rows
+    from scorekit.metrics.registry import MetricSpec
+    from scorekit.stats.corpus_tests import corpus_test
+
+    ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
+    if ma is None or mb is None:
+        return None
+    sa = stats_from_rows(ma, [ia[i] for i in shared])
+    sb = stats_from_rows(mb, [ib[i] for i in shared])
+    if sa is None or sb is None:
+        return None
+    declared = MetricSpec(key).name   # "chrf(beta=3)" is the key chrf of the metric built with beta 3
+    if method == "randomization":
+        res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
+    else:
+        res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
+    return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
