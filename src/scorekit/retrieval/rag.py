@@ -314,10 +314,11 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
     data = _cut(data, k)
     sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
                                matching)
+    compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
     qrels, run, scores, assigned = _default_scores(data, sims, matching, measures)
     default_metrics = aggregate(measures, scores)
-    if compat:
-        scores = _ranxk_scores(data, sims, matching, measures, mode)
+    if compat_scores is not None:
+        scores = compat_scores
     res = build_result(qrels, run, measures, 1, scores, [], per_item=per_item)
     res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
     res.inputs = {"data": data.source, "n_questions": len(data),
