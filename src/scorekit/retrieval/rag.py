@@ -129,26 +129,32 @@ def assign(sim: np.ndarray, duplicate: np.ndarray, threshold: float) -> tuple[np
     """One question: for each retrieved passage (columns, rank order) the reference (row) it is
     assigned to, -1 for none, and the similarity of that match (0 for none)."""
     n_ref, n_ret = sim.shape
-    ref_of = np.full(n_ret, -1, np.int64)
-    sim_of = np.zeros(n_ret, np.float64)
-    free = np.ones(n_ref, bool)
+    ref_of = [-1] * n_ret
+    sim_of = [0.0] * n_ret
+    cols = sim.T.tolist()       # a few references x ten passages: plain Python beats numpy calls
+    free = [True] * n_ref
+    dup = duplicate.tolist()
     for j in range(n_ret):
-        if duplicate[j]:
+        if dup[j]:
             continue
-        col = np.where(free & (sim[:, j] >= threshold), sim[:, j], -np.inf)
-        i = int(np.argmax(col)) if n_ref else 0
-        if n_ref and col[i] > -np.inf:
-            free[i] = False
-            ref_of[j] = i
-            sim_of[j] = sim[i, j]
-    return ref_of, sim_of
+        best, bi = -1.0, -1
+        for i, v in enumerate(cols[j]):
+            if free[i] and v >= threshold and (bi < 0 or v > best):
+                best, bi = v, i
+        if bi >= 0:
+            free[bi] = False
+            ref_of[j] = bi
+            sim_of[j] = best
+    return np.array(ref_of, np.int64), np.array(sim_of, np.float64)
 
 
-def _duplicates(passages: Sequence[str]) -> np.ndarray:
+def _duplicates(passages: Sequence[str], cache: dict[str, str]) -> np.ndarray:
     seen: set[str] = set()
     out = np.zeros(len(passages), bool)
     for j, p in enumerate(passages):
-        key = normalize_text(p)
+        key = cache.get(p)
+        if key is None:
+            key = cache[p] = normalize_text(p)
         out[j] = key in seen
         seen.add(key)
     return out
@@ -182,7 +188,8 @@ def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tup
 
 
 def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures):
-    assigned = [assign(s, _duplicates(q.retrieved), matching.threshold) for q, s in zip(data.questions, sims)]
+    norm: dict[str, str] = {}
+    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
     qrels, run = _tables(data, assigned)
     j, _ = judge(qrels, run, 1)
     if matching.graded:
@@ -211,7 +218,7 @@ def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, m
 
 def _ranx_query(ranked: list[str], grades: dict[str, int], measures, k: int) -> dict[str, float]:
     """ranx's per-query hit_rate / ndcg (Järvelin gains) / map / mrr on one query, as its numba
-    kernels compute them (qrels grades >= 1 are relevant)."""
+    kernels compute them (qrels grades >= 1 are relevant; a cutoff beyond the list is the list)."""
     rel = {d: g for d, g in grades.items() if g >= 1}
     out = {}
     for key, m in measures:
@@ -226,21 +233,32 @@ def _ranx_query(ranked: list[str], grades: dict[str, int], measures, k: int) -> 
         elif m.family == "mrr":
             out[key] = next((1 / (i + 1) for i, d in enumerate(top) if d in rel), 0.0)
         elif m.family == "map":
-            hit = np.array([1.0 if d in rel else 0.0 for d in top])
-            prec = np.zeros(kk)
-            for r in range(kk):
-                if hit[r]:
-                    prec[r] = np.sum(hit[:r + 1]) / (r + 1)
-            out[key] = float(np.sum(prec) / len(rel))
+            hits = 0
+            total = 0.0
+            for r, d in enumerate(top):
+                if d in rel:
+                    hits += 1
+                    total += hits / (r + 1)
+            out[key] = total / len(rel)
         else:  # ndcg
-            w = np.array([float(rel.get(d, 0)) for d in top])
-            dcg = np.sum(w / np.log2(np.arange(1, kk + 1) + 1))
-            ideal = np.array(sorted(rel.values(), reverse=True), np.float64)
+            dcg = sum(rel.get(d, 0) / _LOG2[i] for i, d in enumerate(top))
+            ideal = sorted(rel.values(), reverse=True)
             ki = m.k or 0
             ki = len(ideal) if ki == 0 or ki > len(ideal) else ki
-            idcg = np.sum(ideal[:ki] / np.log2(np.arange(1, ki + 1) + 1))
-            out[key] = float(dcg / (idcg if idcg != 0.0 else 1.0))
+            idcg = sum(g / _LOG2[i] for i, g in enumerate(ideal[:ki]))
+            out[key] = dcg / (idcg if idcg != 0.0 else 1.0)
     return out
+
+
+class _Log2(dict):
+    """log2(i + 2) by 0-based rank, computed on first use."""
+
+    def __missing__(self, i: int) -> float:
+        v = self[i] = float(np.log2(i + 2))
+        return v
+
+
+_LOG2 = _Log2()
 
 
 def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures, mode: str):

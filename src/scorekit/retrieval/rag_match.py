@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.generation.rouge import _lcs_with_masks, _match_masks, fmeasure
 
 METHODS = ("exact", "rouge_l", "rouge_1", "rouge_2", "kiwi_rouge", "rouge", "embedding")
 KIWI_TOKENS = ("morphs", "nouns")
@@ -167,14 +168,10 @@ class _Side:
         elif need == "rouge2":
             self.c2 = Counter(zip(tokens, tokens[1:]))
         elif need == "rougeL":
-            from scorekit.generation.rouge import _match_masks
-
             self.masks = _match_masks(tokens)
 
 
 def _lcs(ref: _Side, ret: _Side) -> int:
-    from scorekit.generation.rouge import _lcs_with_masks
-
     return _lcs_with_masks(ref.masks, ref.n, ret.tokens)
 
 
@@ -200,8 +197,6 @@ def kiwi_rouge_pair(ref: _Side, ret: _Side, kind: str) -> float:
 
 def rouge_score_pair(ref: _Side, ret: _Side, kind: str) -> float:
     """rouge-score's F (``RougeScorer.score(target=ref, prediction=ret)``)."""
-    from scorekit.generation.rouge import fmeasure
-
     if kind == "rougeL":
         if not ref.n or not ret.n:
             return 0.0
