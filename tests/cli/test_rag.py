@@ -71,3 +71,22 @@ def test_errors_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, content,
     assert code == 2
     assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
+
+
+def test_report_and_run_history(tmp_path, capsys):
+
+    store, report = tmp_path / "runs.db", tmp_path / "r.html"
+    code, _, err = run(["--data", V1, "--match", "exact", "--threshold", "1", "-q", "--report", str(report),
+                        "--record", "--store", str(store)], capsys)
+    assert code == 0, err
+    assert "per-query outcome" in report.read_text(encoding="utf-8")
+    assert main(["runs", "list", "--store", str(store)]) == 0
+    assert "system_v1" in capsys.readouterr().out
+
+
+def test_graded_changes_only_gain_measures(capsys):
+    args = ["--data", V1, "--match", "rouge_l", "--threshold", "0.3", "-m", "ndcg@5,recall@5", "--format", "csv"]
+    _, binary, _ = run(args, capsys)
+    _, graded, _ = run(args + ["--graded"], capsys)
+    b, g = binary.splitlines()[1].split(","), graded.splitlines()[1].split(",")
+    assert b[2] == g[2] and float(g[1]) <= float(b[1])
