@@ -338,6 +338,7 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
     if compat_scores is not None:
         scores = compat_scores
     res = build_result(qrels, run, measures, 1, scores, [], per_item=per_item)
+    res.name = data.name or _stem(data.source)
     res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
     res.inputs = {"data": data.source, "n_questions": len(data),
                   "n_retrieved": sum(len(q.retrieved) for q in data.questions),
