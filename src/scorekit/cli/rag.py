@@ -9,7 +9,7 @@ import click
 
 from scorekit.cli._common import emit, metrics_table, output_options, print_table, signature_line
 from scorekit.cli._types import count, finite
-from scorekit.retrieval.rag import COMPAT_MODES, DEFAULT_RAG_MEASURES
+from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
 
 _TESTS = ("t", "randomization", "wilcoxon", "bootstrap")
@@ -40,9 +40,10 @@ _TESTS = ("t", "randomization", "wilcoxon", "bootstrap")
               help="kiwi_rouge: ranx-k's rouge_type.")
 @click.option("--model", metavar="PATH", help="embedding: a local sentence-encoder folder.")
 @click.option("--allow-english-model", is_flag=True, help="embedding: score Korean with a model that cannot read Hangul.")
-@click.option("--metrics", "-m", default=",".join(DEFAULT_RAG_MEASURES), show_default=True, metavar="LIST",
-              help="Comma-separated retrieval measures (ranx, ir_measures or trec_eval syntax, as `scorekit "
-                   "retrieval`). Results are keyed by the names as written.")
+@click.option("--metrics", "-m", default=None, metavar="LIST",
+              help=f"Comma-separated retrieval measures (ranx, ir_measures or trec_eval syntax, as `scorekit "
+                   f"retrieval`), keyed by the names as written. Default: {','.join(DEFAULT_RAG_MEASURES)} "
+                   f"(with --compat ranx-k: {','.join(COMPAT_MEASURES)}).")
 @click.option("--test", type=click.Choice(_TESTS), default="t", show_default=True,
               help="Paired significance test for comparing retrievers.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,

@@ -47,6 +47,7 @@ from scorekit.retrieval.names import parse_measures
 from scorekit.retrieval.rag_match import Matching, normalize_text, similarity_matrices
 
 DEFAULT_RAG_MEASURES = ("hit_rate@5", "ndcg@5", "map@5", "mrr", "recall@5")
+COMPAT_MEASURES = ("hit_rate@5", "ndcg@5", "map@5", "mrr")     # ranx-k's, at its default k=5
 COMPAT = ("ranx-k",)
 COMPAT_MODES = ("reference_based", "retrieval_based")
 COMPAT_FAMILIES = ("hit_rate", "ndcg", "map", "mrr")
@@ -106,7 +107,9 @@ def collect(retriever: Any, questions: Sequence[str], references: Sequence[Seque
 
 
 def _measures(metrics, compat: str | None):
-    pairs = parse_measures(DEFAULT_RAG_MEASURES if metrics is None else metrics)
+    if metrics is None:
+        metrics = COMPAT_MEASURES if compat else DEFAULT_RAG_MEASURES
+    pairs = parse_measures(metrics)
     for key, m in pairs:
         if m.rel is not None:
             raise ScorekitError(f"measure {key!r} sets its own relevance level: RAG relevance comes from "
