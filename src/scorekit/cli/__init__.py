@@ -22,6 +22,7 @@ from scorekit.errors import ScorekitError
 # sub-command name -> (module, one-line help shown in `scorekit --help`)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "retrieval": ("scorekit.cli.retrieval", "Rank metrics (nDCG, MAP, MRR, P/R, hit rate) for TREC/JSON runs; compare systems with significance tests."),
+    "rag": ("scorekit.cli.rag", "RAG retrieval from passages (no document ids): match to reference passages, then trec_eval measures; --compat ranx-k."),
     "fuse": ("scorekit.cli.fuse", "Fuse retrieval runs into one (RRF, CombSUM, CombMNZ, ... with ranx's normalisations)."),
     "caption": ("scorekit.cli.caption", "Caption / generation metrics: METEOR, CIDEr-D, BLEU, ROUGE-L, BERTScore, CLIPScore (Korean and English)."),
     "summary": ("scorekit.cli.summary", "Score given n-word summaries: ROUGE-1/2, BERTScore, Efficiency, Density."),

@@ -1,0 +1,461 @@
+"""RAG retrieval evaluation without document ids (issue #30; what ranx-k 0.0.17 does, done right).
+
+A retriever returns *passages*, not the ids of a judged collection. Each question comes with its
+reference passages; a retrieved passage is relevant when it matches a reference
+(:mod:`scorekit.retrieval.rag_match`: exact, ROUGE on scorekit's tokens, ranx-k's Kiwi ROUGE,
+rouge-score ROUGE-L, embedding cosine) at or above a threshold.
+
+**Default relevance (standard qrels).** Every reference passage is a relevant document of its
+question. Going down the ranking, each retrieved passage is assigned to the best-matching
+reference (highest similarity, the first on ties) that is at or above the threshold and not yet
+matched — one-to-one. A retrieved passage that matches no free reference, or repeats an earlier
+retrieved passage (same text after NFC and whitespace normalisation), is a judged non-relevant
+document. This gives qrels (``r<i>``: grade 1 per reference; ``x<j>``: grade 0 per unmatched
+retrieved passage) and a run (rank order), and every measure is computed by the trec_eval-exact
+code of :mod:`scorekit.retrieval.evaluate` — recall, nDCG, MAP, MRR, P, hit rate, R-precision,
+bpref, ... — with per-question rows and a mean over every question. With ``graded``, a matched
+passage's gain is its similarity (the ideal ranking: every reference retrieved verbatim, gain 1),
+and it is relevant (for the binary measures) at or above the threshold.
+
+**``compat="ranx-k"``** reproduces ``ranx_k.evaluation.evaluate_with_ranx_similarity`` (0.0.17):
+the retrieved list cut at k, then in its default ``reference_based`` mode a reference no
+retrieved passage matches goes into the qrels with grade 0 — it stops being relevant, so missing
+it costs nothing (nDCG and MAP inflated; recall impossible) — and a retrieved passage matching
+an already matched reference is dropped from the ranking (the passages below it move up); in
+``retrieval_based`` mode each retrieved passage is its own document, relevant when its best
+similarity reaches the threshold, so a passage repeated five times counts five times and the
+number of relevant documents depends on the retriever. With ``graded``, ranx stores the
+similarity as an integer grade (truncated: 0 below 1.0), so only identical passages stay
+relevant. Measures: ranx's ``hit_rate@k``, ``ndcg@k``, ``map@k`` and ``mrr``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from scorekit.errors import InputError, ScorekitError, UnknownNameError
+from scorekit.io.rag_jsonl import RagData, RagQuestion, check_unique, passage_text, question_from, read_rag_jsonl
+from scorekit.result import Result
+from scorekit.retrieval.data import Qrels, Run
+from scorekit.retrieval.evaluate import aggregate, build_result, judge, signature
+from scorekit.retrieval.names import parse_measures
+from scorekit.retrieval.rag_match import Matching, normalize_text, similarity_matrices
+
+DEFAULT_RAG_MEASURES = ("hit_rate@5", "ndcg@5", "map@5", "mrr", "recall@5")
+COMPAT_MEASURES = ("hit_rate@5", "ndcg@5", "map@5", "mrr")     # ranx-k's, at its default k=5
+COMPAT = ("ranx-k",)
+COMPAT_MODES = ("reference_based", "retrieval_based")
+COMPAT_FAMILIES = ("hit_rate", "ndcg", "map", "mrr")
+RANXK_VERSION = "0.0.17"
+
+COMPAT_NOTE = (
+    "--compat ranx-k reproduces ranx-k 0.0.17: a reference passage that no retrieved passage "
+    "matches is dropped from the relevant set (qrels grade 0), so nDCG and MAP ignore what was "
+    "missed and recall cannot be computed; a retrieved passage matching an already matched "
+    "reference vanishes from the ranking instead of counting as non-relevant; graded similarities "
+    "are truncated to integer grades. The default (no --compat) keeps every reference relevant "
+    "and counts duplicates as non-relevant (docs/rag.md).")
+
+
+# ------------------------------------------------------------------------------ inputs
+
+def as_rag_data(data: Any, *, name: str | None = None) -> RagData:
+    """A :class:`RagData` from a JSONL path, a RagData, or an iterable of record dicts."""
+    if isinstance(data, RagData):
+        if name is not None:
+            data.name = name
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        return read_rag_jsonl(data, name=name)
+    if isinstance(data, Iterable) and not isinstance(data, (bytes, dict)):
+        qs = [question_from(obj, None, None, i) for i, obj in enumerate(data)]
+        if not qs:
+            raise ScorekitError("no RAG records given")
+        check_unique(qs, "<records>")
+        return RagData(qs, "<records>", name)
+    raise ScorekitError(f"RAG data must be a JSONL path, RagData or a list of records, not {type(data).__name__}")
+
+
+def collect(retriever: Any, questions: Sequence[str], references: Sequence[Sequence[Any]], *,
+            ids: Sequence[str] | None = None, name: str | None = None) -> RagData:
+    """Ask a retriever (``invoke(question) -> list of Document``, LangChain's interface; its
+    ``batch(questions)`` when it has one) and pair the answers with the reference passages
+    (strings or Documents)."""
+    if len(questions) != len(references):
+        raise ScorekitError(f"{len(questions)} questions but {len(references)} reference lists")
+    if ids is not None and len(ids) != len(questions):
+        raise ScorekitError(f"{len(ids)} ids for {len(questions)} questions")
+    if not hasattr(retriever, "invoke"):
+        raise ScorekitError("the retriever needs an invoke(question) method returning documents")
+    batch = getattr(retriever, "batch", None)
+    answers = list(batch(list(questions))) if callable(batch) else [retriever.invoke(q) for q in questions]
+    qs = []
+    for i, (q, docs, refs) in enumerate(zip(questions, answers, references)):
+        qid = str(ids[i]) if ids is not None else str(i + 1)
+        ret = [passage_text(d, f"question {qid!r}: retrieved[{j}]") for j, d in enumerate(docs)]
+        ref = [passage_text(d, f"question {qid!r}: references[{j}]") for j, d in enumerate(refs)]
+        if not ref:
+            raise ScorekitError(f"question {qid!r}: no reference passages")
+        qs.append(RagQuestion(qid, str(q), ret, ref))
+    check_unique(qs, "<retriever>")
+    return RagData(qs, f"<retriever {type(retriever).__name__}>", name or type(retriever).__name__)
+
+
+def _measures(metrics, compat: str | None):
+    if metrics is None:
+        metrics = COMPAT_MEASURES if compat else DEFAULT_RAG_MEASURES
+    pairs = parse_measures(metrics)
+    for key, m in pairs:
+        if m.rel is not None:
+            raise ScorekitError(f"measure {key!r} sets its own relevance level: RAG relevance comes from "
+                                f"--match and --threshold")
+        if compat and m.family not in COMPAT_FAMILIES:
+            raise ScorekitError(f"--compat ranx-k computes only ranx-k's measures (hit_rate@k, ndcg@k, "
+                                f"map@k, mrr), not {key!r}")
+    return pairs
+
+
+def _matching(match, threshold, graded, **options) -> Matching:
+    if isinstance(match, Matching):
+        return match
+    return Matching(method=match, threshold=threshold, graded=graded, **options)
+
+
+# ------------------------------------------------------------------------------ default judging
+
+def assign(sim: np.ndarray, duplicate: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """One question: for each retrieved passage (columns, rank order) the reference (row) it is
+    assigned to, -1 for none, and the similarity of that match (0 for none)."""
+    n_ref, n_ret = sim.shape
+    ref_of = [-1] * n_ret
+    sim_of = [0.0] * n_ret
+    cols = sim.T.tolist()       # a few references x ten passages: plain Python beats numpy calls
+    free = [True] * n_ref
+    dup = duplicate.tolist()
+    for j in range(n_ret):
+        if dup[j]:
+            continue
+        best, bi = -1.0, -1
+        for i, v in enumerate(cols[j]):
+            if free[i] and v >= threshold and (bi < 0 or v > best):
+                best, bi = v, i
+        if bi >= 0:
+            free[bi] = False
+            ref_of[j] = bi
+            sim_of[j] = best
+    return np.array(ref_of, np.int64), np.array(sim_of, np.float64)
+
+
+def _duplicates(passages: Sequence[str], cache: dict[str, str]) -> np.ndarray:
+    seen: set[str] = set()
+    out = np.zeros(len(passages), bool)
+    for j, p in enumerate(passages):
+        key = cache.get(p)
+        if key is None:
+            key = cache[p] = normalize_text(p)
+        out[j] = key in seen
+        seen.add(key)
+    return out
+
+
+def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Qrels, Run]:
+    """Qrels (every reference grade 1, every unmatched retrieved passage grade 0) and the run
+    (rank order as scores), with synthetic document ids ``r<i>`` / ``x<j>``."""
+    q_q, q_d, q_r, r_q, r_d, r_s = [], [], [], [], [], []
+    for qu, (ref_of, _) in zip(data.questions, assigned):
+        n_ref, n_ret = len(qu.references), len(ref_of)
+        q_q += [qu.id] * n_ref
+        q_d += [f"r{i}" for i in range(n_ref)]
+        q_r += [1] * n_ref
+        docs = [f"r{i}" if i >= 0 else f"x{j}" for j, i in enumerate(ref_of.tolist())]
+        for j, i in enumerate(ref_of.tolist()):
+            if i < 0:
+                q_q.append(qu.id)
+                q_d.append(docs[j])
+                q_r.append(0)
+        r_q += [qu.id] * n_ret
+        r_d += docs
+        r_s += list(range(n_ret, 0, -1))
+    if not r_q:
+        raise InputError("no question has a retrieved passage", data.source)
+    qrels = Qrels.from_arrays(pa.array(q_q, pa.string()), pa.array(q_d, pa.string()), np.array(q_r, np.int64),
+                              source=data.source)
+    run = Run.from_arrays(pa.array(r_q, pa.string()), pa.array(r_d, pa.string()), np.array(r_s, np.float64),
+                          name=data.name, source=data.source)
+    return qrels, run
+
+
+def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures):
+    norm: dict[str, str] = {}
+    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
+    qrels, run = _tables(data, assigned)
+    j, _ = judge(qrels, run, 1)
+    if matching.graded:
+        # gain = the similarity of the match; ideal = every reference verbatim (gain 1); a row is
+        # relevant for the binary measures at or above the matching threshold
+        index = {qid: i for i, qid in enumerate(qrels.qids.to_pylist())}
+        flat = np.concatenate([a[1] for a in assigned] + [np.zeros(1)])
+        sizes = np.array([len(a[1]) for a in assigned], np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        offsets = np.zeros(len(index), np.int64)
+        offsets[[index[qu.id] for qu in data.questions]] = starts
+        j.rel = np.where(j.rel > 0, flat[offsets[j.qi] + j.pos], 0.0)
+        j.qrels_rel = j.qrels_rel.astype(np.float64)
+        j.ideal_rel = j.ideal_rel.astype(np.float64)
+        j.threshold = float(matching.threshold)
+    done: dict = {}
+    scores = {}
+    for key, m in measures:
+        if m not in done:
+            done[m] = m(j)
+        scores[key] = done[m]
+    return qrels, run, scores, assigned
+
+
+# ------------------------------------------------------------------------------ ranx-k
+
+def _ranx_query(ranked: list[str], grades: dict[str, int], measures, k: int) -> dict[str, float]:
+    """ranx's per-query hit_rate / ndcg (Järvelin gains) / map / mrr on one query, as its numba
+    kernels compute them (qrels grades >= 1 are relevant; a cutoff beyond the list is the list)."""
+    rel = {d: g for d, g in grades.items() if g >= 1}
+    out = {}
+    for key, m in measures:
+        if not rel:
+            out[key] = 0.0
+            continue
+        kk = m.k or 0
+        kk = len(ranked) if kk == 0 or kk > len(ranked) else kk
+        top = ranked[:kk]
+        if m.family == "hit_rate":
+            out[key] = 1.0 if any(d in rel for d in top) else 0.0
+        elif m.family == "mrr":
+            out[key] = next((1 / (i + 1) for i, d in enumerate(top) if d in rel), 0.0)
+        elif m.family == "map":
+            hits = 0
+            total = 0.0
+            for r, d in enumerate(top):
+                if d in rel:
+                    hits += 1
+                    total += hits / (r + 1)
+            out[key] = total / len(rel)
+        else:  # ndcg
+            dcg = sum(rel.get(d, 0) / _LOG2[i] for i, d in enumerate(top))
+            ideal = sorted(rel.values(), reverse=True)
+            ki = m.k or 0
+            ki = len(ideal) if ki == 0 or ki > len(ideal) else ki
+            idcg = sum(g / _LOG2[i] for i, g in enumerate(ideal[:ki]))
+            out[key] = dcg / (idcg if idcg != 0.0 else 1.0)
+    return out
+
+
+class _Log2(dict):
+    """log2(i + 2) by 0-based rank, computed on first use."""
+
+    def __missing__(self, i: int) -> float:
+        v = self[i] = float(np.log2(i + 2))
+        return v
+
+
+_LOG2 = _Log2()
+
+
+def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures, mode: str):
+    t = matching.threshold
+    rows = []
+    any_qrels = any_run = False
+    for qu, sim in zip(data.questions, sims):
+        sim = np.nan_to_num(sim, nan=0.0)
+        n_ret = sim.shape[1]
+        ranked: list[str] = []
+        grades: dict[str, int] = {}
+        if mode == "reference_based":
+            best = np.zeros(sim.shape[0])
+            for j in range(n_ret):
+                i = int(np.argmax(sim[:, j]))
+                s = sim[i, j]
+                if s >= t:
+                    best[i] = max(best[i], s)
+                    if f"ref_{i}" not in ranked:
+                        ranked.append(f"ref_{i}")
+                else:
+                    ranked.append(f"ret_{j}")
+            for i, s in enumerate(best.tolist()):
+                # ranx's Qrels keeps integer grades: int() of the stored similarity
+                grades[f"ref_{i}"] = (int(float(s)) if matching.graded else 1) if s >= t else 0
+        else:
+            for j in range(n_ret):
+                ranked.append(f"doc_{j}")
+                s = float(np.max(sim[:, j])) if sim.shape[0] else 0.0
+                if s >= t:
+                    grades[f"doc_{j}"] = int(s) if matching.graded else 1
+        any_qrels |= bool(grades)
+        any_run |= bool(ranked)
+        rows.append(_ranx_query(ranked, grades, measures, 0))
+    if not any_qrels or not any_run:
+        why = ("no question has a retrieved passage at or above the threshold" if not any_qrels
+               else "no question has a retrieved passage")
+        raise ScorekitError(f"--compat ranx-k: ranx-k {RANXK_VERSION} returns no scores here ({why}: its "
+                            f"ranx Qrels/Run cannot be built); run without --compat")
+    return {key: np.array([r[key] for r in rows], np.float64) for key, _ in measures}
+
+
+def _compat_k(measures) -> int | None:
+    ks = {m.k for _, m in measures if m.k is not None}
+    if len(ks) > 1:
+        raise ScorekitError(f"--compat ranx-k evaluates one cutoff k (ranx-k's k), got {sorted(ks)}")
+    return ks.pop() if ks else None
+
+
+def _cut(data: RagData, k: int | None) -> RagData:
+    if k is None:
+        return data
+    qs = [RagQuestion(q.id, q.question, q.retrieved[:k], q.references, q.line) for q in data.questions]
+    return RagData(qs, data.source, data.name, data.extra)
+
+
+# ------------------------------------------------------------------------------ results
+
+def _rag_signature(measures, matching: Matching, compat: str | None, mode: str | None, **extra: Any) -> str:
+    more: dict[str, Any] = {"rag": "passages", **matching.signature_params()}
+    if compat:
+        more.update(compat=f"ranx-k-{RANXK_VERSION}", mode=mode)
+    else:
+        more.update(judge="one-to-one", dups="nonrel")
+    return signature(measures, 1, **more, **extra)
+
+
+def _score(data: RagData, measures, matching: Matching, compat: str | None, mode: str,
+           per_item: bool) -> tuple[Result, dict[str, np.ndarray]]:
+    k = _compat_k(measures) if compat else None
+    data = _cut(data, k)
+    sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
+                               matching)
+    compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
+    qrels, run, scores, assigned = _default_scores(data, sims, matching, measures)
+    default_metrics = aggregate(measures, scores)
+    if compat_scores is not None:
+        scores = compat_scores
+    res = build_result(qrels, run, measures, 1, scores, [], per_item=per_item)
+    res.name = data.name or _stem(data.source)
+    res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
+    res.inputs = {"data": data.source, "n_questions": len(data),
+                  "n_retrieved": sum(len(q.retrieved) for q in data.questions),
+                  "n_references": sum(len(q.references) for q in data.questions)}
+    if per_item:
+        for row, qu, (ref_of, sim_of) in zip(res.per_item, data.questions, assigned):
+            hit = ref_of >= 0
+            row["n_references"] = len(qu.references)
+            row["matched_ranks"] = (np.flatnonzero(hit) + 1).tolist()
+            row["similarities"] = [round(float(s), 6) for s in sim_of[hit]]
+    res.extra = {"warnings": [], "rag": {"match": matching.method, "threshold": matching.threshold,
+                                         "graded": matching.graded, "compat": compat}}
+    if compat:
+        res.extra["rag"]["mode"] = mode
+        res.extra["rag"]["note"] = COMPAT_NOTE
+        res.extra["rag"]["default_metrics"] = default_metrics
+    n_matched = sum(int(np.count_nonzero(a[0] >= 0)) for a in assigned)
+    res.extra["rag"]["references_matched"] = n_matched
+    return res, scores
+
+
+def evaluate(data: Any, metrics: str | Sequence[str] | None = None, *, match: str | Matching = "rouge_l",
+             threshold: float = 0.5, graded: bool = False, compat: str | None = None,
+             mode: str = "reference_based", name: str | None = None, per_item: bool = True,
+             **match_options: Any) -> Result:
+    """Evaluate one retriever's passages. ``data``: a JSONL path, records
+    (``{"id", "question", "retrieved", "references"}``), or :func:`collect`'s RagData.
+    ``match``: ``exact``, ``rouge_l``, ``rouge_1``, ``rouge_2``, ``kiwi_rouge``, ``rouge`` or
+    ``embedding`` (``model=PATH``); ``match_options``: ``kiwi_tokens`` (morphs/nouns),
+    ``kiwi_stopwords``, ``kiwi_rouge`` (rougeL/rouge1/rouge2), ``model``,
+    ``allow_english_model``. ``compat="ranx-k"`` reproduces ranx-k 0.0.17 (``mode``:
+    ``reference_based`` or ``retrieval_based``). Results are keyed by the measure names as given."""
+    compat = _check_compat(compat, mode)
+    measures = _measures(metrics, compat)
+    matching = _matching(match, threshold, graded, **_options(match_options, compat))
+    res, _ = _score(as_rag_data(data, name=name), measures, matching, compat, mode, per_item)
+    return res
+
+
+def _options(options: dict, compat: str | None) -> dict:
+    options = dict(options)
+    if compat:
+        options.setdefault("normalize", False)
+    return options
+
+
+def _check_compat(compat: str | None, mode: str) -> str | None:
+    if compat is not None and compat not in COMPAT:
+        raise UnknownNameError("compat target", compat, COMPAT)
+    if mode not in COMPAT_MODES:
+        raise UnknownNameError("ranx-k evaluation mode", mode, COMPAT_MODES)
+    return compat
+
+
+def compare(datas: Sequence[Any], metrics: str | Sequence[str] | None = None, *, names: Sequence[str] | None = None,
+            match: str | Matching = "rouge_l", threshold: float = 0.5, graded: bool = False,
+            compat: str | None = None, mode: str = "reference_based", test: str = "t", alpha: float = 0.05,
+            n_resamples: int = 10000, seed: int = 42, **match_options: Any):
+    """Several retrievers on the same questions and references: each scored as :func:`evaluate`,
+    each later one compared with the first (paired test per measure, Holm-adjusted, as
+    :func:`scorekit.retrieval.compare`). Returns a :class:`scorekit.retrieval.compare.Comparison`."""
+    from scorekit.retrieval.compare import _unique_names, compare_scored
+    from scorekit.stats.significance import normalise_method
+
+    compat = _check_compat(compat, mode)
+    method = normalise_method(test)
+    if not 0 < alpha < 1:
+        raise ScorekitError(f"alpha must be between 0 and 1, got {alpha}")
+    if not datas:
+        raise ScorekitError("no RAG data to evaluate")
+    if names is not None and len(names) != len(datas):
+        raise ScorekitError(f"{len(names)} names for {len(datas)} data files")
+    measures = _measures(metrics, compat)
+    matching = _matching(match, threshold, graded, **_options(match_options, compat))
+    systems = [as_rag_data(d, name=None if names is None else names[i]) for i, d in enumerate(datas)]
+    for s, n in zip(systems, _unique_names([_Named(s.name or _stem(s.source)) for s in systems])):
+        s.name = n
+    first = systems[0]
+    order = [q.id for q in first.questions]
+    refs = {q.id: [normalize_text(p) for p in q.references] for q in first.questions}
+    for s in systems[1:]:
+        by_id = {q.id: q for q in s.questions}
+        missing = [i for i in order if i not in by_id]
+        extra = [q.id for q in s.questions if q.id not in refs]
+        if missing or extra:
+            what = f"lacks question {missing[0]!r}" if missing else f"has question {extra[0]!r} not in {first.source}"
+            raise InputError(f"{what}: every --data file must answer the same questions", s.source)
+        for qid in order:
+            if [normalize_text(p) for p in by_id[qid].references] != refs[qid]:
+                raise InputError(f"question {qid!r}: references differ from {first.source} (systems must be "
+                                 f"judged against the same references)", s.source, by_id[qid].line)
+        s.questions = [by_id[qid] for qid in order]
+    results, per_query = [], {}
+    for s in systems:
+        res, scores = _score(s, measures, matching, compat, mode, True)
+        res.name = s.name
+        results.append(res)
+        per_query[s.name] = scores
+    comp = compare_scored(results, per_query, order, measures, 1, method=method, alpha=alpha,
+                          n_resamples=n_resamples, seed=seed)
+    tests = {"test": method, "correction": "holm", "alpha": alpha}
+    if method in ("randomization", "bootstrap"):
+        tests.update(resamples=n_resamples, seed=seed)
+    comp.signature = _rag_signature(measures, matching, compat, mode if compat else None,
+                                    **(tests if len(systems) > 1 else {}))
+    return comp
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
+def _stem(source: str) -> str:
+    from pathlib import Path
+
+    return Path(source).stem if not source.startswith("<") else "run"
