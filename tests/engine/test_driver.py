@@ -18,7 +18,7 @@ from scorekit.generation import evaluate
 from scorekit.summarization.metrics import summary_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
-NGRAM = ["bleu", "cider", "cider_plain", "rouge_l", "rouge_l_coco", "meteor", "chrf(beta=3)", "chrf_pp",
+NGRAM = ["bleu", "cider", "cider_plain", "rouge_l", "rouge_l_coco", "meteor_nltk", "chrf(beta=3)", "chrf_pp",
          "bleu_4(mode=sacrebleu)", "bleu_2(mode=sentence)"]
 WORDS = "a man dog cat runs on the beach red ball sits in water".split()   # Korean: the shipped set
 sent = st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join)
@@ -50,7 +50,7 @@ def test_shipped_captions_forked_equal_one_process(lang):
     ex = ROOT / "examples" / "caption"
     files = {"en": ("predictions_en.jsonl", "references_en.csv"), "ko": ("predictions_ko.json", "references_ko.json")}
     data = read_caption_set(ex / files[lang][0], ex / files[lang][1])
-    names = NGRAM if lang == "en" else [n for n in NGRAM if n != "rouge_l_coco"] + ["meteor(delta=0.5)"]
+    names = NGRAM if lang == "en" else [n for n in NGRAM if n != "rouge_l_coco"] + ["meteor", "meteor(delta=0.5)"]
     one = evaluate(data.predictions, data.references, lang=lang, metrics=names)
     _same(one, evaluate(data.predictions, data.references, lang=lang, metrics=names,
                         engine=Forked(workers=3, items_per_shard=3)))
@@ -70,7 +70,7 @@ def test_shipped_summaries_forked_equal_one_process():
 @given(data=items, size=st.integers(1, 4))
 def test_random_captions_forked_equal_one_process(data, size):
     preds, refs = [p for p, _ in data], [r for _, r in data]
-    names = ["bleu", "cider", "chrf(beta=3)", "rouge_l_coco", "meteor(alpha=0.8)"]
+    names = ["bleu", "cider", "chrf(beta=3)", "rouge_l_coco", "meteor_nltk(alpha=0.8)"]
     one = evaluate(preds, refs, lang="en", metrics=names)
     _same(one, evaluate(preds, refs, lang="en", metrics=names, engine=Forked(workers=2, items_per_shard=size)))
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from scorekit.cli._common import emit, metrics_table, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, metrics_table, output_options, print_table, signature_line
 from scorekit.cli._types import count, finite
 from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
@@ -15,7 +15,11 @@ from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
 _TESTS = ("t", "randomization", "wilcoxon", "bootstrap")
 
 
-@click.command(name="rag", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="rag", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog=example("scorekit rag --data examples/rag/system_v1.jsonl --match kiwi_rouge --threshold 0.5 \\",
+                              "    -m hit_rate@3,ndcg@3,map@3,mrr,recall@3",
+                              "scorekit rag --data examples/rag/system_v1.jsonl --compat ranx-k --match kiwi_rouge",
+                              heading="Examples:"))
 @click.option("--data", "datas", required=True, multiple=True, metavar="FILE.jsonl",
               help='One record per question: {"id", "question", "retrieved": [passage, ...] in rank order, '
                    '"references": [passage, ...]}; a passage is a string or {"page_content": ...}. Repeat to '
@@ -60,11 +64,6 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
     By default every reference passage is relevant (unretrieved ones count against recall, nDCG
     and MAP), each retrieved passage is matched one-to-one to the best free reference at or above
     --threshold, and duplicates are non-relevant. --compat ranx-k gives ranx-k's numbers instead.
-
-    \b
-    Example:
-      scorekit rag --data examples/rag/system_v1.jsonl --match kiwi_rouge --threshold 0.5 \\
-          -m hit_rate@3,ndcg@3,map@3,mrr,recall@3
     """
     from scorekit.errors import ScorekitError
     from scorekit.retrieval.rag import compare
