@@ -15,7 +15,7 @@ from report_helpers import COMMANDS, Elements, scorekit  # noqa: E402
 
 from scorekit.cli import main  # noqa: E402
 from scorekit.cli._common import emit, output_options  # noqa: E402
-from scorekit.report.history import RunStore  # noqa: E402
+from scorekit.io.run_store import RunStore  # noqa: E402
 from scorekit.result import Result  # noqa: E402
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -67,31 +66,6 @@ def test_errors_are_one_line(store, tmp_path, capsys):
     assert code == 2 and "no run store here yet" in err
 
 
-def fake_significance(monkeypatch):
-    """Stands in for scorekit.stats.significance (owned by the retrieval family) with scipy."""
-    from scipy import stats
-
-    mod = types.ModuleType("scorekit.stats.significance")
-
-    class TestResult(tuple):
-        pass
-
-    def paired_test(a, b, method="t", *, n_resamples=10000, seed=42):
-        r = stats.ttest_rel(a, b)
-        return types.SimpleNamespace(statistic=float(r.statistic), p_value=float(r.pvalue), method=method)
-
-    def holm_bonferroni(p):
-        p = np.asarray(p, dtype=float)
-        order = np.argsort(p)
-        adj = np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order])
-        out = np.empty_like(p)
-        out[order] = np.minimum(adj, 1.0)
-        return out
-
-    mod.paired_test, mod.holm_bonferroni = paired_test, holm_bonferroni
-    monkeypatch.setitem(sys.modules, "scorekit.stats.significance", mod)
-
-
 def check_against_scipy(doc, a, b):
     from scipy import stats
 
@@ -111,8 +85,7 @@ def check_against_scipy(doc, a, b):
     assert all(r["p_adjusted"] == r["p_value"] for r in doc["comparison"]["rows"])
 
 
-def test_compare_pairs_shared_ids(monkeypatch):
-    fake_significance(monkeypatch)
+def test_compare_pairs_shared_ids():
     runs = load("retrieval_compare")["runs"]
     a, b = runs[0], dict(runs[2])
     b["per_item"] = b["per_item"][5:] + [{"id": "extra", "ndcg@10": 1.0}]   # partial overlap
@@ -122,8 +95,7 @@ def test_compare_pairs_shared_ids(monkeypatch):
     check_against_scipy(doc, a, b)
 
 
-def test_compare_cli_writes_json_and_report(store, tmp_path, capsys, monkeypatch):
-    fake_significance(monkeypatch)
+def test_compare_cli_writes_json_and_report(store, tmp_path, capsys):
     code, out, err = run(capsys, "runs", "compare", "1", "3", "--metric", "ndcg@10", "--metric", "mrr@10",
                          "--output", tmp_path / "cmp.json", "--report", tmp_path / "cmp.html", "--store", store,
                          "--format", "csv")
@@ -136,8 +108,8 @@ def test_compare_cli_writes_json_and_report(store, tmp_path, capsys, monkeypatch
     assert code == 2 and "did you mean 'ndcg@10'" in err
 
 
-def test_compare_with_the_real_significance_module(monkeypatch):
-    sig = pytest.importorskip("scorekit.stats.significance")  # lands with the retrieval family
+def test_compare_with_the_real_significance_module():
+    import scorekit.stats.significance as sig
     runs = load("retrieval_compare")["runs"]
     doc = compare_runs(runs[0], runs[1], method="t")
     check_against_scipy(doc, runs[0], runs[1])

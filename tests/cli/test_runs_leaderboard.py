@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scorekit.cli import main
-from scorekit.report.history import compute_test_set, run_test_set
+from scorekit.io.run_store import compute_test_set, run_test_set
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

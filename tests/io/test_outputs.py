@@ -90,7 +90,7 @@ def test_register_checks(tmp_path, case):
 
 
 def test_store_validated_up_front_and_recorded_at_commit(tmp_path):
-    from scorekit.report.history import RunStore
+    from scorekit.io.run_store import RunStore
     from scorekit.result import Result
 
     bad = tmp_path / "bad.db"

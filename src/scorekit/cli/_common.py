@@ -308,7 +308,7 @@ def record_enabled(flag: bool | None) -> bool:
 def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
     if not results or not record_enabled(opts.get("record")):
         return
-    from scorekit.report.history import stamp_test_set
+    from scorekit.io.run_store import stamp_test_set
 
     for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
         stamp_test_set(r)

@@ -40,7 +40,7 @@ format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv
 
 
 def _open(store: Path | None, create: bool = False):
-    from scorekit.report.history import RunStore
+    from scorekit.io.run_store import RunStore
 
     return RunStore(store, create=create)
 
@@ -200,7 +200,7 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
     Example:
       scorekit runs leaderboard --task retrieval --metric ndcg@10
     """
-    from scorekit.report.history import describe_test_set, run_test_set
+    from scorekit.io.run_store import describe_test_set, run_test_set
     from scorekit.report.html import PRIMARY_METRICS, lower_is_better
     from scorekit.signature import parse_signature
 
@@ -268,9 +268,9 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
     from scorekit.cli.report import load_result_json
-    from scorekit.report.history import run_test_set
+    from scorekit.io.run_store import run_test_set
 
-    from scorekit.report.history import check_metrics
+    from scorekit.io.run_store import check_metrics
 
     docs = [(p, load_result_json(p)) for p in results]   # validate all before writing any
     for p, data in docs:

@@ -199,7 +199,7 @@ class StoreOutput(_Dest):
     """The run store: validated now (an existing file must be a scorekit store), written at commit."""
 
     def __init__(self, tx: Outputs, path: Path | None, option: str):
-        from scorekit.report.history import RunStore, check_store_file, store_path
+        from scorekit.io.run_store import RunStore, check_store_file, store_path
 
         resolved = store_path(path)
         super().__init__(tx, resolved, option)
@@ -290,7 +290,7 @@ class Outputs:
         through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure
-            from scorekit.report.history import RunStore
+            from scorekit.io.run_store import RunStore
 
             for s in self.stores:
                 if not s.pending:
@@ -383,7 +383,7 @@ class Outputs:
         return Path(name)
 
     def _rollback(self, new_paths, backups, made_dirs, new_stores) -> None:
-        from scorekit.report.history import RunStore
+        from scorekit.io.run_store import RunStore
 
         for p in new_paths:
             try:

@@ -12,8 +12,8 @@ import pytest
 
 from report_helpers import load
 from scorekit.errors import ScorekitError
-from scorekit.report import history
-from scorekit.report.history import APPLICATION_ID, RunStore
+from scorekit.io import run_store as history
+from scorekit.io.run_store import APPLICATION_ID, RunStore
 from scorekit.result import Result
 
 
@@ -62,7 +62,7 @@ def test_store_path_precedence(monkeypatch, tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from scorekit.report.history import RunStore
+    from scorekit.io.run_store import RunStore
     from scorekit.result import Result
     path, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     for i in range(n):
@@ -230,7 +230,7 @@ def test_read_only_store_can_be_listed_by_another_user(tmp_path):
     before = _listing(d)
     code = textwrap.dedent(f"""
         import sys
-        from scorekit.report.history import RunStore
+        from scorekit.io.run_store import RunStore
         from scorekit.errors import ScorekitError
         from scorekit.result import Result
         with RunStore({str(p)!r}, create=False) as s:
