@@ -112,7 +112,7 @@ def test_unknown_metric_and_missing_dependency(monkeypatch):
     with pytest.raises(UnknownNameError, match="did you mean 'cider'"):
         evaluate(EN_P, EN_R, lang="en", metrics=["cidr"])
 
-    from scorekit.neural.caption_metrics import BERTScore
+    from scorekit.generation.model_metrics import BERTScore
 
     def broken(self, batch):
         raise MissingDependencyError("no model here")

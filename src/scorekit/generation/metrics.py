@@ -10,4 +10,4 @@ import scorekit.generation.meteor  # noqa: F401
 import scorekit.generation.meteor15  # noqa: F401
 import scorekit.generation.rouge  # noqa: F401
 import scorekit.generation.spec_recipe  # noqa: F401  (declares the --recipe spec keys)
-import scorekit.neural.caption_metrics  # noqa: F401
+import scorekit.generation.model_metrics  # noqa: F401
