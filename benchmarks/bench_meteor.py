@@ -104,7 +104,7 @@ def main() -> None:
     krefs = [[sent() for _ in range(REFS)] for _ in range(N)]
     from scorekit.text.korean import get_kiwi
 
-    from scorekit.generation.meteor_ko import units_batch
+    from scorekit.text.korean_units import units_batch
 
     get_kiwi()  # model load outside the timing
     distinct = list(dict.fromkeys(kpreds + [r for rs in krefs for r in rs]))

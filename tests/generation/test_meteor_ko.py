@@ -14,7 +14,8 @@ from hypothesis import assume, given, strategies as st
 
 from scorekit.errors import InputError
 from scorekit.generation.meteor import meteor, meteor_batch, meteor_signature, score_from_counts
-from scorekit.generation.meteor_ko import _respace, lemma_synonyms, units_batch as _units_batch
+from scorekit.generation.meteor_ko import lemma_synonyms
+from scorekit.text.korean_units import respace as _respace, units_batch as _units_batch
 from scorekit.signature import parse_signature
 from scorekit.text.lexicon import Lexicon
 
@@ -184,8 +185,8 @@ def test_units_of_a_large_batch_on_forked_processes_are_the_same(monkeypatch):
     import random
 
     from scorekit import forkmap
-    from scorekit.generation import meteor_ko
-    from scorekit.generation.meteor_ko import content_tokens_batch
+    from scorekit.text import korean_units
+    from scorekit.text.korean_units import content_tokens_batch
 
     rng = random.Random(3)
     words = ["파도가", "해변에", "부서진다", "요리를", "하고", "있다", "두", "명이", "걷는다", "주무신다",
@@ -195,12 +196,12 @@ def test_units_of_a_large_batch_on_forked_processes_are_the_same(monkeypatch):
     forks = []
     real = forkmap.os.fork
     monkeypatch.setattr(forkmap.os, "fork", lambda: forks.append(1) or real())
-    monkeypatch.setattr(meteor_ko, "MIN_TEXTS_PER_PROCESS", 30)
+    monkeypatch.setattr(korean_units, "MIN_TEXTS_PER_PROCESS", 30)
     monkeypatch.setenv("SCOREKIT_WORKERS", "3")
-    monkeypatch.setattr(meteor_ko, "_last", (None, {}))        # nothing kept from before
+    monkeypatch.setattr(korean_units, "_last", (None, {}))        # nothing kept from before
     assert _units_batch(texts) == seq_units
     assert len(forks) == 2
-    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
+    monkeypatch.setattr(korean_units, "_last", (None, {}))
     assert content_tokens_batch(texts) == seq_content
     assert len(forks) == 4
 
@@ -208,23 +209,23 @@ def test_units_of_a_large_batch_on_forked_processes_are_the_same(monkeypatch):
 def test_one_analysis_serves_the_metrics_of_a_batch(monkeypatch):
     """The last batch's units are kept per lexicon: content tokens then METEOR on the same texts
     ask Kiwi once, and only for distinct texts; another lexicon or new texts ask again."""
-    from scorekit.generation import meteor_ko
+    from scorekit.text import korean_units
     from scorekit.text import korean
 
     seen = []
     real = korean.analyze_batch
     monkeypatch.setattr(korean, "analyze_batch", lambda texts, kiwi=None: seen.append(list(texts)) or real(texts, kiwi))
-    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
+    monkeypatch.setattr(korean_units, "_last", (None, {}))
     texts = ["파도가 부서진다", "요리를 하고 있다", "파도가 부서진다", "\u1111\u1161\u1103\u1169가 부서진다"]
-    first = meteor_ko.content_tokens_batch(texts)
+    first = korean_units.content_tokens_batch(texts)
     assert seen == [["파도가 부서진다", "요리를 하고 있다"]]         # NFD text = its NFC twin
     assert first[0] == first[2] == first[3] and first[1] == ["요리"]
-    assert meteor_ko.units_batch(texts[:2]) == _units_batch(texts[:2]) and len(seen) == 1
-    meteor_ko.units_batch(["새 문장이다"])
+    assert korean_units.units_batch(texts[:2]) == _units_batch(texts[:2]) and len(seen) == 1
+    korean_units.units_batch(["새 문장이다"])
     assert seen[-1] == ["새 문장이다"]
     other = Lexicon.default().merge(Lexicon.from_dict({"콩나물": "숙주나물"}))
     assert other.fingerprint != Lexicon.default().fingerprint
-    meteor_ko.units_batch(["새 문장이다"], other)
+    korean_units.units_batch(["새 문장이다"], other)
     assert len(seen) == 3 and seen[-1] == ["새 문장이다"]
 
 

@@ -216,7 +216,7 @@ def test_korean_caption_rouge_l_shares_the_batch_content_units(monkeypatch):
     Kiwi analyses each caption once — and equals rouge_scores on the texts."""
     import random
 
-    from scorekit.generation import meteor_ko
+    from scorekit.text import korean_units
     from scorekit.generation.driver import evaluate
 
     rng = random.Random(2)
@@ -225,8 +225,8 @@ def test_korean_caption_rouge_l_shares_the_batch_content_units(monkeypatch):
     want = R.rouge_scores(preds, refs, kinds=("rougeL",), lang="ko", units="content")["rougeL"]["fmeasure"]
     want[[not p.strip() for p in preds]] = 0.0
     calls = []
-    real = meteor_ko.content_tokens_batch
-    monkeypatch.setattr(meteor_ko, "content_tokens_batch", lambda texts, *a: calls.append(len(texts)) or real(texts, *a))
+    real = korean_units.content_tokens_batch
+    monkeypatch.setattr(korean_units, "content_tokens_batch", lambda texts, *a: calls.append(len(texts)) or real(texts, *a))
     res = evaluate(preds, refs, lang="ko", metrics=["bleu", "rouge_l"])
     assert calls == [len(preds) + sum(map(len, refs))]            # one analysis for both metrics
     got = [row["rouge_l"] for row in res.per_item]

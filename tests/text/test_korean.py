@@ -47,14 +47,14 @@ def test_one_kiwi_and_one_analysis_per_text_for_a_whole_korean_caption_run(monke
     analyses each distinct text once; the answer about the lexicon's verbs comes from the cache
     folder on the next start (no analysis before the user words are added)."""
     from scorekit.generation import evaluate
-    from scorekit.generation import meteor_ko
+    from scorekit.text import korean_units
 
     made, asked = [], []
     real_new = korean._new_kiwi
     monkeypatch.setattr(korean, "_new_kiwi", lambda: made.append(1) or _CountingKiwi(real_new(), asked))
     monkeypatch.setattr(korean, "_USER_KIWIS", {})
     monkeypatch.setattr(korean, "_memo", (0, {}))
-    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
+    monkeypatch.setattr(korean_units, "_last", (None, {}))
     monkeypatch.setenv("SCOREKIT_CACHE", str(tmp_path / "cache"))
     preds = ["해질녘 바닷가에서 두 명이 걷는다", "요리를 하고 있다", "파도가 부서진다"]
     refs = [["해질녘에 바닷가를 두 사람이 걷고 있다", "파도가 부서진다"], ["요리하는 중이다"],
@@ -71,7 +71,7 @@ def test_one_kiwi_and_one_analysis_per_text_for_a_whole_korean_caption_run(monke
     made.clear(), asked.clear()
     monkeypatch.setattr(korean, "_USER_KIWIS", {})
     monkeypatch.setattr(korean, "_memo", (0, {}))
-    monkeypatch.setattr(meteor_ko, "_last", (None, {}))
+    monkeypatch.setattr(korean_units, "_last", (None, {}))
     again = evaluate(preds, refs, lang="ko", metrics=["meteor", "bleu", "rouge_l", "cider"])
     assert made == [1] and sorted(asked) == sorted(distinct)
     assert again.metrics == res.metrics

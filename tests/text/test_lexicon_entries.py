@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from scorekit.generation.meteor import meteor_batch
-from scorekit.generation.meteor_ko import lexicon_key, units_batch
+from scorekit.generation.meteor_ko import lexicon_key
+from scorekit.text.korean_units import units_batch
 from scorekit.text.lexicon import Lexicon
 
 LEX = Lexicon.default()

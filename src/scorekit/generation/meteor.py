@@ -175,7 +175,8 @@ def meteor_signature_fields(*, lang: str = "en", alpha: float = 0.9, beta: float
         params.update(tok=tokenizer or "given", lower="yes", stem=f"porter-nltk{nltk.__version__}",
                       synonyms="wordnet-3.0")
     else:
-        from scorekit.generation.meteor_ko import DEFAULT_DELTA, UNITS_VERSION, resolve_lexicon
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA, resolve_lexicon
+        from scorekit.text.korean_units import UNITS_VERSION
         from scorekit.text.korean import kiwi_version
 
         params.update(tok=f"kiwi{kiwi_version()}-units{UNITS_VERSION}", lemma="kiwi",

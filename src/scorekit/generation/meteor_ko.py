@@ -1,32 +1,13 @@
-"""Korean METEOR: the spec's EnhancedKoreanMETEOR (caption-metrics §2.4–§2.5) on Kiwi, with the
-unit rules of issue #15 (documented with examples in docs/caption.md, "Korean units").
+"""Korean METEOR: the spec's EnhancedKoreanMETEOR (caption-metrics §2.4–§2.5) on Kiwi units
+(:mod:`scorekit.text.korean_units`, the unit rules of issue #15; docs/caption.md "Korean units").
 
-Units. The spec tokenises with Okt and drops particles (``Josa``) and punctuation. Kiwi splits
-finer than Okt (``파란`` -> ``파랗/VA + ㄴ/ETM``), so morphs are regrouped into Okt-sized *units*:
-
-* particles (``J*``) and punctuation/symbols are dropped (spec: 조사 제거 정규화);
-* a grammatical ending (``E*``) or a noun/adjective suffix (``XSN``, ``XSA``) joins the unit before
-  it, so ``파란``, ``치고``, ``사람들`` are one unit each;
-* light verb: a verb-deriving suffix after a noun (``요리/NNG + 하/XSV``) starts its own unit, so
-  ``요리하고`` = ``요리`` + ``하고`` exactly as ``요리를 하고``;
-* native numerals with a counter become digits (``두 명`` = ``2명`` -> ``2`` + ``명``);
-* each unit has a *surface* (morphs joined, NFC), a *lemma* (dictionary form; a noun without its
-  ``XSN`` suffix), a matching class (noun / verbal / adverb / determiner) and a *function* flag.
-
-Function units — auxiliary verbs (``VX``: 있다 after -고/-어, 않다 after -지, ...), the copula
-(이다, 아니다), the light verb 하다, dependent nouns and counters (``NNB``: 수, 것, 명, 개; counter
-nouns after a numeral: 송이, 그루), prefixes (``XPN``, 맨), and 있다/없다 after a dependent noun
-(수 있다) — weigh ``1 - delta`` in precision and recall, content units ``delta``, as Meteor 1.5's
-``delta`` parameter; ``delta = 0.5`` weighs them alike and reproduces nltk's unweighted METEOR.
-
-Compound spacing is neutral: for each hypothesis/reference pair, a run of 2-4 adjacent units on
-one side that spells a unit of the other side without spaces (``고속 도로`` / ``고속도로``,
-``뛰어 놀고`` / ``뛰어놀고``) is merged into one unit before aligning.
+Function units weigh ``1 - delta`` in precision and recall, content units ``delta``, as Meteor
+1.5's ``delta`` parameter; ``delta = 0.5`` weighs them alike and reproduces nltk's unweighted
+METEOR. Compound spacing is neutral (:func:`scorekit.text.korean_units.respace` per pair).
 
 Stages (nltk's greedy alignment, :mod:`scorekit.generation.meteor`): 1. exact on surfaces,
 2. lemma (the spec's "stem") on lemma+class, 3. synonyms: the lexicon pairs them (symmetric, not
-transitive — the spec's ``synonym_match``). Lexicon words carry a POS, are registered with Kiwi
-as user words (so ``파도``, ``해``, ``해질녘`` stay one unit in context) and match units of their
+transitive — the spec's ``synonym_match``). Lexicon words carry a POS and match units of their
 class only. Then P, R (weighted), Fmean (alpha 0.9), the fragmentation penalty (gamma 0.5,
 beta 3, chunks / matches) and the max over references.
 """
@@ -35,215 +16,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
 from scorekit.errors import InputError
+from scorekit.text.korean_units import Unit, respace, units_batch
 from scorekit.text.lexicon import Lexicon, pos_class
 from scorekit.text.normalize import nfc
 
-UNITS_VERSION = "2"  # the unit rules of issue #15 (light verb, function units, numerals, spacing)
 DEFAULT_DELTA = 0.9  # content weight; function units weigh 1 - delta (chosen on the pair set)
-
-_NATIVE_UNITS = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "서": 3, "네": 4,
-                 "넷": 4, "넉": 4, "너": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
-_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60,
-                "일흔": 70, "여든": 80, "아흔": 90}
-# counter nouns Kiwi may tag NNG (most counters are NNB, which are function units anyway)
-COUNTERS = frozenset("명 개 마리 대 권 송이 그루 잔 척 채 장 벌 켤레 병 살 분 번 가지 사람 곳 군데 줄 쌍 톨 알 포기 자루".split())
-_FUNCTION_PREFIXES = frozenset({"맨"})
-_YEAR_NOUNS = frozenset({"해"})  # 해 after a determiner (새 해, 한 해, 지난 해) is a year, not the sun
-
-
-class Unit(NamedTuple):
-    surface: str     # morphs joined (NFC, lower-cased)
-    lemma: str       # dictionary form
-    cls: str         # N nominal, V verbal, M adverb, D determiner, O other
-    function: bool   # grammatical unit (weight 1 - delta)
-    hon: str = ""    # honorific lemma (돌아가 + 시 -> 돌아가시다) when the unit carries -시-
-
-    @property
-    def key(self) -> str:
-        return f"{self.lemma}/{self.cls}"
-
-
-def _is_attached(tag: str) -> bool:
-    return tag.startswith("E") or tag.startswith(("XSN", "XSA"))
-
-
-def native_number(word: str) -> int | None:
-    """Value of a native Korean numeral word (``두`` 2, ``열두`` 12, ``스무`` 20), else None."""
-    if word in _NATIVE_UNITS:
-        return _NATIVE_UNITS[word]
-    for tens, v in _NATIVE_TENS.items():
-        if word.startswith(tens):
-            rest = word[len(tens):]
-            if not rest:
-                return v
-            if rest in _NATIVE_UNITS:
-                return v + _NATIVE_UNITS[rest]
-    return None
-
-
-def _numerals(ms: list) -> list:
-    """Native numeral morphs followed by a counter -> one digit morph (``열 두 그루`` -> ``12 그루``)."""
-    from scorekit.text.korean import Morph
-
-    out, i = [], 0
-    while i < len(ms):
-        j, value = i, 0
-        while j < len(ms) and ms[j].tag in ("NR", "MM") and native_number(ms[j].form) is not None:
-            value += native_number(ms[j].form)
-            j += 1
-        if j > i and j < len(ms) and (ms[j].tag == "NNB" or ms[j].form in COUNTERS):
-            out.append(Morph(str(value), "SN", str(value)))  # no span: the surface is the digits
-            i = j
-        else:
-            out.append(ms[i])
-            i += 1
-    return out
-
-
-def _surface(group, text: str | None) -> str:
-    """The unit as written (``날아``), from the morph spans when known; else its forms joined."""
-    if text is not None and all(m.start >= 0 for m in group):
-        return "".join(text[group[0].start:max(m.end for m in group)].split())
-    return nfc("".join(m.form for m in group))
-
-
-def units(morphs, text: str | None = None) -> list[Unit]:
-    """The METEOR units of one analysed text (``scorekit.text.korean.Morph`` list; ``text``, the
-    NFC text analysed, gives surfaces as written)."""
-    from scorekit.text.korean import is_particle, is_punct
-
-    ms = _numerals([m for m in morphs if not (is_particle(m.tag) or is_punct(m.tag))])
-    groups: list[list] = []
-    for m in ms:
-        if groups and (_is_attached(m.tag)
-                       or (m.tag.startswith("XSV") and pos_class(groups[-1][0].tag) != "N")):
-            groups[-1].append(m)
-        else:
-            groups.append([m])
-    out: list[Unit] = []
-    prev_tag = ""
-    for g in groups:
-        head = g[0]
-        tag = head.tag.split("-")[0]
-        lemma = _lemma(g)
-        cls = "V" if tag.startswith("XSV") or lemma.endswith("다") and tag == "XR" else pos_class(tag)
-        function = (tag in ("VX", "VCP", "VCN", "NNB", "XPN") or tag.startswith("XSV")
-                    or (cls == "V" and lemma == "하다")
-                    or (tag == "MM" and head.form in _FUNCTION_PREFIXES)
-                    or (prev_tag == "NNB" and lemma in ("있다", "없다"))
-                    or (prev_tag == "SN" and head.form in COUNTERS))
-        if cls == "N" and lemma in _YEAR_NOUNS and out and out[-1].cls == "D":
-            lemma += "#year"
-        hon = ""
-        if cls == "V" and any(m.tag == "EP" and m.form in ("시", "으시") for m in g[1:]):
-            hon = lemma[:-1] + "시다"
-        out.append(Unit(_surface(g, text).lower(), lemma.lower(), cls, function, hon))
-        prev_tag = tag
-    return out
-
-
-def _lemma(group) -> str:
-    head = group[0]
-    tag = head.tag.split("-")[0]
-    if tag in ("VV", "VA", "VX", "VCP", "VCN"):
-        return nfc(head.lemma)
-    if tag.startswith("XSV"):  # split light verb: 하 -> 하다, 되 -> 되다
-        return nfc(head.form + "다")
-    # root + adjective-deriving suffix (수려+하 -> 수려하다); XSN (들, 님) is dropped.
-    derived = [m for m in group[1:] if m.tag.startswith("XSA")]
-    if derived:
-        return nfc(head.form + "".join(m.form for m in derived) + "다")
-    return nfc(head.form)
-
-
-def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:
-    """Units of many texts, analysed by a Kiwi that knows the lexicon's words (starter lexicon
-    when None)."""
-    return [list(us) for us in _units_of(texts, lexicon)]
-
-
-MIN_TEXTS_PER_PROCESS = 5_000     # below this a forked process costs more than it saves
-# the last batch's units per text, with its lexicon's fingerprint (one batch kept; replaced whole)
-_last: tuple[str | None, dict] = (None, {})
-
-
-def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit, ...]]:
-    """The units of each text. Kiwi analyses each distinct text once, in one batch (its own
-    threads); the unit rules, plain Python, run on this machine's cores for large batches
-    (:mod:`scorekit.forkmap`). The last batch's units are kept, so the metrics of one caption
-    batch (BLEU/ROUGE-L content tokens, METEOR) share one analysis."""
-    global _last
-    from scorekit.forkmap import default_workers, fork_map, split
-    from scorekit.text.korean import analyze_batch
-
-    lex = lexicon or Lexicon.default()
-    texts = [nfc(t) for t in texts]
-    fingerprint, known = _last
-    if fingerprint != lex.fingerprint:
-        known = {}
-    missing = [t for t in dict.fromkeys(texts) if t not in known]
-    got: dict[str, tuple[Unit, ...]] = {}
-    if missing:
-        analysed = analyze_batch(missing, kiwi_for(lex))
-        parts = split(len(missing), min(default_workers(), len(missing) // MIN_TEXTS_PER_PROCESS))
-
-        def part_units(rg: range) -> list[tuple[Unit, ...]]:
-            return [tuple(units(analysed[i], missing[i])) for i in rg]
-
-        done = ([x for part in fork_map(part_units, parts) for x in part] if len(parts) > 1
-                else part_units(range(len(missing))))
-        got = dict(zip(missing, done))
-    out = [known[t] if t in known else got[t] for t in texts]
-    _last = (lex.fingerprint, dict(zip(texts, out)))
-    return out
-
-
-def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[str]]:
-    """Korean *content units* as tokens, for ROUGE/BLEU (``units="content"``, tokenizer
-    ``ko-content``): the lemma of every unit that is not a function unit, so endings, particles,
-    auxiliaries, the copula, the light verb and counters are gone (``요리를 하고 있다`` ->
-    ``["요리"]``, ``두 명이 걷는다`` -> ``["2", "걷다"]``)."""
-    return [[u.lemma for u in us if not u.function] for us in _units_of(texts, lexicon)]
-
-
-def kiwi_for(lexicon: Lexicon):
-    from scorekit.text.korean import get_kiwi_with
-
-    return get_kiwi_with(lexicon.entries(), lexicon.fingerprint)
-
-
-def _respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
-    """``b`` with each run of 2-4 adjacent units that spells, without spaces, a unit of ``a``
-    missing from ``b`` merged into that one unit (compound spacing is neutral)."""
-    bs = {u.surface for u in b}
-    by_surface = {u.surface: u for u in a if u.surface not in bs and len(u.surface) > 1}
-    if not by_surface:
-        return b
-    by_lemma = {u.lemma: u for u in by_surface.values()}
-    out: list[Unit] = []
-    j = 0
-    while j < len(b):
-        for k in (4, 3, 2):
-            run = b[j:j + k]
-            if len(run) < k:
-                continue
-            s = "".join(u.surface for u in run)
-            t = by_surface.get(s)
-            if t is None:
-                t = by_lemma.get("".join(u.surface for u in run[:-1]) + run[-1].lemma)
-            if t is not None:
-                out.append(Unit(s, t.lemma, t.cls, all(u.function for u in run), t.hon))
-                j += k
-                break
-        else:
-            out.append(b[j])
-            j += 1
-    return out
 
 
 # -- lexicon -> key synonym index -------------------------------------------------------------
@@ -341,7 +122,7 @@ def _prepared(us: list[Unit], index) -> tuple:
 def pair_score(h: list[Unit], r: list[Unit], synonyms, index, alpha: float, beta: float, gamma: float,
                delta: float) -> float:
     """METEOR of one hypothesis against one reference, both as units."""
-    h, r = _respace(r, h), _respace(h, r)
+    h, r = respace(r, h), respace(h, r)
     ph, pr = _prepared(h, index), _prepared(r, index)
     pairs = align_pairs(ph, pr, synonyms)
     if not pairs:

@@ -135,7 +135,7 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     ko_idx = [i for i, f in enumerate(flags) if f]
     if ko_idx:
         if units == "content":
-            from scorekit.generation.meteor_ko import content_tokens_batch
+            from scorekit.text.korean_units import content_tokens_batch
 
             for i, toks in zip(ko_idx, content_tokens_batch([texts[i] for i in ko_idx])):
                 out[i] = [t.lower() for t in toks]
@@ -381,7 +381,8 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: s
     params = {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
               "ko": f"kiwi-{analyser_version()}", "stem": stem}
     if units != "surface":
-        from scorekit.generation.meteor_ko import UNITS_VERSION, resolve_lexicon
+        from scorekit.generation.meteor_ko import resolve_lexicon
+        from scorekit.text.korean_units import UNITS_VERSION
 
         params["ko"] += f"-content{UNITS_VERSION}-lex{resolve_lexicon(None).fingerprint}"
     return params

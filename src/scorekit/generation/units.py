@@ -49,6 +49,6 @@ def korean_units_field(lang: str, tokenizer: str | None, units: str | None) -> d
     chosen = korean_units(lang, tokenizer, units)
     if chosen is None:
         return {}
-    from scorekit.generation.meteor_ko import UNITS_VERSION
+    from scorekit.text.korean_units import UNITS_VERSION
 
     return {"ko_units": chosen if chosen == "surface" else f"content{UNITS_VERSION}"}

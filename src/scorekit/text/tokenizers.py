@@ -6,7 +6,7 @@
                    the spec's ``okt.morphs`` tokenisation in §2.4/§5.1).
 * ``ko-content`` — Korean content units (issue #15): Kiwi units as in Korean METEOR, function
                    units (auxiliaries, copula, light verb 하다, dependent nouns, counters, prefix 맨)
-                   dropped, each unit as its lemma (:func:`scorekit.generation.meteor_ko.content_tokens_batch`).
+                   dropped, each unit as its lemma (:func:`scorekit.text.korean_units.content_tokens_batch`).
 * ``whitespace`` — ``str.split()``.
 
 A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once (Kiwi runs
@@ -72,7 +72,7 @@ def tokenize_kiwi(text: str) -> list[str]:
 
 @TOKENIZERS.register("ko-content")
 def tokenize_ko_content(text: str) -> list[str]:
-    from scorekit.generation.meteor_ko import content_tokens_batch
+    from scorekit.text.korean_units import content_tokens_batch
 
     return content_tokens_batch([text])[0]
 
@@ -96,7 +96,7 @@ def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
 
         return korean.tokenize_batch(list(texts))
     if name == "ko-content":
-        from scorekit.generation.meteor_ko import content_tokens_batch
+        from scorekit.text.korean_units import content_tokens_batch
 
         return content_tokens_batch(list(texts))
     raise AssertionError(name)
