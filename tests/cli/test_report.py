@@ -10,8 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from report_helpers import COMMANDS, Elements, scorekit  # noqa: E402
+from tests.report.report_helpers import COMMANDS, Elements, scorekit  # noqa: E402
 
 from scorekit.cli import main  # noqa: E402
 from scorekit.cli._common import emit, output_options  # noqa: E402

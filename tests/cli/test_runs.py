@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from report_helpers import DATA, Elements, load  # noqa: E402
+from tests.report.report_helpers import DATA, Elements, load  # noqa: E402
 
 from scorekit.cli import main  # noqa: E402
 from scorekit.cli.runs import compare_runs  # noqa: E402

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ko_pairs as K  # noqa: E402
+from tests.generation import ko_pairs as K
 
 PARAPHRASES = ("particles", "endings", "honorifics", "light_verbs", "spacing", "synonyms", "numerals")
 
