@@ -5,9 +5,7 @@ Data: tests/generation/data/ko_pairs.tsv; category means before/after: docs/capt
 
 from __future__ import annotations
 
-import sys
 import unicodedata
-from pathlib import Path
 
 import pytest
 
