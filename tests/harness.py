@@ -262,7 +262,11 @@ def run_case(case: MetricCase, batch: Any = None) -> None:
     assert case.batches is not None, f"{case.name}: no batches and no batch"
     from hypothesis import given, settings
 
-    @settings(max_examples=case.max_examples, deadline=None)
+    # the case's count under the default profile (60 examples), scaled with a bigger one
+    # (HYPOTHESIS_PROFILE=thorough: 500 -> about 8x)
+    n = max(case.max_examples, case.max_examples * settings.default.max_examples // 60)
+
+    @settings(max_examples=n, deadline=None)
     @given(batch=case.batches)
     def every(batch):
         check_metric(case, batch)
