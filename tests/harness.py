@@ -11,7 +11,9 @@ implementation when one exists. :func:`check_metric` then checks, on each batch:
   functional face on everything, ``merge_state`` of two metrics equals one, and, for a batch the
   one driver (:mod:`scorekit.engine.driver`) runs, ``driver.run`` with the batch cut into shards
   (the driver's own cutting, ``Metric.merge`` and scoring) gives the same numbers;
-* **NFD input equals NFC** — decomposed text (Hangul jamo) scores as its composed twin;
+* **NFD input equals NFC** — decomposed text (Hangul jamo) scores as its composed twin, both
+  everywhere and on the candidates' side alone (NFD predictions or run against NFC references
+  or qrels);
 * **empty and single-item** — no items give NaN for every key (or, where the family documents
   it, a one-line error), one item a finite number for every key;
 * **stateful equals functional** exactly.
@@ -20,9 +22,9 @@ Every test module that runs harness cases declares them in a module-level ``HARN
 list; ``tests/metrics/test_harness_coverage.py`` fails naming any registered metric class that
 no module covers. Usage (see ``docs/adding-a-metric.md``)::
 
-    from tests.harness import MetricCase, check_metric, harness_test
+    from tests.harness import MetricCase, check_metric, harness_test, text_batches
 
-    HARNESS_CASES = [MetricCase(ChrF, batches=caption_batches(WORDS), oracle=sacrebleu_chrf)]
+    HARNESS_CASES = [MetricCase(ChrF, batches=text_batches(WORDS), oracle=sacrebleu_chrf)]
     test_harness = harness_test(HARNESS_CASES)      # one pytest test per case
 
     check_metric(HARNESS_CASES[0], CaptionBatch(["a man rides a wave"], [["a man riding"]]))
