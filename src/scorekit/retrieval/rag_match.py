@@ -138,7 +138,8 @@ def ranxk_tokenize_batch(texts: Sequence[str], method: str = "morphs", stopwords
     out: list[list[str]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(prepared) if t]
     if idx:
-        for i, toks in zip(idx, get_kiwi().tokenize([prepared[i] for i in idx])):
+        batch = [prepared[i] for i in idx]
+        for i, toks in zip(idx, get_kiwi(batch).tokenize(batch)):
             out[i] = ranxk_select(toks, method, stopwords)
     return out
 
