@@ -210,9 +210,15 @@ def respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
     if not by_surface:
         return b
     by_lemma = {u.lemma: u for u in by_surface.values()}
+    # a run can spell a target only if its first unit's surface begins the target
+    heads = {t[:n] for t in (*by_surface, *by_lemma) for n in range(len(t) + 1)}
     out: list[Unit] = []
     j = 0
     while j < len(b):
+        if b[j].surface not in heads:
+            out.append(b[j])
+            j += 1
+            continue
         for k in (4, 3, 2):
             run = b[j:j + k]
             if len(run) < k:
