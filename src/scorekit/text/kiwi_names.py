@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-FILTER_VERSION = "1"
+FILTER_VERSION = "2"
 _P = np.uint64(0x9E3779B97F4A7C15)          # odd, so invertible mod 2**64
 _Q = np.uint64(pow(int(_P), -1, 2**64))
 _PREFIX = 9                                   # longer keys are first looked up by their first 9 code points
-_CHUNK = 1 << 20                              # characters hashed at once (bounds temporary memory)
-_BITS = 24                                    # each hash table is screened by a bitmap of 2**24 bits
+_CHUNK = 1 << 18                              # characters hashed at once (bounds temporary memory: ~30 MB)
+_BITS = 22                                    # each hash table is screened by a bitmap of 2**22 bits
 _SEP = 0xFFFF                                 # joins texts: not a space to Kiwi, in no entry
 _SETS = ("short", "full", "prefix")
 _TABLES = (*_SETS, "short_lengths", "longest", *(f"{n}_bitmap" for n in _SETS))
@@ -116,11 +116,12 @@ def _window(sums: np.ndarray, ppow: np.ndarray, starts, length) -> np.ndarray:
 
 
 class _Set:
-    """A sorted hash table behind a bitmap of its hashes' top ``_BITS`` bits (2 MiB): most lookups
-    end at the bitmap."""
+    """A sorted hash table behind a bitmap of its hashes' top ``_BITS`` bits (4 MiB as bytes):
+    most lookups end at the bitmap."""
 
-    def __init__(self, hashes: np.ndarray, bitmap: np.ndarray):
-        self.hashes, self.bitmap = hashes, bitmap
+    def __init__(self, hashes: np.ndarray, packed: np.ndarray):
+        self.hashes = hashes
+        self.bitmap = np.unpackbits(packed, bitorder="little").view(bool)
 
     @staticmethod
     def bitmap_of(hashes: np.ndarray) -> np.ndarray:
@@ -130,8 +131,7 @@ class _Set:
 
     def which(self, values: np.ndarray) -> np.ndarray:
         """Indices of the values that are in the table."""
-        top = values >> np.uint64(64 - _BITS)
-        maybe = np.flatnonzero((self.bitmap[top >> np.uint64(3)] >> (top & np.uint64(7)).astype(np.uint8)) & 1)
+        maybe = np.flatnonzero(self.bitmap[values >> np.uint64(64 - _BITS)])
         if not len(maybe) or not len(self.hashes):
             return maybe[:0]
         v = values[maybe]
@@ -207,6 +207,11 @@ def _tables() -> dict | None:
     _loaded.clear()
     _loaded[ident] = tables
     return tables
+
+
+def forget() -> None:
+    """Let the tables go (about 17 MB); the next :func:`clear` reads them from the cache again."""
+    _loaded.clear()
 
 
 def clear(texts: Sequence[str]) -> bool:

@@ -98,6 +98,7 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[
     verbs = [(w, tag) for w, tag in entries if tag in ("VV", "VA") and w.endswith("다") and len(w) >= 2]
     light = _USER_KIWIS.get(f"{key}:light")
     multi = texts is None or not kiwi_names.clear([*texts, *(w for w, _ in verbs)])
+    kiwi_names.forget()
     if light is not None and not multi:
         return light
     kiwi = _new_kiwi(multi=multi)
