@@ -42,6 +42,8 @@ def test_texts_without_entries_are_clear_and_keys_do_not_join_texts():
     # an entry split over two texts is not in either: 잭 | 바우어
     assert kiwi_names.clear(["나는 잭", "바우어를 만났다"])
     assert kiwi_names.key("잭  바우언") == kiwi_names.key("잭바우언")
+    # characters outside the BMP and lone surrogates are read, not refused
+    assert kiwi_names.clear(["a\ud800b 파도 \U0001F600"]) and not kiwi_names.clear(["잭 바우어\ud800"])
 
 
 def test_a_batch_with_a_multi_word_name_is_analysed_with_the_full_dictionary(monkeypatch):

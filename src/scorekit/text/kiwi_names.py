@@ -68,7 +68,7 @@ def key_codes(texts: Sequence[str]) -> np.ndarray:
     invisible characters, double codas reduced to their first consonant. Every step is made
     character by character, so one call does all the texts."""
     joined = unicodedata.normalize("NFKD", "\uffff".join(texts) + "\uffff").casefold()
-    codes = np.frombuffer(joined.encode("utf-32-le"), np.uint32)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
     codes = codes[~_DROP[np.minimum(codes, 0xFFFE)]].astype(np.uint64)
     double = (codes >= 0x11AA) & (codes <= 0x11B9)
     codes[double] = _CODA_FIRST[codes[double] - 0x11AA]
