@@ -5,7 +5,8 @@ For each size the inputs are generated once, then scorekit and each anchor run *
 (scorekit, anchors, scorekit, anchors, ...; ``repeat`` rounds) and the best wall time of each is
 kept — the machine may be shared, and the minimum is the least disturbed run. Peak memory is the
 child's ``VmHWM`` (read from /proc while it runs; it is a high-water mark, so the last reading
-holds the peak). Printed per size: times, ratio (anchor / scorekit) and peak memory; then the
+holds the peak), or, when it forks, the largest sum of its and its descendants' ``VmRSS`` seen
+(sampled every 20 ms; pages a fork shares are counted in each process, so this errs high). Printed per size: times, ratio (anchor / scorekit) and peak memory; then the
 scaling exponent ``log(t_big / t_small) / log(size_big / size_small)`` between consecutive sizes
 and from the first to the last (1.0 = linear).
 """
@@ -59,20 +60,50 @@ class Timing:
     err: str = ""
 
 
-def _vm_hwm(pid: int) -> int | None:
+def _status_kib(pid: int, field: str) -> int:
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except OSError:
-        return None
-    return None
+        pass
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{p}/task/{tid}/children") as fh:
+                    kids = [int(c) for c in fh.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def _tree_rss_kib(pid: int) -> int:
+    """VmRSS of ``pid`` and every process it forked that is still alive (0 when it has none)."""
+    kids = _descendants(pid)
+    return sum(_status_kib(p, "VmRSS:") for p in [pid, *kids]) if kids else 0
+
+
+def _vm_hwm(pid: int) -> int | None:
+    return _status_kib(pid, "VmHWM:") or None
 
 
 def run(cmd: list[str], cwd: Path | None = None) -> Timing:
-    """Run one process; wall time from spawn to exit, CPU time (rusage of the child: robust when
-    other work shares the machine), peak RSS (VmHWM) in MiB."""
+    """Run one process; wall time from spawn to exit, CPU time (rusage of the child and what it
+    waited for: robust when other work shares the machine), peak memory in MiB: its VmHWM, or the
+    largest sum of VmRSS over it and its forked descendants while they run."""
     peak = [0]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
@@ -83,7 +114,7 @@ def run(cmd: list[str], cwd: Path | None = None) -> Timing:
             while not done.is_set():
                 v = _vm_hwm(proc.pid)
                 if v:
-                    peak[0] = max(peak[0], v)
+                    peak[0] = max(peak[0], v, _tree_rss_kib(proc.pid))
                 done.wait(0.02)
 
         th = threading.Thread(target=poll, daemon=True)

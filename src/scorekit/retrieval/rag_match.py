@@ -124,8 +124,10 @@ def ranxk_select(tokens, method: str, stopwords: bool) -> list[str]:
 
 def ranxk_tokenize_batch(texts: Sequence[str], method: str = "morphs", stopwords: bool = True,
                          normalize: bool = True) -> list[list[str]]:
-    """ranx-k's Kiwi tokens of many texts, in one Kiwi batch (one analysis per text)."""
-    from scorekit.text.korean import get_kiwi
+    """ranx-k's Kiwi tokens of many texts, in one Kiwi batch (one analysis per text). ranx-k's
+    Kiwi is a plain ``Kiwi()``: no user words (scorekit's starter lexicon would keep ``해질녘``
+    one morph where ranx-k reads 해 + 지 + ㄹ + 녘)."""
+    from scorekit.text.korean import get_kiwi_with
 
     prepared = []
     for text in texts:
@@ -138,7 +140,8 @@ def ranxk_tokenize_batch(texts: Sequence[str], method: str = "morphs", stopwords
     out: list[list[str]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(prepared) if t]
     if idx:
-        for i, toks in zip(idx, get_kiwi().tokenize([prepared[i] for i in idx])):
+        batch = [prepared[i] for i in idx]
+        for i, toks in zip(idx, get_kiwi_with((), "plain", batch).tokenize(batch)):
             out[i] = ranxk_select(toks, method, stopwords)
     return out
 

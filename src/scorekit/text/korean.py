@@ -41,7 +41,8 @@ def has_hangul(text: str) -> bool:
     return bool(_HANGUL.search(text))
 
 
-def _new_kiwi():
+def _new_kiwi(multi: bool = True):
+    """A Kiwi; ``multi=False``: without its multi-word name dictionary (text/kiwi_names.py)."""
     try:
         from kiwipiepy import Kiwi
     except ImportError as exc:  # pragma: no cover - kiwipiepy is a core dependency
@@ -49,33 +50,40 @@ def _new_kiwi():
             "Korean text needs kiwipiepy and kiwipiepy-model: pip install kiwipiepy kiwipiepy-model"
         ) from exc
     workers = int(os.environ.get("SCOREKIT_KIWI_WORKERS", "0")) or (os.cpu_count() or 1)
-    return Kiwi(num_workers=workers)
+    return Kiwi(num_workers=workers, load_multi_dict=multi)
 
 
-def get_kiwi():
+def get_kiwi(texts: Sequence[str] | None = None):
     """The Korean analyser of every family: one Kiwi per process, with the starter lexicon's words
     registered (issue #29: one instance, one analysis per text; docs/caption.md "One Korean
-    analysis"). A user lexicon adds its words to a second instance (:func:`get_kiwi_with`)."""
+    analysis"). A user lexicon adds its words to a second instance (:func:`get_kiwi_with`).
+    ``texts``: what it will analyse (see :func:`get_kiwi_with`)."""
     from scorekit.text.lexicon import Lexicon
 
     lex = Lexicon.default()
-    return get_kiwi_with(lex.entries(), lex.fingerprint)
+    return get_kiwi_with(lex.entries(), lex.fingerprint, texts)
 
 
 _USER_KIWIS: dict[str, object] = {}
 
 
-def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
+def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[str] | None = None):
     """A Kiwi with each ``(word, POS)`` registered as a user word, so a lexicon word stays one
     morph in context (``해질녘`` is one noun, not 해+지+ㄹ+녘). Cached per ``key`` (the lexicon's
     fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
     (``주무시``) unless Kiwi without user words already analyses the word as stem + 다 (so the
     answer does not depend on the lexicon's order).
 
-    That question is asked of the same instance before any word is added, and its answer is kept
-    in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
-    first analysis and again at the first one after ``add_user_word`` (~1 s each), so a warm start
-    builds it once.
+    ``texts``: the texts the instance is for. When none of them, nor the lexicon's verbs, can
+    touch an entry of Kiwi's multi-word name dictionary (:func:`scorekit.text.kiwi_names.clear`),
+    Kiwi is built without that dictionary: the same analyses, in 0.8 s of CPU and 340 MB instead
+    of 1.8 s and 530 MB. Otherwise (or with ``texts=None``) the full Kiwi, which then also serves
+    every later call of the process.
+
+    The verbs' question is asked of the same instance before any word is added, and its answer is
+    kept in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
+    first analysis and again at the first one after ``add_user_word``, so a warm start builds it
+    once.
 
     Per process: a forked child cannot use its parent's Kiwi (its thread pool did not survive the
     fork), so it builds its own; the parent's stays referenced, never destroyed (a destructor
@@ -84,9 +92,16 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
     kiwi = _USER_KIWIS.get(key)
     if kiwi is not None:
         return kiwi
+    from scorekit.text import kiwi_names
+
     entries = [(nfc(word), tag) for word, tag in entries]
     verbs = [(w, tag) for w, tag in entries if tag in ("VV", "VA") and w.endswith("다") and len(w) >= 2]
-    kiwi = _new_kiwi()
+    light = _USER_KIWIS.get(f"{key}:light")
+    multi = texts is None or not kiwi_names.clear([*texts, *(w for w, _ in verbs)])
+    kiwi_names.forget()
+    if light is not None and not multi:
+        return light
+    kiwi = _new_kiwi(multi=multi)
     keep_whole = _verbs_split_already(kiwi, verbs)
     for word, tag in entries:
         if tag in ("VV", "VA"):
@@ -95,9 +110,12 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str):
             kiwi.add_user_word(word[:-1], tag, 0.0)
         else:
             kiwi.add_user_word(word, tag, 0.0)
-    if len(_USER_KIWIS) >= 4:
-        _USER_KIWIS.pop(next((k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")), None), None)
-    _USER_KIWIS[key] = kiwi
+    if multi:
+        _USER_KIWIS.pop(f"{key}:light", None)   # the full one serves every text from now on
+    mine = [k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")]
+    if len(_USER_KIWIS) >= 4 and mine:
+        _USER_KIWIS.pop(mine[0])
+    _USER_KIWIS[key if multi else f"{key}:light"] = kiwi
     return kiwi
 
 
@@ -140,29 +158,33 @@ def _morphs(tokens, intern=sys.intern) -> tuple[Morph, ...]:
                  for t in tokens)
 
 
-# The last analysed batch per Kiwi instance: text -> morphs. The metrics of one run (CIDEr's and
+# The last analysed batch per lexicon: text -> morphs. The metrics of one run (CIDEr's and
 # BLEU's tokens, ROUGE-L's, METEOR's units) ask for the same texts in turn; each distinct text is
 # analysed once. Replaced by the next batch that has texts it lacks; not kept past MEMO_TEXTS.
 MEMO_TEXTS = 300_000
-_memo: tuple[int, dict[str, tuple[Morph, ...]]] = (0, {})
+_memo: tuple[str | None, dict[str, tuple[Morph, ...]]] = (None, {})
 
 
-def _analysed(texts: Sequence[str], kiwi) -> list[tuple[Morph, ...]]:
-    """Morphs of each (NFC, non-blank) text; Kiwi analyses the distinct texts it has not seen in
-    one multithreaded batch."""
+def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
+    """Morphs of each (NFC, non-blank) text; Kiwi (the one of ``lexicon``, default the starter
+    lexicon) analyses the distinct texts it has not seen in one multithreaded batch."""
     global _memo
+    from scorekit.text.lexicon import Lexicon
+
+    lex = lexicon or Lexicon.default()
     owner, known = _memo
-    if owner != id(kiwi):
+    if owner != lex.fingerprint:
         known = {}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if not missing:
         return [known[t] for t in texts]
+    kiwi = get_kiwi_with(lex.entries(), lex.fingerprint, missing)
     got = dict(zip(missing, map(_morphs, kiwi.tokenize(missing))))
     if len(known) + len(got) <= MEMO_TEXTS:
         known = {**known, **got} if known else got
     else:
         known = {t: known.get(t) or got[t] for t in dict.fromkeys(texts)} if len(texts) <= MEMO_TEXTS else {}
-    _memo = (id(kiwi), known)
+    _memo = (lex.fingerprint, known)
     return [known[t] if t in known else got[t] for t in texts]
 
 
@@ -171,14 +193,14 @@ def analyze(text: str) -> list[Morph]:
     return analyze_batch([text])[0]
 
 
-def analyze_batch(texts: Sequence[str], kiwi=None) -> list[list[Morph]]:
-    """Morphs of many texts; Kiwi spreads the batch over its worker threads. ``kiwi``: an
-    instance with a user lexicon's words (:func:`get_kiwi_with`), default the shared one."""
+def analyze_batch(texts: Sequence[str], lexicon=None) -> list[list[Morph]]:
+    """Morphs of many texts; Kiwi spreads the batch over its worker threads. ``lexicon``: a
+    :class:`~scorekit.text.lexicon.Lexicon` whose words Kiwi knows, default the starter one."""
     texts = [nfc(t) for t in texts]
     out: list[list[Morph]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(texts) if t.strip()]
     if idx:
-        for i, morphs in zip(idx, _analysed([texts[i] for i in idx], kiwi or get_kiwi())):
+        for i, morphs in zip(idx, _analysed([texts[i] for i in idx], lexicon)):
             out[i] = list(morphs)
     return out
 
@@ -206,7 +228,7 @@ def tokenize_batch(texts: Sequence[str], *, drop_particles: bool = False, drop_p
     idx = [i for i, t in enumerate(texts) if t.strip()]
     if not idx:
         return out
-    for i, morphs in zip(idx, _analysed([texts[i] for i in idx], get_kiwi())):
+    for i, morphs in zip(idx, _analysed([texts[i] for i in idx])):
         out[i] = [
             (m.lemma if lemma else m.form)
             for m in morphs

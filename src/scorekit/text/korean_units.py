@@ -23,7 +23,8 @@ Compound spacing is neutral for METEOR: :func:`respace` merges a run of 2-4 adja
 side that spells a unit of the other side without spaces (``고속 도로`` / ``고속도로``).
 
 Lexicon words are registered with Kiwi as user words (``파도``, ``해``, ``해질녘`` stay one unit in
-context): Kiwi is the lexicon's (:func:`kiwi_for`), the starter lexicon by default.
+context): Kiwi is the lexicon's (:func:`scorekit.text.korean.get_kiwi_with`), the starter lexicon
+by default.
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit,
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     got: dict[str, tuple[Unit, ...]] = {}
     if missing:
-        analysed = analyze_batch(missing, kiwi_for(lex))
+        analysed = analyze_batch(missing, lex)
         parts = split(len(missing), min(default_workers(), len(missing) // MIN_TEXTS_PER_PROCESS))
 
         def part_units(rg: range) -> list[tuple[Unit, ...]]:
@@ -201,12 +202,6 @@ def content_tokens_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -
     return [[u.lemma for u in us if not u.function] for us in _units_of(texts, lexicon)]
 
 
-def kiwi_for(lexicon: Lexicon):
-    from scorekit.text.korean import get_kiwi_with
-
-    return get_kiwi_with(lexicon.entries(), lexicon.fingerprint)
-
-
 def respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
     """``b`` with each run of 2-4 adjacent units that spells, without spaces, a unit of ``a``
     missing from ``b`` merged into that one unit (compound spacing is neutral)."""
@@ -215,9 +210,15 @@ def respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
     if not by_surface:
         return b
     by_lemma = {u.lemma: u for u in by_surface.values()}
+    # a run can spell a target only if its first unit's surface begins the target
+    heads = {t[:n] for t in (*by_surface, *by_lemma) for n in range(len(t) + 1)}
     out: list[Unit] = []
     j = 0
     while j < len(b):
+        if b[j].surface not in heads:
+            out.append(b[j])
+            j += 1
+            continue
         for k in (4, 3, 2):
             run = b[j:j + k]
             if len(run) < k:

@@ -25,11 +25,7 @@ SIGNATURE = "nfc+invisible"
 
 def strip_invisible(text: str) -> str:
     """Remove the invisible format characters listed in :data:`INVISIBLE`."""
-    return _INVISIBLE_RE.sub("", text) if _has_invisible(text) else text
-
-
-def _has_invisible(text: str) -> bool:
-    return any(c in text for c in INVISIBLE)
+    return _INVISIBLE_RE.sub("", text) if _INVISIBLE_RE.search(text) else text
 
 
 def nfc(text: str) -> str:
