@@ -212,6 +212,30 @@ def test_summary_corpus_metrics_on_ray_are_the_merged_scores(engine):
     assert abs(one.metrics["chrf"] - mean_of_items) > 1e-3   # a corpus score, not a mean
 
 
+# ---------------------------------------------------------------------------- topics
+def test_topic_measures_on_ray_equal_one_process(engine):
+    """Topic sets cut into shards of topics: SC per topic, SD/CD/topic diversity from the merged
+    rows, gensim's coherences with the whole set's topn cut — the one-process numbers."""
+    from scorekit.topics import evaluate_topics
+
+    rng = np.random.default_rng(3)
+    words = VOCAB_EN + VOCAB_KO
+    topics = [list(rng.choice(words, int(rng.integers(2, 7)), replace=False)) for _ in range(23)]
+    vectors = [rng.normal(size=(len(t), 16)) for t in topics]
+    corpus = [" ".join(rng.choice(words, 12)) for _ in range(60)]
+    kw = dict(word_vectors=vectors, corpus=corpus, tokenizer="whitespace", topn=4, topk=3, sis=0.3)
+    one = evaluate_topics(topics, **kw)
+    engine.items_per_shard = 5
+    try:
+        res = evaluate_topics(topics, engine=engine, **kw)
+    finally:
+        del engine.items_per_shard
+    assert list(res.metrics) == list(one.metrics) and res.signature == one.signature
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-12, k
+    assert res.per_item == one.per_item and res.extra["pairs"] == one.extra["pairs"]
+
+
 # ---------------------------------------------------------------------------- ABSA, sweep
 def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
     from scorekit.absa.aggregate import aggregate_run

@@ -25,7 +25,7 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "caption": ("scorekit.generation.metrics",),
     "summary": ("scorekit.summarization.metrics",),
     "sweep": ("scorekit.summarization.metric_info",),
-    "topics": ("scorekit.topics.metric_info",),
+    "topics": ("scorekit.topics.metrics",),
     "absa": ("scorekit.absa.metric_info",),
 }
 

@@ -227,8 +227,11 @@ class CoherenceScores:
 
 
 def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: int | None = 20,
-                   names: Sequence[str] | None = None) -> tuple[list[list[str]], dict[int, list[str]]]:
-    """gensim's topic handling: drop words absent from the corpus, then the ``topn`` cut."""
+                   names: Sequence[str] | None = None, cut: bool | None = None
+                   ) -> tuple[list[list[str]], dict[int, list[str]]]:
+    """gensim's topic handling: drop words absent from the corpus, then the ``topn`` cut (when
+    the first topic is longer than ``topn``; ``cut`` decides instead, for a shard of a topic set
+    whose first topic decided it)."""
     kept, dropped = [], {}
     for i, words in enumerate(topics):
         inside = [w for w in words if w in vocabulary]
@@ -241,14 +244,15 @@ def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: 
                 f"topic {label}: none of its keywords occurs in the reference corpus "
                 f"({', '.join(words[:5])}{', …' if len(words) > 5 else ''})")
         kept.append(inside)
-    if topn is not None and kept and len(kept[0]) > topn:
+    if topn is not None and kept and (len(kept[0]) > topn if cut is None else cut):
         kept = [t[:topn] for t in kept]
     return kept, dropped
 
 
 def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], measure: str = "c_v",
               *, window_size: int | None = None, topn: int | None = 20,
-              names: Sequence[str] | None = None, counts: Counts | None = None) -> CoherenceScores:
+              names: Sequence[str] | None = None, counts: Counts | None = None,
+              cut: bool | None = None) -> CoherenceScores:
     """Coherence of each topic over tokenised ``texts``; equal to
     ``CoherenceModel(topics=..., texts=texts, dictionary=Dictionary(texts), coherence=measure,
     window_size=window_size, topn=topn, processes=1)``."""
@@ -257,7 +261,7 @@ def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], m
     if not topics:
         raise ScorekitError("the topic list is empty")
     vocab = {tok for text in texts for tok in text}
-    kept, dropped = resolve_topics(topics, vocab, topn, names)
+    kept, dropped = resolve_topics(topics, vocab, topn, names, cut)
     relevant = list(dict.fromkeys(w for t in kept for w in t))
     if measure == "u_mass":
         win = None

@@ -173,6 +173,20 @@ def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticPa
     return CoherenceDetail(sc=sc, weights=weights, cosines=cosines, topic_vectors=topic_vectors)
 
 
+def topic_centres(word_vectors: Sequence[np.ndarray]) -> np.ndarray:
+    """``e_T`` of every topic: the mean of its keyword embeddings, stacked by size as
+    :func:`semantic_coherence` computes them (the same bits)."""
+    if not word_vectors:
+        return np.zeros((0, 0))
+    out = np.empty((len(word_vectors), word_vectors[0].shape[1]))
+    by_size: dict[int, list[int]] = {}
+    for i, m in enumerate(word_vectors):
+        by_size.setdefault(m.shape[0], []).append(i)
+    for idx in by_size.values():
+        out[idx] = np.stack([np.asarray(word_vectors[i], dtype=np.float64) for i in idx]).mean(axis=1)
+    return out
+
+
 @dataclass
 class DistinctivenessDetail:
     """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others, and the
@@ -269,6 +283,18 @@ class SemanticScores:
     notes: list[str]
 
 
+def semantic_notes(sis: float | None, params: SemanticParams, n_topics: int) -> list[str]:
+    """What a reader of the semantic measures must know: Overall without SIS, one topic."""
+    notes = []
+    if sis is None:
+        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
+                     f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
+                     "without the lambda*SIS term")
+    if n_topics < 2:
+        notes.append("one topic: SD, VD, SemDiv and Overall need at least two topics (reported as null)")
+    return notes
+
+
 def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.ndarray] | Mapping[str, np.ndarray],
                      *, params: SemanticParams = SemanticParams(), sis: float | None = None,
                      lowest_pairs: int = 0) -> SemanticScores:
@@ -278,22 +304,19 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
         raise ScorekitError("the topic list is empty")
     if isinstance(word_vectors, Mapping):
         word_vectors = [np.stack([word_vectors[w] for w in words]) for words in topics]
-    coh = semantic_coherence(word_vectors, params=params)
-    dist = semantic_distinctiveness_all(coh.topic_vectors, topics, gamma=params.gamma_overlap,
-                                        lowest=lowest_pairs)
-    cd = content_diversity(topics)
-    sc = float(coh.sc.mean())
-    semdiv = semantic_diversity(dist.vd, cd, alpha=params.alpha_vd, beta=params.beta_cd)
-    overall = overall_score(sc, dist.vd, semdiv, sis, w_sc=params.w_sc, w_sd=params.w_sd,
-                            w_semdiv=params.w_semdiv, w_sis=params.w_sis)
-    notes = []
-    if sis is None:
-        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
-                     f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
-                     "without the lambda*SIS term")
-    if len(topics) < 2:
-        notes.append("one topic: SD, VD, SemDiv and Overall need at least two topics (reported as null)")
-    metrics = {"sc": sc, "sd_avg": dist.vd, "vd": dist.vd, "cd": cd, "semdiv": semdiv, "overall": overall}
+    from scorekit.topics.metrics import TopicBatch, semantic_metrics   # the measures' declarations
+
+    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
+    batch = TopicBatch(topics, list(word_vectors))
+    sc_stats = sc_m.item_stats(batch)
+    coh = CoherenceDetail(sc=sc_stats.columns["sc"], weights=sc_stats.columns["pagerank"],
+                          cosines=sc_stats.columns["cos_to_topic"], topic_vectors=batch.centres())
+    dist = sd_m.detail(sd_m.item_stats(batch), lowest=lowest_pairs)
+    metrics = {**sc_m.score(sc_stats), "sd_avg": dist.vd, "vd": dist.vd, **cd_m.score(cd_m.item_stats(batch))}
+    metrics["semdiv"] = semdiv_m.combine(metrics)
+    metrics["overall"] = overall_m.combine(metrics)
+    cd = metrics["cd"]
+    notes = semantic_notes(sis, params, len(topics))
     return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=cd, sis=sis,
                           params=params, notes=notes)
 
