@@ -25,7 +25,7 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "caption": ("scorekit.generation.metrics",),
     "summary": ("scorekit.summarization.metrics",),
     "sweep": ("scorekit.summarization.metric_info",),
-    "topics": ("scorekit.topics.metrics",),
+    "topics": ("scorekit.topics.semantic", "scorekit.topics.coherence", "scorekit.topics.meta"),
     "absa": ("scorekit.absa.metric_info",),
 }
 

@@ -19,7 +19,7 @@ import numpy as np
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.signature import make_signature
-from scorekit.topics.metrics import CORPUS_MEASURES
+from scorekit.topics.coherence import CORPUS_MEASURES
 from scorekit.topics.semantic import SemanticParams, semantic_notes
 from scorekit.topics.validate import validate_topics
 MAX_PAIRS_KEPT = 5000
@@ -79,15 +79,18 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     sig["sis"] = "none" if sis is None else sis
 
     from scorekit.engine.driver import Planned, run
-    from scorekit.topics.metrics import CorpusCoherence, TopicBatch, TopicDiversity, semantic_metrics
+    from scorekit.topics.batch import TopicBatch
+    from scorekit.topics.coherence import CorpusCoherence, TopicDiversity
+    from scorekit.topics.semantic import semantic_metrics
 
-    texts = lowered = None
+    texts = lowered = cut = None
     if corpus is not None:
-        from scorekit.topics.coherence import tokenize_corpus
+        from scorekit.topics.coherence import tokenize_corpus, topn_cut
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn)
+        cut = topn_cut(lowered, texts, topn, names)
+    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn, cut)
     sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
     own = [sc_m, sd_m, cd_m] + ([CorpusCoherence(), TopicDiversity(topk=topk)] if corpus is not None else [])
     planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
