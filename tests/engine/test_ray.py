@@ -259,6 +259,24 @@ def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
     assert (n_rows, n_skipped, warns) == (len(cards), 0, [])
 
 
+def test_absa_metrics_over_shards_of_rows_equal_one_process(engine):
+    from scorekit.absa.aggregate import aggregate_run
+    from scorekit.absa.scorecard import make_scorecard
+    from scorekit.io.absa_jsonl import read_outputs
+
+    rows = read_outputs(ROOT / "examples" / "absa" / "results" / "cr_demo__seed42_proposed" / "outputs.jsonl").rows
+    cards = [make_scorecard(e) for e in rows * 7]
+    one = aggregate_run(cards, "r")
+    engine.items_per_shard = 9
+    try:
+        agg = aggregate_run(cards, "r", engine=engine)
+    finally:
+        del engine.items_per_shard
+    assert list(agg.metrics) == list(one.metrics)
+    for k, v in one.metrics.items():
+        assert (v is None and agg.metrics[k] is None) or abs(agg.metrics[k] - v) <= 1e-12, k
+
+
 def test_sweep_from_document_shards_equals_one_process(engine):
     from scorekit.summarization.sweep import run_sweep
 

@@ -26,7 +26,7 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "summary": ("scorekit.summarization.metrics",),
     "sweep": ("scorekit.summarization.metric_info",),
     "topics": ("scorekit.topics.semantic", "scorekit.topics.coherence", "scorekit.topics.meta"),
-    "absa": ("scorekit.absa.metric_info",),
+    "absa": ("scorekit.absa.metrics",),
 }
 
 
