@@ -43,6 +43,7 @@ CASES = {
 ELSEWHERE = {   # a batch of pairs cannot hold what these need
     "density": "needs the source documents: tests/summarization/test_metrics.py (the spec's compute_density)",
     "bertscore": "needs a model: tests/summarization/test_metrics.py and tests/engine/test_ray.py",
+    "efficiency": "derived from BERTScore F1, needs a model: tests/summarization/test_metrics.py",
 }
 
 
