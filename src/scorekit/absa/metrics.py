@@ -47,6 +47,7 @@ class Key:
     kind: str = "rate"
     lower: bool = False          # lower is better (breaks, conflicts, residual risk, failures)
     or_zero: bool = False
+    alias: bool = False          # another name of the key before it (the spec's two spellings)
 
     @staticmethod
     def _sum(terms: tuple[str, ...], totals: np.ndarray) -> float:
@@ -80,9 +81,9 @@ def count(col: str | tuple[str, ...], doc: str, *, lower: bool = False) -> Key:
 
 
 def ratio(num: str | tuple[str, ...], den: str | tuple[str, ...], doc: str, *, kind: str = "rate",
-          lower: bool = False, or_zero: bool = False) -> Key:
+          lower: bool = False, or_zero: bool = False, alias: bool = False) -> Key:
     return Key(num if isinstance(num, tuple) else (num,), den if isinstance(den, tuple) else (den,), doc, kind,
-               lower, or_zero)
+               lower, or_zero, alias)
 
 
 @dataclass
@@ -195,15 +196,16 @@ class TupleF1(AbsaMetric):
         "tuple_f1_s1": ratio("f1_s1", "gold_f1", "Mean over N_gold rows of tuple F1(gold, stage-1 pairs)."),
         "tuple_f1_s2": ratio("f1_s2", "gold_f1", "Mean over N_gold rows of tuple F1(gold, final pairs)."),
         "delta_f1": Key(("f1_s2", "-f1_s1"), ("gold_f1",), "tuple_f1_s2 - tuple_f1_s1.", "score"),
-        "triplet_f1_s1": ratio("f1_s1", "gold_f1", "Alias of tuple_f1_s1."),
-        "triplet_f1_s2": ratio("f1_s2", "gold_f1", "Alias of tuple_f1_s2."),
+        "triplet_f1_s1": ratio("f1_s1", "gold_f1", "Alias of tuple_f1_s1.", alias=True),
+        "triplet_f1_s2": ratio("f1_s2", "gold_f1", "Alias of tuple_f1_s2.", alias=True),
         "tuple_f1_s2_explicit_only": ratio("f1_s2_explicit", "gold_explicit", "Mean over rows with explicit gold "
                                            "of F1(explicit gold, final pairs)."),
         "tuple_f1_s2_implicit_only": ratio("f1_s2_implicit", "gold_implicit",
                                            "Mean over rows with implicit gold of the polarity-set F1."),
         "tuple_f1_s2_overall": ratio("f1_s2", "gold_f1", "tuple_f1_s2 over all gold (before representative "
-                                     "selection)."),
-        "tuple_f1_s2_raw": ratio("f1_s2", "gold_f1", "tuple_f1_s2 over all gold (before representative selection)."),
+                                     "selection).", alias=True),
+        "tuple_f1_s2_raw": ratio("f1_s2", "gold_f1", "tuple_f1_s2 over all gold (before representative selection).",
+                                 alias=True),
         "tuple_f1_s2_after_rep": ratio("f1_s2_after_rep", "gold_f1",
                                        "Tuple F1 after one representative per aspect term."),
     }
@@ -243,7 +245,7 @@ class Conflicts(AbsaMetric):
         "polarity_conflict_rate": ratio("conflict_after_rep", "n", "Rows with a polarity conflict after "
                                         "representative selection / N.", lower=True),
         "polarity_conflict_rate_after_rep": ratio("conflict_after_rep", "n", "Rows with a polarity conflict after "
-                                                  "representative selection / N.", lower=True),
+                                                  "representative selection / N.", lower=True, alias=True),
     }
 
 
@@ -270,7 +272,7 @@ class Process(AbsaMetric):
     name = "process"
     declared = {
         "pre_to_post_change_rate": ratio("changed", "n", "Rows whose tuples changed between stages / N."),
-        "changed_samples_rate": ratio("changed", "n", "Rows whose tuples changed between stages / N."),
+        "changed_samples_rate": ratio("changed", "n", "Rows whose tuples changed between stages / N.", alias=True),
         "changed_and_improved_rate": ratio("changed_improved", "n", "Rows changed with a higher F1 / N."),
         "changed_and_degraded_rate": ratio("changed_degraded", "n", "Rows changed with a lower F1 / N.", lower=True),
         "review_action_rate": ratio("review_action", "n", "Rows with at least one review action / N."),
@@ -290,7 +292,7 @@ class Validator(AbsaMetric):
         "validator_clear_rate": ratio("risk_cleared", "s1_risk", "Stage-1 risks cleared by stage 2 / stage-1 risks "
                                       "(0 without validator).", or_zero=True),
         "risk_resolution_rate": ratio("risk_cleared", "s1_risk", "Stage-1 risks cleared by stage 2 / stage-1 risks "
-                                      "(0 without validator).", or_zero=True),
+                                      "(0 without validator).", or_zero=True, alias=True),
         "validator_residual_risk_rate": ratio("s2_risk", "n", "Rows with a stage-2 validator risk / N.", lower=True),
         "outcome_residual_risk_rate": ratio("outcome_residual_risk", "n", "Rows with a stage-2 risk or a conflict "
                                             "after representative selection / N.", lower=True),

@@ -34,7 +34,7 @@ import numpy as np
 from scorekit.errors import ScorekitError
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import declare, register
-from scorekit.topics.batch import TopicBatch, TopicMetric, mean_or_nan, topic_centres
+from scorekit.topics.batch import TopicBatch, TopicMetric, mean_or_nan
 from scorekit.topics.pagerank import DAMPING, MAX_ITER, THRESHOLD_EDGE, TOL, keyword_weights
 
 
