@@ -7,18 +7,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import pathlib  # noqa: E402
-import sys  # noqa: E402
-
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-# Tests are imported with --import-mode=importlib (so two families may both have test_metrics.py);
-# that mode does not put a test's folder on sys.path, so make shared helper modules beside the
-# tests (rows.py, absa_oracle.py, report_helpers.py, ...) importable by their plain names.
-_TESTS = pathlib.Path(__file__).resolve().parent
-for _d in sorted({p.parent for p in _TESTS.rglob("*.py") if "__pycache__" not in p.parts}):
-    if str(_d) not in sys.path:
-        sys.path.append(str(_d))
+# `tests` is a package (an __init__.py in every folder), so two families may both have
+# test_metrics.py (tests.absa.test_metrics, tests.summarization.test_metrics) and shared helpers
+# are imported by their package path: `from tests.harness import MetricCase`,
+# `from tests.absa.rows import entry`. pyproject.toml puts the repository root first on sys.path
+# (pythonpath = ["."]), so `tests` is this folder, never another distribution's `tests`.
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, derandomize=True,

@@ -1,7 +1,7 @@
 """structural_metrics.csv / _table.md layout and the multi-seed mean ± std."""
 
 import pytest
-from rows import entry, t
+from tests.absa.rows import entry, t
 
 from scorekit.absa.aggregate import (aggregate_run, aggregate_seeds, aggregated_csv, parse_metrics_csv,
                                      run_id_from_dir, structural_metrics_csv, structural_metrics_md)

@@ -3,7 +3,7 @@ classifies it (parse / generate / other). Counted in n_failed, n_parse_failed, n
 and a failed implicit-gold row's prediction is invalid."""
 
 import pytest
-from rows import entry, t
+from tests.absa.rows import entry, t
 
 from scorekit.absa.aggregate import aggregate_run
 from scorekit.absa.failures import classify, row_failure, scorecard_failure

@@ -2,8 +2,8 @@
 in the comments)."""
 
 import pytest
-from absa_oracle import oracle_metrics
-from rows import entry, t
+from tests.absa.absa_oracle import oracle_metrics
+from tests.absa.rows import entry, t
 
 from scorekit.absa.aggregate import aggregate_run
 from scorekit.absa.metrics import METRIC_NAMES, compute_metrics

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from absa_oracle import oracle_metrics
+from tests.absa.absa_oracle import oracle_metrics
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -2,7 +2,7 @@
 
 import unicodedata
 
-from rows import entry, t
+from tests.absa.rows import entry, t
 
 from scorekit.absa import sources
 from scorekit.absa.aggregate import aggregate_run

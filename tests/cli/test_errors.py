@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from as_nobody import nobody_can_run_scorekit
+from tests.as_nobody import nobody_can_run_scorekit
 
 from scorekit.cli import main
 

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from report_helpers import COMMANDS, Elements, scorekit  # noqa: E402
-
-from scorekit.cli import main  # noqa: E402
-from scorekit.cli._common import emit, output_options  # noqa: E402
-from scorekit.io.run_store import RunStore  # noqa: E402
-from scorekit.result import Result  # noqa: E402
+from scorekit.cli import main
+from scorekit.cli._common import emit, output_options
+from scorekit.io.run_store import RunStore
+from scorekit.result import Result
+from tests.report.report_helpers import COMMANDS, Elements, scorekit
 
 
 def run(argv, capsys):

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
-from report_helpers import DATA, Elements, load  # noqa: E402
-
-from scorekit.cli import main  # noqa: E402
-from scorekit.cli.runs import compare_runs  # noqa: E402
+from scorekit.cli import main
+from scorekit.cli.runs import compare_runs
+from tests.report.report_helpers import DATA, Elements, load
 
 
 @pytest.fixture

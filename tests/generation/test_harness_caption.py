@@ -1,69 +1,68 @@
 """Every registered caption metric through the shared oracle harness (tests/harness.py), English
-and Korean. CLIPScore needs a local CLIP model and images: its harness case runs in
-tests/neural/test_clipscore.py's conditions only (skipped here without them)."""
+and Korean. BERTScore and CLIPScore need a model: BERTScore runs on the shipped MiniLM over one
+fixed batch here; CLIPScore's case (a tiny offline CLIP and images) is in
+tests/neural/test_harness_clipscore.py."""
+
+from functools import partial
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from harness import MetricCase, check_metric
+from scorekit.generation.batch import CaptionBatch
 from scorekit.metrics import REGISTRY
+from tests.harness import MetricCase, harness_test, run_case, text_batches
 
 EN = "a man rides the wave dog dogs runs in park cat sleeps on sofa red car road . , two".split()
 KO = "고양이가 소파 위에서 잔다 파란 바다에 하얀 파도가 친다 사람들 산 구름이 높은".split()
+EN_BATCHES = text_batches(EN)
+KO_BATCHES = text_batches(KO, make=partial(CaptionBatch, lang="ko"))
 
 
-def batches(words):
-    sentence = st.lists(st.sampled_from(words), min_size=1, max_size=9).map(" ".join)
-    item = st.tuples(sentence, st.lists(sentence, min_size=1, max_size=3))
-    return st.lists(item, min_size=2, max_size=6)
-
-
-def _coco(preds, refs):
+def _coco(b):
     from scorekit.text.english import coco_tokenize
 
-    gts = {i: [" ".join(coco_tokenize(r)) for r in rs] for i, rs in enumerate(refs)}
-    res = {i: [" ".join(coco_tokenize(p))] for i, p in enumerate(preds)}
+    gts = {i: [" ".join(coco_tokenize(r)) for r in rs] for i, rs in enumerate(b.references)}
+    res = {i: [" ".join(coco_tokenize(p))] for i, p in enumerate(b.predictions)}
     return gts, res
 
 
-def bleu_oracle(preds, refs):
+def bleu_oracle(b):
     from pycocoevalcap.bleu.bleu import Bleu
 
-    score, items = Bleu(4).compute_score(*_coco(preds, refs), verbose=0)
+    score, items = Bleu(4).compute_score(*_coco(b), verbose=0)
     keys = [f"bleu_{n}" for n in range(1, 5)]
     return dict(zip(keys, score)), {k: items[n] for n, k in enumerate(keys)}
 
 
 def cider_oracle(key):
-    def oracle(preds, refs):
+    def oracle(b):
         from pycocoevalcap.cider.cider import Cider
 
-        score, items = Cider().compute_score(*_coco(preds, refs))
+        score, items = Cider().compute_score(*_coco(b))
         return {key: score}, {key: list(items)}
     return oracle
 
 
-def rouge_coco_oracle(preds, refs):
+def rouge_coco_oracle(b):
     from pycocoevalcap.rouge.rouge import Rouge
 
-    score, items = Rouge().compute_score(*_coco(preds, refs))
+    score, items = Rouge().compute_score(*_coco(b))
     return {"rouge_l_coco": score}, {"rouge_l_coco": list(items)}
 
 
-def rouge_l_oracle(preds, refs):
+def rouge_l_oracle(b):
     from rouge_score import rouge_scorer
 
     sc = rouge_scorer.RougeScorer(["rougeL"])
-    items = [sc.score_multi(rs, p)["rougeL"].fmeasure for p, rs in zip(preds, refs)]
+    items = [sc.score_multi(rs, p)["rougeL"].fmeasure for p, rs in zip(b.predictions, b.references)]
     return {"rouge_l": float(np.mean(items))}, {"rouge_l": items}
 
 
 def chrf_oracle(key, **kw):
-    def oracle(preds, refs):
+    def oracle(b):
         import sacrebleu
 
+        preds, refs = b.predictions, b.references
         n = max(len(r) for r in refs)
         streams = [[r[j] if j < len(r) else None for r in refs] for j in range(n)]
         m = sacrebleu.CHRF(**kw)
@@ -72,53 +71,53 @@ def chrf_oracle(key, **kw):
     return oracle
 
 
-EN_CASES = {
-    "bleu": MetricCase(REGISTRY.metric_class("caption", "bleu"), oracle=bleu_oracle, rel=1e-12),
-    "cider": MetricCase(REGISTRY.metric_class("caption", "cider"), oracle=cider_oracle("cider")),
-    "cider_d": MetricCase(REGISTRY.metric_class("caption", "cider_d"), oracle=cider_oracle("cider_d")),
-    "cider_plain": MetricCase(REGISTRY.metric_class("caption", "cider_plain"), oracle=None,
-                              oracle_test="tests/generation/test_cider.py (vrama91 CIDEr formula)"),
-    "rouge_l": MetricCase(REGISTRY.metric_class("caption", "rouge_l"), oracle=rouge_l_oracle, rel=1e-12),
-    "rouge_l_coco": MetricCase(REGISTRY.metric_class("caption", "rouge_l_coco"), oracle=rouge_coco_oracle, rel=1e-12),
-    "meteor_nltk": MetricCase(REGISTRY.metric_class("caption", "meteor_nltk"), oracle=None,
-                              oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
-    "meteor15": MetricCase(REGISTRY.metric_class("caption", "meteor15"), oracle=None,
-                           oracle_test="tests/generation/test_meteor15.py (the Meteor 1.5 jar through Java)"),
-    "chrf": MetricCase(REGISTRY.metric_class("caption", "chrf"), oracle=chrf_oracle("chrf"), rel=0),
-    "chrf_pp": MetricCase(REGISTRY.metric_class("caption", "chrf_pp"), oracle=chrf_oracle("chrf_pp", word_order=2), rel=0),
-    # the shipped MiniLM cannot read Hangul: allowed here, where only the properties are checked
-    "bertscore": MetricCase(REGISTRY.metric_class("caption", "bertscore"), {"allow_english_model": True}, oracle=None,
-                            oracle_test="tests/neural/test_bertscore.py (bert_score)", shard_rel=1e-6),
-}
-NEEDS_MEDIA = {"clipscore"}
-# `meteor` is the Korean METEOR (English: meteor15, meteor_nltk); it has no English case
-KO_ONLY = {"meteor": MetricCase(REGISTRY.metric_class("caption", "meteor"), {"lang": "ko"}, oracle=None,
-                                oracle_test="tests/generation/test_meteor_ko.py (the spec's worked numbers)")}
+def _case(name, params=None, **kw):
+    return MetricCase(REGISTRY.metric_class("caption", name), dict(params or {}), **kw)
 
 
-def test_every_registered_caption_metric_has_a_case():
-    assert set(REGISTRY.names("caption")) - NEEDS_MEDIA == set(EN_CASES) | set(KO_ONLY)
+EN_CASES = [
+    _case("bleu", batches=EN_BATCHES, oracle=bleu_oracle, rel=1e-12, max_examples=20),
+    _case("cider", batches=EN_BATCHES, oracle=cider_oracle("cider"), max_examples=20),
+    _case("cider_d", batches=EN_BATCHES, oracle=cider_oracle("cider_d"), max_examples=20),
+    _case("cider_plain", batches=EN_BATCHES, oracle_test="tests/generation/test_cider.py (vrama91 CIDEr formula)"),
+    _case("rouge_l", batches=EN_BATCHES, oracle=rouge_l_oracle, rel=1e-12, max_examples=20),
+    _case("rouge_l_coco", batches=EN_BATCHES, oracle=rouge_coco_oracle, rel=1e-12, max_examples=20),
+    _case("meteor_nltk", batches=EN_BATCHES,
+          oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
+    _case("meteor15", batches=EN_BATCHES, max_examples=10,
+          oracle_test="tests/generation/test_meteor15.py (the Meteor 1.5 jar through Java)"),
+    _case("chrf", batches=EN_BATCHES, oracle=chrf_oracle("chrf"), rel=0, max_examples=20),
+    _case("chrf_pp", batches=EN_BATCHES, oracle=chrf_oracle("chrf_pp", word_order=2), rel=0, max_examples=20),
+    # a declared parameter away from its default, against the reference with the same value
+    _case("chrf", {"beta": 3, "char_order": 4}, batches=EN_BATCHES,
+          oracle=chrf_oracle("chrf", beta=3, char_order=4), rel=0, max_examples=10),
+]
 
+# Korean: the same properties through the Korean tokenizers; chrF's oracle holds (characters)
+# while the others' references tokenize English only (their Korean oracles: the files named)
+KO_CASES = [
+    _case(name, {"lang": "ko"}, batches=KO_BATCHES, max_examples=8, id=f"caption:{name}(lang=ko)",
+          oracle=chrf_oracle(name, word_order=2 if name == "chrf_pp" else 0) if name.startswith("chrf") else None,
+          oracle_test=f"the English {name} case above (same statistics), tests/generation/test_ko_pairs.py")
+    for name in ("bleu", "cider_d", "rouge_l", "meteor_nltk", "chrf", "chrf_pp")
+] + [
+    # `meteor` is the Korean METEOR (English: meteor15, meteor_nltk)
+    _case("meteor", {"lang": "ko"}, batches=KO_BATCHES, max_examples=8,
+          oracle_test="tests/generation/test_meteor_ko.py (the spec's worked numbers)"),
+]
 
-@pytest.mark.parametrize("name", [n for n in EN_CASES if n != "bertscore"])
-@settings(max_examples=20, deadline=None)
-@given(data=batches(EN))
-def test_english(name, data):
-    check_metric(EN_CASES[name], [p for p, _ in data], [r for _, r in data])
+# BERTScore needs a model: one fixed batch (English and Korean items); the shipped MiniLM
+# cannot read Hangul, allowed here where only the properties are checked
+BERTSCORE = _case("bertscore", {"allow_english_model": True}, shard_rel=1e-6,
+                  batch=CaptionBatch(["a man rides a wave", "고양이가 잔다", "two dogs"],
+                                     [["a man riding a wave"], ["고양이가 소파 위에서 잔다"], ["dogs play", "two dogs run"]]),
+                  oracle_test="tests/neural/test_bertscore.py (bert_score)")
 
+HARNESS_CASES = EN_CASES + KO_CASES + [BERTSCORE]
 
-@pytest.mark.parametrize("name", ["bleu", "cider_d", "rouge_l", "meteor", "meteor_nltk", "chrf", "chrf_pp"])
-@settings(max_examples=8, deadline=None)
-@given(data=batches(KO))
-def test_korean_properties(name, data):
-    case = KO_ONLY.get(name) or EN_CASES[name]
-    ko = MetricCase(case.cls, {"lang": "ko"}, oracle=case.oracle if name.startswith("chrf") else None,
-                    oracle_test=case.oracle_test or "the English case above (same statistics)", rel=case.rel)
-    check_metric(ko, [p for p, _ in data], [r for _, r in data])
+test_harness = harness_test(EN_CASES + KO_CASES)
 
 
 def test_bertscore_properties():
     pytest.importorskip("torch")
-    data = [("a man rides a wave", ["a man riding a wave"]), ("고양이가 잔다", ["고양이가 소파 위에서 잔다"]),
-            ("two dogs", ["dogs play", "two dogs run"])]
-    check_metric(EN_CASES["bertscore"], [p for p, _ in data], [r for _, r in data])
+    run_case(BERTSCORE)

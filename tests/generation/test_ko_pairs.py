@@ -5,14 +5,11 @@ Data: tests/generation/data/ko_pairs.tsv; category means before/after: docs/capt
 
 from __future__ import annotations
 
-import sys
 import unicodedata
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ko_pairs as K  # noqa: E402
+from tests.generation import ko_pairs as K
 
 PARAPHRASES = ("particles", "endings", "honorifics", "light_verbs", "spacing", "synonyms", "numerals")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from report_helpers import load
+from tests.report.report_helpers import load
 from scorekit.errors import ScorekitError
 from scorekit.io import run_store as history
 from scorekit.io.run_store import APPLICATION_ID, RunStore
@@ -212,7 +212,7 @@ def test_read_only_store_can_be_listed_by_another_user(tmp_path):
     non-root user: listing works; recording is one clear error."""
     import os
 
-    from as_nobody import nobody_can_run_scorekit
+    from tests.as_nobody import nobody_can_run_scorekit
 
     if not nobody_can_run_scorekit():
         pytest.skip("needs root, and a checkout user nobody can read")

@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from report_helpers import CHROMEDRIVER, CHROMIUM, RealOutputs
+from tests.report.report_helpers import CHROMEDRIVER, CHROMIUM, RealOutputs
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import re
 
-from report_helpers import Elements
+from tests.report.report_helpers import Elements
 from scorekit.report.html import render_report
 
 RAW_KEYS = ("baseline_meteor", "meteor_improvement_pct", "target_1", "target_2", "bertscore_f1", "tuple_f1_s1",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from report_helpers import FAMILIES, HAVE_BROWSER
+from tests.report.report_helpers import FAMILIES, HAVE_BROWSER
 from scorekit.report.html import render_report
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from report_helpers import EX, HAVE_BROWSER, scorekit
+from tests.report.report_helpers import EX, HAVE_BROWSER, scorekit
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not HAVE_BROWSER, reason="headless Chromium not installed "
                                                       "(Debian packages chromium + chromium-driver)")]

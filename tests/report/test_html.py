@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from report_helpers import COMMANDS, FAMILIES, Elements
+from tests.report.report_helpers import COMMANDS, FAMILIES, Elements
 from scorekit.errors import ScorekitError
 from scorekit.report import charts
 from scorekit.report import html as rh

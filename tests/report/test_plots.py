@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from report_helpers import COMMANDS
+from tests.report.report_helpers import COMMANDS
 from scorekit.report import tables
 from scorekit.report.plots import write_figures
 
