@@ -9,7 +9,7 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import runs
+from tests.absa.test_properties import runs
 
 from scorekit.absa.aggregate import aggregate_run
 from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch

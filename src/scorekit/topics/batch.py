@@ -34,13 +34,19 @@ def topic_centres(word_vectors: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
+class _NfcTexts(list):
+    """A tokenised corpus already in NFC (shards share it without normalising it again)."""
+
+    normalized = True
+
+
 @dataclass
 class TopicBatch:
     """A topic set to score: keywords per topic, each topic's ``(|W|, d)`` keyword embeddings,
     topic names, and for the corpus anchors the tokenised reference corpus (``texts``), the
     topics as the corpus is matched (``corpus_topics``: lower-cased for the lower-casing
-    tokenizers) and gensim's ``topn`` cut (``topn_cut``: None lets each batch's first topic
-    decide, as gensim; a sharded topic set gives the whole set's decision to every shard)."""
+    tokenizers) and gensim's ``topn`` cut (``topn_cut``, decided from the first topic of the whole
+    set and given to every shard)."""
 
     topics: list[list[str]]
     word_vectors: list[np.ndarray] | None = None
@@ -52,7 +58,19 @@ class TopicBatch:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.topics = [list(t) for t in self.topics]
+        from scorekit.text.normalize import nfc
+
+        self.topics = [[nfc(w) for w in t] for t in self.topics]     # keywords and corpus meet in NFC
+        if self.corpus_topics is not None:
+            self.corpus_topics = [[nfc(w) for w in t] for t in self.corpus_topics]
+        if self.texts is not None and not getattr(self.texts, "normalized", False):
+            self.texts = _NfcTexts([[nfc(w) for w in doc] for doc in self.texts])
+        if self.texts is not None and self.topn_cut is None and self.topics:
+            # gensim cuts every topic to topn when its first topic, within the corpus vocabulary,
+            # is longer: decided here for the whole set, so every shard cuts alike
+            vocab = {tok for doc in self.texts for tok in doc}
+            first = (self.corpus_topics or self.topics)[0]
+            self.topn_cut = self.topn is not None and sum(w in vocab for w in first) > self.topn
         self.names = list(self.names) if self.names is not None else [f"t{i + 1}" for i in range(len(self.topics))]
         if self.word_vectors is not None and len(self.word_vectors) != len(self.topics):
             raise ScorekitError("one embedding matrix per topic expected")

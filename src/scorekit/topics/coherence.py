@@ -252,17 +252,6 @@ def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: 
     return kept, dropped
 
 
-def topn_cut(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], topn: int | None,
-             names: Sequence[str] | None = None) -> bool:
-    """Whether gensim cuts every topic to ``topn`` words: its first topic, within the corpus
-    vocabulary, is longer (decided once for a whole topic set, so every shard cuts alike)."""
-    if topn is None or not topics:
-        return False
-    vocab = {tok for text in texts for tok in text}
-    kept, _ = resolve_topics(topics[:1], vocab, None, names)
-    return len(kept[0]) > topn
-
-
 def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], measure: str = "c_v",
               *, window_size: int | None = None, topn: int | None = 20,
               names: Sequence[str] | None = None, counts: Counts | None = None,
@@ -370,4 +359,4 @@ class TopicDiversity(TopicMetric):
 
 
 __all__ = ["CORPUS_MEASURES", "CorpusCoherence", "TopicDiversity", "EPSILON", "MEASURES", "WINDOW_SIZES",
-           "CoherenceScores", "Counts", "coherence", "topn_cut", "count_documents", "count_windows", "resolve_topics", "tokenize_corpus", "topic_diversity"]
+           "CoherenceScores", "Counts", "coherence", "count_documents", "count_windows", "resolve_topics", "tokenize_corpus", "topic_diversity"]

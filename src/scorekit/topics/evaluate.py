@@ -83,14 +83,13 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     from scorekit.topics.coherence import CorpusCoherence, TopicDiversity
     from scorekit.topics.semantic import semantic_metrics
 
-    texts = lowered = cut = None
+    texts = lowered = None
     if corpus is not None:
-        from scorekit.topics.coherence import tokenize_corpus, topn_cut
+        from scorekit.topics.coherence import tokenize_corpus
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-        cut = topn_cut(lowered, texts, topn, names)
-    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn, cut)
+    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn)
     sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
     own = [sc_m, sd_m, cd_m] + ([CorpusCoherence(), TopicDiversity(topk=topk)] if corpus is not None else [])
     planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
