@@ -13,6 +13,7 @@ import pytest
 
 from scorekit.absa.runs import aggregate_runs, aggregate_seed_runs, compared_keys, per_item_rows
 from scorekit.absa.scorecard import make_scorecard
+from scorekit.errors import ScorekitError
 from scorekit.io.absa_jsonl import read_outputs
 from scorekit.stats.compare import HOLM_FAMILY, compare_runs
 from scorekit.stats.significance import holm_bonferroni
@@ -39,7 +40,7 @@ def runs(tmp_path_factory):
 
 
 def test_runs_over_the_same_scorecards_are_compared_with_the_first(runs):
-    done = aggregate_runs(runs)
+    done = aggregate_runs(runs, compare_runs=True)
     comp = done.comparison
     assert comp["baseline"] == SEEDS[0] and comp["family"] == HOLM_FAMILY and comp["correction"] == "holm"
     assert {r["system"] for r in comp["rows"]} == {runs[1].name, runs[2].name}
@@ -58,7 +59,7 @@ def test_runs_over_the_same_scorecards_are_compared_with_the_first(runs):
     assert "metrics" not in payload and [r["name"] for r in payload["runs"]] == [r.name for r in runs]
 
 
-def test_runs_without_shared_scorecards_are_not_compared(runs, tmp_path):
+def test_runs_without_shared_scorecards_cannot_be_compared(runs, tmp_path):
     other = tmp_path / "other__seed1_proposed"
     shutil.copytree(runs[1], other)
     cards = [json.loads(x) for x in (other / "scorecards.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -68,6 +69,8 @@ def test_runs_without_shared_scorecards_are_not_compared(runs, tmp_path):
                                             encoding="utf-8")
     done = aggregate_runs([runs[0], other])
     assert done.comparison is None and "comparison" not in done.payload()
+    with pytest.raises(ScorekitError, match="share none"):
+        aggregate_runs([runs[0], other], compare_runs=True)
 
 
 def test_seed_runs_mean_and_std_from_the_library(runs):
@@ -76,3 +79,16 @@ def test_seed_runs_mean_and_std_from_the_library(runs):
     assert seeds.result.metrics["tuple_f1_s2"] == pytest.approx((one["tuple_f1_s2"] + two["tuple_f1_s2"]) / 2)
     assert seeds.result.extra["std"]["N"] == 0.0 and seeds.result.extra["n_seeds"]["N"] == 2
     assert "|seeds:2|std:ddof0|" in seeds.result.signature
+
+
+def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
+    from scorekit.cli import main
+
+    out = tmp_path / "cmp.json"
+    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m"), "--compare",
+                 "-o", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert "metrics" not in doc and doc["comparison"]["family"] == HOLM_FAMILY
+    row = next(r for r in doc["comparison"]["rows"] if r["measure"] == "tuple_f1_s2")
+    assert row["value"] == doc["runs"][1]["metrics"]["tuple_f1_s2"]
+    assert "compared with cr_demo__seed42_proposed" in capsys.readouterr().out

@@ -155,10 +155,10 @@ def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
 
 
 def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,
-                   engine=None) -> Aggregated:
+                   engine=None, compare_runs: bool = False) -> Aggregated:
     """Every RUN (a run directory or its scorecards.jsonl; with a started RayEngine also a folder
-    of scorecard shards) aggregated; several runs over the same scorecard ids are compared with
-    the first."""
+    of scorecard shards) aggregated; with ``compare_runs``, several runs over the same scorecard
+    ids are compared with the first (an error when they share none)."""
     runs: list[AggregatedRun] = []
     warnings: list[str] = []
     for path in paths:
@@ -173,13 +173,26 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
         runs.append(run)
         warnings += warns
     comparison = None
-    if len(runs) > 1 and all(r.ids and len(set(r.ids)) == len(r.ids) for r in runs) \
-            and set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
+    if compare_runs and len(runs) > 1:
+        from scorekit.errors import ScorekitError
         from scorekit.stats.compare import compare
+
+        if not all(r.ids and len(set(r.ids)) == len(r.ids) for r in runs) or \
+                not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
+            raise ScorekitError("--compare pairs the runs' scorecards by text_id: the runs share none (or a "
+                                "run repeats one, or was read from shards on Ray)")
+
+        from scorekit.stats.compare import _finite, improvement_pct
 
         dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in runs]
         comparison = compare(dicts, metrics=[k for k in compared_keys()
                                              if all(any(k in row for row in d["per_item"]) for d in dicts)])
+        values = {r.aggregate.run_id: r.aggregate.metrics for r in runs}
+        for row in comparison["rows"]:   # each run's own value; the test pairs the scorecards both define
+            row["value"], row["baseline_value"] = values[row["system"]][row["measure"]], \
+                values[comparison["baseline"]][row["measure"]]
+            both = row["value"] is not None and row["baseline_value"] is not None
+            row["improvement_pct"] = _finite(improvement_pct(row["value"], row["baseline_value"])) if both else None
     return Aggregated(runs, warnings, comparison)
 
 

@@ -82,7 +82,8 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 
 @command.command("aggregate",
                  epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
-                                "    -o absa.json --report absa.html"))
+                                "    -o absa.json --report absa.html",
+                                "scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed --compare"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
@@ -90,14 +91,18 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
+@click.option("--compare", "compare_runs", is_flag=True,
+              help="Compare every RUN with the first (seeds or systems over the same scorecards): a paired t-test "
+                   "over the scorecards per measure, Holm per measure over the runs (JSON: the comparison block).")
 @engine_options
 @output_options
 def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  engine: str, address: str | None, output: Path | None, fmt: str, quiet: bool) -> None:
+                  compare_runs: bool, engine: str, address: str | None, output: Path | None, fmt: str,
+                  quiet: bool) -> None:
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
     With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel.
-    Several runs over the same scorecards (seeds, systems) are compared with the first: a paired
-    t-test over scorecards per measure, Holm per measure over the runs (the "comparison" block)."""
+    With --compare, several runs over the same scorecards (seeds, systems) are compared with the
+    first by the one comparison engine."""
     from contextlib import nullcontext
 
     from scorekit.absa.aggregate import structural_metrics_csv, structural_metrics_md
@@ -112,7 +117,7 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
             tx.file(target / name, option, create_parents=True)
     eng = open_engine(engine, address, quiet)
     with eng if eng is not None else nullcontext():
-        done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng)
+        done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng, compare_runs=compare_runs)
     _warn(done.warnings)
     pairs = [(r.aggregate.run_id, r.aggregate.metrics) for r in done.runs]
     groups = [(outdir, pairs, done.runs[0].aggregate.signature)] if outdir is not None else \
