@@ -319,6 +319,19 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
     assert "bertscore_f1" in one.metrics or any(k.startswith("bert") for k in one.metrics)
     for k, v in one.metrics.items():
         assert abs(res.metrics[k] - v) <= 1e-6, k
+    # BERTScore's parameters in the name grammar: each actor builds the scorer from them (one model
+    # for bertscore and the efficiency derived from it)
+    names = ["bertscore(num_layers=3,idf=true)", "efficiency", "words"]
+    one = summary_metrics(preds, refs, docs, ids=ids, metrics=names)
+    engine.items_per_shard = 3
+    try:
+        res = summary_metrics(preds, refs, docs, ids=ids, metrics=names, engine=engine)
+    finally:
+        del engine.items_per_shard
+    assert res.signature == one.signature and list(res.metrics) == list(one.metrics)
+    assert "/L3/idf/" in one.signature
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-6, k
     kw = dict(ns=[5, 9], summarizers=("lead",), seed=3, n_resamples=50)
     sweep_one = run_sweep(docs, refs, ids=ids, bertscorer=scorer, **kw)
     sweep_ray = run_sweep(docs, refs, ids=ids, bertscorer=scorer, engine=engine, docs_per_shard=2, **kw)
