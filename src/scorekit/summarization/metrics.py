@@ -127,7 +127,8 @@ def load_bertscorer(required: bool, **kwargs):
         if required:
             raise MissingDependencyError(
                 f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (--no-bertscore)") from exc
+                "install torch and transformers or run without BERTScore (summary: -m without bertscore/efficiency; "
+                "sweep: --no-bertscore)") from exc
         return None
     try:
         return BERTScorer(**kwargs)
