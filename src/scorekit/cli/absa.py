@@ -83,7 +83,8 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @command.command("aggregate",
                  epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
                                 "    -o absa.json --report absa.html",
-                                "scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed --compare"))
+                                "scorekit absa aggregate results/run__seed42_proposed \\",
+                                "    results/run__seed123_proposed --compare"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "

@@ -359,4 +359,5 @@ class TopicDiversity(TopicMetric):
 
 
 __all__ = ["CORPUS_MEASURES", "CorpusCoherence", "TopicDiversity", "EPSILON", "MEASURES", "WINDOW_SIZES",
-           "CoherenceScores", "Counts", "coherence", "count_documents", "count_windows", "resolve_topics", "tokenize_corpus", "topic_diversity"]
+           "CoherenceScores", "Counts", "coherence", "count_documents", "count_windows", "resolve_topics",
+           "tokenize_corpus", "topic_diversity"]

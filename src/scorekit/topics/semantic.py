@@ -463,8 +463,10 @@ class Overall(TopicMetric):
         return {"overall": self.combine(values)}
 
 
-declare("topics", "pagerank", kind="rate", doc="PageRank weight of each keyword in the topic's similarity graph (SC's lambda).")
-declare("topics", "cos_to_topic", kind="score", doc="Cosine of each keyword to its topic centroid (SC's cos(e_w, e_T)).")
+declare("topics", "pagerank", kind="rate",
+        doc="PageRank weight of each keyword in the topic's similarity graph (SC's lambda).")
+declare("topics", "cos_to_topic", kind="score",
+        doc="Cosine of each keyword to its topic centroid (SC's cos(e_w, e_T)).")
 declare("topics", "sis", kind="score", doc="Semantic integration score, as given (§4).")
 
 
