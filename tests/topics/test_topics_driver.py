@@ -70,3 +70,12 @@ def test_korean_keywords_score_alike_in_either_normal_form(form):
     a = evaluate_topics(given_form, word_vectors=vectors, corpus=corpus, tokenizer="whitespace")
     b = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, tokenizer="whitespace")
     assert a.metrics == b.metrics
+
+
+def test_a_large_set_keeps_the_least_distinct_pairs_and_says_so():
+    topics, vectors = random_set(5, 102)    # 5,151 pairs: more than the 5,000 a result lists
+    topics = [[f"{w}{i}" for w in t] for i, t in enumerate(topics)]
+    r = evaluate_topics(topics, word_vectors=vectors)
+    assert r.extra["n_pairs"] == 102 * 101 // 2 and len(r.extra["pairs"]) == 5000
+    assert any("the 5000 least distinct of 5151 kept" in n for n in r.extra["notes"])
+    assert r.extra["pairs"] == sorted(r.extra["pairs"], key=lambda p: p["sd"])

@@ -22,7 +22,6 @@ from scorekit.signature import make_signature
 from scorekit.topics.coherence import CORPUS_MEASURES
 from scorekit.topics.semantic import SemanticParams, semantic_notes
 from scorekit.topics.validate import validate_topics
-MAX_PAIRS_KEPT = 5000
 
 
 
@@ -98,7 +97,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     metrics["semdiv"] = semdiv_m.combine(metrics)
     metrics["overall"] = overall_m.combine(metrics)
     sc_stats = scored.stats[id(sc_m)]
-    dist = sd_m.detail(scored.stats[id(sd_m)], lowest=min(MAX_PAIRS_KEPT, len(topics) * (len(topics) - 1) // 2))
+    dist = sd_m.detail(scored.stats[id(sd_m)])
     per_topic: dict[str, np.ndarray] = {"sc": scored.per_item["sc"], "sd": dist.per_topic}
     notes = semantic_notes(sis, params, len(topics))
     if corpus is not None:
@@ -134,7 +133,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         "notes": notes,
     }
     if dist.n_pairs > len(extra["pairs"]):
-        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {sem.distinctiveness.n_pairs} kept")
+        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {dist.n_pairs} kept")
 
     meta: dict[str, object] = {}
     rating = rated = None

@@ -309,6 +309,8 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
 
 
 
+PAIRS_KEPT = 5000   # the least distinct pairs a result lists
+
 # --- the measures on the metric contract (over a TopicBatch; SemDiv and Overall derived: combine()) ---
 
 def _f(name: str) -> Any:
@@ -382,10 +384,18 @@ class SemanticDistinctiveness(TopicMetric):
         centres = b.centres() if len(b) else np.zeros((0, 0))
         return Stats({"centre": centres, "keywords": list(b.topics)})
 
-    def detail(self, stats: Stats, lowest: int = 0) -> DistinctivenessDetail:
-        """Every pair's SD, summarised (the ``lowest`` least distinct pairs kept)."""
-        return semantic_distinctiveness_all(stats.columns["centre"], stats.columns["keywords"],
-                                              gamma=self.values["gamma_overlap"], lowest=lowest)
+    def detail(self, stats: Stats, lowest: int = PAIRS_KEPT) -> DistinctivenessDetail:
+        """Every pair's SD, summarised (at least the ``lowest`` least distinct pairs kept);
+        computed once per statistics and gamma (score, item_scores and the pairs a result lists
+        share it)."""
+        cache = stats.__dict__.setdefault("_sd_details", {})
+        gamma = self.values["gamma_overlap"]
+        for (g, n), d in cache.items():
+            if g == gamma and n >= lowest:
+                return d
+        cache[(gamma, lowest)] = semantic_distinctiveness_all(stats.columns["centre"], stats.columns["keywords"],
+                                                              gamma=gamma, lowest=lowest)
+        return cache[(gamma, lowest)]
 
     def score(self, stats: Stats) -> dict[str, float]:
         if not len(stats):
