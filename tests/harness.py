@@ -98,7 +98,11 @@ class MetricCase:
     #                             encoders pad per batch (bert_score's padding mode), so a token
     #                             state can move by ~1e-8 with the batch it is encoded in
     nfd: bool = True            # check NFD input = NFC (needs ``shape.text``)
-    empty: str = "nan"          # no items: "nan" (every key NaN) or "error" (one-line ScorekitError)
+    empty: str = "nan"          # no items: "nan" (every key NaN) or "error" (one-line ScorekitError);
+    #                             "counts": count keys 0 (``kind="count"``), every other key N/A
+    zero_on_empty: tuple[str, ...] = ()   # keys documented as 0, not N/A, on no items
+    single_na: tuple[str, ...] = ()   # keys that may be N/A (NaN/None: an empty denominator, a
+    #                                   pair measure of one topic) on a single item
     max_examples: int = 15      # hypothesis examples per case
     id: str = ""                # pytest id (default: the class name and parameters)
 
@@ -227,10 +231,14 @@ def check_nfd(case: MetricCase, batch: Any) -> None:
           case.shard_rel, "NFD candidates vs NFC")
 
 
+def _na(v: Any) -> bool:
+    return v is None or math.isnan(v)
+
+
 def check_empty_and_single(case: MetricCase, batch: Any) -> None:
     shape = case.shape
     one = case.make()(shape.feed(shape.slice(batch, 0, 1)))
-    assert one and all(math.isfinite(v) for v in one.values()), one
+    assert one and all((k in case.single_na and _na(v)) or math.isfinite(v) for k, v in one.items()), one
     empty = shape.slice(batch, 0, 0)
     if case.empty == "error":
         from scorekit.errors import ScorekitError
@@ -241,9 +249,10 @@ def check_empty_and_single(case: MetricCase, batch: Any) -> None:
             assert str(exc) and "\n" not in str(exc), repr(str(exc))
             return
         raise AssertionError(f"{case.name}: no items gave {got}, not the documented error")
-    assert case.empty == "nan", case.empty
+    assert case.empty in ("nan", "counts"), case.empty
     got = case.make()(shape.feed(empty))
-    assert got.keys() == one.keys() and all(math.isnan(v) for v in got.values()), got
+    counts = {k for k in got if case.empty == "counts" and case.cls.info(k).kind == "count"} | set(case.zero_on_empty)
+    assert got.keys() == one.keys() and all(got[k] == 0 if k in counts else _na(got[k]) for k in got), got
 
 
 def check_metric(case: MetricCase, batch: Any) -> None:

@@ -28,9 +28,9 @@ $SK summary --predictions "$OUT/summaries_en.jsonl" --references "$OUT/summaries
     --sources "$OUT/summaries_en.jsonl" -o "$OUT/summary_en.json" --report "$OUT/summary_en.html"
 
 echo
-echo "== 4. The Korean summaries: ROUGE and Density (BERTScore needs a Korean model: --bertscore-model DIR) =="
+echo "== 4. The Korean summaries: ROUGE and Density (BERTScore needs a Korean model: -m 'bertscore(model=DIR)') =="
 $SK summary --predictions "$OUT/summaries_ko.jsonl" --references "$OUT/summaries_ko.jsonl" \
-    --sources "$OUT/summaries_ko.jsonl" --lang ko --no-bertscore -o "$OUT/summary_ko.json" \
+    --sources "$OUT/summaries_ko.jsonl" --lang ko -m rouge,density,words -o "$OUT/summary_ko.json" \
     --report "$OUT/summary_ko.html"
 
 echo

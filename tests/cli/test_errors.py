@@ -155,7 +155,7 @@ def _gz_cases(tmp: Path):
         (["topics", "--topics", TOPICS, "--corpus", "{}"], ex / "topics" / "corpus_en.txt", ".txt.gz"),
         (["topics", "--topics", TOPICS, "--ratings", "{}"], ex / "topics" / "ratings_en.csv", ".csv.gz"),
         (["sweep", "--data", "{}", "--no-bertscore"], NEWS, ".jsonl.gz"),
-        (["summary", "-p", "{}", "-r", ex / "summarization" / "summaries.jsonl", "--no-bertscore"],
+        (["summary", "-p", "{}", "-r", ex / "summarization" / "summaries.jsonl", "-m", "rouge"],
          ex / "summarization" / "summaries.jsonl", ".jsonl.gz"),
         (["absa", "scorecards", "{}", "--out", tmp / "sc.jsonl"],
          ex / "absa" / "results" / "cr_demo__seed42_proposed" / "outputs.jsonl", ".jsonl.gz"),

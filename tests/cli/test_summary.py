@@ -15,7 +15,7 @@ def run(args, capsys):
 
 def test_summary_scores_and_writes_json(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code, stdout, err = run(["summary", "-p", DEMO, "-r", DEMO, "-s", DEMO, "--no-bertscore", "-o", str(out)],
+    code, stdout, err = run(["summary", "-p", DEMO, "-r", DEMO, "-s", DEMO, "-m", "rouge,density,words", "-o", str(out)],
                             capsys)
     assert code == 0, err
     data = json.loads(out.read_text())
@@ -32,7 +32,7 @@ def test_txt_files_by_position(tmp_path, capsys):
     r = tmp_path / "r.txt"
     p.write_text("court opened investigation\n")
     r.write_text("the international court opened investigation\n")
-    code, stdout, _ = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore", "--format", "csv"], capsys)
+    code, stdout, _ = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge", "--format", "csv"], capsys)
     assert code == 0
     rows = dict(line.split(",", 1) for line in stdout.strip().splitlines()[1:])
     assert float(rows["rouge1_r"]) == 0.6 and float(rows["rouge2_r"]) == 0.5
@@ -43,16 +43,16 @@ def test_count_mismatch_and_empty_reference(tmp_path, capsys):
     r = tmp_path / "r.txt"
     p.write_text("a\nb\n")
     r.write_text("a\n")
-    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore"], capsys)
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge"], capsys)
     assert code == 2 and "1 references but 2 predictions" in err
     r.write_text("a\n\n")
-    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "--no-bertscore"], capsys)
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge"], capsys)
     assert code == 2 and f"{r}:2: empty reference" in err
 
 
 def test_summary_chrf_from_the_registry(tmp_path, capsys):
     out = tmp_path / "r.json"
-    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--no-bertscore", "--metrics", "chrf,chrf_pp",
+    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--metrics", "rouge,chrf,chrf_pp",
                         "-o", str(out)], capsys)
     assert code == 0, err
     data = json.loads(out.read_text())
@@ -61,5 +61,5 @@ def test_summary_chrf_from_the_registry(tmp_path, capsys):
 
 
 def test_summary_misspelt_metric_is_one_line(capsys):
-    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--no-bertscore", "--metrics", "chrff"], capsys)
+    code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--metrics", "chrff"], capsys)
     assert code == 2 and "did you mean 'chrf'" in err and len(err.strip().splitlines()) == 1

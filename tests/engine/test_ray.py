@@ -212,6 +212,30 @@ def test_summary_corpus_metrics_on_ray_are_the_merged_scores(engine):
     assert abs(one.metrics["chrf"] - mean_of_items) > 1e-3   # a corpus score, not a mean
 
 
+# ---------------------------------------------------------------------------- topics
+def test_topic_measures_on_ray_equal_one_process(engine):
+    """Topic sets cut into shards of topics: SC per topic, SD/CD/topic diversity from the merged
+    rows, gensim's coherences with the whole set's topn cut — the one-process numbers."""
+    from scorekit.topics import evaluate_topics
+
+    rng = np.random.default_rng(3)
+    words = VOCAB_EN + VOCAB_KO
+    topics = [list(rng.choice(words, int(rng.integers(2, 7)), replace=False)) for _ in range(23)]
+    vectors = [rng.normal(size=(len(t), 16)) for t in topics]
+    corpus = [" ".join(rng.choice(words, 12)) for _ in range(60)]
+    kw = dict(word_vectors=vectors, corpus=corpus, tokenizer="whitespace", topn=4, topk=3, sis=0.3)
+    one = evaluate_topics(topics, **kw)
+    engine.items_per_shard = 5
+    try:
+        res = evaluate_topics(topics, engine=engine, **kw)
+    finally:
+        del engine.items_per_shard
+    assert list(res.metrics) == list(one.metrics) and res.signature == one.signature
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-12, k
+    assert res.per_item == one.per_item and res.extra["pairs"] == one.extra["pairs"]
+
+
 # ---------------------------------------------------------------------------- ABSA, sweep
 def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
     from scorekit.absa.aggregate import aggregate_run
@@ -233,6 +257,24 @@ def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
     agg, warns, n_rows, n_skipped = aggregate_sharded(engine, shards, "r")
     assert agg.metrics == one.metrics and agg.signature == one.signature
     assert (n_rows, n_skipped, warns) == (len(cards), 0, [])
+
+
+def test_absa_metrics_over_shards_of_rows_equal_one_process(engine):
+    from scorekit.absa.aggregate import aggregate_run
+    from scorekit.absa.scorecard import make_scorecard
+    from scorekit.io.absa_jsonl import read_outputs
+
+    rows = read_outputs(ROOT / "examples" / "absa" / "results" / "cr_demo__seed42_proposed" / "outputs.jsonl").rows
+    cards = [make_scorecard(e) for e in rows * 7]
+    one = aggregate_run(cards, "r")
+    engine.items_per_shard = 9
+    try:
+        agg = aggregate_run(cards, "r", engine=engine)
+    finally:
+        del engine.items_per_shard
+    assert list(agg.metrics) == list(one.metrics)
+    for k, v in one.metrics.items():
+        assert (v is None and agg.metrics[k] is None) or abs(agg.metrics[k] - v) <= 1e-12, k
 
 
 def test_sweep_from_document_shards_equals_one_process(engine):
@@ -275,6 +317,19 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
         del engine.items_per_shard
     assert res.signature == one.signature and set(res.metrics) == set(one.metrics)
     assert "bertscore_f1" in one.metrics or any(k.startswith("bert") for k in one.metrics)
+    for k, v in one.metrics.items():
+        assert abs(res.metrics[k] - v) <= 1e-6, k
+    # BERTScore's parameters in the name grammar: each actor builds the scorer from them (one model
+    # for bertscore and the efficiency derived from it)
+    names = ["bertscore(num_layers=3,idf=true)", "efficiency", "words"]
+    one = summary_metrics(preds, refs, docs, ids=ids, metrics=names)
+    engine.items_per_shard = 3
+    try:
+        res = summary_metrics(preds, refs, docs, ids=ids, metrics=names, engine=engine)
+    finally:
+        del engine.items_per_shard
+    assert res.signature == one.signature and list(res.metrics) == list(one.metrics)
+    assert "/L3/idf/" in one.signature
     for k, v in one.metrics.items():
         assert abs(res.metrics[k] - v) <= 1e-6, k
     kw = dict(ns=[5, 9], summarizers=("lead",), seed=3, n_resamples=50)

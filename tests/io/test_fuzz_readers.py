@@ -154,7 +154,7 @@ def test_fuzz_summary_records(workdir, capsys, data, ext):
     content, gz = data
     f = _file(workdir, "preds" + ext, content, gz)
     out = workdir / "o.json"
-    check_cli(["summary", "-p", f, "-r", f, "--no-bertscore", "-o", out, "-q"], out, capsys)
+    check_cli(["summary", "-p", f, "-r", f, "-m", "rouge,words", "-o", out, "-q"], out, capsys)
 
 
 ABSA = EX / "absa" / "results" / "cr_demo__seed42_proposed" / "outputs.jsonl"
@@ -237,7 +237,7 @@ def _reader_cases(tmp: Path):
         "caption-csv": (caption_refs, ".csv", lambda f, o: ["caption", "-p", CAPTION_PREDS, "-r", f, "--lang", "en",
                                                             "-m", "bleu_4", "--tokenizer", "whitespace", "-o", o,
                                                             "-q"]),
-        "summary-jsonl": (SUMMARIES, ".jsonl", lambda f, o: ["summary", "-p", f, "-r", f, "--no-bertscore",
+        "summary-jsonl": (SUMMARIES, ".jsonl", lambda f, o: ["summary", "-p", f, "-r", f, "-m", "rouge",
                                                              "-o", o, "-q"]),
     }
 

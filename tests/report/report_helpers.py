@@ -31,7 +31,7 @@ COMMANDS: dict[str, list[str]] = {
                    "--lang", "en", "--metrics", "meteor15,meteor_nltk,cider,bleu,rouge_l"],
     "summary": ["summary", "--predictions", f"{EX}/summarization/summaries.jsonl", "--references",
                 f"{EX}/summarization/summaries.jsonl", "--sources", f"{EX}/summarization/summaries.jsonl",
-                "--no-bertscore"],
+                "-m", "rouge,density,words"],
     "sweep": ["sweep", "--data", f"{EX}/summarization/news_en.jsonl", "--n", "5,10,20,30",
               "--summarizer", "lead,textrank,random", "--no-bertscore"],
     "topics_en": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--corpus", f"{EX}/topics/corpus_en.txt",

@@ -80,11 +80,15 @@ BERTSCORE = _case("bertscore", {"allow_english_model": True}, shard_rel=1e-6,
                                      [["a man riding a wave"], ["고양이가 소파 위에서 잔다"], ["dogs play"]]),
                   oracle_test="tests/summarization/test_metrics.py and tests/neural/test_bertscore.py (bert_score)")
 
-HARNESS_CASES = CASES + [BERTSCORE]
+EFFICIENCY = _case("efficiency", {"allow_english_model": True}, shard_rel=1e-6, batch=BERTSCORE.batch,
+                   oracle_test="tests/summarization/test_metrics.py (F1 / max(1, words) of the same scorer)")
+
+HARNESS_CASES = CASES + [BERTSCORE, EFFICIENCY]
 
 test_harness = harness_test(CASES)
 
 
-def test_bertscore_properties():
+@pytest.mark.parametrize("case", [BERTSCORE, EFFICIENCY], ids=["bertscore", "efficiency"])
+def test_bertscore_properties(case):
     pytest.importorskip("torch")
-    run_case(BERTSCORE)
+    run_case(case)

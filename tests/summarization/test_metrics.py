@@ -111,3 +111,28 @@ def test_summary_metrics_extra_registered_metrics_equal_sacrebleu():
     preds, refs = ["a court opened an inquiry", "법원이 조사를 시작했다"], ["the court opened an inquiry", "법원이 조사에 착수했다"]
     res = M.summary_metrics(preds, refs, bertscorer=None, metrics=["chrf"])
     assert res.metrics["chrf"] == sacrebleu.CHRF().corpus_score(preds, [refs]).score / 100
+
+
+@pytest.mark.slow
+def test_bertscore_parameters_through_the_grammar_equal_the_scorer_built_with_them():
+    """#26: BERTScore's parameters are reachable only as `bertscore(...)` (no per-metric flags);
+    each equals a BERTScorer built with it, and efficiency written bare follows it (one model,
+    one F1: efficiency = F1 / max(1, words))."""
+    pytest.importorskip("torch")
+    preds = ["a court opened an inquiry", "the bank raised its rates today", "법원이 조사를 시작했다"]
+    refs = ["the court opened an inquiry", ["rates rose", "the central bank raised rates"], "법원이 조사에 착수했다"]
+    for args, kw in (("num_layers=3", {"num_layers": 3}), ("idf=true", {"idf": True}),
+                     ("num_layers=2,idf=true,batch_size=2", {"num_layers": 2, "idf": True, "batch_size": 2})):
+        res = M.summary_metrics(preds, refs, metrics=[f"bertscore({args},allow_english_model=true)", "efficiency",
+                                                      "words"])
+        key = f"bertscore_f1({args},allow_english_model=true)"
+        want = M.summary_metrics(preds, refs, bertscorer=M.load_bertscorer(True, allow_english_model=True, **kw),
+                                 metrics=["bertscore", "efficiency"])
+        assert res.metrics[key] == pytest.approx(want.metrics["bertscore_f1"], abs=1e-12), args
+        assert res.metrics["efficiency"] == pytest.approx(want.metrics["efficiency"], abs=1e-12), args
+        for row in res.per_item:
+            assert row["efficiency"] == pytest.approx(row[key] / max(1.0, row["words"]), abs=1e-15)
+    default = M.summary_metrics(preds[:2], refs[:2], metrics=["bertscore", "bertscore(num_layers=3)"])
+    assert default.metrics["bertscore_f1"] != default.metrics["bertscore_f1(num_layers=3)"]
+    with pytest.raises(M.ScorekitError, match="set for the whole batch"):
+        M.summary_metrics(preds, refs, metrics=["bertscore(lang=ko)"])

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.absa.metrics import METRIC_NAMES, compute_metrics
-from scorekit.absa.stats import RunStats, stats_matrix
+from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch
+from scorekit.absa.stats import RunStats
 from scorekit.signature import make_signature
 
 SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
@@ -49,12 +49,19 @@ class RunAggregate:
                       **more)
 
 
-def aggregate_run(scorecards: Sequence[dict], run_id: str = "run",
-                  override_summary: Mapping[str, Any] | None = None) -> RunAggregate:
-    """All §3–§6 metrics of one run's scorecards."""
-    matrix = stats_matrix(scorecards)
-    stats = RunStats.from_matrix(matrix)
-    return RunAggregate(run_id, compute_metrics(stats, override_summary), stats, matrix,
+def aggregate_run(scorecards: Sequence[dict] | None, run_id: str = "run",
+                  override_summary: Mapping[str, Any] | None = None, *, matrix: np.ndarray | None = None,
+                  engine=None) -> RunAggregate:
+    """All §3–§6 metrics of one run's scorecards (or of their statistics ``matrix``), computed by
+    the ABSA metrics (:mod:`scorekit.absa.metrics`) through the one driver: ``engine`` None (this
+    process), ``"fork"`` or a started RayEngine cut the scorecards into shards of rows, with the
+    same numbers."""
+    from scorekit.engine.driver import Planned, run
+
+    batch = AbsaBatch(None if scorecards is None else list(scorecards), override_summary, matrix)
+    scored = run([Planned(m, [(k, k) for k in m.keys]) for m in METRICS], batch, engine)
+    rows = scored.stats[id(METRICS[0])].columns["row"]
+    return RunAggregate(run_id, scored.metrics, RunStats.from_matrix(rows), rows,
                         signature(override_summary is not None))
 
 

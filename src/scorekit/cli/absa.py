@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -22,37 +21,10 @@ from scorekit.cli._common import (Group, example, emit, output_options, outputs,
                                    transactional)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli._types import usage_error
-from scorekit.errors import InputError
 
-OUTPUTS_NAME = "outputs.jsonl"
-SCORECARDS_NAME = "scorecards.jsonl"
-METRICS_DIR = Path("derived") / "metrics"
-
-
-def _warn(lines: Sequence[str], quiet: bool = False) -> None:
+def _warn(lines: Sequence[str]) -> None:
     for line in lines:
         click.echo(f"scorekit: warning: {line}", err=True)
-
-
-def _resolve(path: Path, name: str) -> tuple[Path, Path]:
-    """(run_dir, file): a directory means ``<dir>/<name>``; a file is used as is."""
-    if path.is_dir():
-        return path, path / name
-    return path.parent, path
-
-
-def _check_read(result, strict: bool, what: str) -> None:
-    if result.skipped:
-        if strict:
-            first = result.skipped[0]
-            what_field = f"field {first.field!r}: " if first.field else ""
-            raise InputError(f"malformed row: {what_field}{first.reason} "
-                             f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
-        _warn(result.warnings())
-        click.echo(f"scorekit: warning: {result.path}: skipped {result.n_skipped} malformed row(s), "
-                   f"kept {len(result.rows)}", err=True)
-    if not result.rows:
-        raise InputError(f"no valid {what} rows", result.path)
 
 
 def _write_text(path: Path, text: str, option: str) -> None:
@@ -61,45 +33,6 @@ def _write_text(path: Path, text: str, option: str) -> None:
     tx = outputs()
     dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, option, create_parents=True)
     dest.write_text(text)
-
-
-def _override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | None:
-    from scorekit.absa.aggregate import OVERRIDE_SUMMARY_NAME
-    from scorekit.io.jsonfile import read_json_object
-
-    path = explicit if explicit is not None else run_dir / OVERRIDE_SUMMARY_NAME
-    if explicit is None and not path.exists():
-        return None  # CR: no override gate, override_* are N/A (§6)
-    return read_json_object(path, "override summary")
-
-
-def _load_scorecards(path: Path, strict: bool):
-    from scorekit.io.absa_jsonl import read_scorecards
-
-    run_dir, file = _resolve(path, SCORECARDS_NAME)
-    _hint_workflow(path, file)
-    result = read_scorecards(file)
-    _check_read(result, strict, "scorecard")
-    return run_dir, result
-
-
-def _hint_workflow(given: Path, file: Path) -> None:
-    """The two usual mix-ups get the next step instead of a screen of row warnings: a pipeline's
-    outputs.jsonl where scorecards are expected, and a run directory not yet scored."""
-    if file.name == OUTPUTS_NAME or (file.suffix in (".jsonl", ".gz") and file.name.startswith("outputs")):
-        raise InputError(f"this is the pipeline's {OUTPUTS_NAME}, not scorecards: run "
-                         f"`scorekit absa scorecards {given}` first, then aggregate the run directory",
-                         given)
-    if given.is_dir() and not file.exists() and (given / OUTPUTS_NAME).exists():
-        raise InputError(f"no {SCORECARDS_NAME} in this run yet: run `scorekit absa scorecards {given}` first",
-                         given)
-
-
-def _metrics_rows(runs: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[Any]]]:
-    from scorekit.absa.metrics import METRIC_NAMES
-
-    header = ["metric", *(name for name, _ in runs)]
-    return header, [[m, *(metrics.get(m) for _, metrics in runs)] for m in METRIC_NAMES]
 
 
 @click.group(name="absa", cls=Group,
@@ -123,15 +56,16 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
     """Build scorecards.jsonl (make_scorecard per row) from OUTPUTS (outputs.jsonl or its run directory)."""
     import json
 
+    from scorekit.absa.runs import OUTPUTS_NAME, SCORECARDS_NAME, checked, resolve
     from scorekit.absa.scorecard import make_scorecard
     from scorekit.io.absa_jsonl import read_outputs
     from scorekit.progress import track
 
-    run_dir, file = _resolve(outputs_path, OUTPUTS_NAME)
+    run_dir, file = resolve(outputs_path, OUTPUTS_NAME)
     target = out if out is not None else run_dir / SCORECARDS_NAME
     dest = outputs().file(target, "--out", create_parents=True)
     result = read_outputs(file)
-    _check_read(result, strict, "outputs")
+    _warn(checked(result, strict, "outputs"))
     if run_id is None:
         from scorekit.absa.aggregate import run_id_from_dir
 
@@ -148,7 +82,9 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 
 @command.command("aggregate",
                  epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
-                                "    -o absa.json --report absa.html"))
+                                "    -o absa.json --report absa.html",
+                                "scorekit absa aggregate results/run__seed42_proposed \\",
+                                "    results/run__seed123_proposed --compare"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
@@ -156,77 +92,53 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
+@click.option("--compare", "compare_runs", is_flag=True,
+              help="Compare every RUN with the first (seeds or systems over the same scorecards): a paired t-test "
+                   "over the scorecards per measure, Holm per measure over the runs (JSON: the comparison block).")
 @engine_options
 @output_options
 def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  engine: str, address: str | None, output: Path | None, fmt: str, quiet: bool) -> None:
+                  compare_runs: bool, engine: str, address: str | None, output: Path | None, fmt: str,
+                  quiet: bool) -> None:
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
-    With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel."""
-    from scorekit.absa.aggregate import aggregate_run, structural_metrics_csv, structural_metrics_md
-    from scorekit.result import ResultSet
+    With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel.
+    With --compare, several runs over the same scorecards (seeds, systems) are compared with the
+    first by the one comparison engine."""
+    from contextlib import nullcontext
+
+    from scorekit.absa.aggregate import structural_metrics_csv, structural_metrics_md
+    from scorekit.absa.metrics import METRIC_NAMES
+    from scorekit.absa.runs import METRICS_DIR, SCORECARDS_NAME, aggregate_runs, resolve
 
     tx = outputs()
-    if outdir is not None:
-        tx.file(outdir / "structural_metrics.csv", "--outdir", create_parents=True)
-        tx.file(outdir / "structural_metrics_table.md", "--outdir", create_parents=True)
-    else:
-        for path in runs:
-            target = _resolve(path, SCORECARDS_NAME)[0] / METRICS_DIR
-            for name in ("structural_metrics.csv", "structural_metrics_table.md"):
-                if not any(f.path == target / name for f in tx.files):
-                    tx.file(target / name, "RUN (derived/metrics)", create_parents=True)
+    targets = [outdir] if outdir is not None else [resolve(p, SCORECARDS_NAME)[0] / METRICS_DIR for p in runs]
+    option = "--outdir" if outdir is not None else "RUN (derived/metrics)"
+    for target in dict.fromkeys(targets):
+        for name in ("structural_metrics.csv", "structural_metrics_table.md"):
+            tx.file(target / name, option, create_parents=True)
     eng = open_engine(engine, address, quiet)
-    done = []
-    if eng is not None:
-        with eng:
-            for path in runs:
-                done.append(_aggregate_on_ray(eng, path, strict, override_summary))
-    for path in runs if eng is None else ():
-        run_dir, read = _load_scorecards(path, strict)
-        agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
-        done.append((run_dir, agg, read))
-        if outdir is None:
-            target = run_dir / METRICS_DIR
-            _write_text(target / "structural_metrics.csv", structural_metrics_csv([(agg.run_id, agg.metrics)]),
-                        "RUN (derived/metrics)")
-            _write_text(target / "structural_metrics_table.md",
-                        structural_metrics_md([(agg.run_id, agg.metrics)], agg.signature), "RUN (derived/metrics)")
-    pairs = [(agg.run_id, agg.metrics) for _, agg, _ in done]
-    if outdir is not None:
-        _write_text(outdir / "structural_metrics.csv", structural_metrics_csv(pairs), "--outdir")
-        _write_text(outdir / "structural_metrics_table.md", structural_metrics_md(pairs, done[0][1].signature),
-                    "--outdir")
-    results = [agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
-                             extra={"skipped": [s.describe() for s in read.skipped[:100]]})
-               for _, agg, read in done]
-    payload = ResultSet(results).to_dict() if len(results) > 1 else None   # no run's metrics on top
-    emit(results, output=output, fmt=fmt, quiet=quiet, payload=payload)
+    with eng if eng is not None else nullcontext():
+        done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng, compare_runs=compare_runs)
+    _warn(done.warnings)
+    pairs = [(r.aggregate.run_id, r.aggregate.metrics) for r in done.runs]
+    groups = [(outdir, pairs, done.runs[0].aggregate.signature)] if outdir is not None else \
+        [(r.run_dir / METRICS_DIR, [p], r.aggregate.signature) for r, p in zip(done.runs, pairs) if eng is None]
+    for target, rows, sig in groups:
+        _write_text(target / "structural_metrics.csv", structural_metrics_csv(rows), option)
+        _write_text(target / "structural_metrics_table.md", structural_metrics_md(rows, sig), option)
+    results = [r.to_result() for r in done.runs]
+    emit(results, output=output, fmt=fmt, quiet=quiet, payload=done.payload())
     if not quiet:
-        header, rows = _metrics_rows(pairs)
-        print_table(header, rows, fmt, title="structural metrics")
+        print_table(["metric", *(name for name, _ in pairs)],
+                    [[m, *(metrics.get(m) for _, metrics in pairs)] for m in METRIC_NAMES], fmt,
+                    title="structural metrics")
+        if done.comparison is not None:
+            print_table(["run", "measure", "baseline", "value", "p", "p (Holm)", "sig."],
+                        [[r["system"], r["measure"], r["baseline_value"], r["value"], r["p_value"], r["p_adjusted"],
+                          "*" if r["significant"] else ""] for r in done.comparison["rows"]], fmt,
+                        title=f"compared with {done.comparison['baseline']} (paired over scorecards; "
+                              f"Holm per measure over the runs)")
         signature_line(results[0].signature, fmt)
-
-
-def _aggregate_on_ray(eng, path: Path, strict: bool, override_summary: Path | None):
-    """(run_dir, aggregate, read summary) of one RUN whose scorecards may be several shards."""
-    from types import SimpleNamespace
-
-    from scorekit.engine.absa import aggregate_sharded
-    from scorekit.io.shards import expand
-
-    if path.is_dir() and (path / SCORECARDS_NAME).exists():
-        run_dir, shards = path, [path / SCORECARDS_NAME]
-    else:
-        run_dir, shards = (path if path.is_dir() else path.parent), expand(path, "scorecards")
-        for s in shards:
-            _hint_workflow(s, s)
-    agg, warns, n_rows, n_skipped = aggregate_sharded(eng, shards, run_dir.name,
-                                                      _override_summary(run_dir, override_summary), strict=strict)
-    if warns:
-        _warn(warns)
-    read = SimpleNamespace(path=",".join(str(s) for s in shards), rows=range(n_rows), n_skipped=n_skipped,
-                           skipped=[])
-    return run_dir, agg, read
 
 
 @command.command("report",
@@ -244,17 +156,20 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
     the headline (tuple F1 S1 -> S2, fix / break / net gain) first, every metric, and the changed
     samples worst ΔF1 first — the same report as `scorekit report` draws for every family."""
     from scorekit.absa.aggregate import aggregate_run
+    from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, resolve
+    from scorekit.absa.runs import override_summary as load_override
     from scorekit.absa.samples import changed_samples
     from scorekit.report.html import render_report
 
     if out is None:
-        run_dir = _resolve(run, SCORECARDS_NAME)[0]
+        run_dir = resolve(run, SCORECARDS_NAME)[0]
         root = run_dir.resolve().parent
         base = root.parent if root.name == "results" else root
         out = base / "reports" / run_dir.name / "metric_report.html"
     outputs().file(out, "--out", create_parents=True)
-    run_dir, read = _load_scorecards(run, strict)
-    agg = aggregate_run(read.rows, run_dir.name, _override_summary(run_dir, override_summary))
+    run_dir, read, warns = load_scorecards(run, strict)
+    _warn(warns)
+    agg = aggregate_run(read.rows, run_dir.name, load_override(run_dir, override_summary))
     result = agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
                            per_item=changed_samples(read.rows, agg.matrix),
                            extra={"skipped": [s.describe() for s in read.skipped[:100]]}
@@ -276,10 +191,8 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     """Mean ± std (population, ddof=0) of every metric across seed RUN directories
     (<run_id>__seed<N>_proposed). Uses each run's derived/metrics/structural_metrics.csv,
     computing it from scorecards.jsonl when absent."""
-    from scorekit.absa.aggregate import (aggregate_run, aggregate_seeds, aggregated_csv, aggregated_md,
-                                         parse_metrics_csv, run_id_from_dir, signature)
-    from scorekit.io.atomic import read_text
-    from scorekit.result import Result
+    from scorekit.absa.aggregate import aggregated_csv, aggregated_md, run_id_from_dir
+    from scorekit.absa.runs import aggregate_seed_runs
 
     run_ids = {run_id_from_dir(run_dir.name)[0] for run_dir in runs}
     if out is None:
@@ -289,41 +202,18 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     tx = outputs()
     tx.file(out, "--out", create_parents=True)
     tx.file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
-    seed_metrics = []
-    seen: dict[Path, Path] = {}
-    for run_dir in runs:
-        real = run_dir.resolve()
-        if real in seen:
-            raise InputError(f"the same run is given twice (also as {seen[real]}); each seed once", run_dir)
-        seen[real] = run_dir
-        csv_path = run_dir / METRICS_DIR / "structural_metrics.csv"
-        if csv_path.exists():
-            rows = parse_metrics_csv(read_text(csv_path, "structural_metrics.csv"), str(csv_path))
-            if len(rows) != 1:
-                raise InputError(f"expected one run row, found {len(rows)}", csv_path)
-            seed_metrics.append((run_dir.name, rows[0]))
-        elif (run_dir / SCORECARDS_NAME).exists():
-            _, read = _load_scorecards(run_dir, False)
-            seed_metrics.append((run_dir.name, aggregate_run(read.rows, run_dir.name).metrics))
-        else:
-            raise InputError("neither derived/metrics/structural_metrics.csv nor scorecards.jsonl found", run_dir)
-    agg = aggregate_seeds(seed_metrics)
+    seeds = aggregate_seed_runs(runs, out.parent.name)
+    _warn(seeds.warnings)
+    agg = seeds.aggregate
     _write_text(out, aggregated_csv(agg), "--out")
     _write_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
                 "--out (.md beside it)")
-    from scorekit.signature import Signature
-
-    sig = str(Signature.parse(signature()).update(seeds=len(seed_metrics), std="ddof0"))  # version last
-    mean = {m: v for m, v in zip(agg.metrics, agg.mean)}
-    result = Result(task="absa", name=out.parent.name, metrics=mean, signature=sig,
-                    inputs={"runs": [str(r) for r in runs]},
-                    extra={"std": {m: s for m, s in zip(agg.metrics, agg.std)}, "n_seeds": dict(zip(agg.metrics, agg.n))})
-    emit(result, output=output, fmt=fmt, quiet=quiet)
+    emit(seeds.result, output=output, fmt=fmt, quiet=quiet)
     if not quiet:
         print_table(["metric", "mean", "std", "n_seeds"],
                     [[m, a, s, k] for m, a, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n)], fmt,
-                    title=f"{len(seed_metrics)} seeds -> {out}")
-        signature_line(sig, fmt)
+                    title=f"{len(agg.seeds)} seeds -> {out}")
+        signature_line(seeds.result.signature, fmt)
 
 
 if __name__ == "__main__":  # pragma: no cover

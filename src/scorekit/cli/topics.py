@@ -14,6 +14,7 @@ import click
 
 from scorekit.cli._types import SEED, count, finite, layers, parse_floats, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._engine import engine_options, open_engine
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -67,10 +68,11 @@ def _nullable(x):
               help="Bootstrap resamples for the correlation CIs.")
 @click.option("--seed", type=SEED, default=42, show_default=True,
               help="Seed of the bootstrap resampling.")
+@engine_options
 @output_options
 def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
             gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
-            seed, output, fmt, quiet):
+            seed, engine, address, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass).
 
     With several --topics, every model is scored alike, ranked on every measure (with bootstrap
@@ -103,18 +105,22 @@ def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, all
         from scorekit.topics.embed import KeywordEmbedder
 
         embedder = KeywordEmbedder(model, num_layers=num_layers, allow_english_model=allow_english_model)
+    from contextlib import nullcontext
+
+    eng = open_engine(engine, address, quiet)
     results = []
-    for name, path, topic_set in topic_sets:
-        inputs = {"topics": str(path)}
-        if ratings_path:
-            inputs["ratings"] = str(ratings_path)
-        if corpus_path:
-            inputs["corpus"] = str(corpus_path)
-        results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
-                                       params=params, sis=sis, corpus=corpus, tokenizer=tokenizer, topn=topn,
-                                       topk=topk, ratings=ratings, grid=grid, n_resamples=n_resamples, seed=seed,
-                                       name=name, inputs=inputs, num_layers=num_layers,
-                                       allow_english_model=allow_english_model))
+    with eng if eng is not None else nullcontext():
+        for name, path, topic_set in topic_sets:
+            inputs = {"topics": str(path)}
+            if ratings_path:
+                inputs["ratings"] = str(ratings_path)
+            if corpus_path:
+                inputs["corpus"] = str(corpus_path)
+            results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
+                                           params=params, sis=sis, corpus=corpus, tokenizer=tokenizer, topn=topn,
+                                           topk=topk, ratings=ratings, grid=grid, n_resamples=n_resamples,
+                                           seed=seed, name=name, inputs=inputs, num_layers=num_layers,
+                                           allow_english_model=allow_english_model, engine=eng))
     if len(results) == 1:
         result = results[0]
         if not quiet:

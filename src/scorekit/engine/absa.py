@@ -29,9 +29,8 @@ def _shard_matrix(path: str, strict: bool) -> tuple[np.ndarray, list[str], int, 
 def aggregate_sharded(engine, shards: Sequence[str | Path], run_id: str,
                       override_summary: Mapping[str, Any] | None = None, *, strict: bool = False):
     """``(RunAggregate, warnings, n_rows, n_skipped)`` of one run whose scorecards are ``shards``."""
-    from scorekit.absa.aggregate import RunAggregate, signature
-    from scorekit.absa.metrics import compute_metrics
-    from scorekit.absa.stats import RunStats, WIDTH
+    from scorekit.absa.aggregate import aggregate_run
+    from scorekit.absa.stats import WIDTH
     from scorekit.errors import InputError
 
     outs = engine.map(_shard_matrix, [str(s) for s in shards], args=(strict,), desc="scorecard shards")
@@ -41,7 +40,4 @@ def aggregate_sharded(engine, shards: Sequence[str | Path], run_id: str,
     n_skipped = sum(n for _, _, n, _ in outs)
     if len(matrix) == 0:
         raise InputError("no valid scorecard rows in any shard", str(shards[0]))
-    stats = RunStats.from_matrix(matrix)
-    agg = RunAggregate(run_id, compute_metrics(stats, override_summary), stats, matrix,
-                       signature(override_summary is not None))
-    return agg, warnings, len(matrix), n_skipped
+    return aggregate_run(None, run_id, override_summary, matrix=matrix), warnings, len(matrix), n_skipped

@@ -50,6 +50,7 @@ class Scored:
     metrics: dict[str, float] = field(default_factory=dict)          # result key -> corpus value
     per_item: dict[str, np.ndarray] = field(default_factory=dict)    # result key -> per-item values
     used: list[Metric] = field(default_factory=list)
+    stats: dict[int, Stats] = field(default_factory=dict)           # id(planned metric) -> merged
     skipped: dict[str, str] = field(default_factory=dict)            # metric name -> reason
 
 
@@ -134,7 +135,9 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
 
     ex = executor_for(executor)
     size = shard_size(ex, len(batch), items_per_shard)
-    refs = batch.references
+    refs = getattr(batch, "references", None)    # pairs per item (caption shards align on them)
+    if refs is None:
+        refs = [()] * len(batch)
     groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
     parts: dict[int, list[Any]] = {id(p): [] for p in plan}
     for model, group in enumerate(groups):
@@ -165,8 +168,10 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
         for key, label in p.keys:
             if key in corpus:
                 scored.metrics[label] = corpus[key]
-                scored.per_item[label] = np.asarray(per[key], dtype=np.float64)
+                if key in per:      # a set-level measure (topics' CD) has no per-item value
+                    scored.per_item[label] = np.asarray(per[key], dtype=np.float64)
         scored.used.append(m)
+        scored.stats[id(m)] = stats
     return scored
 
 

@@ -24,14 +24,19 @@ FAMILY_MODULES: dict[str, tuple[str, ...]] = {
     "retrieval": ("scorekit.retrieval.metric",),
     "caption": ("scorekit.generation.metrics",),
     "summary": ("scorekit.summarization.metrics",),
-    "sweep": ("scorekit.summarization.metric_info",),
-    "topics": ("scorekit.topics.metric_info",),
-    "absa": ("scorekit.absa.metric_info",),
+    "topics": ("scorekit.topics.semantic", "scorekit.topics.coherence", "scorekit.topics.meta"),
+    "absa": ("scorekit.absa.metrics",),
 }
 
 
 # a family whose commands also score another family's metrics: ``scorekit summary -m chrf``
 ALSO_SCORES: dict[str, tuple[str, ...]] = {"summary": ("caption",)}
+# a task that writes another family's keys (with a suffix: the sweep's ``lead/rouge1@3``)
+SAME_KEYS: dict[str, str] = {"sweep": "summary"}
+
+
+def _same(family: str | None) -> str | None:
+    return SAME_KEYS.get(family, family) if family is not None else None
 
 
 class MetricRegistry:
@@ -57,6 +62,7 @@ class MetricRegistry:
         return info
 
     def _load(self, family: str | None) -> None:
+        family = _same(family)
         fams = [family] if family else list(FAMILY_MODULES)
         for fam in fams:
             if fam in self._loaded:
@@ -70,19 +76,23 @@ class MetricRegistry:
 
     def names(self, family: str | None = None) -> list[str]:
         """Registered metric (class) names."""
+        family = _same(family)
         self._load(family)
         return [n for (f, n) in self._classes if family is None or f == family]
 
     def keys(self, family: str | None = None) -> list[str]:
         """Declared result keys."""
+        family = _same(family)
         self._load(family)
         return list(dict.fromkeys(k for (f, k) in self._keys if family is None or f == family))
 
     def infos(self, family: str | None = None) -> list[MetricInfo]:
+        family = _same(family)
         self._load(family)
         return [i for (f, _), i in self._keys.items() if family is None or f == family]
 
     def metric_class(self, family: str, name: str) -> type[Metric]:
+        family = _same(family)
         self._load(family)
         try:
             return self._classes[(family, name)]
@@ -90,10 +100,12 @@ class MetricRegistry:
             raise UnknownNameError(f"{family} metric", name, self.names(family) + self.keys(family)) from None
 
     def classes(self, family: str | None = None) -> list[type[Metric]]:
+        family = _same(family)
         self._load(family)
         return [c for (f, _), c in self._classes.items() if family is None or f == family]
 
     def _exact(self, key: str, family: str | None) -> MetricInfo | None:
+        family = _same(family)
         if family is not None:
             return self._keys.get((family, key))
         for (f, k), info in self._keys.items():
@@ -105,6 +117,7 @@ class MetricRegistry:
         """Metadata of a result key. Tries the key itself, then without a ``system/`` prefix (the
         sweep's ``lead/rouge1@3``), then the base of a parameterised name (``ndcg@10`` ->
         ``ndcg``; ``rouge1@n7-7`` -> ``rouge1``), as a key or a metric class name."""
+        family = _same(family)
         self._load(family)
         found = self._exact(key, family)
         if found is not None:

@@ -162,3 +162,27 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     else:
         res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
     return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
+
+
+def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
+            alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
+    """Several runs (result dicts with per-item rows): every later run against the first (the
+    baseline), each paired over the items they share (:func:`compare_runs`), then Holm per
+    measure over the systems compared with the baseline (:data:`HOLM_FAMILY`). Returns the
+    ``comparison`` block of the multi-run JSON (module docstring)."""
+    if len(runs) < 2:
+        raise ScorekitError("a comparison needs at least two runs")
+    rows: list[dict[str, Any]] = []
+    shared: list[int] = []
+    for other in runs[1:]:
+        block = compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
+                             seed=seed)["comparison"]
+        rows += block["rows"]
+        shared.append(block["n_shared"])
+    for r in rows:   # one family per measure across every system (each pair alone had a family of one)
+        r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
+    correct(rows, alpha)
+    for r in rows:
+        r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
+    return {"baseline": runs[0].get("name"), "test": method, "alpha": alpha, "correction": "holm",
+            "family": HOLM_FAMILY, "n_shared": min(shared), "rows": rows}

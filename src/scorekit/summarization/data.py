@@ -362,3 +362,14 @@ def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
     if not ids:
         raise InputError(f"{corpus.name}: no rows in split {split!r}", files)
     return Pairs(ids, docs, refs, f"{name}:{split}")
+
+
+def read_summaries(predictions: str | os.PathLike, references: str | os.PathLike,
+                   sources: str | os.PathLike | None = None) -> tuple[list[str], dict[str, list]]:
+    """``scorekit summary``'s inputs read and aligned (by id when every file has ids, else by
+    position): ``(ids, {"prediction": [...], "reference": [...], "document": [...]})``."""
+    files = {"prediction": (str(predictions), read_texts(predictions, "prediction")),
+             "reference": (str(references), read_texts(references, "reference"))}
+    if sources is not None:
+        files["document"] = (str(sources), read_texts(sources, "document"))
+    return align(files)

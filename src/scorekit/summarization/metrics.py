@@ -127,7 +127,8 @@ def load_bertscorer(required: bool, **kwargs):
         if required:
             raise MissingDependencyError(
                 f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (--no-bertscore)") from exc
+                "install torch and transformers or run without BERTScore (summary: -m without bertscore/efficiency; "
+                "sweep: --no-bertscore)") from exc
         return None
     try:
         return BERTScorer(**kwargs)
@@ -149,7 +150,7 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
                          contexts=list(contexts))
     metrics: list[SummaryMetric] = [SummaryRouge()]
     if bertscorer is not None:
-        metrics.append(SummaryBERTScore().use(bertscorer))
+        metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
     if contexts and all(c.source_set is not None for c in contexts):
         metrics.append(SummaryDensity())
     metrics.append(SummaryWords())
@@ -264,23 +265,37 @@ class SummaryRouge(SummaryMetric):
         return Stats(out)
 
 
+_LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
+
+
 @register
 class SummaryBERTScore(SummaryMetric):
-    """BERTScore F1 against the reference(s), and Efficiency = F1 / max(1, words) (spec Phase 2
-    §4): semantic quality per summary word."""
+    """BERTScore F1 against the reference(s): greedy cosine matching of contextual token
+    embeddings, the best reference per summary; default model the shipped all-MiniLM-L6-v2.
+
+    Its parameters in the name grammar: ``bertscore(model=DIR,num_layers=9,idf=true)``."""
 
     name = "bertscore"
-    keys = ("bertscore_f1", "efficiency")
+    keys = ("bertscore_f1",)
     kind = "score"
     needs_model = True
-    shard_align = 64
     params = CaptionMetric.params + (
         Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
         Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
+        Param("idf", bool, False, "idf-weight the tokens (idf from the references)"),
+        Param("rescale_with_baseline", bool, False, "rescale with the model's baseline file"),
+        Param("baseline_path", str, None, "baseline file for the rescaling (default: the model's own)",
+              signature=False),
+        Param("batch_size", int, 64, "sentences per encoder batch", low=1, signature=False),
         Param("allow_english_model", bool, False, "score Korean with a model that cannot read Hangul",
+              signature=False),
+        Param("device", str, None, "torch device (default: cuda when available, else cpu)", batch=True,
               signature=False))
-    key_info = {"bertscore_f1": {"doc": "BERTScore F1 against the reference (greedy cosine matching)."},
-                "efficiency": {"doc": "Efficiency = BERTScore F1 / max(1, words) (spec Phase 2 §4)."}}
+    key_info = {"bertscore_f1": {"doc": "BERTScore F1 against the reference (greedy cosine matching)."}}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.shard_align = int(self.values["batch_size"])   # shards cut on whole encoder batches
 
     def use(self, scorer) -> "SummaryBERTScore":
         """Score with an already loaded BERTScorer (a worker elsewhere loads its own from the
@@ -289,9 +304,18 @@ class SummaryBERTScore(SummaryMetric):
         return self
 
     def scorer(self):
+        """The BERTScorer of these parameters, loaded once per process (BERTScore and Efficiency
+        with the same parameters share it, and the F1 it computes)."""
         if getattr(self, "_scorer", None) is None:
-            self._scorer = load_bertscorer(True, model=self.values["model"], num_layers=self.values["num_layers"],
-                                           allow_english_model=bool(self.values["allow_english_model"]))
+            v = self.values
+            key = tuple((k, repr(x)) for k, x in v.items() if k not in ("lang", "tokenizer"))
+            if key not in _LOADED:
+                _LOADED.clear()     # one model held at a time
+                _LOADED[key] = load_bertscorer(
+                    True, model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
+                    rescale_with_baseline=bool(v["rescale_with_baseline"]), baseline_path=v["baseline_path"],
+                    batch_size=v["batch_size"], device=v["device"], allow_english_model=bool(v["allow_english_model"]))
+            self._scorer = _LOADED[key]
         return self._scorer
 
     def __getstate__(self) -> dict:
@@ -299,16 +323,40 @@ class SummaryBERTScore(SummaryMetric):
         state.pop("_scorer", None)
         return state
 
-    def item_stats(self, batch) -> Stats:
+    def f1(self, batch) -> np.ndarray:
+        """Per-summary F1, computed once per batch and scorer (Efficiency is derived from it)."""
         b = self.batch(batch)
         prep = b.prepared()
-        refs = [c.references if len(c.references) > 1 else c.references[0] for c in prep["contexts"]]
-        f1 = np.asarray(self.scorer().score(prep["preds"], refs).f1, dtype=np.float64)
-        words = np.array([len(p.split()) for p in prep["preds"]], dtype=np.float64)
-        return Stats({"bertscore_f1": f1, "efficiency": f1 / np.maximum(1.0, words)})
+        key = ("bertscore_f1", id(self.scorer()))
+        if key not in prep:
+            refs = [c.references if len(c.references) > 1 else c.references[0] for c in prep["contexts"]]
+            prep[key] = np.asarray(self.scorer().score(prep["preds"], refs).f1, dtype=np.float64)
+        return prep[key]
+
+    def item_stats(self, batch) -> Stats:
+        return Stats({"bertscore_f1": self.f1(batch)})
 
     def pins(self) -> dict:
         return {"model": bertscore_signature(self.scorer())}
+
+
+@register
+class SummaryEfficiency(SummaryBERTScore):
+    """Efficiency = BERTScore F1 / max(1, words) (spec Phase 2 §4): semantic quality per summary
+    word, derived from ``bertscore_f1`` (the same scorer and parameters; F1 computed once).
+
+    ``-m efficiency`` beside ``bertscore(...)`` takes that BERTScore's parameters."""
+
+    name = "efficiency"
+    keys = ("efficiency",)
+    derived_from = "bertscore_f1"
+    key_info = {"efficiency": {"doc": "Efficiency = BERTScore F1 / max(1, words) (spec Phase 2 §4), derived "
+                                      "from bertscore_f1."}}
+
+    def item_stats(self, batch) -> Stats:
+        f1 = self.f1(batch)
+        words = np.array([len(p.split()) for p in self.batch(batch).prepared()["preds"]], dtype=np.float64)
+        return Stats({"efficiency": f1 / np.maximum(1.0, words)})
 
 
 @register
@@ -348,52 +396,82 @@ class SummaryWords(SummaryMetric):
         return Stats({"words": np.array([len(nfc(p).split()) for p in b.predictions], dtype=np.float64)})
 
 
+DEFAULT_METRICS = ("rouge", "bertscore", "efficiency", "density", "words")
+
+
 def summary_metrics(predictions: Sequence[str], references: Sequence[str | Sequence[str]],
                     sources: Sequence[str] | None = None, *, ids: Sequence[str] | None = None,
                     bertscorer="auto", lang: str = "en", stem: bool = False, name: str | None = None,
-                    metrics: Sequence | None = None, engine=None):
+                    metrics: Sequence | None = None, engine=None, device: str | None = None):
     """Score given summaries: a :class:`scorekit.result.Result` with the corpus values.
 
-    ``bertscorer``: ``"auto"`` (default, as the CLI) loads the default BERTScorer when torch and
-    the model are available and adds BERTScore F1 and Efficiency; a scorer uses it; None skips
-    them. ``metrics``: extra caption metrics in the name grammar (``["chrf(beta=3)", "bleu_4"]``),
-    corpus metrics scored on their merged statistics. ``engine``: None (this process), ``"fork"``
-    or a started RayEngine — one driver (:mod:`scorekit.engine.driver`), the same numbers."""
+    ``metrics``: the metrics in the name grammar — the summary family's own (``rouge``,
+    ``bertscore(model=DIR,num_layers=9)``, ``efficiency``, ``density``, ``words``) and any caption
+    metric (``"chrf(beta=3)"``, ``"bleu_4"``: corpus metrics scored on their merged statistics);
+    keyed as written. Default :data:`DEFAULT_METRICS` (``density`` only with ``sources``).
+    ``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it.
+    ``bertscorer``: ``"auto"`` (default) lets a default BERTScore be skipped when torch or the
+    model is missing; an already loaded scorer is used by bertscore/efficiency; None leaves them
+    out of the default list. ``lang``, ``stem`` (ROUGE's stemming) and ``device`` are set for
+    the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
+    driver (:mod:`scorekit.engine.driver`), the same numbers."""
     from scorekit.engine.driver import plan, run
+    from scorekit.metrics.registry import MetricSpec
     from scorekit.result import Result
     from scorekit.signature import Signature
 
     if len(predictions) != len(references):
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
-    if isinstance(bertscorer, str):
-        if bertscorer != "auto":
-            raise ScorekitError(f"bertscorer must be a BERTScorer, None or 'auto', got {bertscorer!r}")
-        bertscorer = load_bertscorer(required=False)
+    if isinstance(bertscorer, str) and bertscorer != "auto":
+        raise ScorekitError(f"bertscorer must be a BERTScorer, None or 'auto', got {bertscorer!r}")
+    if metrics is None:
+        specs = [MetricSpec(m, optional=m in ("bertscore", "efficiency") and bertscorer == "auto")
+                 for m in DEFAULT_METRICS if (m != "density" or sources is not None)
+                 and (bertscorer is not None or m not in ("bertscore", "efficiency"))]
+    else:
+        specs = [MetricSpec.of(m) for m in metrics]
+    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
+    if bert is not None:   # efficiency written bare follows the BERTScore beside it
+        specs = [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
     batch = SummaryBatch(predictions, references, lang, None, sources=sources, stem=stem)
-    common = {"lang": lang}
-    own = [SummaryRouge(**common)]
-    if bertscorer is not None:
-        own.append(SummaryBERTScore(**common, **_scorer_params(bertscorer)).use(bertscorer))
-    if sources is not None:
-        own.append(SummaryDensity(**common))
-    own.append(SummaryWords(**common))
-    from scorekit.engine.driver import Planned
+    from scorekit.metrics.registry import REGISTRY
 
-    planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
-    if metrics:
-        planned += plan("caption", metrics, common)
+    own = {n for c in REGISTRY.classes("summary") for n in (c.name, *c.result_keys())}
+    for sp in specs:
+        if sp.name not in own and REGISTRY.info(sp.name, "caption") is None:
+            from scorekit.errors import UnknownNameError
+
+            raise UnknownNameError("summary metric", sp.name, sorted(own) + REGISTRY.names("caption")
+                                   + REGISTRY.keys("caption"))
+    common = {"lang": lang, "device": device}
+    planned = plan("summary", [sp for sp in specs if sp.name in own], common) + \
+        plan("caption", [sp for sp in specs if sp.name not in own], common)   # any caption metric too
+    for p in planned:   # a given scorer: used here, rebuilt from its parameters by a worker elsewhere
+        if isinstance(p.metric, SummaryBERTScore) and not isinstance(bertscorer, (str, type(None))):
+            p.metric.values.update(_scorer_params(bertscorer))
+            p.metric.use(bertscorer)
     scored = run(planned, batch, engine, items_per_shard=500)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
     from scorekit.text.normalize import SIGNATURE as NORM
 
-    sig = Signature("summary", {"norm": NORM, **R.rouge_signature_params(ROUGE_KINDS, lang, stem),
-                                "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
-                                "density_tok": "w+lower/kiwi" if sources is not None else "none"})
+    used = {m.name: m for m in scored.used}
+    bert_used = used.get("bertscore") or used.get("efficiency")
+    fields = {"norm": NORM}
+    if "rouge" in used:
+        fields.update(R.rouge_signature_params(ROUGE_KINDS, lang, stem))
+    fields["bertscore"] = bertscore_signature(bert_used.scorer()) if bert_used is not None else "no"
+    if "density" in used:
+        fields["density_tok"] = "w+lower/kiwi"
+    elif sources is None and "rouge" in used:
+        fields["density_tok"] = "none"
+    sig = Signature("summary", fields)
     for m in scored.used:
         if m.family != "summary":
             sig.update(m.signature_params())
     inputs = {"n_items": len(ids)}
+    if scored.skipped:
+        inputs["skipped"] = dict(scored.skipped)
     if engine is not None and getattr(engine, "name", engine) != "local":
         inputs["engine"] = getattr(engine, "name", str(engine))
     return Result(task="summary", metrics=scored.metrics, signature=str(sig), per_item=per_item, inputs=inputs,

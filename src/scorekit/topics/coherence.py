@@ -40,6 +40,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
+from scorekit.topics.batch import TopicMetric, mean_or_nan
 
 EPSILON = 1e-12
 MEASURES = ("c_v", "c_npmi", "c_uci", "u_mass")
@@ -227,8 +230,11 @@ class CoherenceScores:
 
 
 def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: int | None = 20,
-                   names: Sequence[str] | None = None) -> tuple[list[list[str]], dict[int, list[str]]]:
-    """gensim's topic handling: drop words absent from the corpus, then the ``topn`` cut."""
+                   names: Sequence[str] | None = None, cut: bool | None = None
+                   ) -> tuple[list[list[str]], dict[int, list[str]]]:
+    """gensim's topic handling: drop words absent from the corpus, then the ``topn`` cut (when
+    the first topic is longer than ``topn``; ``cut`` decides instead, for a shard of a topic set
+    whose first topic decided it)."""
     kept, dropped = [], {}
     for i, words in enumerate(topics):
         inside = [w for w in words if w in vocabulary]
@@ -241,14 +247,15 @@ def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: 
                 f"topic {label}: none of its keywords occurs in the reference corpus "
                 f"({', '.join(words[:5])}{', …' if len(words) > 5 else ''})")
         kept.append(inside)
-    if topn is not None and kept and len(kept[0]) > topn:
+    if topn is not None and kept and (len(kept[0]) > topn if cut is None else cut):
         kept = [t[:topn] for t in kept]
     return kept, dropped
 
 
 def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], measure: str = "c_v",
               *, window_size: int | None = None, topn: int | None = 20,
-              names: Sequence[str] | None = None, counts: Counts | None = None) -> CoherenceScores:
+              names: Sequence[str] | None = None, counts: Counts | None = None,
+              cut: bool | None = None) -> CoherenceScores:
     """Coherence of each topic over tokenised ``texts``; equal to
     ``CoherenceModel(topics=..., texts=texts, dictionary=Dictionary(texts), coherence=measure,
     window_size=window_size, topn=topn, processes=1)``."""
@@ -257,7 +264,7 @@ def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], m
     if not topics:
         raise ScorekitError("the topic list is empty")
     vocab = {tok for text in texts for tok in text}
-    kept, dropped = resolve_topics(topics, vocab, topn, names)
+    kept, dropped = resolve_topics(topics, vocab, topn, names, cut)
     relevant = list(dict.fromkeys(w for t in kept for w in t))
     if measure == "u_mass":
         win = None
@@ -289,5 +296,68 @@ def topic_diversity(topics: Sequence[Sequence[str]], topk: int | None = 10) -> f
     return len(set().union(*map(set, cut))) / total if total else float("nan")
 
 
-__all__ = ["EPSILON", "MEASURES", "WINDOW_SIZES", "CoherenceScores", "Counts", "coherence",
-           "count_documents", "count_windows", "resolve_topics", "tokenize_corpus", "topic_diversity"]
+
+# --- on the metric contract (over a TopicBatch with its reference corpus) ---
+
+CORPUS_MEASURES = {"npmi": "c_npmi", "c_v": "c_v", "u_mass": "u_mass"}
+
+
+@register
+class CorpusCoherence(TopicMetric):
+    """gensim's CoherenceModel over the reference corpus (processes=1): NPMI (c_npmi, window
+    10), C_V (window 110) and UMass (document co-occurrence), per topic and their mean (NaN when
+    a topic has none, as gensim).
+
+    Keywords absent from the corpus are left out of a topic, as gensim does."""
+
+    name = "coherence"
+    keys = ("npmi", "c_v", "u_mass")
+    key_info = {"npmi": {"doc": "NPMI coherence (gensim c_npmi, window 10), -1..1."},
+                "c_v": {"doc": "C_V coherence (gensim c_v, window 110), 0..1.", "kind": "rate"},
+                "u_mass": {"doc": "UMass coherence (gensim u_mass, document co-occurrence), <= 0."}}
+
+    def item_stats(self, batch: Any) -> Stats:
+        b = self.batch(batch)
+        if b.texts is None:
+            raise ScorekitError("the corpus coherences need a reference corpus (--corpus)")
+        cols: dict[str, Any] = {}
+        missing: list[list[str]] = [[] for _ in b.topics]
+        topics = b.corpus_topics or b.topics
+        for key, measure in CORPUS_MEASURES.items():
+            if not len(b):
+                cols[key] = np.zeros(0)
+                continue
+            res = coherence(topics, b.texts, measure, topn=b.topn, names=b.names, cut=b.topn_cut)
+            cols[key] = res.per_topic
+            for i, words in res.dropped.items():
+                missing[i] = words
+        cols["dropped"] = missing
+        return Stats(cols)
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {k: mean_or_nan(stats.columns[k]) for k in self.keys}
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        return {k: np.asarray(stats.columns[k], dtype=np.float64) for k in self.keys}
+
+
+@register
+class TopicDiversity(TopicMetric):
+    """Topic diversity: distinct words in the top-k of every topic / (k x topics) (Dieng et al.
+    2020, as OCTIS)."""
+
+    name = "topic_diversity"
+    kind = "rate"
+    params = (Param("topk", int, 10, "top-k words per topic", low=1),)
+
+    def item_stats(self, batch: Any) -> Stats:
+        return Stats({"keywords": list(self.batch(batch).topics)})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        kw = stats.columns["keywords"]
+        return {"topic_diversity": topic_diversity(kw, self.values["topk"]) if kw else float("nan")}
+
+
+__all__ = ["CORPUS_MEASURES", "CorpusCoherence", "TopicDiversity", "EPSILON", "MEASURES", "WINDOW_SIZES",
+           "CoherenceScores", "Counts", "coherence", "count_documents", "count_windows", "resolve_topics",
+           "tokenize_corpus", "topic_diversity"]

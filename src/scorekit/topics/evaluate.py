@@ -19,11 +19,9 @@ import numpy as np
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.signature import make_signature
-from scorekit.topics.semantic import SemanticParams, score_embeddings
+from scorekit.topics.coherence import CORPUS_MEASURES
+from scorekit.topics.semantic import SemanticParams, semantic_notes
 from scorekit.topics.validate import validate_topics
-
-CORPUS_MEASURES = {"npmi": "c_npmi", "c_v": "c_v", "u_mass": "u_mass"}
-MAX_PAIRS_KEPT = 5000
 
 
 
@@ -52,10 +50,12 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto", topn: int | None = 20,
                     topk: int | None = 10, ratings=None, grid: bool = False, n_resamples: int = 1000,
                     seed: int = 42, name: str | None = None, inputs: dict | None = None,
-                    num_layers: int | None = None, allow_english_model: bool = False) -> Result:
+                    num_layers: int | None = None, allow_english_model: bool = False, engine=None) -> Result:
     """Score ``topics`` (keyword lists). Embeddings come from ``word_vectors`` (one ``(|W|, d)``
     matrix per topic) or are computed with all-MiniLM-L6-v2 (``model`` overrides the folder).
-    ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the meta-evaluation."""
+    ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the meta-evaluation. The measures
+    (:mod:`scorekit.topics.metrics`) run through the one driver: ``engine`` None (this process),
+    ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
     if sis is not None and not np.isfinite(sis):
@@ -77,27 +77,39 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     sig.update(params.signature_params())
     sig["sis"] = "none" if sis is None else sis
 
-    lowest = min(MAX_PAIRS_KEPT, len(topics) * (len(topics) - 1) // 2)
-    sem = score_embeddings(topics, word_vectors, params=params, sis=sis, lowest_pairs=lowest)
-    metrics: dict[str, float] = dict(sem.metrics)
-    notes = list(sem.notes)
-    coh = sem.coherence
-    per_topic: dict[str, np.ndarray] = {"sc": coh.sc, "sd": sem.distinctiveness.per_topic}
+    from scorekit.engine.driver import Planned, run
+    from scorekit.topics.batch import TopicBatch
+    from scorekit.topics.coherence import CorpusCoherence, TopicDiversity
+    from scorekit.topics.semantic import semantic_metrics
 
+    texts = lowered = None
     if corpus is not None:
-        from scorekit.topics.coherence import coherence, tokenize_corpus, topic_diversity
+        from scorekit.topics.coherence import tokenize_corpus
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-        dropped_all: dict[int, list[str]] = {}
-        for key, measure in CORPUS_MEASURES.items():
-            res = coherence(lowered, texts, measure, topn=topn, names=names)
-            metrics[key] = res.score
-            per_topic[key] = res.per_topic
-            dropped_all.update(res.dropped)
-        metrics["topic_diversity"] = topic_diversity(topics, topk)
+    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn)
+    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
+    own = [sc_m, sd_m, cd_m] + ([CorpusCoherence(), TopicDiversity(topk=topk)] if corpus is not None else [])
+    planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
+    scored = run(planned, batch, engine)
+    metrics: dict[str, float] = {k: scored.metrics[k] for k in ("sc", "sd_avg", "vd", "cd")}
+    metrics["semdiv"] = semdiv_m.combine(metrics)
+    metrics["overall"] = overall_m.combine(metrics)
+    sc_stats = scored.stats[id(sc_m)]
+    dist = sd_m.detail(scored.stats[id(sd_m)])
+    per_topic: dict[str, np.ndarray] = {"sc": scored.per_item["sc"], "sd": dist.per_topic}
+    notes = semantic_notes(sis, params, len(topics))
+    if corpus is not None:
+        for key in CORPUS_MEASURES:
+            metrics[key] = scored.metrics[key]
+            per_topic[key] = scored.per_item[key]
+        metrics["topic_diversity"] = scored.metrics["topic_diversity"]
         sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10", "topn": topn, "td_topk": topk})
-        for i, words in sorted(dropped_all.items()):
+        dropped = scored.stats[id(own[3])].columns["dropped"]
+        for i, words in enumerate(dropped):
+            if not words:
+                continue
             kw = "keyword" if len(words) == 1 else "keywords"
             notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
                          "left out of npmi/c_v/u_mass (as gensim does)")
@@ -108,20 +120,20 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         row: dict[str, object] = {"id": names[i], "keywords": words}
         for key, vals in per_topic.items():
             row[key] = float(vals[i])
-        row["pagerank"] = [float(x) for x in coh.weights[i]]
-        row["cos_to_topic"] = [float(x) for x in coh.cosines[i]]
+        row["pagerank"] = [float(x) for x in sc_stats.columns["pagerank"][i]]
+        row["cos_to_topic"] = [float(x) for x in sc_stats.columns["cos_to_topic"][i]]
         rows.append(row)
 
     extra: dict[str, object] = {
         "pairs": [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
-                  for i, j, s, c, o in sem.distinctiveness.lowest],
-        "n_pairs": sem.distinctiveness.n_pairs,
+                  for i, j, s, c, o in dist.lowest],
+        "n_pairs": dist.n_pairs,
         "params": asdict(params),
         "sis": sis,
         "notes": notes,
     }
-    if sem.distinctiveness.n_pairs > len(extra["pairs"]):
-        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {sem.distinctiveness.n_pairs} kept")
+    if dist.n_pairs > len(extra["pairs"]):
+        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {dist.n_pairs} kept")
 
     meta: dict[str, object] = {}
     rating = rated = None
@@ -144,7 +156,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
     if grid:
-        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(coh.topic_vectors, topics, rating=rating, rated=rated)]
+        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(scored.stats[id(sd_m)].columns["centre"], topics,
+                                                               rating=rating, rated=rated)]
         meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(word_vectors, params=params,
                                                                        rating=rating, rated=rated)]
     extra["meta"] = meta

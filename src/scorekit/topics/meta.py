@@ -24,7 +24,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from scorekit.metrics.registry import declare
 from scorekit.stats.correlation import METHODS, correlate, icc
+
+for _key, _doc in (("rating", "Human/LLM rating of the topic, as read from the ratings file."),
+                   ("icc", "Intraclass correlations (Shrout-Fleiss ICC(1,1)..ICC(3,k)) of the raters; agreement."),
+                   ("pearson", "Pearson correlation of a per-topic metric with the ratings."),
+                   ("spearman", "Spearman correlation of a per-topic metric with the ratings."),
+                   ("kendall", "Kendall tau-b of a per-topic metric with the ratings.")):
+    declare("topics", _key, kind="score", doc=_doc)   # what the meta-evaluation writes
 
 GAMMAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 THRESHOLDS = (0.20, 0.25, 0.30, 0.35, 0.40)

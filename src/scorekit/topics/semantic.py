@@ -27,11 +27,14 @@ block by block, so 1,000 topics (~500,000 pairs) take well under a second.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from scorekit.errors import ScorekitError
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import declare, register
+from scorekit.topics.batch import TopicBatch, TopicMetric, mean_or_nan
 from scorekit.topics.pagerank import DAMPING, MAX_ITER, THRESHOLD_EDGE, TOL, keyword_weights
 
 
@@ -269,6 +272,18 @@ class SemanticScores:
     notes: list[str]
 
 
+def semantic_notes(sis: float | None, params: SemanticParams, n_topics: int) -> list[str]:
+    """What a reader of the semantic measures must know: Overall without SIS, one topic."""
+    notes = []
+    if sis is None:
+        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
+                     f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
+                     "without the lambda*SIS term")
+    if n_topics < 2:
+        notes.append("one topic: SD, VD, SemDiv and Overall need at least two topics (reported as null)")
+    return notes
+
+
 def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.ndarray] | Mapping[str, np.ndarray],
                      *, params: SemanticParams = SemanticParams(), sis: float | None = None,
                      lowest_pairs: int = 0) -> SemanticScores:
@@ -278,29 +293,207 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
         raise ScorekitError("the topic list is empty")
     if isinstance(word_vectors, Mapping):
         word_vectors = [np.stack([word_vectors[w] for w in words]) for words in topics]
-    coh = semantic_coherence(word_vectors, params=params)
-    dist = semantic_distinctiveness_all(coh.topic_vectors, topics, gamma=params.gamma_overlap,
-                                        lowest=lowest_pairs)
-    cd = content_diversity(topics)
-    sc = float(coh.sc.mean())
-    semdiv = semantic_diversity(dist.vd, cd, alpha=params.alpha_vd, beta=params.beta_cd)
-    overall = overall_score(sc, dist.vd, semdiv, sis, w_sc=params.w_sc, w_sd=params.w_sd,
-                            w_semdiv=params.w_semdiv, w_sis=params.w_sis)
-    notes = []
-    if sis is None:
-        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
-                     f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
-                     "without the lambda*SIS term")
-    if len(topics) < 2:
-        notes.append("one topic: SD, VD, SemDiv and Overall need at least two topics (reported as null)")
-    metrics = {"sc": sc, "sd_avg": dist.vd, "vd": dist.vd, "cd": cd, "semdiv": semdiv, "overall": overall}
+    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
+    batch = TopicBatch(topics, list(word_vectors))
+    sc_stats = sc_m.item_stats(batch)
+    coh = CoherenceDetail(sc=sc_stats.columns["sc"], weights=sc_stats.columns["pagerank"],
+                          cosines=sc_stats.columns["cos_to_topic"], topic_vectors=batch.centres())
+    dist = sd_m.detail(sd_m.item_stats(batch), lowest=lowest_pairs)
+    metrics = {**sc_m.score(sc_stats), "sd_avg": dist.vd, "vd": dist.vd, **cd_m.score(cd_m.item_stats(batch))}
+    metrics["semdiv"] = semdiv_m.combine(metrics)
+    metrics["overall"] = overall_m.combine(metrics)
+    cd = metrics["cd"]
+    notes = semantic_notes(sis, params, len(topics))
     return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=cd, sis=sis,
                           params=params, notes=notes)
+
+
+
+PAIRS_KEPT = 5000   # the least distinct pairs a result lists
+
+# --- the measures on the metric contract (over a TopicBatch; SemDiv and Overall derived: combine()) ---
+
+def _f(name: str) -> Any:
+    return next(f.default for f in fields(SemanticParams) if f.name == name)
+
+
+THRESHOLD = Param("threshold_edge", float, _f("threshold_edge"), "keyword graph edge threshold on cosine",
+                  low=-1, high=1)
+DAMPING = Param("damping", float, _f("damping"), "PageRank damping", low=0, high=1)
+SIZE_NORM = Param("sc_size_normalize", bool, True, "§1's 1/|W| factor (false: the plain lambda-weighted mean)")
+PR_TOL = Param("pagerank_tol", float, _f("pagerank_tol"), "PageRank convergence tolerance", low=0)
+PR_ITER = Param("pagerank_max_iter", int, _f("pagerank_max_iter"), "PageRank iteration limit", low=1)
+GAMMA = Param("gamma_overlap", float, _f("gamma_overlap"), "SD's overlap weight gamma_direct", low=0, high=1)
+ALPHA_VD = Param("alpha_vd", float, _f("alpha_vd"), "SemDiv weight of VD")
+BETA_CD = Param("beta_cd", float, _f("beta_cd"), "SemDiv weight of CD")
+W_SC, W_SD, W_SEMDIV, W_SIS = (Param(n, float, _f(n), d) for n, d in (
+    ("w_sc", "Overall weight of SC"), ("w_sd", "Overall weight of SD_avg"), ("w_semdiv", "Overall weight of SemDiv"),
+    ("w_sis", "Overall weight of SIS")))
+SIS = Param("sis", float, None, "the Semantic Integration Score (an input; without it Overall leaves its term out)")
+
+
+
+def _semantic_params(metric: TopicMetric) -> "SemanticParams":
+    """The :class:`SemanticParams` a metric's values set (the rest default)."""
+    names = {f.name for f in fields(SemanticParams)}
+    return SemanticParams(**{k: v for k, v in metric.values.items() if k in names})
+
+
+@register
+class SemanticCoherence(TopicMetric):
+    """Semantic coherence SC(T) = (1/|W|) sum_w lambda_w cos(e_w, e_T), lambda = keyword PageRank
+    (§1); the model's SC is the mean over topics.
+
+    Per topic also the PageRank weight (``pagerank``) and centroid cosine (``cos_to_topic``) of
+    each keyword."""
+
+    name = "sc"
+    params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER)
+
+    def item_stats(self, batch: Any) -> Stats:
+        b = self.batch(batch)
+        if not len(b):
+            return Stats({"sc": np.zeros(0), "pagerank": [], "cos_to_topic": []})
+        coh = semantic_coherence(b.vectors(), params=_semantic_params(self))
+        b._cache.setdefault("centres", coh.topic_vectors)
+        return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {"sc": mean_or_nan(stats.columns["sc"])}
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        return {"sc": np.asarray(stats.columns["sc"], dtype=np.float64)}
+
+
+@register
+class SemanticDistinctiveness(TopicMetric):
+    """Semantic distinctiveness SD(Ti, Tj) = (1 - cos(e_Ti, e_Tj)) (1 - gamma OH(Ti, Tj)) over
+    every topic pair (§2): ``sd_avg`` and ``vd`` the mean over pairs (§3, §4), per topic ``sd``
+    the mean SD to the other topics."""
+
+    name = "sd"
+    keys = ("sd_avg", "vd", "sd")
+    params = (GAMMA,)
+    key_info = {"sd_avg": {"doc": "Mean pairwise semantic distinctiveness SD(Ti, Tj) (§2, §4)."},
+                "vd": {"doc": "VD = mean over topic pairs of SD(Ti, Tj) (§3)."},
+                "sd": {"doc": "Semantic distinctiveness of a topic: mean over the other topics of "
+                              "SD(Ti, Tj) = (1 - cos(e_Ti, e_Tj)) (1 - 0.7 OH) (§2)."}}
+
+    def item_stats(self, batch: Any) -> Stats:
+        b = self.batch(batch)
+        centres = b.centres() if len(b) else np.zeros((0, 0))
+        return Stats({"centre": centres, "keywords": list(b.topics)})
+
+    def detail(self, stats: Stats, lowest: int = PAIRS_KEPT) -> DistinctivenessDetail:
+        """Every pair's SD, summarised (at least the ``lowest`` least distinct pairs kept);
+        computed once per statistics and gamma (score, item_scores and the pairs a result lists
+        share it)."""
+        cache = stats.__dict__.setdefault("_sd_details", {})
+        gamma = self.values["gamma_overlap"]
+        for (g, n), d in cache.items():
+            if g == gamma and n >= lowest:
+                return d
+        cache[(gamma, lowest)] = semantic_distinctiveness_all(stats.columns["centre"], stats.columns["keywords"],
+                                                              gamma=gamma, lowest=lowest)
+        return cache[(gamma, lowest)]
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        if not len(stats):
+            return dict.fromkeys(self.keys, float("nan"))
+        d = self.detail(stats)
+        return {"sd_avg": d.vd, "vd": d.vd, "sd": mean_or_nan(d.per_topic)}
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        return {"sd": self.detail(stats).per_topic if len(stats) else np.zeros(0)}
+
+
+@register
+class ContentDiversity(TopicMetric):
+    """CD = 1 - |union of keywords| / sum |W_i| (§3; as written it grows with keyword overlap)."""
+
+    name = "cd"
+    kind = "rate"
+
+    def item_stats(self, batch: Any) -> Stats:
+        return Stats({"keywords": list(self.batch(batch).topics)})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {"cd": content_diversity(stats.columns["keywords"])}
+
+
+@register
+class SemanticDiversity(TopicMetric):
+    """SemDiv = alpha VD + beta CD (§3), derived from VD and CD."""
+
+    name = "semdiv"
+    params = (GAMMA, ALPHA_VD, BETA_CD)
+
+    def combine(self, values: dict[str, float]) -> float:
+        return semantic_diversity(values["vd"], values["cd"], alpha=self.values["alpha_vd"],
+                                    beta=self.values["beta_cd"])
+
+    def parts(self, stats: Stats) -> dict[str, float]:
+        return {**SemanticDistinctiveness(gamma_overlap=self.values["gamma_overlap"]).score(stats),
+                **ContentDiversity().score(stats)}
+
+    def item_stats(self, batch: Any) -> Stats:
+        return SemanticDistinctiveness(gamma_overlap=self.values["gamma_overlap"]).item_stats(batch)
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {"semdiv": self.combine(self.parts(stats)) if len(stats) else float("nan")}
+
+
+@register
+class Overall(TopicMetric):
+    """Overall = 0.4 SC + 0.4 SD_avg + 0.2 SemDiv (+ 0.2 SIS when given) (§4), derived from them."""
+
+    name = "overall"
+    params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER, GAMMA, ALPHA_VD, BETA_CD, W_SC, W_SD, W_SEMDIV,
+              W_SIS, SIS)
+
+    def _part(self, cls: type[TopicMetric]) -> TopicMetric:
+        return cls(**{p.name: self.values[p.name] for p in cls.params})
+
+    def combine(self, values: dict[str, float]) -> float:
+        v = self.values
+        return overall_score(values["sc"], values["sd_avg"], values["semdiv"], v["sis"], w_sc=v["w_sc"],
+                               w_sd=v["w_sd"], w_semdiv=v["w_semdiv"], w_sis=v["w_sis"])
+
+    def item_stats(self, batch: Any) -> Stats:
+        sc = self._part(SemanticCoherence).item_stats(batch)
+        sd = self._part(SemanticDistinctiveness).item_stats(batch)
+        return Stats({**sc.columns, **sd.columns})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        if not len(stats):
+            return {"overall": float("nan")}
+        sd = self._part(SemanticDiversity)
+        values = {**self._part(SemanticCoherence).score(stats), **sd.parts(stats)}
+        values["semdiv"] = sd.combine(values)
+        return {"overall": self.combine(values)}
+
+
+declare("topics", "pagerank", kind="rate",
+        doc="PageRank weight of each keyword in the topic's similarity graph (SC's lambda).")
+declare("topics", "cos_to_topic", kind="score",
+        doc="Cosine of each keyword to its topic centroid (SC's cos(e_w, e_T)).")
+declare("topics", "sis", kind="score", doc="Semantic integration score, as given (§4).")
+
+
+def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
+    """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
+    p = {f.name: getattr(params, f.name) for f in fields(SemanticParams)}
+    out: list[TopicMetric] = []
+    for cls in (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall):
+        names = {q.name for q in cls.params}
+        out.append(cls(**{k: v for k, v in {**p, "sis": sis}.items() if k in names}))
+    return out
 
 
 __all__ = [
     "SemanticParams", "SemanticScores", "CoherenceDetail", "DistinctivenessDetail",
     "content_diversity", "hierarchical_overlap", "overall_score", "score_embeddings",
     "semantic_coherence", "semantic_coherence_from_parts", "semantic_distinctiveness",
-    "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity",
+    "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity", "SemanticCoherence",
+    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "semantic_metrics",
 ]

@@ -1,0 +1,243 @@
+"""ABSA run directories (``results/<run_id>__seed<N>_proposed``): their scorecards, override
+summaries and derived metrics, aggregated one by one, compared, or summarised over seeds — what
+``scorekit absa aggregate`` and ``aggregate-seeds`` compute (the CLI parses, calls one of these
+and prints).
+
+* :func:`aggregate_runs` — every run's §3–§6 metrics (:func:`~scorekit.absa.aggregate.aggregate_run`
+  through the one driver; on Ray a run may be a folder of scorecard shards), and, for several
+  runs over the same scorecards (seeds or systems on one data set), their comparison with the
+  first by the one comparison engine (:func:`scorekit.stats.compare.compare`: paired over
+  scorecards, Holm per measure over the runs compared with the baseline).
+* :func:`aggregate_seed_runs` — mean ± population std of every metric across seed runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAggregate, aggregate_run,
+                                     aggregate_seeds, parse_metrics_csv, signature)
+from scorekit.errors import InputError
+
+OUTPUTS_NAME = "outputs.jsonl"
+SCORECARDS_NAME = "scorecards.jsonl"
+METRICS_DIR = Path("derived") / "metrics"
+
+
+def resolve(path: Path, name: str) -> tuple[Path, Path]:
+    """(run_dir, file): a directory means ``<dir>/<name>``; a file is used as is."""
+    path = Path(path)
+    if path.is_dir():
+        return path, path / name
+    return path.parent, path
+
+
+def checked(result, strict: bool, what: str) -> list[str]:
+    """The warnings of a tolerant read (skipped rows); with ``strict`` a skipped row is an error
+    naming its line and field, and no valid row at all is always one."""
+    warnings: list[str] = []
+    if result.skipped:
+        if strict:
+            first = result.skipped[0]
+            what_field = f"field {first.field!r}: " if first.field else ""
+            raise InputError(f"malformed row: {what_field}{first.reason} "
+                             f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
+        warnings += list(result.warnings())
+        warnings.append(f"{result.path}: skipped {result.n_skipped} malformed row(s), kept {len(result.rows)}")
+    if not result.rows:
+        raise InputError(f"no valid {what} rows", result.path)
+    return warnings
+
+
+def hint_workflow(given: Path, file: Path) -> None:
+    """The two usual mix-ups get the next step instead of a screen of row warnings: a pipeline's
+    outputs.jsonl where scorecards are expected, and a run directory not yet scored."""
+    if file.name == OUTPUTS_NAME or (file.suffix in (".jsonl", ".gz") and file.name.startswith("outputs")):
+        raise InputError(f"this is the pipeline's {OUTPUTS_NAME}, not scorecards: run "
+                         f"`scorekit absa scorecards {given}` first, then aggregate the run directory", given)
+    if given.is_dir() and not file.exists() and (given / OUTPUTS_NAME).exists():
+        raise InputError(f"no {SCORECARDS_NAME} in this run yet: run `scorekit absa scorecards {given}` first", given)
+
+
+def override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | None:
+    """The run's override_gate_debug_summary.json (or ``explicit``); None when a CR run has none."""
+    from scorekit.io.jsonfile import read_json_object
+
+    path = explicit if explicit is not None else run_dir / OVERRIDE_SUMMARY_NAME
+    if explicit is None and not path.exists():
+        return None  # CR: no override gate, override_* are N/A (§6)
+    return read_json_object(path, "override summary")
+
+
+def load_scorecards(path: Path, strict: bool):
+    """(run_dir, read result, warnings) of a run directory or scorecards file."""
+    from scorekit.io.absa_jsonl import read_scorecards
+
+    run_dir, file = resolve(path, SCORECARDS_NAME)
+    hint_workflow(Path(path), file)
+    result = read_scorecards(file)
+    return run_dir, result, checked(result, strict, "scorecard")
+
+
+@dataclass
+class AggregatedRun:
+    run_dir: Path
+    aggregate: RunAggregate
+    scorecards: str                     # where they were read (files joined by ",")
+    n_rows: int
+    n_skipped: int
+    skipped: list[str] = field(default_factory=list)
+    ids: list[str] | None = None        # scorecard text ids, for pairing runs
+
+    def to_result(self):
+        return self.aggregate.to_result(inputs={"scorecards": self.scorecards, "n_rows": self.n_rows,
+                                                "n_skipped": self.n_skipped}, extra={"skipped": self.skipped})
+
+
+@dataclass
+class Aggregated:
+    runs: list[AggregatedRun]
+    warnings: list[str]
+    comparison: dict[str, Any] | None = None
+
+    def payload(self) -> dict[str, Any] | None:
+        """The several-runs JSON (:meth:`~scorekit.result.ResultSet.to_dict`, no run's metrics on
+        top) with the comparison when the runs share scorecards; None for one run."""
+        from scorekit.result import ResultSet
+
+        if len(self.runs) < 2:
+            return None
+        out = ResultSet([r.to_result() for r in self.runs]).to_dict()
+        if self.comparison is not None:
+            out["comparison"] = self.comparison
+        return out
+
+
+def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[AggregatedRun, list[str]]:
+    from scorekit.engine.absa import aggregate_sharded
+    from scorekit.io.shards import expand
+
+    if path.is_dir() and (path / SCORECARDS_NAME).exists():
+        run_dir, shards = path, [path / SCORECARDS_NAME]
+    else:
+        run_dir, shards = (path if path.is_dir() else path.parent), expand(path, "scorecards")
+        for s in shards:
+            hint_workflow(s, s)
+    agg, warns, n_rows, n_skipped = aggregate_sharded(eng, shards, run_dir.name, override_summary(run_dir, override),
+                                                      strict=strict)
+    return AggregatedRun(run_dir, agg, ",".join(str(s) for s in shards), n_rows, n_skipped), list(warns)
+
+
+def compared_keys() -> list[str]:
+    """The measures runs are compared on: every rate, F1 mean and gain, each once (no aliases,
+    counts or passed-through override numbers)."""
+    from scorekit.absa.metrics import METRICS
+
+    return [k for m in METRICS if m.name not in ("counts", "override") for k, d in m.declared.items()
+            if d.kind != "count" and not d.alias]
+
+
+def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
+    """One row per scorecard (its text id) with the per-item value of every compared measure."""
+    from scorekit.absa.metrics import METRICS
+    from scorekit.metrics.base import Stats
+
+    stats = Stats({"row": run.aggregate.matrix})
+    values = {k: v for m in METRICS for k, v in m.item_scores(stats).items()}
+    keys = compared_keys()
+    return [{"id": i, **{k: float(values[k][n]) for k in keys if np.isfinite(values[k][n])}}
+            for n, i in enumerate(run.ids or ())]
+
+
+def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,
+                   engine=None, compare_runs: bool = False) -> Aggregated:
+    """Every RUN (a run directory or its scorecards.jsonl; with a started RayEngine also a folder
+    of scorecard shards) aggregated; with ``compare_runs``, several runs over the same scorecard
+    ids are compared with the first (an error when they share none)."""
+    runs: list[AggregatedRun] = []
+    warnings: list[str] = []
+    for path in paths:
+        if engine is not None:
+            run, warns = _on_ray(engine, Path(path), strict, override)
+        else:
+            run_dir, read, warns = load_scorecards(Path(path), strict)
+            agg = aggregate_run(read.rows, run_dir.name, override_summary(run_dir, override))
+            run = AggregatedRun(run_dir, agg, read.path, len(read.rows), read.n_skipped,
+                                [s.describe() for s in read.skipped[:100]],
+                                [str(r.get("text_id")) for r in read.rows])
+        runs.append(run)
+        warnings += warns
+    comparison = None
+    if compare_runs and len(runs) > 1:
+        from scorekit.errors import ScorekitError
+        from scorekit.stats.compare import compare
+
+        if not all(r.ids and len(set(r.ids)) == len(r.ids) for r in runs) or \
+                not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
+            raise ScorekitError("--compare pairs the runs' scorecards by text_id: the runs share none (or a "
+                                "run repeats one, or was read from shards on Ray)")
+
+        from scorekit.stats.compare import _finite, improvement_pct
+
+        dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in runs]
+        comparison = compare(dicts, metrics=[k for k in compared_keys()
+                                             if all(any(k in row for row in d["per_item"]) for d in dicts)])
+        values = {r.aggregate.run_id: r.aggregate.metrics for r in runs}
+        for row in comparison["rows"]:   # each run's own value; the test pairs the scorecards both define
+            row["value"], row["baseline_value"] = values[row["system"]][row["measure"]], \
+                values[comparison["baseline"]][row["measure"]]
+            both = row["value"] is not None and row["baseline_value"] is not None
+            row["improvement_pct"] = _finite(improvement_pct(row["value"], row["baseline_value"])) if both else None
+    return Aggregated(runs, warnings, comparison)
+
+
+@dataclass
+class SeedRuns:
+    aggregate: SeedAggregate
+    result: Any          # scorekit.result.Result: the mean as metrics, std and n_seeds in extra
+    warnings: list[str]
+
+
+def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
+    """Mean ± population std (ddof=0) of every metric across seed run directories, from each
+    run's derived/metrics/structural_metrics.csv, or its scorecards.jsonl when that is absent;
+    the same run twice is an error."""
+    from scorekit.io.atomic import read_text
+    from scorekit.result import Result
+    from scorekit.signature import Signature
+
+    seed_metrics, warnings = [], []
+    seen: dict[Path, Path] = {}
+    for run_dir in map(Path, run_dirs):
+        real = run_dir.resolve()
+        if real in seen:
+            raise InputError(f"the same run is given twice (also as {seen[real]}); each seed once", run_dir)
+        seen[real] = run_dir
+        csv_path = run_dir / METRICS_DIR / "structural_metrics.csv"
+        if csv_path.exists():
+            rows = parse_metrics_csv(read_text(csv_path, "structural_metrics.csv"), str(csv_path))
+            if len(rows) != 1:
+                raise InputError(f"expected one run row, found {len(rows)}", csv_path)
+            seed_metrics.append((run_dir.name, rows[0]))
+        elif (run_dir / SCORECARDS_NAME).exists():
+            _, read, warns = load_scorecards(run_dir, False)
+            warnings += warns
+            seed_metrics.append((run_dir.name, aggregate_run(read.rows, run_dir.name).metrics))
+        else:
+            raise InputError("neither derived/metrics/structural_metrics.csv nor scorecards.jsonl found", run_dir)
+    agg = aggregate_seeds(seed_metrics)
+    sig = str(Signature.parse(signature()).update(seeds=len(seed_metrics), std="ddof0"))  # version last
+    result = Result(task="absa", name=name, metrics=dict(zip(agg.metrics, agg.mean)), signature=sig,
+                    inputs={"runs": [str(r) for r in run_dirs]},
+                    extra={"std": dict(zip(agg.metrics, agg.std)), "n_seeds": dict(zip(agg.metrics, agg.n))})
+    return SeedRuns(agg, result, warnings)
+
+
+__all__ = ["METRICS_DIR", "OUTPUTS_NAME", "SCORECARDS_NAME", "Aggregated", "AggregatedRun", "SeedRuns",
+           "aggregate_runs", "aggregate_seed_runs", "checked", "compared_keys", "hint_workflow", "load_scorecards",
+           "override_summary", "per_item_rows", "resolve"]

@@ -1,0 +1,119 @@
+"""The batch the topic measures (:mod:`scorekit.topics.semantic`, :mod:`scorekit.topics.coherence`)
+compute over, and their base class: one item per topic (its keywords, its keyword embeddings,
+and — for the corpus anchors — the reference corpus every topic shares).
+
+Per-item statistics are per-topic quantities (SC with its PageRank weights and cosines, the topic
+centroid, the keyword set, the gensim coherences), so shards of a topic set merge by concatenation
+and every set-level measure (SD over all pairs, CD, topic diversity) is scored once from the
+merged rows: the same numbers in one process, in forked parts and on Ray.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ScorekitError
+from scorekit.metrics.base import Metric, Stats
+
+
+def topic_centres(word_vectors: Sequence[np.ndarray]) -> np.ndarray:
+    """``e_T`` of every topic: the mean of its keyword embeddings, stacked by size as
+    :func:`~scorekit.topics.semantic.semantic_coherence` computes them (the same bits)."""
+    if not word_vectors:
+        return np.zeros((0, 0))
+    out = np.empty((len(word_vectors), word_vectors[0].shape[1]))
+    by_size: dict[int, list[int]] = {}
+    for i, m in enumerate(word_vectors):
+        by_size.setdefault(m.shape[0], []).append(i)
+    for idx in by_size.values():
+        out[idx] = np.stack([np.asarray(word_vectors[i], dtype=np.float64) for i in idx]).mean(axis=1)
+    return out
+
+
+class _NfcTexts(list):
+    """A tokenised corpus already in NFC (shards share it without normalising it again)."""
+
+    normalized = True
+
+
+@dataclass
+class TopicBatch:
+    """A topic set to score: keywords per topic, each topic's ``(|W|, d)`` keyword embeddings,
+    topic names, and for the corpus anchors the tokenised reference corpus (``texts``), the
+    topics as the corpus is matched (``corpus_topics``: lower-cased for the lower-casing
+    tokenizers) and gensim's ``topn`` cut (``topn_cut``, decided from the first topic of the whole
+    set and given to every shard)."""
+
+    topics: list[list[str]]
+    word_vectors: list[np.ndarray] | None = None
+    names: list[str] | None = None
+    texts: list[list[str]] | None = field(default=None, repr=False)
+    corpus_topics: list[list[str]] | None = None
+    topn: int | None = 20
+    topn_cut: bool | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        from scorekit.text.normalize import nfc
+
+        self.topics = [[nfc(w) for w in t] for t in self.topics]     # keywords and corpus meet in NFC
+        if self.corpus_topics is not None:
+            self.corpus_topics = [[nfc(w) for w in t] for t in self.corpus_topics]
+        if self.texts is not None and not getattr(self.texts, "normalized", False):
+            self.texts = _NfcTexts([[nfc(w) for w in doc] for doc in self.texts])
+        if self.texts is not None and self.topn_cut is None and self.topics:
+            # gensim cuts every topic to topn when its first topic, within the corpus vocabulary,
+            # is longer: decided here for the whole set, so every shard cuts alike
+            vocab = {tok for doc in self.texts for tok in doc}
+            first = (self.corpus_topics or self.topics)[0]
+            self.topn_cut = self.topn is not None and sum(w in vocab for w in first) > self.topn
+        self.names = list(self.names) if self.names is not None else [f"t{i + 1}" for i in range(len(self.topics))]
+        if self.word_vectors is not None and len(self.word_vectors) != len(self.topics):
+            raise ScorekitError("one embedding matrix per topic expected")
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    def slice(self, a: int, b: int) -> "TopicBatch":
+        return TopicBatch(self.topics[a:b], None if self.word_vectors is None else self.word_vectors[a:b],
+                          self.names[a:b], self.texts, None if self.corpus_topics is None else self.corpus_topics[a:b],
+                          self.topn, self.topn_cut)
+
+    def centres(self) -> np.ndarray:
+        """``e_T`` of every topic (the mean of its keyword embeddings), computed once."""
+        if "centres" not in self._cache:
+            self._cache["centres"] = topic_centres(self.vectors())
+        return self._cache["centres"]
+
+    def vectors(self) -> list[np.ndarray]:
+        if self.word_vectors is None:
+            raise ScorekitError("the semantic topic measures need keyword embeddings")
+        return self.word_vectors
+
+
+class TopicMetric(Metric):
+    """Base of the topic measures: a batch is a :class:`TopicBatch` (or ``(topics, vectors)``)."""
+
+    family = "topics"
+    kind = "score"
+
+    def batch(self, batch: Any) -> TopicBatch:
+        if isinstance(batch, TopicBatch):
+            return batch
+        topics, vectors = batch
+        return TopicBatch(topics, vectors)
+
+    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
+        return {}   # set-level measures: no per-topic value
+
+
+def mean_or_nan(x: np.ndarray) -> float:
+    return float(np.mean(x)) if len(x) else float("nan")
+
+
+
+__all__ = ["TopicBatch", "TopicMetric", "mean_or_nan", "topic_centres"]

@@ -1,0 +1,94 @@
+"""#26: several ABSA runs over the same scorecards are compared by the one comparison engine
+(scorekit.stats.compare.compare): paired over scorecards, Holm per measure over the runs compared
+with the baseline — the same rows `scorekit runs compare` gives a pair; seeds summarised in the
+library, not in the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scorekit.absa.runs import aggregate_runs, aggregate_seed_runs, compared_keys, per_item_rows
+from scorekit.absa.scorecard import make_scorecard
+from scorekit.errors import ScorekitError
+from scorekit.io.absa_jsonl import read_outputs
+from scorekit.stats.compare import HOLM_FAMILY, compare_runs
+from scorekit.stats.significance import holm_bonferroni
+
+EX = Path(__file__).resolve().parents[2] / "examples" / "absa" / "results"
+SEEDS = ("cr_demo__seed42_proposed", "cr_demo__seed123_proposed")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("absa")
+    out = []
+    for name in SEEDS + ("cr_demo__seed7_proposed",):
+        src = EX / (name if name in SEEDS else SEEDS[1])
+        d = root / name
+        d.mkdir()
+        rows = read_outputs(src / "outputs.jsonl").rows
+        if name not in SEEDS:   # a third run: the second with its first two rows' predictions swapped
+            rows = [rows[1] | {"meta": rows[0]["meta"]}, rows[0] | {"meta": rows[1]["meta"]}] + rows[2:]
+        (d / "scorecards.jsonl").write_text("".join(json.dumps(make_scorecard(e, run_id=name), ensure_ascii=False)
+                                                    + "\n" for e in rows), encoding="utf-8")
+        out.append(d)
+    return out
+
+
+def test_runs_over_the_same_scorecards_are_compared_with_the_first(runs):
+    done = aggregate_runs(runs, compare_runs=True)
+    comp = done.comparison
+    assert comp["baseline"] == SEEDS[0] and comp["family"] == HOLM_FAMILY and comp["correction"] == "holm"
+    assert {r["system"] for r in comp["rows"]} == {runs[1].name, runs[2].name}
+    measures = {r["measure"] for r in comp["rows"]}
+    assert measures <= set(compared_keys()) and "tuple_f1_s2" in measures
+    assert not measures & {"triplet_f1_s2", "N", "override_hint_invalid_rate"}   # no aliases, counts, pass-through
+    dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in done.runs]
+    for measure in measures:   # one Holm family per measure, over the two runs compared with the baseline
+        rows = [r for r in comp["rows"] if r["measure"] == measure]
+        pair = [compare_runs(dicts[0], d, metrics=[measure])["comparison"]["rows"][0] for d in dicts[1:]]
+        assert [r["p_value"] for r in rows] == pytest.approx([p["p_value"] for p in pair], nan_ok=True)
+        finite = [r for r in rows if r["p_value"] is not None]
+        if len(finite) == len(rows):
+            assert [r["p_adjusted"] for r in rows] == pytest.approx(list(holm_bonferroni([r["p_value"] for r in rows])))
+    payload = done.payload()
+    assert "metrics" not in payload and [r["name"] for r in payload["runs"]] == [r.name for r in runs]
+
+
+def test_runs_without_shared_scorecards_cannot_be_compared(runs, tmp_path):
+    other = tmp_path / "other__seed1_proposed"
+    shutil.copytree(runs[1], other)
+    cards = [json.loads(x) for x in (other / "scorecards.jsonl").read_text(encoding="utf-8").splitlines()]
+    for c in cards:
+        c["text_id"] = "x-" + str(c["text_id"])
+    (other / "scorecards.jsonl").write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cards),
+                                            encoding="utf-8")
+    done = aggregate_runs([runs[0], other])
+    assert done.comparison is None and "comparison" not in done.payload()
+    with pytest.raises(ScorekitError, match="share none"):
+        aggregate_runs([runs[0], other], compare_runs=True)
+
+
+def test_seed_runs_mean_and_std_from_the_library(runs):
+    seeds = aggregate_seed_runs(runs[:2], "cr_demo_aggregated")
+    one, two = (aggregate_runs([r]).runs[0].aggregate.metrics for r in runs[:2])
+    assert seeds.result.metrics["tuple_f1_s2"] == pytest.approx((one["tuple_f1_s2"] + two["tuple_f1_s2"]) / 2)
+    assert seeds.result.extra["std"]["N"] == 0.0 and seeds.result.extra["n_seeds"]["N"] == 2
+    assert "|seeds:2|std:ddof0|" in seeds.result.signature
+
+
+def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
+    from scorekit.cli import main
+
+    out = tmp_path / "cmp.json"
+    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m"), "--compare",
+                 "-o", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert "metrics" not in doc and doc["comparison"]["family"] == HOLM_FAMILY
+    row = next(r for r in doc["comparison"]["rows"] if r["measure"] == "tuple_f1_s2")
+    assert row["value"] == doc["runs"][1]["metrics"]["tuple_f1_s2"]
+    assert "compared with cr_demo__seed42_proposed" in capsys.readouterr().out
