@@ -80,27 +80,20 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
-    # candidate rows: documents judged for some query (one hash lookup per row against the
-    # qrels' documents; often only a few percent of the rows go on)
-    di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
+    nd = max(len(qrels.docids), 1)
+    # each row's document as a code into the qrels' documents (-1: judged for no query): one
+    # hash lookup per row, or, when the reader gave codes, one per distinct document and a gather
+    if run.coded:
+        di = _lookup(run.docids, qrels.docids, np.int32)[run.d]
+    else:
+        di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
     if order is not None:
         di = di[order]                                 # ranked order from here on
-    cand = np.flatnonzero(di >= 0)
-    block = run.q[cand] if order is None else run.q[order[cand]]
-    qi = qmap[block]
-    keep = qi >= 0
-    if not keep.all():
-        cand, block, qi = cand[keep], block[keep], qi[keep]
-    pos = cand - starts[block]
-    key = qi * max(len(qrels.docids), 1)
-    key += di[cand]
-    del di
-    if len(cand) and len(index.keys):
-        at = _find(key, index.keys, qrels.n_queries * max(len(qrels.docids), 1))
-        hit = at >= 0
-        qi, pos, rel = qi[hit], pos[hit], index.rel[at[hit]]
+    space = (qrels.n_queries + 1) * (nd + 1)
+    if len(index.keys) and _dense(space, len(di)):
+        qi, pos, rel = _judge_dense(qrels, run, index, qmap, di, starts, nd, space)
     else:
-        qi, pos, rel = qi[:0], pos[:0], np.zeros(0, np.int64)
+        qi, pos, rel = _judge_sparse(qrels, run, index, qmap, di, order, starts, nd)
     run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
     # blocks are in run query-code order: block b holds run query b's rows
     n_ret = np.zeros(qrels.n_queries, np.int64)
@@ -110,6 +103,50 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
                *index.ideal, threshold=threshold)
     return j, run_only
+
+
+def _dense(space: int, n_rows: int) -> bool:
+    """Is a table of every (query, document) pair of the qrels small enough next to the run?"""
+    return space <= min(4 * n_rows + (1 << 20), 1 << 28)
+
+
+def _judge_dense(qrels: Qrels, run: Run, index: _QrelsIndex, qmap, di, starts, nd: int, space: int):
+    """Every row looked up at once in a table of all (qrels query + 1, document + 1) pairs —
+    row 0 / column 0 for a query or document the qrels lack — when that table is small next to
+    the run (a re-ranking run, whose documents are nearly all judged for some query)."""
+    it = np.int32 if space < 1 << 31 else np.int64
+    table = np.full(space, -1, np.int32 if len(index.keys) < 1 << 31 else np.int64)
+    kq, kd = np.divmod(index.keys, nd)
+    table[(kq + 1) * (nd + 1) + kd + 1] = np.arange(len(index.keys), dtype=table.dtype)
+    # per run query: the start of its table row (+1: document codes start at -1)
+    base = ((np.where(qmap >= 0, qmap, -1) + 1) * (nd + 1) + 1).astype(it)
+    sizes = np.diff(np.r_[starts, len(di)])
+    key = np.repeat(base[:len(sizes)], sizes)        # ranked order: blocks in query-code order
+    key += di
+    at = table[key]
+    del key
+    rows = np.flatnonzero(at >= 0)
+    block = np.searchsorted(starts, rows, side="right") - 1   # judged rows only: a few per query
+    return qmap[block], rows - starts[block], index.rel[at[rows]]
+
+
+def _judge_sparse(qrels: Qrels, run: Run, index: _QrelsIndex, qmap, di, order, starts, nd: int):
+    """Only the rows whose document is judged for some query (often a few percent) go on to
+    the pair lookup."""
+    cand = np.flatnonzero(di >= 0)
+    block = run.q[cand] if order is None else run.q[order[cand]]
+    qi = qmap[block]
+    keep = qi >= 0
+    if not keep.all():
+        cand, block, qi = cand[keep], block[keep], qi[keep]
+    pos = cand - starts[block]
+    key = qi * nd
+    key += di[cand]
+    if len(cand) and len(index.keys):
+        at = _find(key, index.keys, qrels.n_queries * nd)
+        hit = at >= 0
+        return qi[hit], pos[hit], index.rel[at[hit]]
+    return qi[:0], pos[:0], np.zeros(0, np.int64)
 
 
 def _check_threshold(rel_threshold: Any) -> int:
