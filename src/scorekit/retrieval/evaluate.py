@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.data import Qrels, Run, to_numpy
+from scorekit.retrieval.data import Qrels, Run, to_arrow, to_numpy
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
 from scorekit.retrieval.names import parse_measures
@@ -66,7 +66,7 @@ def _find(key: np.ndarray, keys: np.ndarray, space: int) -> np.ndarray:
         table = np.full(space, -1, np.int32 if len(keys) < 1 << 31 else np.int64)
         table[keys] = np.arange(len(keys), dtype=table.dtype)
         return table[key]
-    return _lookup(pa.array(key), pa.array(keys))
+    return _lookup(to_arrow(key), to_arrow(keys))  # pa.array(numpy) would import pandas
 
 
 def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
