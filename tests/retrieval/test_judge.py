@@ -47,15 +47,17 @@ def _coded(run):
 
 
 @pytest.mark.parametrize("coded", [False, True])
-@pytest.mark.parametrize("path", ["dense", "table", "hash"])
+@pytest.mark.parametrize("path", ["dense", "table", "hash", "bitmap"])
 @given(case=cases)
 def test_judged_rows_equal_a_python_join(path, coded, case):
     qrels_d, run_d = case
-    real_find, real_dense = E._find, E._dense
+    real_find, real_dense, real_bits = E._find, E._dense, E._prefilter_bits
     if path != "dense":   # candidate rows only
         E._dense = lambda space, n: False
     if path == "hash":    # ... looked up by hash
         E._find = lambda key, keys, space: real_find(key, keys, 1 << 40)
+    if path == "bitmap":  # string ids through the fingerprint bitmap first, then by string
+        E._prefilter_bits = lambda n_judged, n_rows: 16
     try:
         run = as_run(run_d)
         if coded:
@@ -63,7 +65,7 @@ def test_judged_rows_equal_a_python_join(path, coded, case):
             assert run.coded and run._docs is None
         j, run_only = E.judge(as_qrels(qrels_d), run)
     finally:
-        E._find, E._dense = real_find, real_dense
+        E._find, E._dense, E._prefilter_bits = real_find, real_dense, real_bits
     got = sorted(zip(j.qi.tolist(), j.pos.tolist(), j.rel.tolist()))
     assert got == sorted(_python_join(qrels_d, run_d))
     assert sorted(run_only) == sorted(set(run_d) - set(qrels_d))

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run, to_arrow, to_numpy
+from scorekit.retrieval.fingerprint import fingerprints
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
 from scorekit.retrieval.names import parse_measures
@@ -86,7 +87,7 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     if run.coded:
         di = _lookup(run.docids, qrels.docids, np.int32)[run.d]
     else:
-        di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
+        di = _judged_docs(run, qrels)
     if order is not None:
         di = di[order]                                 # ranked order from here on
     space = (qrels.n_queries + 1) * (nd + 1)
@@ -103,6 +104,38 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
                *index.ideal, threshold=threshold)
     return j, run_only
+
+
+def _judged_docs(run: Run, qrels: Qrels) -> np.ndarray:
+    """Each row's document as an int32 code into the qrels' documents (-1: judged for no query).
+
+    The run's fingerprints (already made for its duplicate check) go through a bitmap of the
+    judged documents' fingerprints, about 32 bits per judged document, indexed by their top
+    bits: a row whose bit is clear is certainly not judged, and only the rest (the judged rows
+    and about one in thirty others) are looked up by their strings — 0.07 s became 0.04 s at
+    3 M lines. When the bitmap would be large, or most rows pass it anyway, every row is looked
+    up."""
+    n = len(run)
+    bits = _prefilter_bits(len(qrels.docids), n)
+    if bits is None:
+        return _lookup(run.docs, qrels.docids, np.int32)
+    shift = np.uint64(64 - bits)
+    seen = np.zeros(1 << bits, np.bool_)
+    seen[fingerprints(qrels.docids) >> shift] = True
+    top = run.fingerprints() >> shift
+    cand = np.flatnonzero(seen[top])
+    del top
+    if 2 * len(cand) > n:
+        return _lookup(run.docs, qrels.docids, np.int32)
+    di = np.full(n, -1, np.int32)
+    di[cand] = _lookup(run.docs.take(to_arrow(cand)), qrels.docids, np.int32)
+    return di
+
+
+def _prefilter_bits(n_judged: int, n_rows: int) -> int | None:
+    """Bits of the judged documents' bitmap, or None when it does not pay."""
+    bits = max(int(32 * n_judged).bit_length(), 10)
+    return None if bits > 24 or 16 * n_judged > n_rows else bits
 
 
 def _dense(space: int, n_rows: int) -> bool:
