@@ -15,7 +15,11 @@ user set it): with the kernel's THP in ``madvise`` mode, numpy asks for 2 MiB pa
 array of 4 MiB or more, and on a busy machine each such fault zeroes 2 MiB and may stall on
 compaction — measured at 10 M run lines: 1.0-1.3 s of system time with them, 0.3-0.5 s without.
 
-Only the CLI calls :func:`keep_freed_memory` (a library user's long-lived process keeps glibc's
+Commands that do no linear algebra (``retrieval``, ``fuse``) also start numpy's OpenBLAS with
+one thread (``OPENBLAS_NUM_THREADS=1`` unless set): its thread pool is started at import and
+spins for a while, about 20 ms of CPU time per run for nothing.
+
+Only the CLI calls :func:`prepare` (a library user's long-lived process keeps glibc's
 defaults). Elsewhere than glibc it does nothing.
 """
 
@@ -26,6 +30,14 @@ import sys
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_MAX = -4
+_NO_BLAS = frozenset({"retrieval", "fuse"})
+
+
+def prepare(argv: list[str]) -> None:
+    """Set the process up for the one ``scorekit`` command in ``argv`` (before numpy loads)."""
+    if argv[:1] and argv[0] in _NO_BLAS:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    keep_freed_memory()
 
 
 def keep_freed_memory() -> bool:
