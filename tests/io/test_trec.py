@@ -107,11 +107,15 @@ def test_large_file_keeps_order_and_values(tmp_path):
     assert got[("q7", "d11")] == scores[7, 11] and got[("q299", "d399")] == scores[299, 399]
 
 
-@pytest.mark.parametrize("layout", ["grouped", "ties", "shuffled"])
+@pytest.mark.parametrize("layout", ["grouped", "ties", "shuffled", "equal-depth"])
 def test_duplicate_in_long_rankings_names_the_later_line(tmp_path, layout):
     # long rankings take the per-query duplicate check; the error names the second occurrence
+    # (equal-depth: every query 100 lines, checked as one sorted row per query)
     rows = [(q, f"d{j}", 1.0 if layout == "ties" else 1000.0 - j) for q in ("q1", "q2") for j in range(100)]
-    rows.insert(150, ("q2", "d7", 0.5))
+    if layout == "equal-depth":
+        rows[150] = ("q2", "d7", 950.0)
+    else:
+        rows.insert(150, ("q2", "d7", 0.5))
     if layout == "shuffled":
         rng = np.random.default_rng(1)
         rows = [rows[i] for i in rng.permutation(len(rows))]

@@ -297,7 +297,7 @@ class Run:
         # repeats: one vector pass and one sort, where a per-query set of strings cost a call
         # per query (0.20 s against 0.11 s at 3,000 queries of 1,000). Only when a pair does
         # repeat (a duplicate, or a fingerprint collision) are the strings compared, below.
-        elif not any_repeated_pair(self.q, self.fingerprints()):
+        elif not _repeated_fingerprints(self.q, self.fingerprints(), starts, self._grouped):
             return
         elif short:
             # many short rankings: one global encode + sort beats a call per query
@@ -329,6 +329,21 @@ def _take(docs, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
     if isinstance(docs, _Coded):
         return docs.dictionary.take(to_arrow(docs.codes[rows]))
     return docs.take(to_arrow(rows))
+
+
+def _repeated_fingerprints(q: np.ndarray, fp: np.ndarray, starts: np.ndarray, grouped: bool | None) -> bool:
+    """Could some ``(q, document)`` pair occur twice (False is certain)? A run written query by
+    query with the same depth for every query (1,000 each, say) sorts each query's
+    fingerprints as one row of a matrix — small sorts that stay in cache, twice as fast as one
+    sort of all the rows — else one sort of (query, fingerprint) hashes."""
+    n, nb = len(fp), len(starts)
+    if grouped and nb > 1 and n % nb == 0 and n // nb > 1:
+        k = n // nb
+        if starts[-1] == n - k and np.array_equal(starts, np.arange(0, n, k)):
+            rows = fp.reshape(nb, k).copy()   # the fingerprints are kept for the join
+            rows.sort(axis=1)
+            return bool((rows[:, 1:] == rows[:, :-1]).any())
+    return any_repeated_pair(q, fp)
 
 
 def _repeated_codes(q: np.ndarray, d: np.ndarray, n_queries: int, n_docs: int) -> bool:
