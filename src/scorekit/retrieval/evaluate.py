@@ -125,7 +125,7 @@ def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
     shift = np.uint64(64 - bits)
     seen = np.zeros(1 << bits, np.bool_)
     seen[_pair_hash(qrels.q, fingerprints(qrels.docids)[qrels.d]) >> shift] = True
-    top = _pair_hash(qmap[run.q], run.fingerprints())
+    top = _pair_hash(qmap, run.fingerprints(), rows=run.q)
     top >>= shift
     cand = np.flatnonzero(seen[top])
     del top
@@ -136,10 +136,12 @@ def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
     return di
 
 
-def _pair_hash(q: np.ndarray, fp: np.ndarray) -> np.ndarray:
-    """uint64 hash of (query code, document fingerprint) pairs; good top bits."""
-    key = q.astype(np.uint64)   # -1 (a query the qrels lack) wraps: never a judged pair's code
-    key *= _P1
+def _pair_hash(q: np.ndarray, fp: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """uint64 hash of (query code, document fingerprint) pairs, with good top bits; the query
+    code of pair i is ``q[rows[i]]`` when ``rows`` is given (one gather of the premixed codes)."""
+    # -1 (a query the qrels lack) wraps around: it is never a judged pair's code
+    mixed = q.astype(np.int64).view(np.uint64) * _P1
+    key = mixed if rows is None else mixed[rows]
     key ^= fp
     key *= _P2
     return key
