@@ -324,11 +324,26 @@ class _Coded:
         return len(self.codes)
 
 
-def _take(docs, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
-    """The document ids (strings) of ``rows``."""
+def _take(docs, rows: np.ndarray, ascending: bool = False) -> pa.Array | pa.ChunkedArray:
+    """The document ids (strings) of ``rows``; ``ascending``: the rows are sorted."""
     if isinstance(docs, _Coded):
         return docs.dictionary.take(to_arrow(docs.codes[rows]))
+    if ascending and isinstance(docs, pa.ChunkedArray) and docs.num_chunks > 1:
+        return take_ascending(docs, rows)
     return docs.take(to_arrow(rows))
+
+
+def take_ascending(values: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
+    """``values.take(rows)`` for sorted ``rows``, chunk by chunk: a take across the chunks of a
+    chunked array gathers through a concatenation of all of them first."""
+    ends = np.cumsum([len(c) for c in values.chunks])
+    bounds = np.searchsorted(rows, ends)
+    parts, lo, start = [], 0, 0
+    for chunk, end, hi in zip(values.chunks, ends.tolist(), bounds.tolist()):
+        if hi > lo:
+            parts.append(chunk.take(to_arrow(rows[lo:hi].astype(np.int64) - start)))
+        lo, start = hi, end
+    return pa.chunked_array(parts, values.type)
 
 
 def _repeated_fingerprints(q: np.ndarray, fp: np.ndarray, starts: np.ndarray, grouped: bool | None) -> bool:
@@ -506,8 +521,8 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     if len(i) == 0:
         return base
     at = (lambda k: k) if base is None else (lambda k: base[k])  # noqa: E731
-    left = _take(docs, at(i))
-    right = _take(docs, at(i + 1))
+    left = _take(docs, at(i), base is None)
+    right = _take(docs, at(i + 1), base is None)
     if pc.all(pc.greater(left, right)).as_py():
         return base
     in_tie = np.zeros(len(docs), bool)
@@ -518,7 +533,7 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     starts = np.ones(len(rows), bool)
     starts[1:] = ~tie_next[rows[1:] - 1]
     stretch = np.cumsum(starts)
-    table = pa.table({"s": to_arrow(stretch), "d": _take(docs, at(rows))})
+    table = pa.table({"s": to_arrow(stretch), "d": _take(docs, at(rows), base is None)})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
     if base is None:
         order = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.data import Qrels, Run, to_arrow, to_numpy
+from scorekit.retrieval.data import Qrels, Run, take_ascending, to_arrow, to_numpy
 from scorekit.retrieval.fingerprint import _P1, _P2, fingerprints
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
@@ -132,7 +132,7 @@ def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
     if 2 * len(cand) > n:
         return _lookup(run.docs, qrels.docids, np.int32)
     di = np.full(n, -1, np.int32)
-    di[cand] = _lookup(run.docs.take(to_arrow(cand)), qrels.docids, np.int32)
+    di[cand] = _lookup(take_ascending(run.docs, cand), qrels.docids, np.int32)
     return di
 
 
