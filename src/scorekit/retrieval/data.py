@@ -355,9 +355,16 @@ def _repeated_fingerprints(q: np.ndarray, fp: np.ndarray, starts: np.ndarray, gr
     if grouped and nb > 1 and n % nb == 0 and n // nb > 1:
         k = n // nb
         if starts[-1] == n - k and np.array_equal(starts, np.arange(0, n, k)):
-            rows = fp.reshape(nb, k).copy()   # the fingerprints are kept for the join
-            rows.sort(axis=1)
-            return bool((rows[:, 1:] == rows[:, :-1]).any())
+            matrix = fp.reshape(nb, k)
+            step = max(1, (1 << 18) // k)   # ~2 MiB at a time: the fingerprints are kept for the join
+            buf = np.empty((min(step, nb), k), fp.dtype)
+            for at in range(0, nb, step):
+                part = buf[:min(step, nb - at)]
+                part[...] = matrix[at:at + step]
+                part.sort(axis=1)
+                if (part[:, 1:] == part[:, :-1]).any():
+                    return True
+            return False
     return any_repeated_pair(q, fp)
 
 
