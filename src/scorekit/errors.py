@@ -7,7 +7,6 @@ status 2 — never a traceback. Programming errors stay ordinary exceptions.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from os import PathLike
 
@@ -42,6 +41,8 @@ class UnknownNameError(ScorekitError):
     """An unknown metric/measure/tokeniser name, with the closest known names suggested."""
 
     def __init__(self, kind: str, name: str, known: Iterable[str]):
+        import difflib   # the error path only: every command imports this module
+
         known = sorted(set(known))
         self.kind, self.name, self.known = kind, name, known
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)

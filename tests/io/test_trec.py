@@ -107,11 +107,15 @@ def test_large_file_keeps_order_and_values(tmp_path):
     assert got[("q7", "d11")] == scores[7, 11] and got[("q299", "d399")] == scores[299, 399]
 
 
-@pytest.mark.parametrize("layout", ["grouped", "ties", "shuffled"])
+@pytest.mark.parametrize("layout", ["grouped", "ties", "shuffled", "equal-depth"])
 def test_duplicate_in_long_rankings_names_the_later_line(tmp_path, layout):
     # long rankings take the per-query duplicate check; the error names the second occurrence
+    # (equal-depth: every query 100 lines, checked as one sorted row per query)
     rows = [(q, f"d{j}", 1.0 if layout == "ties" else 1000.0 - j) for q in ("q1", "q2") for j in range(100)]
-    rows.insert(150, ("q2", "d7", 0.5))
+    if layout == "equal-depth":
+        rows[150] = ("q2", "d7", 950.0)
+    else:
+        rows.insert(150, ("q2", "d7", 0.5))
     if layout == "shuffled":
         rng = np.random.default_rng(1)
         rows = [rows[i] for i in rng.permutation(len(rows))]
@@ -174,3 +178,62 @@ def test_run_fields_after_the_tag_are_ignored(tmp_path):
     assert err.value.line == 2 and "score must be a number" in str(err.value)
     with pytest.raises(InputError, match="expected 4 columns"):  # qrels: trec_eval refuses extras
         read_qrels(write(tmp_path / "q.txt", "q1 0 d1 1 note\n"))
+
+
+def _rerank_lines(rng, n_q=40, per_q=120, pool=150, dup=False):
+    """A re-ranking run: every query ranks most of one small pool (scores with ties, queries
+    not in lexicographic order, Korean ids among them)."""
+    pool_ids = [f"d{i}" if i % 7 else f"문서{i}" for i in range(pool)]
+    rows = []
+    for i in range(n_q):
+        for j, k in enumerate(rng.choice(pool, per_q, replace=False)):
+            rows.append((f"q{i}", pool_ids[k], float(np.round(rng.normal(), 1))))
+    if dup:
+        rows.insert(len(rows) // 2, (rows[len(rows) // 2 - 5][0], rows[len(rows) // 2 - 5][1], 9.5))
+    return rows
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_rerank_runs_read_as_codes_rank_and_score_as_strings(tmp_path, gz, shuffled, monkeypatch):
+    # a run whose documents repeat across queries is read as dictionary codes; the ranking,
+    # the judged rows and every measure equal the string path's
+    import scorekit.io.trec as trec
+    from scorekit.retrieval import evaluate
+
+    rng = np.random.default_rng(3)
+    rows = _rerank_lines(rng)
+    if shuffled:
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    else:  # each query best first, ties in file order (not trec_eval's)
+        rows.sort(key=lambda r: (int(r[0][1:]), -r[2]))
+    path = write(tmp_path / ("r.txt.gz" if gz else "r.txt"), "".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rows), gz)
+    qrels = write(tmp_path / "q.txt", "".join(f"q{i} 0 {d} {g}\n" for i in range(0, 45, 2)
+                                              for d, g in (("d3", 1), ("문서7", 2), ("d140", 0), ("d999", 1))))
+    coded = read_run(path)
+    assert coded.coded and coded._docs is None
+    monkeypatch.setattr(trec, "_few_documents", lambda p: False)
+    plain = read_run(path)
+    assert not plain.coded
+    (o1, s1), (o2, s2) = coded.ranked(), plain.ranked()
+    assert np.array_equal(s1, s2)
+    assert np.array_equal(np.arange(len(rows)) if o1 is None else o1, np.arange(len(rows)) if o2 is None else o2)
+    assert coded.docs.to_pylist() == plain.docs.to_pylist() == [d for _, d, _ in rows]
+    measures = "ndcg@10,map@100,mrr,P@5,recall@100,bpref"
+    with pytest.warns(UserWarning, match="queries not in the qrels"):   # odd queries: run only
+        a, b = evaluate(str(qrels), coded, measures), evaluate(str(qrels), plain, measures)
+    assert a.metrics == b.metrics and a.per_item == b.per_item
+
+
+def test_duplicate_in_a_rerank_run_names_the_later_line(tmp_path):
+    rng = np.random.default_rng(4)
+    rows = _rerank_lines(rng, dup=True)
+    path = write(tmp_path / "r.txt", "".join(f"{q} Q0 {d} 1 {s!r} t\n" for q, d, s in rows))
+    seen, later = set(), None
+    for no, (q, d, _) in enumerate(rows, 1):
+        if (q, d) in seen and later is None:
+            later = (no, q, d)
+        seen.add((q, d))
+    with pytest.raises(InputError, match=f"duplicate document '{later[2]}' for query '{later[1]}'") as err:
+        read_run(path)
+    assert err.value.line == later[0]

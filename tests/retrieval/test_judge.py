@@ -1,13 +1,17 @@
-"""The join of a run with its qrels (``retrieval.evaluate.judge``): both lookups of judged pairs
-(direct table, hash) give the same judged rows, equal to a plain-Python join."""
+"""The join of a run with its qrels (``retrieval.evaluate.judge``): every lookup of judged pairs
+(one table of all pairs for every row; or candidate rows only, by direct table or hash), with
+document ids as strings or as codes from the reader, gives the same judged rows, equal to a
+plain-Python join."""
 
 import importlib
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scorekit.retrieval.data import Run
 from scorekit.retrieval.inputs import as_qrels, as_run
 
 E = importlib.import_module("scorekit.retrieval.evaluate")   # the package exports a function of that name
@@ -35,18 +39,33 @@ cases = st.integers(0, 10_000).map(np.random.default_rng).map(lambda rng: (
      for i in rng.permutation(14)[:rng.integers(1, 14)]}))
 
 
-@pytest.mark.parametrize("table", [True, False])
+def _coded(run):
+    """The same run with its document ids as codes, as the TREC reader gives a small pool."""
+    docs = run.docs
+    return Run.from_arrays(run.qids.take(pa.array(run.q)), docs.dictionary_encode(), run.score,
+                           name=run.name)
+
+
+@pytest.mark.parametrize("coded", [False, True])
+@pytest.mark.parametrize("path", ["dense", "table", "hash", "bitmap"])
 @given(case=cases)
-def test_judged_rows_equal_a_python_join(table, case):
+def test_judged_rows_equal_a_python_join(path, coded, case):
     qrels_d, run_d = case
-    if not table:   # force the hash lookup
-        real = E._find
-        E._find = lambda key, keys, space: real(key, keys, 1 << 40)
+    real_find, real_dense, real_bits = E._find, E._dense, E._prefilter_bits
+    if path != "dense":   # candidate rows only
+        E._dense = lambda space, n: False
+    if path == "hash":    # ... looked up by hash
+        E._find = lambda key, keys, space: real_find(key, keys, 1 << 40)
+    if path == "bitmap":  # string ids through the fingerprint bitmap first, then by string
+        E._prefilter_bits = lambda n_judged, n_rows: 16
     try:
-        j, run_only = E.judge(as_qrels(qrels_d), as_run(run_d))
+        run = as_run(run_d)
+        if coded:
+            run = _coded(run)
+            assert run.coded and run._docs is None
+        j, run_only = E.judge(as_qrels(qrels_d), run)
     finally:
-        if not table:
-            E._find = real
+        E._find, E._dense, E._prefilter_bits = real_find, real_dense, real_bits
     got = sorted(zip(j.qi.tolist(), j.pos.tolist(), j.rel.tolist()))
     assert got == sorted(_python_join(qrels_d, run_d))
     assert sorted(run_only) == sorted(set(run_d) - set(qrels_d))

@@ -20,7 +20,8 @@ def _expected(q, score, docs):
 @pytest.mark.parametrize("packed", [True, False])  # one sort of packed keys, or the older paths
 @pytest.mark.parametrize("n_queries", [3, 70_000])  # 16-bit radix path, and the pyarrow path above it
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rank_equals_a_full_three_key_sort(n_queries, seed, packed, monkeypatch):
+@pytest.mark.parametrize("grouped", [False, True])  # shuffled lines, or query by query in parser blocks
+def test_rank_equals_a_full_three_key_sort(n_queries, seed, packed, grouped, monkeypatch):
     if not packed:  # the packed keys need 16 bits for the score: huge inputs take the older paths
         monkeypatch.setattr(data, "_packed_order", lambda q, score: None)
     rng = np.random.default_rng(seed)
@@ -31,6 +32,11 @@ def test_rank_equals_a_full_three_key_sort(n_queries, seed, packed, monkeypatch)
     score = np.round(rng.normal(size=n), 1)  # many ties
     score[rng.random(n) < 0.05] = -0.0
     docs = pa.chunked_array([pa.array([f"d{i}" for i in rng.permutation(n)])])
+    if grouped:   # file order: query by query, best first, ties in file order; several chunks
+        by = np.lexsort((-score, q))
+        q, score = q[by], score[by]
+        whole = docs.chunk(0)
+        docs = pa.chunked_array([whole.slice(0, n // 3), whole.slice(n // 3, n // 3), whole.slice(2 * (n // 3))])
     order, starts = _rank(q, score, docs)
     expected = _expected(q, score, docs)
     got = np.arange(n) if order is None else order

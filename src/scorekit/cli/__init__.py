@@ -185,6 +185,9 @@ def run() -> None:
     is pure waiting: about 40-50 ms of a one-second run. The standard streams are flushed first;
     when Ray is loaded, its exit handlers (shutting the cluster connection down) run as usual, and
     so do a profiler's or tracer's (``python -m cProfile``, coverage)."""
+    from scorekit.heap import prepare
+
+    prepare(sys.argv[1:])     # large temporaries reuse freed pages instead of faulting new ones
     code = main()
     try:
         sys.stdout.flush()

@@ -23,8 +23,6 @@ import os
 from collections.abc import Callable
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorekit.errors import InputError
 from scorekit.text.normalize import INVISIBLE, nfc
@@ -44,10 +42,12 @@ def clean_id(value: object, path: str | os.PathLike | None = None, line: int | N
     return key if key.isascii() else nfc(key)
 
 
-def _plain(arr: pa.Array) -> bool:
+def _plain(arr) -> bool:
     """Every id of a string array is already clean, judged from its UTF-8 bytes in one pass: no
     NUL, and every character ASCII or a precomposed Hangul syllable (U+AC00-U+D7A3). Such text is
     NFC whatever the order of its characters and holds no invisible character."""
+    import pyarrow as pa
+
     if len(arr) == 0:
         return True
     buffers = arr.buffers()
@@ -71,8 +71,11 @@ def _plain(arr: pa.Array) -> bool:
     return not len(ed) or int(data[ed + 1].max()) <= 0x9D
 
 
-def _clean_strings(arr: pa.Array, what: str, path, row_line: Callable[[int], int | None]) -> pa.Array:
+def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
     """A string array with every value normalised; NUL bytes raise (row -> line via ``row_line``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if _plain(arr):
         return arr
     nul = pc.match_substring(arr, "\x00")
@@ -91,12 +94,15 @@ def _clean_strings(arr: pa.Array, what: str, path, row_line: Callable[[int], int
     return pc.replace_with_mask(arr, odd, pa.array(cleaned, arr.type))
 
 
-def clean_id_column(col: pa.Array | pa.ChunkedArray, what: str, path=None,
-                    line_of: Callable[[int], int | None] | None = None) -> pa.Array | pa.ChunkedArray:
+def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | None] | None = None):
     """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for
     query ids) with every id passed through :func:`clean_id`. Returned as is (the same object)
     when nothing changes (always so for ids of ASCII and Hangul syllables); a dictionary column whose dictionary changes
-    comes back as plain strings, so ids that became equal are one id again."""
+    comes back as plain strings, so ids that became equal are one id again. (pyarrow is imported
+    here, not with the module: the caption readers use :func:`clean_id` only.)"""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if not isinstance(col, (pa.Array, pa.ChunkedArray)):
         return col
     line_of = line_of or (lambda row: None)
@@ -105,10 +111,10 @@ def clean_id_column(col: pa.Array | pa.ChunkedArray, what: str, path=None,
     for chunk in chunks:
         at = start
         if pa.types.is_dictionary(chunk.type):
-            indices = chunk.indices.to_numpy(zero_copy_only=False)
-
-            def row_line(k: int, at=at, indices=indices) -> int | None:
-                return line_of(at + int(np.argmax(indices == k)))
+            # error path only: pyarrow's to_numpy(zero_copy_only=False) imports pandas (0.15 s)
+            def row_line(k: int, at=at, chunk=chunk) -> int | None:
+                hit = pc.equal(chunk.indices, pa.scalar(k, chunk.indices.type))
+                return line_of(at + pc.index(hit, True).as_py())
 
             dictionary = chunk.dictionary
             if pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type):

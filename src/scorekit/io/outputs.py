@@ -290,11 +290,11 @@ class Outputs:
         through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure
-            from scorekit.io.run_store import RunStore
-
             for s in self.stores:
                 if not s.pending:
                     continue
+                from scorekit.io.run_store import RunStore  # sqlite3: only when a run is recorded
+
                 existed = s.path.exists()
                 if not existed:
                     made_dirs += self._make_parents(s.path.parent)

@@ -173,13 +173,17 @@ class Qrels(_Table):
 class Run:
     """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc).
 
-    Document ids stay one arrow string column (``docs``): dictionary-encoding ten million ids
-    costs more than everything the measures need from them (a hash lookup against the qrels,
-    and a duplicate check done per query, where hash tables are small)."""
+    Document ids are held one of two ways, whichever the reader found cheaper: one arrow string
+    column (``docs``) — dictionary-encoding ten million distinct ids costs more than everything
+    the measures need from them (a hash lookup against the qrels, and a duplicate check of
+    fingerprints) — or, when a run draws its documents from a small pool (a re-ranking run:
+    1,000 of 2,000 ids per query), int32 codes into the unique ids (``d``, ``docids``), which
+    the TREC reader gets from the parser itself; then the string column is built only if asked
+    for (``docs``), and the join and the duplicate check work on the codes."""
 
     qids: pa.Array                      # unique query ids
     q: np.ndarray                       # int32 code per row into ``qids``
-    docs: pa.ChunkedArray               # document id per row
+    _docs: pa.ChunkedArray | None       # document id per row (None: only ``_encoded`` so far)
     score: np.ndarray
     name: str | None = None
     source: str = "<run>"
@@ -187,6 +191,7 @@ class Run:
     _ranked: tuple | None = field(default=None, repr=False)
     _encoded: tuple | None = field(default=None, repr=False)
     _grouped: bool | None = field(default=None, repr=False)  # ranked order keeps file blocks
+    _fp: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.q)
@@ -194,6 +199,27 @@ class Run:
     @property
     def n_queries(self) -> int:
         return len(self.qids)
+
+    def fingerprints(self) -> np.ndarray:
+        """uint64 fingerprint of each row's document id (see :mod:`~scorekit.retrieval.fingerprint`;
+        computed once: the duplicate check and the join both use it)."""
+        if self._fp is None:
+            self._fp = fingerprints(self.docs)
+        return self._fp
+
+    @property
+    def docs(self) -> pa.ChunkedArray:
+        """Document id per row (an arrow string column; decoded on first use when the run was
+        read as codes)."""
+        if self._docs is None:
+            codes, dictionary = self._encoded
+            self._docs = pa.chunked_array([dictionary.take(to_arrow(codes))], pa.string())
+        return self._docs
+
+    @property
+    def coded(self) -> bool:
+        """The document ids are at hand as codes (``d``, ``docids``) without encoding them."""
+        return self._encoded is not None
 
     @property
     def docids(self) -> pa.Array:
@@ -207,8 +233,12 @@ class Run:
 
     def _encode(self):
         if self._encoded is None:
-            self._encoded = encode(self.docs)
+            self._encoded = encode(self._docs)
         return self._encoded
+
+    def _doc_source(self):
+        """What ``_order_ties`` takes document ids from: the string column, or the codes."""
+        return self._docs if self._docs is not None else _Coded(*self._encoded)
 
     @classmethod
     def from_arrays(cls, qid, docid, score, *, name: str | None = None, source: str = "<run>",
@@ -223,10 +253,13 @@ class Run:
             raise InputError(f"score must be a finite number, found {score[r]!r}", source, line_of(r))
         qid, docid = _clean_ids(qid, docid, source, line_of)
         q, qids = encode(qid)
-        docs = docid if isinstance(docid, pa.ChunkedArray) else pa.chunked_array([docid])
-        if docs.type != pa.string():
+        docs, encoded = docid if isinstance(docid, pa.ChunkedArray) else pa.chunked_array([docid]), None
+        if pa.types.is_dictionary(docs.type):
+            # codes straight from the reader (one dictionary per block, unified here)
+            encoded, docs = encode(docs), None
+        elif docs.type != pa.string():
             docs = pc.cast(docs, pa.string())
-        out = cls(qids, q, docs, score, name, source, line_of)
+        out = cls(qids, q, docs, score, name, source, line_of, _encoded=encoded)
         if len(out) == 0:
             raise InputError("no ranked documents (empty run)", source)
         out._check_duplicates()
@@ -238,7 +271,7 @@ class Run:
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            order, starts, self._grouped = _rank_grouped(self.q, self.score, self.docs)
+            order, starts, self._grouped = _rank_grouped(self.q, self.score, self._doc_source())
             self._ranked = order, starts
         return self._ranked
 
@@ -251,25 +284,105 @@ class Run:
             # the ranked order stays within blocks (a cheap sufficient test; when it fails the
             # fingerprint check below is right either way)
             self._grouped = order is None or (n > 0 and bool(np.all(self.q[1:] >= self.q[:-1])))
+        if self._encoded is not None:
+            # codes at hand: a repeated (query, document) code pair is a duplicate, no string
+            # compared — one pass marking the pairs in a bitmap when it is small, else a sort
+            d, docids = self._encoded
+            if not _repeated_codes(self.q, d, len(self.qids), len(docids)):
+                return
+            rows = _duplicates(self.q, d, len(docids))
+            row = None if rows is None else int(rows[0])
+            count = 0 if rows is None else len(rows)
         # prove the common case with numbers — no (query, fingerprint of the docid) pair
         # repeats: one vector pass and one sort, where a per-query set of strings cost a call
         # per query (0.20 s against 0.11 s at 3,000 queries of 1,000). Only when a pair does
         # repeat (a duplicate, or a fingerprint collision) are the strings compared, below.
-        if not any_repeated_pair(self.q, fingerprints(self.docs)):
+        elif not _repeated_fingerprints(self.q, self.fingerprints(), starts, self._grouped):
             return
-        if short:
+        elif short:
             # many short rankings: one global encode + sort beats a call per query
             rows = _duplicates(self.q, self.d, len(self.docids))
             row = None if rows is None else int(rows[0])
             count = 0 if rows is None else len(rows)
         else:
-            row, count = _block_duplicates(self.docs, order, starts, n, self._grouped)
+            row, count = _block_duplicates(self._docs, order, starts, n, self._grouped)
         if row is None:
             return
         qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
         more = f" ({count} duplicate pairs in all)" if count > 1 else ""
         raise InputError(f"duplicate document {docid!r} for query {qid!r} in one run{more}",
                          self.source, self.line_of(row))
+
+
+class _Coded:
+    """Document ids as int32 codes into their unique strings, for ``_order_ties``."""
+
+    def __init__(self, codes: np.ndarray, dictionary: pa.Array):
+        self.codes, self.dictionary = codes, dictionary
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _take(docs, rows: np.ndarray, ascending: bool = False) -> pa.Array | pa.ChunkedArray:
+    """The document ids (strings) of ``rows``; ``ascending``: the rows are sorted."""
+    if isinstance(docs, _Coded):
+        return docs.dictionary.take(to_arrow(docs.codes[rows]))
+    if ascending and isinstance(docs, pa.ChunkedArray) and docs.num_chunks > 1:
+        return take_ascending(docs, rows)
+    return docs.take(to_arrow(rows))
+
+
+def take_ascending(values: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
+    """``values.take(rows)`` for sorted ``rows``, chunk by chunk: a take across the chunks of a
+    chunked array gathers through a concatenation of all of them first."""
+    ends = np.cumsum([len(c) for c in values.chunks])
+    bounds = np.searchsorted(rows, ends)
+    parts, lo, start = [], 0, 0
+    for chunk, end, hi in zip(values.chunks, ends.tolist(), bounds.tolist()):
+        if hi > lo:
+            parts.append(chunk.take(to_arrow(rows[lo:hi].astype(np.int64) - start)))
+        lo, start = hi, end
+    return pa.chunked_array(parts, values.type)
+
+
+def _repeated_fingerprints(q: np.ndarray, fp: np.ndarray, starts: np.ndarray, grouped: bool | None) -> bool:
+    """Could some ``(q, document)`` pair occur twice (False is certain)? A run written query by
+    query with the same depth for every query (1,000 each, say) sorts each query's
+    fingerprints as one row of a matrix — small sorts that stay in cache, twice as fast as one
+    sort of all the rows — else one sort of (query, fingerprint) hashes."""
+    n, nb = len(fp), len(starts)
+    if grouped and nb > 1 and n % nb == 0 and n // nb > 1:
+        k = n // nb
+        if starts[-1] == n - k and np.array_equal(starts, np.arange(0, n, k)):
+            matrix = fp.reshape(nb, k)
+            step = max(1, (1 << 18) // k)   # ~2 MiB at a time: the fingerprints are kept for the join
+            buf = np.empty((min(step, nb), k), fp.dtype)
+            for at in range(0, nb, step):
+                part = buf[:min(step, nb - at)]
+                part[...] = matrix[at:at + step]
+                part.sort(axis=1)
+                if (part[:, 1:] == part[:, :-1]).any():
+                    return True
+            return False
+    return any_repeated_pair(q, fp)
+
+
+def _repeated_codes(q: np.ndarray, d: np.ndarray, n_queries: int, n_docs: int) -> bool:
+    """Does some ``(q, d)`` code pair occur twice? A bitmap of the pairs when it is small next
+    to the rows (a re-ranking run: 3,000 queries x a 2,000-id pool), else one sort."""
+    n = len(q)
+    space = n_queries * max(n_docs, 1)
+    if space > 8 * n + (1 << 22):
+        key = q.astype(np.int64) * max(n_docs, 1) + d
+        key.sort()
+        return bool(np.any(key[1:] == key[:-1]))
+    key = q.astype(np.int64 if space >= 1 << 31 else np.int32)
+    key *= max(n_docs, 1)
+    key += d
+    seen = np.zeros(space, np.bool_)
+    seen[key] = True
+    return int(np.count_nonzero(seen)) != n
 
 
 def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool | None = None):
@@ -415,8 +528,8 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     if len(i) == 0:
         return base
     at = (lambda k: k) if base is None else (lambda k: base[k])  # noqa: E731
-    left = docs.take(to_arrow(at(i)))
-    right = docs.take(to_arrow(at(i + 1)))
+    left = _take(docs, at(i), base is None)
+    right = _take(docs, at(i + 1), base is None)
     if pc.all(pc.greater(left, right)).as_py():
         return base
     in_tie = np.zeros(len(docs), bool)
@@ -427,7 +540,7 @@ def _order_ties(tie_next: np.ndarray, docs: pa.ChunkedArray, base: np.ndarray | 
     starts = np.ones(len(rows), bool)
     starts[1:] = ~tie_next[rows[1:] - 1]
     stretch = np.cumsum(starts)
-    table = pa.table({"s": to_arrow(stretch), "d": docs.take(to_arrow(at(rows)))})
+    table = pa.table({"s": to_arrow(stretch), "d": _take(docs, at(rows), base is None)})
     perm = to_numpy(pc.sort_indices(table, sort_keys=[("s", "ascending"), ("d", "descending")]))
     if base is None:
         order = np.arange(len(docs), dtype=np.int32 if len(docs) < 1 << 31 else np.int64)

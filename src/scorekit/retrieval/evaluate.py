@@ -17,7 +17,8 @@ import pyarrow.compute as pc
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.data import Qrels, Run, to_numpy
+from scorekit.retrieval.data import Qrels, Run, take_ascending, to_arrow, to_numpy
+from scorekit.retrieval.fingerprint import _P1, _P2, fingerprints
 from scorekit.retrieval.inputs import as_qrels, as_run
 from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
 from scorekit.retrieval.names import parse_measures
@@ -66,7 +67,7 @@ def _find(key: np.ndarray, keys: np.ndarray, space: int) -> np.ndarray:
         table = np.full(space, -1, np.int32 if len(keys) < 1 << 31 else np.int64)
         table[keys] = np.arange(len(keys), dtype=table.dtype)
         return table[key]
-    return _lookup(pa.array(key), pa.array(keys))
+    return _lookup(to_arrow(key), to_arrow(keys))  # pa.array(numpy) would import pandas
 
 
 def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
@@ -80,27 +81,20 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     index = index or _index(qrels, threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
-    # candidate rows: documents judged for some query (one hash lookup per row against the
-    # qrels' documents; often only a few percent of the rows go on)
-    di = _lookup(run.docs, qrels.docids, np.int32)  # int32: half the bytes to gather below
+    nd = max(len(qrels.docids), 1)
+    # each row's document as a code into the qrels' documents (-1: judged for no query): one
+    # hash lookup per row, or, when the reader gave codes, one per distinct document and a gather
+    if run.coded:
+        di = _lookup(run.docids, qrels.docids, np.int32)[run.d]
+    else:
+        di = _judged_docs(run, qrels, qmap)
     if order is not None:
         di = di[order]                                 # ranked order from here on
-    cand = np.flatnonzero(di >= 0)
-    block = run.q[cand] if order is None else run.q[order[cand]]
-    qi = qmap[block]
-    keep = qi >= 0
-    if not keep.all():
-        cand, block, qi = cand[keep], block[keep], qi[keep]
-    pos = cand - starts[block]
-    key = qi * max(len(qrels.docids), 1)
-    key += di[cand]
-    del di
-    if len(cand) and len(index.keys):
-        at = _find(key, index.keys, qrels.n_queries * max(len(qrels.docids), 1))
-        hit = at >= 0
-        qi, pos, rel = qi[hit], pos[hit], index.rel[at[hit]]
+    space = (qrels.n_queries + 1) * (nd + 1)
+    if len(index.keys) and _dense(space, len(di)):
+        qi, pos, rel = _judge_dense(qrels, run, index, qmap, di, starts, nd, space)
     else:
-        qi, pos, rel = qi[:0], pos[:0], np.zeros(0, np.int64)
+        qi, pos, rel = _judge_sparse(qrels, run, index, qmap, di, order, starts, nd)
     run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
     # blocks are in run query-code order: block b holds run query b's rows
     n_ret = np.zeros(qrels.n_queries, np.int64)
@@ -110,6 +104,97 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
     j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
                *index.ideal, threshold=threshold)
     return j, run_only
+
+
+def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
+    """Each row's document as an int32 code into the qrels' documents, -1 where the row's
+    (query, document) pair is certainly not judged.
+
+    A bitmap of the judged pairs, about 32 bits per pair, is indexed by the top bits of a hash
+    of (qrels query, fingerprint of the document id) — the run's fingerprints are already made
+    for its duplicate check: a row whose bit is clear is not judged, and only the rest (the
+    judged rows and about one in thirty others) are looked up by their strings. Judging by
+    pairs, not documents, matters when the documents recur across queries (10 M lines over a
+    million-document collection: a fifth of the rows hold a document judged for some query, a
+    hundredth for their own). When the bitmap would be large, or most rows pass it anyway,
+    every row is looked up."""
+    n = len(run)
+    bits = _prefilter_bits(len(qrels), n)
+    if bits is None:
+        return _lookup(run.docs, qrels.docids, np.int32)
+    shift = np.uint64(64 - bits)
+    seen = np.zeros(1 << bits, np.bool_)
+    seen[_pair_hash(qrels.q, fingerprints(qrels.docids)[qrels.d]) >> shift] = True
+    top = _pair_hash(qmap, run.fingerprints(), rows=run.q)
+    top >>= shift
+    cand = np.flatnonzero(seen[top])
+    del top
+    if 2 * len(cand) > n:
+        return _lookup(run.docs, qrels.docids, np.int32)
+    di = np.full(n, -1, np.int32)
+    di[cand] = _lookup(take_ascending(run.docs, cand), qrels.docids, np.int32)
+    return di
+
+
+def _pair_hash(q: np.ndarray, fp: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """uint64 hash of (query code, document fingerprint) pairs, with good top bits; the query
+    code of pair i is ``q[rows[i]]`` when ``rows`` is given (one gather of the premixed codes)."""
+    # -1 (a query the qrels lack) wraps around: it is never a judged pair's code
+    mixed = q.astype(np.int64).view(np.uint64) * _P1
+    key = mixed if rows is None else mixed[rows]
+    key ^= fp
+    key *= _P2
+    return key
+
+
+def _prefilter_bits(n_judged: int, n_rows: int) -> int | None:
+    """Bits of the judged pairs' bitmap, or None when it does not pay."""
+    bits = max(int(32 * n_judged).bit_length(), 10)
+    return None if bits > 24 or 16 * n_judged > n_rows else bits
+
+
+def _dense(space: int, n_rows: int) -> bool:
+    """Is a table of every (query, document) pair of the qrels small enough next to the run?"""
+    return space <= min(4 * n_rows + (1 << 20), 1 << 28)
+
+
+def _judge_dense(qrels: Qrels, run: Run, index: _QrelsIndex, qmap, di, starts, nd: int, space: int):
+    """Every row looked up at once in a table of all (qrels query + 1, document + 1) pairs —
+    row 0 / column 0 for a query or document the qrels lack — when that table is small next to
+    the run (a re-ranking run, whose documents are nearly all judged for some query)."""
+    it = np.int32 if space < 1 << 31 else np.int64
+    table = np.full(space, -1, np.int32 if len(index.keys) < 1 << 31 else np.int64)
+    kq, kd = np.divmod(index.keys, nd)
+    table[(kq + 1) * (nd + 1) + kd + 1] = np.arange(len(index.keys), dtype=table.dtype)
+    # per run query: the start of its table row (+1: document codes start at -1)
+    base = ((np.where(qmap >= 0, qmap, -1) + 1) * (nd + 1) + 1).astype(it)
+    sizes = np.diff(np.r_[starts, len(di)])
+    key = np.repeat(base[:len(sizes)], sizes)        # ranked order: blocks in query-code order
+    key += di
+    at = table[key]
+    del key
+    rows = np.flatnonzero(at >= 0)
+    block = np.searchsorted(starts, rows, side="right") - 1   # judged rows only: a few per query
+    return qmap[block], rows - starts[block], index.rel[at[rows]]
+
+
+def _judge_sparse(qrels: Qrels, run: Run, index: _QrelsIndex, qmap, di, order, starts, nd: int):
+    """Only the rows whose document is judged for some query (often a few percent) go on to
+    the pair lookup."""
+    cand = np.flatnonzero(di >= 0)
+    block = run.q[cand] if order is None else run.q[order[cand]]
+    qi = qmap[block]
+    keep = qi >= 0
+    if not keep.all():
+        cand, block, qi = cand[keep], block[keep], qi[keep]
+    pos = cand - starts[block]
+    key = qi * nd
+    key += di[cand]
+    if len(cand) and len(index.keys):
+        at = _find(key, index.keys, qrels.n_queries * nd)
+        hit = at >= 0
+        return qi[hit], pos[hit], index.rel[at[hit]]
+    return qi[:0], pos[:0], np.zeros(0, np.int64)
 
 
 def _check_threshold(rel_threshold: Any) -> int:
