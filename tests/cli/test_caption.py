@@ -193,3 +193,48 @@ def test_metrics_help_lists_what_metrics_compute():
     text = " ".join(r.stdout.split())
     assert "meteor_nltk" in text and "meteor15" in text and "bleu_4" in text
     assert "spec_cider" not in text.split("--baseline-meteor")[0] and "--recipe [scorekit|spec]" in text
+
+
+def test_rouge_parameters_keyed_as_written_equal_the_references(tmp_path):
+    """#26: ROUGE's declared parameters through -m, against rouge-score and pycocoevalcap with the
+    same non-default values (several references: score_multi / pycocoevalcap's max over them)."""
+    from pycocoevalcap.rouge.rouge import Rouge
+    from rouge_score import rouge_scorer
+
+    preds = {"a": "the dogs were running in parks", "b": "two cats sleeping on the red sofa"}
+    refs = {"a": ["a dog runs in the park", "dogs run"], "b": ["a cat sleeps on a sofa"]}
+    p, r_, out = tmp_path / "p.json", tmp_path / "r.json", tmp_path / "out.json"
+    p.write_text(json.dumps(preds))
+    r_.write_text(json.dumps(refs))
+    r = run("-p", p, "-r", r_, "--lang", "en", "-m", "rouge_l(use_stemmer=true),rouge_l_coco(beta=2.5),rouge_l",
+            "-o", out, "-q")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    assert set(data["metrics"]) == {"rouge_l(use_stemmer=true)", "rouge_l_coco(beta=2.5)", "rouge_l"}
+    sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    want = [sc.score_multi(refs[i], preds[i])["rougeL"].fmeasure for i in preds]
+    assert [row["rouge_l(use_stemmer=true)"] for row in data["per_item"]] == pytest.approx(want, rel=1e-12)
+    assert data["metrics"]["rouge_l(use_stemmer=true)"] == pytest.approx(sum(want) / 2, rel=1e-12)
+    assert data["metrics"]["rouge_l"] < data["metrics"]["rouge_l(use_stemmer=true)"]   # stemming matched more
+    coco = Rouge()
+    coco.beta = 2.5
+    # the words are PTB tokens already (lower case, no punctuation): pycocoevalcap's input as it is
+    mean, _ = coco.compute_score({i: refs[i] for i in preds}, {i: [preds[i]] for i in preds})
+    assert data["metrics"]["rouge_l_coco(beta=2.5)"] == pytest.approx(mean, rel=1e-12)
+    assert "rouge_l(use_stemmer=true):stem=porter-nltk" in data["signature"]
+    assert "rouge_l_coco(beta=2.5):-" in data["signature"]
+
+
+@pytest.mark.parametrize("spec, pattern", [
+    ("rouge_l(use_stemmer=maybe)", "parameter 'use_stemmer' must be true or false, got 'maybe'"),
+    ("rouge_l_coco(beta=-1)", "parameter 'beta' must be in [0, inf], got -1.0"),
+    ("rouge_l(stemmer=true)", "did you mean 'use_stemmer'"),
+])
+def test_bad_rouge_parameter_is_one_line_exit_2(tmp_path, spec, pattern):
+    p, r_, out = tmp_path / "p.json", tmp_path / "r.json", tmp_path / "out.json"
+    p.write_text(json.dumps({"a": "a dog runs"}))
+    r_.write_text(json.dumps({"a": ["dogs run"]}))
+    r = run("-p", p, "-r", r_, "--lang", "en", "-m", spec, "-o", out)
+    assert r.returncode == 2
+    assert pattern in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()

@@ -63,3 +63,26 @@ def test_summary_chrf_from_the_registry(tmp_path, capsys):
 def test_summary_misspelt_metric_is_one_line(capsys):
     code, _, err = run(["summary", "-p", DEMO, "-r", DEMO, "--metrics", "chrff"], capsys)
     assert code == 2 and "did you mean 'chrf'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_summary_rouge_use_stemmer_through_the_grammar_equals_rouge_score(tmp_path, capsys):
+    """#26: `rouge(use_stemmer=true)` is reachable from the command line, keyed as written, equal to
+    rouge-score's stemmed ROUGE-1/2, and pinned in the signature (a stemmed run is not `stem:no` alone)."""
+    from rouge_score import rouge_scorer
+
+    p, r, out = tmp_path / "p.txt", tmp_path / "r.txt", tmp_path / "r.json"
+    preds, refs = ["the riders were riding horses"], ["the rider rides a horse"]
+    p.write_text("\n".join(preds) + "\n")
+    r.write_text("\n".join(refs) + "\n")
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge(use_stemmer=true),rouge", "-o", str(out)],
+                       capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    want = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True).score(refs[0], preds[0])
+    plain = rouge_scorer.RougeScorer(["rouge1", "rouge2"]).score(refs[0], preds[0])
+    assert abs(data["metrics"]["rouge1(use_stemmer=true)"] - want["rouge1"].fmeasure) < 1e-12
+    assert abs(data["metrics"]["rouge2_r(use_stemmer=true)"] - want["rouge2"].recall) < 1e-12
+    assert abs(data["metrics"]["rouge1"] - plain["rouge1"].fmeasure) < 1e-12
+    assert "rouge(use_stemmer=true):stem=porter" in data["signature"]
+    code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge(use_stemmer=maybe)"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "use_stemmer" in err

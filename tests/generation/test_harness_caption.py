@@ -15,7 +15,11 @@ from tests.harness import MetricCase, harness_test, run_case, text_batches
 EN = "a man rides the wave dog dogs runs in park cat sleeps on sofa red car road . , two".split()
 KO = "고양이가 소파 위에서 잔다 파란 바다에 하얀 파도가 친다 사람들 산 구름이 높은".split()
 EN_BATCHES = text_batches(EN)
+# words whose Porter stems meet (rides/riding, runs/running, dogs/dog): stemming changes the numbers
+STEM_BATCHES = text_batches(EN + "riding running sleeping played plays parks cats waves".split())
 KO_BATCHES = text_batches(KO, make=partial(CaptionBatch, lang="ko"))
+# verbs in several endings, one lemma each (갔다/간다 -> 가다): Kiwi lemmas change the numbers
+KO_STEM_BATCHES = text_batches(KO + "갔다 간다 가는 잤다 자는 쳤다".split(), make=partial(CaptionBatch, lang="ko"))
 
 
 def _coco(b):
@@ -43,17 +47,40 @@ def cider_oracle(key):
     return oracle
 
 
-def rouge_coco_oracle(b):
-    from pycocoevalcap.rouge.rouge import Rouge
+def rouge_coco_oracle(beta=None):
+    def oracle(b):
+        from pycocoevalcap.rouge.rouge import Rouge
 
-    score, items = Rouge().compute_score(*_coco(b))
-    return {"rouge_l_coco": score}, {"rouge_l_coco": list(items)}
+        scorer = Rouge()
+        if beta is not None:
+            scorer.beta = beta
+        score, items = scorer.compute_score(*_coco(b))
+        return {"rouge_l_coco": score}, {"rouge_l_coco": list(items)}
+    return oracle
 
 
-def rouge_l_oracle(b):
+def rouge_l_oracle(use_stemmer=False):
+    def oracle(b):
+        from rouge_score import rouge_scorer
+
+        sc = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
+        items = [sc.score_multi(rs, p)["rougeL"].fmeasure for p, rs in zip(b.predictions, b.references)]
+        return {"rouge_l": float(np.mean(items))}, {"rouge_l": items}
+    return oracle
+
+
+def rouge_l_ko_oracle(b):
+    """rouge-score's ROUGE-L (score_multi) on Kiwi lemma tokens: rouge-score's own tokenizer deletes
+    Hangul, so it gets the Korean tokens use_stemmer asks for (surface morphs -> lemmas)."""
     from rouge_score import rouge_scorer
 
-    sc = rouge_scorer.RougeScorer(["rougeL"])
+    from scorekit.generation.rouge import rouge_tokenize
+
+    class KiwiLemmas:
+        def tokenize(self, text):
+            return rouge_tokenize(text, lang="ko", stem=True)
+
+    sc = rouge_scorer.RougeScorer(["rougeL"], tokenizer=KiwiLemmas())
     items = [sc.score_multi(rs, p)["rougeL"].fmeasure for p, rs in zip(b.predictions, b.references)]
     return {"rouge_l": float(np.mean(items))}, {"rouge_l": items}
 
@@ -80,8 +107,8 @@ EN_CASES = [
     _case("cider", batches=EN_BATCHES, oracle=cider_oracle("cider"), max_examples=20),
     _case("cider_d", batches=EN_BATCHES, oracle=cider_oracle("cider_d"), max_examples=20),
     _case("cider_plain", batches=EN_BATCHES, oracle_test="tests/generation/test_cider.py (vrama91 CIDEr formula)"),
-    _case("rouge_l", batches=EN_BATCHES, oracle=rouge_l_oracle, rel=1e-12, max_examples=20),
-    _case("rouge_l_coco", batches=EN_BATCHES, oracle=rouge_coco_oracle, rel=1e-12, max_examples=20),
+    _case("rouge_l", batches=EN_BATCHES, oracle=rouge_l_oracle(), rel=1e-12, max_examples=20),
+    _case("rouge_l_coco", batches=EN_BATCHES, oracle=rouge_coco_oracle(), rel=1e-12, max_examples=20),
     _case("meteor_nltk", batches=EN_BATCHES,
           oracle_test="tests/generation/test_meteor.py (nltk meteor_score with WordNet)"),
     _case("meteor15", batches=EN_BATCHES, max_examples=10,
@@ -91,6 +118,12 @@ EN_CASES = [
     # a declared parameter away from its default, against the reference with the same value
     _case("chrf", {"beta": 3, "char_order": 4}, batches=EN_BATCHES,
           oracle=chrf_oracle("chrf", beta=3, char_order=4), rel=0, max_examples=10),
+    _case("rouge_l", {"use_stemmer": True}, batches=STEM_BATCHES, oracle=rouge_l_oracle(use_stemmer=True),
+          rel=1e-12, max_examples=15),
+    _case("rouge_l_coco", {"beta": 1.0}, batches=EN_BATCHES, oracle=rouge_coco_oracle(1.0), rel=1e-12,
+          max_examples=10),
+    _case("rouge_l_coco", {"beta": 2.5}, batches=EN_BATCHES, oracle=rouge_coco_oracle(2.5), rel=1e-12,
+          max_examples=10),
 ]
 
 # Korean: the same properties through the Korean tokenizers; chrF's oracle holds (characters)
@@ -101,6 +134,8 @@ KO_CASES = [
           oracle_test=f"the English {name} case above (same statistics), tests/generation/test_ko_pairs.py")
     for name in ("bleu", "cider_d", "rouge_l", "meteor_nltk", "chrf", "chrf_pp")
 ] + [
+    _case("rouge_l", {"lang": "ko", "ko_units": "surface", "use_stemmer": True}, batches=KO_STEM_BATCHES,
+          oracle=rouge_l_ko_oracle, rel=1e-12, max_examples=8),
     # `meteor` is the Korean METEOR (English: meteor15, meteor_nltk)
     _case("meteor", {"lang": "ko"}, batches=KO_BATCHES, max_examples=8,
           oracle_test="tests/generation/test_meteor_ko.py (the spec's worked numbers)"),

@@ -29,14 +29,24 @@ def with_sources(words, lang="en"):
                                    sources=[s for _, _, s in items]))
 
 
-def rouge_oracle(b):
+def rouge_oracle(b, **kw):
     from rouge_score import rouge_scorer
 
-    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2"])
-    scores = [sc.score(rs[0], p) for p, rs in zip(b.predictions, b.references)]
+    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2"], **kw)
+    scores = [sc.score_multi(rs, p) for p, rs in zip(b.predictions, b.references)]
     items = {"rouge1": [s["rouge1"].fmeasure for s in scores], "rouge1_r": [s["rouge1"].recall for s in scores],
              "rouge2": [s["rouge2"].fmeasure for s in scores], "rouge2_r": [s["rouge2"].recall for s in scores]}
     return {k: float(np.mean(v)) for k, v in items.items()}, items
+
+
+class KiwiLemmas:
+    """Korean tokens for rouge-score (its own tokenizer deletes Hangul): Kiwi lemmas, what
+    use_stemmer asks of Korean."""
+
+    def tokenize(self, text):
+        from scorekit.generation.rouge import rouge_tokenize
+
+        return rouge_tokenize(text, lang="ko", stem=True)
 
 
 def words_oracle(b):
@@ -65,8 +75,16 @@ def _case(name, params=None, **kw):
 
 EN_BATCHES = text_batches(EN, make=SummaryBatch, max_refs=1)
 KO_BATCHES = text_batches(KO, make=partial(SummaryBatch, lang="ko"), max_refs=1)
+# words whose Porter stems meet (rides/riding, runs/running), verbs in several endings (갔다/간다)
+STEM_BATCHES = text_batches(EN + "riding running sleeping played plays parks cats".split(), make=SummaryBatch)
+KO_STEM_BATCHES = text_batches(KO + "갔다 간다 가는 잤다 자는".split(), make=partial(SummaryBatch, lang="ko"))
 CASES = [
     _case("rouge", batches=EN_BATCHES, oracle=rouge_oracle, rel=1e-12),
+    # use_stemmer away from its default (several references: score_multi)
+    _case("rouge", {"use_stemmer": True}, batches=STEM_BATCHES, rel=1e-12, max_examples=15,
+          oracle=partial(rouge_oracle, use_stemmer=True)),
+    _case("rouge", {"lang": "ko", "use_stemmer": True}, batches=KO_STEM_BATCHES, rel=1e-12, max_examples=5,
+          oracle=partial(rouge_oracle, tokenizer=KiwiLemmas())),
     _case("words", batches=EN_BATCHES, oracle=words_oracle, rel=0),
     _case("density", batches=with_sources(EN), oracle=density_oracle, rel=1e-12),
 ] + [

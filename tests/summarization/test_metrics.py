@@ -77,6 +77,33 @@ def test_rouge_per_item_equals_rouge_score(pairs):
         assert per["rouge2_r"][i] == s["rouge2"].recall
 
 
+@given(st.lists(st.tuples(st.text(alphabet=" abcderunsingplayedkt", max_size=40),
+                          st.lists(st.text(alphabet=" abcderunsingplayedkt", max_size=40), min_size=1, max_size=3)),
+                min_size=1, max_size=5))
+def test_rouge_use_stemmer_equals_rouge_score(items):
+    """#26: summary rouge(use_stemmer=true), built from the name grammar, equals rouge-score's
+    RougeScorer(use_stemmer=True) (score_multi); the batch's --stem gives the same numbers."""
+    import nltk
+
+    from scorekit.metrics import get_metric
+    from scorekit.summarization.metrics import SummaryBatch
+
+    preds, refs = [p for p, _ in items], [rs for _, rs in items]
+    m = get_metric("summary", "rouge(use_stemmer=true)")
+    per = m.item_scores(m.item_stats(SummaryBatch(preds, refs, "en")))
+    sc = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True)
+    for i, (p, rs) in enumerate(items):
+        s = sc.score_multi(rs, p)
+        for kind in ("rouge1", "rouge2"):
+            assert per[kind][i] == pytest.approx(s[kind].fmeasure, rel=1e-12, abs=1e-15)
+            assert per[kind + "_r"][i] == pytest.approx(s[kind].recall, rel=1e-12, abs=1e-15)
+    plain = get_metric("summary", "rouge")
+    batch_stem = plain.item_scores(plain.item_stats(SummaryBatch(preds, refs, "en", stem=True)))
+    for k in per:
+        np.testing.assert_array_equal(batch_stem[k], per[k])
+    assert m.signature_params() == {"rouge(use_stemmer=true)": f"stem=porter-nltk{nltk.__version__}"}
+
+
 class FakeBERTScorer:
     name, num_layers = "fake", 3
 

@@ -12,7 +12,8 @@ Definitions (Lin 2004; spec ``nword-summarization.md`` "Phase 1 Metrics" §1 and
   ties), as ``RougeScorer.score_multi`` does.
 * COCO ROUGE-L (``coco_rouge_l``): pycocoevalcap's ``Rouge.calc_score``: ``P* = max_r LCS/|pred|``
   and ``R* = max_r LCS/|ref_r|`` taken independently over the references, then
-  ``F = (1 + b^2) P* R* / (R* + b^2 P*)`` with ``b = 1.2``; the corpus score is the mean.
+  ``F = (1 + b^2) P* R* / (R* + b^2 P*)`` with ``b = 1.2`` (``rouge_l_coco(beta=...)``); the
+  corpus score is the mean.
 
 Tokenisation (``rouge_tokenize``): English exactly as rouge-score's ``DefaultTokenizer``
 (lower-case, every run of characters outside ``[a-z0-9]`` is a separator, optional Porter stem
@@ -388,6 +389,15 @@ def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: s
     return params
 
 
+def stemmer_pin(stem: bool) -> dict:
+    """The signature pin of ROUGE's stemming: NLTK's Porter stemmer, by version (none unstemmed)."""
+    if not stem:
+        return {}
+    import nltk
+
+    return {"stem": f"porter-nltk{nltk.__version__}"}
+
+
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
 from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
@@ -398,11 +408,17 @@ from scorekit.metrics.registry import register  # noqa: E402
 @register
 class RougeL(CaptionMetric):
     """ROUGE-L F1: LCS-based precision and recall, the best reference (rouge-score semantics, the
-    spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0)."""
+    spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0).
+
+    ``use_stemmer``: rouge-score's ``RougeScorer(use_stemmer=True)``, Porter stems of English
+    tokens longer than 3 characters; Korean surface morphs become Kiwi lemmas (Korean content
+    units are lemmas already)."""
 
     name = "rouge_l"
     params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface",
-                                           choices=KOREAN_UNITS),)
+                                           choices=KOREAN_UNITS),
+                                     Param("use_stemmer", bool, False,
+                                           "Porter-stem English tokens as rouge-score (Korean surface: Kiwi lemmas)"))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -420,11 +436,13 @@ class RougeL(CaptionMetric):
             res = rouge_scores_of_tokens([[t.lower() for t in h] for h in hyps],
                                          [[[t.lower() for t in r] for r in rs] for rs in refs], ("rougeL",))
         else:
-            res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang, units=units)
+            res = rouge_scores(b.predictions, b.references, kinds=("rougeL",), lang=b.lang,
+                               stem=self.values["use_stemmer"], units=units)
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def pins(self) -> dict:
-        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])
+        return {**korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"]),
+                **stemmer_pin(self.values["use_stemmer"])}
 
 
 @register
@@ -433,8 +451,10 @@ class RougeLCoco(CaptionMetric):
     references, on the caption tokens."""
 
     name = "rouge_l_coco"
+    params = CaptionMetric.params + (Param("beta", float, 1.2, "weight of recall against precision "
+                                                               "(pycocoevalcap's Rouge.beta; 0: precision)", low=0),)
 
     def item_stats(self, batch) -> Stats:
         hyps, refs = self.batch(batch).tokens()
-        return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs)[1]})
+        return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs, self.values["beta"])[1]})
 

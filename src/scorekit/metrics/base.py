@@ -76,6 +76,10 @@ class Param:
             out = value.strip().lower() in _TRUE
         elif self.type is float and isinstance(value, bool):
             raise ScorekitError(f"parameter {self.name!r} must be a number, got {value!r}")
+        elif self.type is bool and isinstance(value, (int, np.integer)) and value in (0, 1):
+            out = bool(value)
+        elif self.type is bool:   # bool("maybe") would be True
+            raise ScorekitError(f"parameter {self.name!r} must be true or false, got {value!r}")
         else:
             try:
                 out = self.type(value)

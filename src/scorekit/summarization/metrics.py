@@ -247,22 +247,43 @@ class SummaryRouge(SummaryMetric):
 
     name = "rouge"
     keys = ("rouge1", "rouge1_r", "rouge2", "rouge2_r")
+    params = CaptionMetric.params + (
+        Param("use_stemmer", bool, False, "Porter-stem English tokens as rouge-score (Korean: Kiwi lemmas); "
+                                          "the batch's --stem stems too"),)
     key_info = {"rouge1": {"doc": "ROUGE-1 F-measure (rouge-score semantics; Korean via Kiwi)."},
                 "rouge2": {"doc": "ROUGE-2 F-measure (rouge-score semantics; Korean via Kiwi)."},
                 "rouge1_r": {"doc": "ROUGE-1 recall: overlapping unigrams / reference unigrams (the spec's formula)."},
                 "rouge2_r": {"doc": "ROUGE-2 recall: overlapping bigrams / reference bigrams (the spec's formula)."}}
 
+    def _tokens(self, b: "SummaryBatch") -> tuple[list, list]:
+        """Prediction tokens and prepared references: the batch's own (prepared once, with its
+        ``stem``), or, when ``use_stemmer`` stems a batch that does not, stemmed ones (the same
+        Korean choice per document) kept beside them."""
+        prep = b.prepared()
+        if not self.values["use_stemmer"] or b.stem:
+            return prep["tokens"], [c.refs for c in prep["contexts"]]
+        if "rouge_stemmed" not in prep:
+            ctx = prep["contexts"]
+            toks = iter(R.rouge_tokenize_batch([r for c in ctx for r in c.references], stem=True,
+                                               korean=[c.korean for c in ctx for _ in c.references]))
+            refs = [[R.PreparedReference(next(toks)) for _ in c.references] for c in ctx]
+            prep["rouge_stemmed"] = (R.rouge_tokenize_batch(prep["preds"], stem=True, korean=prep["flags"]), refs)
+        return prep["rouge_stemmed"]
+
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
-        prep = b.prepared()
+        tokens, refs = self._tokens(b)
         n = len(b)
         out = {k: np.zeros(n) for k in self.keys}
-        for i, (t, c) in enumerate(zip(prep["tokens"], prep["contexts"])):
-            res = R.rouge_multi(t, c.refs, ROUGE_KINDS)
+        for i, (t, r) in enumerate(zip(tokens, refs)):
+            res = R.rouge_multi(t, r, ROUGE_KINDS)
             for kind in ROUGE_KINDS:
                 out[kind][i] = res[kind].fmeasure
                 out[kind + "_r"][i] = res[kind].recall
         return Stats(out)
+
+    def pins(self) -> dict:
+        return R.stemmer_pin(self.values["use_stemmer"])
 
 
 _LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
@@ -467,7 +488,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
         fields["density_tok"] = "none"
     sig = Signature("summary", fields)
     for m in scored.used:
-        if m.family != "summary":
+        if m.family != "summary" or m.spec() != m.name:
             sig.update(m.signature_params())
     inputs = {"n_items": len(ids)}
     if scored.skipped:
