@@ -284,18 +284,22 @@ def _source(opts: dict[str, Any]) -> str | None:
     return str(out) if out and not is_stdout(out) else None
 
 
-def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    path = opts.get("report")
-    if not path or not results:
-        return
+def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> None:
+    """Stage the HTML report of ``doc`` for ``path`` in this command's transaction."""
     from scorekit.report.html import render_report
 
     tx = outputs()
     dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, "--report")
-    doc = report_document(results, opts.get("payload"))
-    dest.write_text(render_report([doc], sources=[_source(opts)]))
+    dest.write_text(render_report([doc], sources=[source]))
+
+
+def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
+    path = opts.get("report")
+    if not path or not results:
+        return
+    write_report(path, report_document(results, opts.get("payload")), _source(opts))
     if not opts.get("quiet"):
-        tx.after_commit(lambda: click.echo(f"report: {path}", err=True))
+        outputs().after_commit(lambda: click.echo(f"report: {path}", err=True))
 
 
 def record_enabled(flag: bool | None) -> bool:
@@ -352,10 +356,3 @@ def signature_line(sig: str, fmt: str) -> None:
     elif fmt == "latex":
         sys.stdout.write(f"% signature: {sig}\n")
 
-
-def wraps_command(func: Callable) -> Callable:
-    @functools.wraps(func)
-    def inner(*a, **k):
-        return func(*a, **k)
-
-    return inner

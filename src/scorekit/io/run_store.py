@@ -26,7 +26,7 @@ import sqlite3
 import stat
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -432,9 +432,6 @@ class RunStore:
             raise
         return run_id
 
-    def record_many(self, results: Iterable[Any], *, source: str | None = None) -> list[int]:
-        return [self.record(r, source=source) for r in results]
-
     def _remove_impl(self, run_ids: Sequence[int]) -> list[int]:
         """Delete runs; returns the ids that existed (and are now gone)."""
         c = self._writer()
@@ -504,29 +501,6 @@ class RunStore:
     def _tasks_impl(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT task FROM runs ORDER BY task")]
 
-    def _leaderboard_impl(self, task: str, metric: str, *, lower_is_better: bool = False, per_name: bool = True,
-                    limit: int | None = None) -> list[RunRecord]:
-        """Runs of ``task`` ranked by ``metric`` (best first). ``per_name``: only each system
-        name's best run (unnamed runs count separately)."""
-        order = "ASC" if lower_is_better else "DESC"
-        rows = self.conn.execute(
-            "SELECT r.id, r.task, r.name, r.signature, r.created, r.recorded, r.source, r.n_items, m.value "
-            "FROM runs r JOIN metrics m ON m.run_id = r.id "
-            f"WHERE r.task = ? AND m.metric = ? AND m.value IS NOT NULL ORDER BY m.value {order}, r.id DESC",
-            (task, metric)).fetchall()
-        seen: set[str] = set()
-        picked = []
-        for r in rows:
-            key = r[2] if r[2] is not None else f"#{r[0]}"
-            if per_name and key in seen:
-                continue
-            seen.add(key)
-            picked.append(r[:8])
-        if limit:
-            picked = picked[:limit]
-        metrics = self._metrics_of([r[0] for r in picked])
-        return [RunRecord(*r, metrics=metrics[r[0]]) for r in picked]
-
     def _metric_names_impl(self, task: str) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT m.metric FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.task = ? "
@@ -558,13 +532,101 @@ class RunStore:
         with self._guard():
             return self._tasks_impl()
 
-    def leaderboard(self, task: str, metric: str, **kw: Any) -> "list[RunRecord]":
-        with self._guard():
-            return self._leaderboard_impl(task, metric, **kw)
-
     def metric_names(self, task: str) -> "list[str]":
         with self._guard():
             return self._metric_names_impl(task)
+
+    def leaderboards(self, *, task: str | None = None, metric: str | None = None, test_set: str | None = None,
+                     all_runs: bool = False, top: int | None = None) -> "list[Leaderboard]":
+        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one
+        leaderboard per task, test set and caption recipe (runs scored on different qrels or
+        references, another language or recipe are never ranked together); each system name's
+        best run unless ``all_runs``; at most ``top`` runs each. ``test_set``: only the test sets
+        whose fingerprint starts with this text."""
+        from scorekit.errors import UnknownNameError
+        from scorekit.report.model import PRIMARY_METRICS, lower_is_better
+        from scorekit.signature import parse_signature
+
+        tasks = self.tasks()
+        if task and task not in tasks:
+            raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
+        groups: dict[tuple[str, str, str], list[RunRecord]] = {}
+        info: dict[tuple[str, str, str], tuple[str, Any]] = {}
+        for t in [task] if task else tasks:
+            for rec in reversed(self.list(task=t)):            # oldest first: metric order as recorded
+                data = self.get(rec.id)
+                fp = run_test_set(data)
+                if test_set and not fp.startswith(test_set) and not fp.split(":", 1)[-1].startswith(test_set):
+                    continue
+                key = (t, fp, parse_signature(data.get("signature") or "").get("recipe", "scorekit"))
+                groups.setdefault(key, []).append(rec)
+                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
+        if test_set and not groups:
+            raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
+                                "(`scorekit runs leaderboard` lists them)")
+        boards = []
+        for (t, fp, recipe), recs in groups.items():
+            desc, hint = info[(t, fp, recipe)]
+            names = list(dict.fromkeys(k for r in recs for k in r.metrics))
+            m = metric
+            if m is None:
+                lower = {n.lower(): n for n in names}
+                cands = ([hint] if isinstance(hint, str) else []) + list(PRIMARY_METRICS.get(t, ()))
+                m = next((lower[c.lower()] for c in cands if c.lower() in lower), names[0] if names else None)
+            if m is None or m not in names:
+                continue
+            lb = lower_is_better(m)
+            ranked = sorted((r for r in recs if _is_number(r.metrics.get(m))),
+                            key=lambda r: (r.metrics[m] if lb else -r.metrics[m], -r.id))
+            if not all_runs:   # each system name's best (unnamed runs count separately)
+                best: dict[str, RunRecord] = {}
+                for r in ranked:
+                    best.setdefault(r.name if r.name is not None else f"#{r.id}", r)
+                ranked = list(best.values())
+            boards.append(Leaderboard(t, fp, recipe, desc, m, lb, [m] + [n for n in names if n != m][:5],
+                                      ranked[:top] if top else ranked))
+        if metric and not boards:
+            raise UnknownNameError("metric", metric, [n for t in ([task] if task else tasks)
+                                                      for n in self.metric_names(t)])
+        return boards
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """One ranking of :meth:`RunStore.leaderboards`: the runs of one task on one test set."""
+    task: str
+    test_set: str            # the fingerprint (``refs:…``, ``files:…``, ``ids:…``)
+    recipe: str              # ``scorekit``, or the caption spec's recipe
+    description: str         # language, items, the file it came from
+    metric: str              # what it ranks by
+    lower_is_better: bool
+    columns: list[str]       # the metric, then up to five more the runs have
+    runs: list[RunRecord]
+
+
+def record_files(paths: Sequence[str | os.PathLike], store: str | os.PathLike | None = None
+                 ) -> list[tuple[Any, list[int]]]:
+    """Record result JSON files (every run of a multi-system file) in ``store``: every file is
+    read and checked before anything is written. Returns each path with its new run ids."""
+    from scorekit.report.model import read_result
+
+    docs = [(p, read_result(p)) for p in paths]
+    for p, data in docs:
+        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
+            check_metrics(r, str(p))
+    out = []
+    with RunStore(store, create=True) as s:
+        for p, data in docs:
+            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
+            recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
+            for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
+                rec["inputs"].setdefault("test_set", run_test_set(rec))
+            out.append((p, [s.record(rec, source=str(p)) for rec in recs]))
+    return out
 
 
 # --------------------------------------------------------------------- test sets (leaderboard groups)
