@@ -77,7 +77,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     Meteor 1.5 (`meteor15`, as COCO reports it) against 0.33 for English; the report names the
     recipe of both.
     """
-    from scorekit.generation.driver import default_metrics, evaluate_files
+    from scorekit.generation.driver import default_metrics
+    from scorekit.generation.targets import evaluate_files
     from scorekit.metrics.registry import MetricSpec
 
     if recipe == "spec":
