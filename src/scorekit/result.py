@@ -154,9 +154,6 @@ class ResultSet:
     def names(self) -> list[str | None]:
         return [r.name for r in self.results]
 
-    def metric_keys(self) -> list[str]:
-        return list(dict.fromkeys(k for r in self.results for k in r.metrics))
-
     def to_dict(self) -> dict[str, Any]:
         """``{"task", "signature", "runs": [Result.to_dict(), ...]}`` — the several-runs JSON every
         command writes (no run's metrics at the top level); ``signature`` when all runs share one."""
