@@ -52,6 +52,12 @@ def example(*lines: str, heading: str = "Example:") -> str:
     written (click's ``\\b`` stops re-wrapping)."""
     return "\b\n" + heading + "\n" + "\n".join("  " + line for line in lines)
 
+FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
+                             default="table", show_default=True, help="How to print tables on stdout.")
+STORE_OPTION = click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
+                            help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
+
+
 def _shared_options() -> list[Callable[[Callable], Callable]]:
     return [
         click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
@@ -59,8 +65,7 @@ def _shared_options() -> list[Callable[[Callable], Callable]]:
         click.option("--record/--no-record", "record", default=None,
                      help=f"Save the run in the run history (see `scorekit runs`). Off unless "
                           f"{RECORD_ENV}=1."),
-        click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db)."),
+        STORE_OPTION,
     ]
 
 
@@ -69,8 +74,7 @@ def output_options(func: Callable) -> Callable:
     opts = [
         click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write results as JSON (metrics, per-item details, signature) to this file."),
-        click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
-                     default="table", show_default=True, help="How to print tables on stdout."),
+        FORMAT_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout (use with --output)."),
     ]
     try:
@@ -125,6 +129,33 @@ def change_pct(x: float | None) -> str:
     if math.isinf(x):
         return "+inf%" if x > 0 else "-inf%"
     return f"{x:+.1f}%"
+
+
+def p_value(x: float | None) -> str:
+    """A p-value as the comparison tables print it: 4 decimals, ``1.2e-05`` below 1e-4, ``–`` when undefined."""
+    import math
+
+    return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
+
+
+def print_comparison(comp, fmt: str, arrows: bool = False) -> None:
+    """The rows of a comparison with the baseline (``scorekit retrieval``, ``scorekit rag``): a
+    significant row is marked ``*`` (``arrows``: ▲/▼ in the terminal table); CSV keeps raw numbers."""
+    raw = fmt == "csv"
+
+    def mark(row) -> str:
+        if not row["significant"]:
+            return ""
+        return ("▲" if row["value"] > row["baseline_value"] else "▼") if arrows and fmt == "table" else "*"
+
+    rows = [[row["measure"], row["system"], row["baseline_value"], row["value"],
+             row["improvement_pct"] if raw else change_pct(row["improvement_pct"]),
+             row["p_value"] if raw else p_value(row["p_value"]),
+             row["p_adjusted"] if raw else p_value(row["p_adjusted"]), mark(row)] for row in comp.rows]
+    if not raw:
+        sys.stdout.write("\n")
+    print_table(["measure", "system", f"baseline ({comp.baseline})", "value", "improvement", "p", "p (Holm)", "sig."],
+                rows, fmt, title=f"Compared with {comp.baseline}")
 
 
 def console():

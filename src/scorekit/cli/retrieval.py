@@ -5,7 +5,6 @@ paired significance tests when several runs are given. A thin layer over
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
 import warnings
 from pathlib import Path
@@ -13,26 +12,17 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
-from scorekit.cli._common import emit, example, metrics_table, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import (emit, example, metrics_table, output_options, outputs, print_comparison, print_table,
+                                  signature_line)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
-_TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
-          "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
+TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
+         "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
 
 
 def _warn(msg: str) -> None:
     click.echo(f"scorekit: warning: {msg}", err=True)
-
-
-def _pct(x: float) -> str:
-    from scorekit.cli._common import change_pct
-
-    return change_pct(x)
-
-
-def _p(x: float) -> str:
-    return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
 @click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]},
@@ -60,7 +50,7 @@ def _p(x: float) -> str:
 @click.option("--rel-threshold", type=click.IntRange(-MAX_COUNT - 1, MAX_COUNT), default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
-@click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
+@click.option("--test", "test", type=click.Choice(list(TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
@@ -128,23 +118,9 @@ def _print(comp, fmt: str) -> None:
     header, rows = metrics_table(comp.results)
     print_table(header, rows, fmt, title=f"Retrieval: {n} queries ({first.inputs['qrels']})")
     if len(comp.results) > 1:
-        raw = fmt == "csv"
-        chead = ["measure", "system", f"baseline ({comp.baseline})", "value", "improvement",
-                 "p", "p (Holm)", "sig."]
-        crows = []
-        for row in comp.rows:
-            mark = ("▲" if row["value"] > row["baseline_value"] else "▼") if row["significant"] else ""
-            if fmt in ("latex", "markdown", "csv"):
-                mark = ("*" if row["significant"] else "")
-            crows.append([row["measure"], row["system"], row["baseline_value"], row["value"],
-                          row["improvement_pct"] if raw else _pct(row["improvement_pct"]),
-                          row["p_value"] if raw else _p(row["p_value"]),
-                          row["p_adjusted"] if raw else _p(row["p_adjusted"]), mark])
+        print_comparison(comp, fmt, arrows=True)
         if fmt != "csv":
-            sys.stdout.write("\n")
-        print_table(chead, crows, fmt, title=f"Compared with {comp.baseline}")
-        if fmt != "csv":
-            legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({_TESTS[comp.method]}, two-sided, "
+            legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({TESTS[comp.method]}, two-sided, "
                       f"{n} queries); improvement = (system - baseline) / baseline")
             if fmt == "latex":
                 sys.stdout.write(f"% {legend}\n")

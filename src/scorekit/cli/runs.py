@@ -25,18 +25,11 @@ from typing import Any
 import click
 
 from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
-from scorekit.cli._common import (Group, change_pct, example, dumps_json, is_stdout, outputs, print_table,
-                                   signature_line, transactional, write_json, write_report)
-from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, example, dumps_json, is_stdout,
+                                  outputs, print_table, signature_line, transactional, write_json, write_report)
+from scorekit.errors import UnknownNameError
 from scorekit.stats.compare import compare_runs  # noqa: F401  (the engine; re-exported for callers)
-
-METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
-
-store_option = click.option(
-    "--store", type=click.Path(dir_okay=False, path_type=Path),
-    help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
-format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
-                             default="table", show_default=True, help="How to print tables on stdout.")
+from scorekit.stats.significance import METHODS
 
 
 def _open(store: Path | None, create: bool = False):
@@ -66,8 +59,8 @@ def command() -> None:
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
 @click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
     """List recorded runs, newest first."""
     with _open(store) as s:
@@ -83,8 +76,8 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 @transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
@@ -123,8 +116,8 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 @transactional
 def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
@@ -164,7 +157,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
 
 @command.command("rm", epilog=example("scorekit runs rm 4 5"))
 @click.argument("run_ids", type=click.IntRange(0, MAX_ID), nargs=-1, required=True)
-@store_option
+@STORE_OPTION
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Remove runs from the history (all or none: every id must exist)."""
     with _open(store) as s:
@@ -180,8 +173,8 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--test-set", "test_set", help="Only the test set whose fingerprint starts with this text.")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
 @click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per test set.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, all_runs: bool, top: int,
                     store: Path | None, fmt: str) -> None:
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
@@ -208,7 +201,7 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
 
 @command.command("add", epilog=example("scorekit runs add results/retrieval.json results/caption.json"))
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@store_option
+@STORE_OPTION
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
     from scorekit.io.run_store import record_files
