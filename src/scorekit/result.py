@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 _LEAVES = frozenset({str, int, bool, type(None)})
 
 
+def is_finite_number(v: Any) -> bool:
+    """A finite real number (a bool is not one)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and non-finite floats into plain JSON values."""
     # exact-type tests first: a result's per-item rows are mostly plain floats and strings, and

@@ -17,7 +17,6 @@ A run without that text (e.g. ``scorekit summary``) falls back to the per-item m
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
 from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, example, dumps_json, is_stdout,
                                   outputs, print_table, signature_line, transactional, write_json, write_report)
 from scorekit.errors import UnknownNameError
+from scorekit.result import is_finite_number
 from scorekit.stats.compare import compare_runs  # noqa: F401  (the engine; re-exported for callers)
 from scorekit.stats.significance import METHODS
 
@@ -38,12 +38,8 @@ def _open(store: Path | None, create: bool = False):
     return RunStore(store, create=create)
 
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
-    parts = [f"{m}={v:.4f}" if _is_num(v) else f"{m}={v}" for m, v in list(metrics.items())[:k]]
+    parts = [f"{m}={v:.4f}" if is_finite_number(v) else f"{m}={v}" for m, v in list(metrics.items())[:k]]
     return " ".join(parts) + (" …" if len(metrics) > k else "")
 
 

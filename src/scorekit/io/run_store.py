@@ -19,8 +19,8 @@ for listing and leaderboards.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
-import math
 import os
 import sqlite3
 import stat
@@ -131,6 +131,16 @@ class RunRecord:
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _guarded(method):
+    """``method`` with damaged-file errors made friendly (:meth:`RunStore._guard`)."""
+    @functools.wraps(method)
+    def guarded(self, *args: Any, **kwargs: Any) -> Any:
+        with self._guard():
+            return method(self, *args, **kwargs)
+
+    return guarded
 
 
 class RunStore:
@@ -403,9 +413,10 @@ class RunStore:
         self.close()
 
     # ------------------------------------------------------------------------------ writing
-    def _record_impl(self, result: Any, *, source: str | None = None) -> int:
+    @_guarded
+    def record(self, result: Any, *, source: str | None = None) -> int:
         """Store one result (a :class:`~scorekit.result.Result` or its dict); returns its run id."""
-        from scorekit.result import _jsonable
+        from scorekit.result import _jsonable, is_finite_number
 
         data = _jsonable(result.to_dict() if hasattr(result, "to_dict") else dict(result))  # NaN -> null
         if not isinstance(data.get("metrics"), dict) or not data.get("task"):
@@ -413,8 +424,7 @@ class RunStore:
         if not hasattr(result, "to_dict"):     # a result read from a file (`runs add`)
             check_metrics(data)
         blob = zlib.compress(json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"), 6)
-        metrics = [(k, float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    and math.isfinite(v) else None) for k, v in data["metrics"].items()]
+        metrics = [(k, float(v) if is_finite_number(v) else None) for k, v in data["metrics"].items()]
         c = self._writer()
         c.execute("BEGIN IMMEDIATE")
         try:
@@ -432,7 +442,8 @@ class RunStore:
             raise
         return run_id
 
-    def _remove_impl(self, run_ids: Sequence[int]) -> list[int]:
+    @_guarded
+    def remove(self, run_ids: Sequence[int]) -> list[int]:
         """Delete runs; returns the ids that existed (and are now gone)."""
         c = self._writer()
         c.execute("BEGIN IMMEDIATE")
@@ -457,7 +468,8 @@ class RunStore:
             out[run_id][metric] = value
         return out
 
-    def _list_impl(self, *, task: str | None = None, name: str | None = None,
+    @_guarded
+    def list(self, *, task: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
         """Recorded runs, newest first, optionally filtered by task and (substring of) name."""
         sql = "SELECT id, task, name, signature, created, recorded, source, n_items FROM runs"
@@ -477,7 +489,8 @@ class RunStore:
         metrics = self._metrics_of([r[0] for r in rows])
         return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
 
-    def _get_impl(self, run_id: int) -> dict[str, Any]:
+    @_guarded
+    def get(self, run_id: int) -> dict[str, Any]:
         """The stored result dict of one run (``_run_id`` added)."""
         row = self.conn.execute("SELECT result FROM runs WHERE id = ?", (int(run_id),)).fetchone()
         if row is None:
@@ -491,50 +504,23 @@ class RunStore:
         data["_run_id"] = int(run_id)
         return data
 
-    def _record_of_impl(self, run_id: int) -> RunRecord:
+    @_guarded
+    def record_of(self, run_id: int) -> RunRecord:
         row = self.conn.execute("SELECT id, task, name, signature, created, recorded, source, n_items "
                                 "FROM runs WHERE id = ?", (int(run_id),)).fetchone()
         if row is None:
-            self._get_impl(run_id)  # raises the friendly error
+            self.get(run_id)  # raises the friendly error
         return RunRecord(*row, metrics=self._metrics_of([row[0]])[row[0]])
 
-    def _tasks_impl(self) -> list[str]:
+    @_guarded
+    def tasks(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT task FROM runs ORDER BY task")]
 
-    def _metric_names_impl(self, task: str) -> list[str]:
+    @_guarded
+    def metric_names(self, task: str) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT m.metric FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.task = ? "
             "GROUP BY m.metric ORDER BY min(m.rowid)", (task,))]
-
-    # public methods: the implementations above, with damaged-file errors made friendly
-    def record(self, result: Any, *, source: str | None = None) -> int:
-        with self._guard():
-            return self._record_impl(result, source=source)
-
-    def remove(self, run_ids: Sequence[int]) -> list[int]:
-        with self._guard():
-            return self._remove_impl(run_ids)
-
-    def list(self, *, task: str | None = None, name: str | None = None,
-             limit: int | None = None) -> "list[RunRecord]":
-        with self._guard():
-            return self._list_impl(task=task, name=name, limit=limit)
-
-    def get(self, run_id: int) -> dict[str, Any]:
-        with self._guard():
-            return self._get_impl(run_id)
-
-    def record_of(self, run_id: int) -> RunRecord:
-        with self._guard():
-            return self._record_of_impl(run_id)
-
-    def tasks(self) -> "list[str]":
-        with self._guard():
-            return self._tasks_impl()
-
-    def metric_names(self, task: str) -> "list[str]":
-        with self._guard():
-            return self._metric_names_impl(task)
 
     def leaderboards(self, *, task: str | None = None, metric: str | None = None, test_set: str | None = None,
                      all_runs: bool = False, top: int | None = None) -> "list[Leaderboard]":
@@ -545,6 +531,7 @@ class RunStore:
         whose fingerprint starts with this text."""
         from scorekit.errors import UnknownNameError
         from scorekit.report.model import PRIMARY_METRICS, lower_is_better
+        from scorekit.result import is_finite_number
         from scorekit.signature import parse_signature
 
         tasks = self.tasks()
@@ -576,7 +563,7 @@ class RunStore:
             if m is None or m not in names:
                 continue
             lb = lower_is_better(m)
-            ranked = sorted((r for r in recs if _is_number(r.metrics.get(m))),
+            ranked = sorted((r for r in recs if is_finite_number(r.metrics.get(m))),
                             key=lambda r: (r.metrics[m] if lb else -r.metrics[m], -r.id))
             if not all_runs:   # each system name's best (unnamed runs count separately)
                 best: dict[str, RunRecord] = {}
@@ -589,10 +576,6 @@ class RunStore:
             raise UnknownNameError("metric", metric, [n for t in ([task] if task else tasks)
                                                       for n in self.metric_names(t)])
         return boards
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 @dataclass(frozen=True)
