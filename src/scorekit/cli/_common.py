@@ -34,11 +34,6 @@ from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
 from scorekit.result import Result
 
-# Extra options and post-emit hooks other packages (report, history) plug in.
-EXTRA_OPTIONS: list[Callable[[Callable], Callable]] = []
-EMIT_HOOKS: list[Callable[[Sequence[Result], dict[str, Any]], None]] = []
-
-
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
 _META_KEY = "scorekit.shared_options"
@@ -110,7 +105,7 @@ def output_options(func: Callable) -> Callable:
                 tx.store(shared.get("store"), "--store")
             return func(*args, **kwargs)
 
-    for opt in reversed(opts + _shared_options() + EXTRA_OPTIONS):
+    for opt in reversed(opts + _shared_options()):
         command = opt(command)
     return command
 
@@ -286,7 +281,7 @@ def write_json(path: Path, payload: str, option: str = "--output") -> None:
 
 def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
          payload: dict[str, Any] | None = None, **options: Any) -> None:
-    """Stage the JSON and run hooks (report, history) in the command's output transaction; the
+    """Stage the JSON, the report and the runs to record in the command's output transaction; the
     files appear when the command returns. Printing tables is the caller's job, so each family
     can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
     results = [results] if isinstance(results, Result) else list(results)
@@ -294,8 +289,9 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
         data = payload if payload is not None else results[0].to_dict()
         write_json(output, dumps_json(data))
     opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
-    for hook in EMIT_HOOKS:
-        hook(results, {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts})
+    opts = {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts}
+    _report_hook(results, opts)     # --report
+    _record_hook(results, opts)     # --record
 
 
 def report_document(results: Sequence[Result], payload: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -359,9 +355,6 @@ def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
                    f"in {store.path}", err=True)
 
     tx.after_commit(said)
-
-
-EMIT_HOOKS += [_report_hook, _record_hook]
 
 
 class Group(click.Group):
