@@ -115,6 +115,11 @@ def shared_options_in_context() -> dict[str, Any]:
     return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
 
 
+def warn(message: str) -> None:
+    """A warning on stderr, as every command prints one: ``scorekit: warning: ...``."""
+    click.echo(f"scorekit: warning: {message}", err=True)
+
+
 def change_pct(x: float | None) -> str:
     """A relative change as every command prints it: ``+74.3%``, ``-5.7%`` (``–`` when undefined)."""
     import math

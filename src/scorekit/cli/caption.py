@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite, layers, usage_error
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption, metric_specs
 
@@ -94,7 +94,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
                             metrics=metric_specs(metrics, "caption", defaults, shorthands) if recipe == "scorekit" else None,
                             images=images, videos=videos, strict=strict, baseline_meteor=baseline_meteor,
                             engine=open_engine(engine, address, quiet) if recipe == "scorekit" else None,
-                            warn=lambda w: click.echo(f"scorekit: warning: {w}", err=True))
+                            warn=warn)
     if not quiet:
         _print_report(result, fmt)
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)

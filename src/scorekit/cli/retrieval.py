@@ -13,16 +13,12 @@ import click
 
 from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
 from scorekit.cli._common import (emit, example, metrics_table, output_options, outputs, print_comparison, print_table,
-                                  signature_line)
+                                  signature_line, warn)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
 TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
          "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
-
-
-def _warn(msg: str) -> None:
-    click.echo(f"scorekit: warning: {msg}", err=True)
 
 
 @click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]},
@@ -89,11 +85,11 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha, n_resamples=n_resamples,
                        seed=seed, names=list(names) or None, engine=eng)
     for msg in comp.warnings:
-        _warn(msg)
+        warn(msg)
     for r in comp.results:
         missing = r.extra.get("missing_queries", 0)
         if missing:
-            _warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
+            warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
                   f"ranking and score 0")
     if per_query_out is not None:
         with per_query_out.open() as fh:

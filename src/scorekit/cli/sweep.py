@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import SEED, count, layers, parse_floats, resamples, usage_error
-from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
@@ -58,11 +58,7 @@ def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int
     use it when available, else warn and go on without."""
     from scorekit.summarization.metrics import bertscorer_for
 
-    return bertscorer_for(flag, model, num_layers, allow_english_model, texts, warn=_warn)
-
-
-def _warn(msg: str) -> None:
-    click.echo(f"scorekit: warning: {msg}", err=True)
+    return bertscorer_for(flag, model, num_layers, allow_english_model, texts, warn=warn)
 
 
 def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
@@ -166,7 +162,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
                                 ns=ns, summarizers=names, systems=system_files, bertscore=bertscore,
                                 bertscore_model=bertscore_model, num_layers=num_layers,
                                 allow_english_model=allow_english_model, engine=open_engine(engine, address, quiet),
-                                warn=_warn, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples, band=low_high)
+                                warn=warn, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples, band=low_high)
     header, rows = sweep_table(sweep)
     if table_path is not None:
         write_table_file(table_out, header, rows)
