@@ -81,7 +81,8 @@ def _require_torch(command: str) -> None:
 
 
 def _check_writable(path: Path, option: str) -> None:
-    """Fail now, not after training, when ``path`` cannot be written."""
+    """Fail now, not after training, when the checkpoint cannot be written (--output and
+    --report are checked by the output transaction before the command starts)."""
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise InputError(f"{option} is a directory; expected a file path", path)
@@ -213,9 +214,6 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
                           "writes only the --checkpoint)")
     if checkpoint is not None:
         _check_writable(checkpoint, "--checkpoint")
-    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
-        if path is not None:
-            _check_writable(Path(path), option)
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
         raise usage_error(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
@@ -315,9 +313,6 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     ns = _parse_n(n_list)
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
-    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
-        if path is not None:
-            _check_writable(Path(path), option)
     _require_torch("summarize")
     _check_models(lang, encoder, bert_model, allow_english_model)
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, summarize_pairs
