@@ -32,7 +32,7 @@ import click
 
 from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
-from scorekit.result import Result
+from scorekit.result import Result, ResultSet
 
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
@@ -304,11 +304,7 @@ def report_document(results: Sequence[Result], payload: dict[str, Any] | None = 
     conventions, else the result itself or the results as several runs."""
     if payload is not None and ("runs" in payload or "metrics" in payload):
         return payload
-    if len(results) == 1:
-        return results[0].to_dict()
-    first = results[0]
-    return {"task": first.task, "metrics": first.metrics, "signature": first.signature,
-            "runs": [r.to_dict() for r in results]}
+    return results[0].to_dict() if len(results) == 1 else ResultSet(list(results)).to_dict()
 
 
 def _source(opts: dict[str, Any]) -> str | None:

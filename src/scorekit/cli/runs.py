@@ -28,7 +28,7 @@ from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct
                                   outputs, print_table, signature_line, transactional, write_json, write_report)
 from scorekit.errors import UnknownNameError
 from scorekit.result import is_finite_number
-from scorekit.stats.compare import compare_runs  # noqa: F401  (the engine; re-exported for callers)
+from scorekit.stats.compare import compare_runs
 from scorekit.stats.significance import METHODS
 
 
