@@ -385,6 +385,18 @@ class RunStore:
         return self._rw
 
     @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` write transaction: committed whole or rolled back."""
+        c = self._writer()
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    @contextmanager
     def _guard(self) -> Iterator[None]:
         """A damaged file can pass the header checks and fail later: say so in one line."""
         try:
@@ -425,9 +437,7 @@ class RunStore:
             check_metrics(data)
         blob = zlib.compress(json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"), 6)
         metrics = [(k, float(v) if is_finite_number(v) else None) for k, v in data["metrics"].items()]
-        c = self._writer()
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             cur = c.execute(
                 "INSERT INTO runs(task, name, signature, created, recorded, source, n_items, result) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -436,25 +446,15 @@ class RunStore:
             run_id = int(cur.lastrowid)
             c.executemany("INSERT INTO metrics(run_id, metric, value) VALUES (?, ?, ?)",
                           [(run_id, k, v) for k, v in metrics])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return run_id
 
     @_guarded
     def remove(self, run_ids: Sequence[int]) -> list[int]:
         """Delete runs; returns the ids that existed (and are now gone)."""
-        c = self._writer()
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             found = [i for i in run_ids if c.execute("SELECT 1 FROM runs WHERE id = ?", (i,)).fetchone()]
             c.executemany("DELETE FROM metrics WHERE run_id = ?", [(i,) for i in found])
             c.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in found])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return found
 
     # ------------------------------------------------------------------------------ reading
