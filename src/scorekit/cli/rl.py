@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-from importlib import resources
 from pathlib import Path
 
 import click
@@ -20,11 +19,6 @@ from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
 DEFAULTS = {"k": 1, "epochs": 5, "lr": 1e-2, "hidden": 32, "state": "rich", "compress": "first-words",
             "baseline": "greedy"}
-
-
-def default_sample(lang: str) -> Path:
-    """The sample shipped inside the package (found in a wheel install too)."""
-    return Path(str(resources.files("scorekit") / "data" / "summarization" / f"news_{lang}.jsonl"))
 
 
 # --------------------------------------------------------------------------- option types
@@ -102,16 +96,11 @@ def _check_state(state: str) -> None:
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
-    from scorekit.summarization.data import load_corpus, read_pairs
+    from scorekit.summarization.data import load_pairs
 
-    if dataset:
-        return load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-    if dataset_files is not None:
+    if not dataset and dataset_files is not None:
         raise usage_error("--dataset-files needs --dataset (cnn_dailymail or xsum)")
-    path = data or default_sample(lang)
-    if data is None and not path.is_file():
-        raise ScorekitError("no --data given and the shipped sample is missing; pass --data FILE.jsonl")
-    return read_pairs(path).head(limit)
+    return load_pairs(data, dataset, split=split, limit=limit, files=dataset_files, lang=lang)
 
 
 data_options = [
