@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 _LEAVES = frozenset({str, int, bool, type(None)})
 
 
+def is_finite_number(v: Any) -> bool:
+    """A finite real number (a bool is not one)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and non-finite floats into plain JSON values."""
     # exact-type tests first: a result's per-item rows are mostly plain floats and strings, and
@@ -153,9 +158,6 @@ class ResultSet:
     @property
     def names(self) -> list[str | None]:
         return [r.name for r in self.results]
-
-    def metric_keys(self) -> list[str]:
-        return list(dict.fromkeys(k for r in self.results for k in r.metrics))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"task", "signature", "runs": [Result.to_dict(), ...]}`` — the several-runs JSON every

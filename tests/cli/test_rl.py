@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from scorekit.cli.rl import default_sample  # noqa: E402
+from scorekit.summarization.data import default_sample  # noqa: E402
 from scorekit.summarization.data import read_pairs  # noqa: E402
 from scorekit.summarization.rl.policy import PolicyConfig  # noqa: E402
 from scorekit.summarization.rl.train import CHECKPOINT_FORMAT, Policy, document_key  # noqa: E402

@@ -29,10 +29,10 @@ def test_round_trip_list_get_leaderboard_remove(tmp_path):
         got = s.get(2)
         assert got["per_item"] == compare["runs"][1]["per_item"] and got["_run_id"] == 2
         assert s.record_of(4).metrics == load("caption_ko")["metrics"]
-        board = s.leaderboard("retrieval", "ndcg@10")
-        vals = [r.metrics["ndcg@10"] for r in board]
-        assert vals == sorted(vals, reverse=True) and len(board) == 3
-        assert s.leaderboard("retrieval", "ndcg@10", lower_is_better=True)[0].name == "bm25"
+        [board] = s.leaderboards(task="retrieval", metric="ndcg@10")
+        vals = [r.metrics["ndcg@10"] for r in board.runs]
+        assert vals == sorted(vals, reverse=True) and len(board.runs) == 3 and not board.lower_is_better
+        assert board.columns[0] == "ndcg@10" and board.runs[-1].name == "bm25"
         assert s.remove([2, 99]) == [2]
         with pytest.raises(ScorekitError, match="no run with id 2"):
             s.get(2)
@@ -48,8 +48,14 @@ def test_leaderboard_keeps_each_names_best(tmp_path):
     with RunStore(tmp_path / "r.db") as s:
         for name, v in (("a", 0.1), ("a", 0.5), ("b", 0.3), (None, 0.2)):
             s.record(Result("t", {"m": v}, "sig", name=name))
-        assert [(r.name, r.metrics["m"]) for r in s.leaderboard("t", "m")] == [("a", 0.5), ("b", 0.3), (None, 0.2)]
-        assert len(s.leaderboard("t", "m", per_name=False)) == 4
+        [board] = s.leaderboards(task="t", metric="m")
+        assert [(r.name, r.metrics["m"]) for r in board.runs] == [("a", 0.5), ("b", 0.3), (None, 0.2)]
+        assert len(s.leaderboards(task="t", metric="m", all_runs=True)[0].runs) == 4
+        assert len(s.leaderboards(task="t", top=2)[0].runs) == 2
+        s.record(Result("t", {"error_rate": 0.4}, "sig", name="c"))
+        s.record(Result("t", {"error_rate": 0.1}, "sig", name="d"))
+        [low] = s.leaderboards(task="t", metric="error_rate")
+        assert low.lower_is_better and [r.name for r in low.runs] == ["d", "c"]
 
 
 def test_store_path_precedence(monkeypatch, tmp_path):

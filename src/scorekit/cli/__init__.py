@@ -8,7 +8,6 @@ never pays for importing torch.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import re
 import signal
@@ -36,22 +35,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _available(name: str) -> bool:
-    module = SUBCOMMANDS[name][0]
-    return importlib.util.find_spec(module) is not None
-
-
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in SUBCOMMANDS if _available(name)]
+        return list(SUBCOMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in SUBCOMMANDS or not _available(name):
+        if name not in SUBCOMMANDS:
             return None
         module = importlib.import_module(SUBCOMMANDS[name][0])
-        attr = name.replace("-", "_")
-        cmd = getattr(module, attr, None) or getattr(module, "command")
-        return cmd
+        return getattr(module, name.replace("-", "_"), None) or getattr(module, "command")
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from the table above, so `scorekit --help` imports nothing heavy.

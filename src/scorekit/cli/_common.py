@@ -32,12 +32,7 @@ import click
 
 from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
-from scorekit.result import Result
-
-# Extra options and post-emit hooks other packages (report, history) plug in.
-EXTRA_OPTIONS: list[Callable[[Callable], Callable]] = []
-EMIT_HOOKS: list[Callable[[Sequence[Result], dict[str, Any]], None]] = []
-
+from scorekit.result import Result, ResultSet
 
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
@@ -52,6 +47,12 @@ def example(*lines: str, heading: str = "Example:") -> str:
     written (click's ``\\b`` stops re-wrapping)."""
     return "\b\n" + heading + "\n" + "\n".join("  " + line for line in lines)
 
+FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
+                             default="table", show_default=True, help="How to print tables on stdout.")
+STORE_OPTION = click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
+                            help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
+
+
 def _shared_options() -> list[Callable[[Callable], Callable]]:
     return [
         click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
@@ -59,8 +60,7 @@ def _shared_options() -> list[Callable[[Callable], Callable]]:
         click.option("--record/--no-record", "record", default=None,
                      help=f"Save the run in the run history (see `scorekit runs`). Off unless "
                           f"{RECORD_ENV}=1."),
-        click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db)."),
+        STORE_OPTION,
     ]
 
 
@@ -69,8 +69,7 @@ def output_options(func: Callable) -> Callable:
     opts = [
         click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write results as JSON (metrics, per-item details, signature) to this file."),
-        click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
-                     default="table", show_default=True, help="How to print tables on stdout."),
+        FORMAT_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout (use with --output)."),
     ]
     try:
@@ -106,7 +105,7 @@ def output_options(func: Callable) -> Callable:
                 tx.store(shared.get("store"), "--store")
             return func(*args, **kwargs)
 
-    for opt in reversed(opts + _shared_options() + EXTRA_OPTIONS):
+    for opt in reversed(opts + _shared_options()):
         command = opt(command)
     return command
 
@@ -114,6 +113,11 @@ def output_options(func: Callable) -> Callable:
 def shared_options_in_context() -> dict[str, Any]:
     ctx = click.get_current_context(silent=True)
     return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
+
+
+def warn(message: str) -> None:
+    """A warning on stderr, as every command prints one: ``scorekit: warning: ...``."""
+    click.echo(f"scorekit: warning: {message}", err=True)
 
 
 def change_pct(x: float | None) -> str:
@@ -125,6 +129,33 @@ def change_pct(x: float | None) -> str:
     if math.isinf(x):
         return "+inf%" if x > 0 else "-inf%"
     return f"{x:+.1f}%"
+
+
+def p_value(x: float | None) -> str:
+    """A p-value as the comparison tables print it: 4 decimals, ``1.2e-05`` below 1e-4, ``–`` when undefined."""
+    import math
+
+    return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
+
+
+def print_comparison(comp, fmt: str, arrows: bool = False) -> None:
+    """The rows of a comparison with the baseline (``scorekit retrieval``, ``scorekit rag``): a
+    significant row is marked ``*`` (``arrows``: ▲/▼ in the terminal table); CSV keeps raw numbers."""
+    raw = fmt == "csv"
+
+    def mark(row) -> str:
+        if not row["significant"]:
+            return ""
+        return ("▲" if row["value"] > row["baseline_value"] else "▼") if arrows and fmt == "table" else "*"
+
+    rows = [[row["measure"], row["system"], row["baseline_value"], row["value"],
+             row["improvement_pct"] if raw else change_pct(row["improvement_pct"]),
+             row["p_value"] if raw else p_value(row["p_value"]),
+             row["p_adjusted"] if raw else p_value(row["p_adjusted"]), mark(row)] for row in comp.rows]
+    if not raw:
+        sys.stdout.write("\n")
+    print_table(["measure", "system", f"baseline ({comp.baseline})", "value", "improvement", "p", "p (Holm)", "sig."],
+                rows, fmt, title=f"Compared with {comp.baseline}")
 
 
 def console():
@@ -255,7 +286,7 @@ def write_json(path: Path, payload: str, option: str = "--output") -> None:
 
 def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
          payload: dict[str, Any] | None = None, **options: Any) -> None:
-    """Stage the JSON and run hooks (report, history) in the command's output transaction; the
+    """Stage the JSON, the report and the runs to record in the command's output transaction; the
     files appear when the command returns. Printing tables is the caller's job, so each family
     can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
     results = [results] if isinstance(results, Result) else list(results)
@@ -263,8 +294,9 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
         data = payload if payload is not None else results[0].to_dict()
         write_json(output, dumps_json(data))
     opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
-    for hook in EMIT_HOOKS:
-        hook(results, {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts})
+    opts = {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts}
+    _report_hook(results, opts)     # --report
+    _record_hook(results, opts)     # --record
 
 
 def report_document(results: Sequence[Result], payload: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -272,11 +304,7 @@ def report_document(results: Sequence[Result], payload: dict[str, Any] | None = 
     conventions, else the result itself or the results as several runs."""
     if payload is not None and ("runs" in payload or "metrics" in payload):
         return payload
-    if len(results) == 1:
-        return results[0].to_dict()
-    first = results[0]
-    return {"task": first.task, "metrics": first.metrics, "signature": first.signature,
-            "runs": [r.to_dict() for r in results]}
+    return results[0].to_dict() if len(results) == 1 else ResultSet(list(results)).to_dict()
 
 
 def _source(opts: dict[str, Any]) -> str | None:
@@ -284,18 +312,22 @@ def _source(opts: dict[str, Any]) -> str | None:
     return str(out) if out and not is_stdout(out) else None
 
 
-def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    path = opts.get("report")
-    if not path or not results:
-        return
+def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> None:
+    """Stage the HTML report of ``doc`` for ``path`` in this command's transaction."""
     from scorekit.report.html import render_report
 
     tx = outputs()
     dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, "--report")
-    doc = report_document(results, opts.get("payload"))
-    dest.write_text(render_report([doc], sources=[_source(opts)]))
+    dest.write_text(render_report([doc], sources=[source]))
+
+
+def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
+    path = opts.get("report")
+    if not path or not results:
+        return
+    write_report(path, report_document(results, opts.get("payload")), _source(opts))
     if not opts.get("quiet"):
-        tx.after_commit(lambda: click.echo(f"report: {path}", err=True))
+        outputs().after_commit(lambda: click.echo(f"report: {path}", err=True))
 
 
 def record_enabled(flag: bool | None) -> bool:
@@ -326,9 +358,6 @@ def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
     tx.after_commit(said)
 
 
-EMIT_HOOKS += [_report_hook, _record_hook]
-
-
 class Group(click.Group):
     """A sub-command group whose command list shows each one-line summary whole (click cuts
     them at ~45 characters, mid-phrase)."""
@@ -352,10 +381,3 @@ def signature_line(sig: str, fmt: str) -> None:
     elif fmt == "latex":
         sys.stdout.write(f"% signature: {sig}\n")
 
-
-def wraps_command(func: Callable) -> Callable:
-    @functools.wraps(func)
-    def inner(*a, **k):
-        return func(*a, **k)
-
-    return inner

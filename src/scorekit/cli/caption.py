@@ -8,25 +8,9 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import finite, layers, usage_error
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption, metric_specs
-from scorekit.signature import Signature
-
-
-def _media_paths(directory: Path, ids: list[str], kind: str) -> list[Path]:
-    from scorekit.errors import InputError
-
-    exts = ((".jpg", ".jpeg", ".png", ".webp", ".bmp") if kind == "images"
-            else (".mp4", ".avi", ".mov", ".mkv", ".webm"))
-    if not directory.is_dir():
-        raise InputError(f"{kind} directory not found", directory)
-    by_stem = {p.stem: p for p in directory.iterdir() if p.suffix.lower() in exts}
-    missing = [i for i in ids if i not in by_stem]
-    if missing:
-        shown = ", ".join(repr(i) for i in missing[:5])
-        raise InputError(f"no {kind[:-1]} file for {len(missing)} id(s): {shown}", directory)
-    return [by_stem[i] for i in ids]
 
 
 @click.command("caption",
@@ -93,10 +77,8 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     Meteor 1.5 (`meteor15`, as COCO reports it) against 0.33 for English; the report names the
     recipe of both.
     """
-    from scorekit.errors import ScorekitError
-    from scorekit.generation.driver import default_metrics, evaluate
-    from scorekit.generation.targets import report
-    from scorekit.io.captions import read_caption_set
+    from scorekit.generation.driver import default_metrics
+    from scorekit.generation.targets import evaluate_files
     from scorekit.metrics.registry import MetricSpec
 
     if recipe == "spec":
@@ -108,52 +90,13 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
                                 "allow_english_model": allow_english_model or None},
                   "clipscore": {"model": clip_model}}
     defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
-    names = metric_specs(metrics, "caption", defaults, shorthands) if recipe == "scorekit" else None
-    data = read_caption_set(predictions, references, strict=strict)
-    media, media_kind = None, "images"
-    if images or videos:
-        media_kind = "images" if images else "videos"
-        media = _media_paths(images or videos, data.ids, media_kind)
-    for w in data.warnings:
-        click.echo(f"scorekit: warning: {w}", err=True)
-    eng = open_engine(engine, address, quiet) if recipe == "scorekit" else None
-    kw = dict(lang=lang, metrics=names, tokenizer=tokenizer, media=media, media_kind=media_kind, ids=data.ids,
-              name=predictions.stem)
-    if recipe == "spec":
-        from scorekit.generation.spec_recipe import evaluate_spec
-
-        result = evaluate_spec(data.predictions, data.references, ids=data.ids, name=predictions.stem)
-    elif eng is None:
-        result = evaluate(data.predictions, data.references, **kw)
-    else:
-        with eng:
-            result = evaluate(data.predictions, data.references, engine=eng, **kw)
-    from scorekit.generation.scale import rescale
-
-    rescale(result, int(scale))
-    skipped = result.extra.get("skipped", {})
-    for name, why in skipped.items():
-        click.echo(f"scorekit: warning: skipped {name}: {why}", err=True)
-    rep = report(result.metrics, lang=lang, recipe=recipe, baseline_meteor=baseline_meteor)
-    result.inputs = {"predictions": str(predictions), "references": str(references), "lang": lang,
-                     "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
-                     "n_missing_predictions": data.n_missing_predictions,
-                     "n_ignored_predictions": data.n_dropped_predictions}
-    recipe_info = result.extra.get("recipe")
-    if recipe_info:   # the spec's numbers that are 0 on Korean, and scorekit's values shown beside them
-        rep["zero_on_korean"] = dict(recipe_info["zero_on_korean"])
-        rep["scorekit_beside"] = dict(recipe_info["scorekit_beside"])
-    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped,
-                    "primary_metric": rep["primary"]}
-    if recipe_info:
-        result.extra["recipe"] = recipe_info
-    bert_sig = next((v.removeprefix("model=") for k, v in Signature.parse(result.signature).fields.items()
-                     if k.split("(")[0] == "bertscore"), None)
-    for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
-        if row["metric"].startswith("bertscore") and bert_sig:
-            row["model"] = bert_sig
+    result = evaluate_files(predictions, references, lang=lang, recipe=recipe, scale=int(scale), tokenizer=tokenizer,
+                            metrics=metric_specs(metrics, "caption", defaults, shorthands) if recipe == "scorekit" else None,
+                            images=images, videos=videos, strict=strict, baseline_meteor=baseline_meteor,
+                            engine=open_engine(engine, address, quiet) if recipe == "scorekit" else None,
+                            warn=warn)
     if not quiet:
-        _print_report(result, rep, fmt)
+        _print_report(result, fmt)
     emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
 
 
@@ -176,8 +119,8 @@ def _check_spec_options(ctx: click.Context, lang: str) -> None:
                                 "metrics and parameters")
 
 
-def _print_report(result, rep, fmt: str) -> None:
-    m = result.metrics
+def _print_report(result, fmt: str) -> None:
+    m, rep = result.metrics, result.extra["report"]
     prim = rep["primary"]
     spec = rep.get("recipe") == "spec"
     order = [prim, "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]

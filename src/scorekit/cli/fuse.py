@@ -67,44 +67,31 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
     printed after it pins the method, normalisation and parameters (chosen ones included).
     """
     from scorekit.cli._types import usage_error
-    from scorekit.retrieval.fusion import fuse, fusion_signature, normalise_method, optimize_fusion, write_trec
+    from scorekit.retrieval.fusion import fuse_runs, normalise_method, write_trec
 
-    w = weights
-    name = normalise_method(method)
+    normalise_method(method)   # an unknown method is the first error
     if optimize and qrels is None:
         raise usage_error("--optimize needs --qrels (the training queries' judgements)")
-    if optimize and w is not None:
+    if optimize and weights is not None:
         raise usage_error("--optimize chooses the weights: give --weights or --optimize, not both")
     if not optimize and qrels is not None:
         raise usage_error("--qrels is read by --optimize only")
     to_stdout = is_stdout(output)
     dest = None if to_stdout else outputs().file(output, "--output")   # checked before the work
-    # said once the run is in place; with -o - the fused run owns stdout, so this goes to stderr
-    def say(line: str) -> None:
-        outputs().after_commit(lambda: click.echo(line, err=to_stdout))
-    lines: list[str] = []
-    optimized = None
-    if optimize:
-        params, report = optimize_fusion(qrels, list(runs), name, norm, metric, step=step)
-        w, rrf_k = params.get("weights"), params.get("k", rrf_k)
-        best = max(score for _, score in report)
-        optimized = f"{metric}," + (f"step{step}" if name == "wsum" else "k10-100")
-        chosen = f"weights {','.join(map(str, w))}" if w is not None else f"k {rrf_k}"
-        lines.append(f"optimized {name} on {qrels}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)")
-    fused = fuse(list(runs), method, norm, k=rrf_k, weights=w, name=tag)
-    sig = fusion_signature(name, norm, {"weights": w, "k": rrf_k}, optimized)
+    fused, sig, chose = fuse_runs(runs, method, norm, k=rrf_k, weights=weights, name=tag, optimize_on=qrels,
+                                  metric=metric, step=step)
+    lines = [chose] if chose else []
     if to_stdout:
         import io
 
         buf = io.StringIO()
         write_trec(fused, buf, tag=tag)
         outputs().stdout(buf.getvalue())
-        n = None
     else:
         with dest.open() as fh:
             n = write_trec(fused, fh, tag=tag)
         lines.append(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
                      f"{fused.n_queries} queries -> {output}")
-    if not quiet:
+    if not quiet:   # said once the run is in place; with -o - the fused run owns stdout: stderr
         for line in [*lines, f"signature: {sig}"]:
-            say(line)
+            outputs().after_commit(lambda line=line: click.echo(line, err=to_stdout))

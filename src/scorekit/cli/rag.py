@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from scorekit.cli._common import emit, example, metrics_table, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, metrics_table, output_options, print_comparison, print_table, signature_line
 from scorekit.cli._types import count, finite
 from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
+from scorekit.stats.significance import METHODS as METHODS_TESTS
 
-_TESTS = ("t", "randomization", "wilcoxon", "bootstrap")
 
 
 @click.command(name="rag", context_settings={"help_option_names": ["-h", "--help"]},
@@ -48,7 +46,7 @@ _TESTS = ("t", "randomization", "wilcoxon", "bootstrap")
               help=f"Comma-separated retrieval measures (ranx, ir_measures or trec_eval syntax, as `scorekit "
                    f"retrieval`), keyed by the names as written. Default: {','.join(DEFAULT_RAG_MEASURES)} "
                    f"(with --compat ranx-k: {','.join(COMPAT_MEASURES)}).")
-@click.option("--test", type=click.Choice(_TESTS), default="t", show_default=True,
+@click.option("--test", type=click.Choice(METHODS_TESTS), default="t", show_default=True,
               help="Paired significance test for comparing retrievers.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level (Holm–Bonferroni adjusted p-values).")
@@ -90,8 +88,6 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
 
 
 def _print(comp, fmt: str, compat: str | None) -> None:
-    from scorekit.cli.retrieval import _p, _pct
-
     first = comp.results[0]
     header, rows = metrics_table(comp.results)
     rag = first.extra["rag"]
@@ -103,15 +99,6 @@ def _print(comp, fmt: str, compat: str | None) -> None:
             rows.append([f"{r.name} (scorekit default)", *[d.get(m) for m in header[1:]]])
     print_table(header, rows, fmt, title=title)
     if len(comp.results) > 1:
-        raw = fmt == "csv"
-        chead = ["measure", "system", f"baseline ({comp.baseline})", "value", "improvement", "p", "p (Holm)", "sig."]
-        crows = [[row["measure"], row["system"], row["baseline_value"], row["value"],
-                  row["improvement_pct"] if raw else _pct(row["improvement_pct"]),
-                  row["p_value"] if raw else _p(row["p_value"]),
-                  row["p_adjusted"] if raw else _p(row["p_adjusted"]), "*" if row["significant"] else ""]
-                 for row in comp.rows]
-        if fmt != "csv":
-            sys.stdout.write("\n")
-        print_table(chead, crows, fmt, title=f"Compared with {comp.baseline}")
+        print_comparison(comp, fmt)
     signature_line(comp.signature, fmt)
 

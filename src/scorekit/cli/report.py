@@ -12,17 +12,6 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import example, outputs, transactional
-from scorekit.io.atomic import read_text
-from scorekit.io.jsonfile import parse_json
-
-
-def load_result_json(path: Path) -> dict:
-    """Parse one result file with errors that name the file and line."""
-    data = parse_json(read_text(path, "result JSON"), path)
-    from scorekit.report.html import load_doc
-
-    load_doc(data, str(path))  # validates the shape; raises a one-line ScorekitError
-    return data
 
 
 @click.command("report",
@@ -41,11 +30,12 @@ def command(results: tuple[Path, ...], out: Path, png_dir: Path | None, title: s
     and inputs, system comparisons with significance markers, per-item score distributions, a
     worst-first drill-down (captions beside their references), n-sweep curves."""
     from scorekit.report.html import render_report
+    from scorekit.report.model import read_result
 
     tx = outputs()
     page_out = tx.file(out, "--out")
     png_out = tx.directory(png_dir, "--png-dir") if png_dir is not None else None
-    docs = [load_result_json(p) for p in results]
+    docs = [read_result(p) for p in results]
     page = render_report(docs, title=title, sources=[str(p) for p in results])
     written = []
     if png_out is not None:

@@ -4,8 +4,7 @@ paired significance tests when several runs are given. A thin layer over
 
 from __future__ import annotations
 
-import csv
-import math
+import contextlib
 import sys
 import warnings
 from pathlib import Path
@@ -13,64 +12,13 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
-from scorekit.cli._common import emit, example, metrics_table, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import (emit, example, metrics_table, output_options, outputs, print_comparison, print_table,
+                                  signature_line, warn)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
-_TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
-          "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
-
-
-def _warn(msg: str) -> None:
-    click.echo(f"scorekit: warning: {msg}", err=True)
-
-
-def _pct(x: float) -> str:
-    from scorekit.cli._common import change_pct
-
-    return change_pct(x)
-
-
-def _p(x: float) -> str:
-    return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
-
-
-def trec_eval_lines(comparison) -> str:
-    """One run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout: measure
-    (left-aligned in 22 columns), query id, value (counts as integers, the rest with 4 decimals);
-    queries in trec_eval's order (byte order of the ids). A measure over a geometric mean
-    (gm_map) has an ``all`` line only, as in trec_eval."""
-    from scorekit.retrieval.measures import FAMILIES
-    from scorekit.retrieval.names import parse_measures
-
-    res = comparison.results[0]
-    measures = parse_measures(list(res.metrics))
-    kinds = {key: FAMILIES[m.family].kind for key, m in measures}
-    per_query = [key for key, m in measures if FAMILIES[m.family].aggregate != "geometric"]
-
-    def line(name: str, qid: str, value: float) -> str:
-        shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
-        return f"{name:<22}\t{qid}\t{shown}\n"
-
-    qids = comparison.query_ids
-    values = comparison.per_query[res.name]
-    out = []
-    for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
-        out += [line(m, qids[i], float(values[m][i])) for m in per_query]
-    out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
-    return "".join(out)
-
-
-def _write_per_query(dest, comparison) -> None:
-    names = [r.name for r in comparison.results]
-    measures = list(comparison.results[0].metrics)
-    with dest.open() as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["system", "query"] + measures)
-        for name in names:
-            cols = [comparison.per_query[name][m].tolist() for m in measures]
-            for i, qid in enumerate(comparison.query_ids):
-                w.writerow([name, qid] + [repr(c[i]) for c in cols])
+TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
+         "wilcoxon": "Wilcoxon signed-rank test", "bootstrap": "paired bootstrap test"}
 
 
 @click.command(name="retrieval", context_settings={"help_option_names": ["-h", "--help"]},
@@ -98,7 +46,7 @@ def _write_per_query(dest, comparison) -> None:
 @click.option("--rel-threshold", type=click.IntRange(-MAX_COUNT - 1, MAX_COUNT), default=1, show_default=True,
               help="Default relevance level: relevant when grade >= this (trec_eval -l); a measure's own "
                    "rel (P(rel=2)@5, precision@5-l2) overrides it. nDCG, DCG and ERR use the grades.")
-@click.option("--test", "test", type=click.Choice(list(_TESTS)), default="t", show_default=True,
+@click.option("--test", "test", type=click.Choice(list(TESTS)), default="t", show_default=True,
               help="Paired significance test for comparing runs.")
 @click.option("--alpha", type=finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="Significance level, applied to Holm–Bonferroni adjusted p-values.")
@@ -132,25 +80,22 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     per_query_out = (outputs().file(per_query, "--per-query")
                      if per_query is not None and not trec_layout else None)
     eng = open_engine(engine, address, quiet)
-    if eng is not None:
-        with eng:
-            comp = _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed)
-    else:
-        with warnings.catch_warnings(record=True):
-            warnings.simplefilter("ignore")
-            comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha,
-                           n_resamples=n_resamples, seed=seed, names=list(names) or None)
+    with eng or contextlib.nullcontext(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # comp.warnings are printed below, once
+        comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha, n_resamples=n_resamples,
+                       seed=seed, names=list(names) or None, engine=eng)
     for msg in comp.warnings:
-        _warn(msg)
+        warn(msg)
     for r in comp.results:
         missing = r.extra.get("missing_queries", 0)
         if missing:
-            _warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
+            warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
                   f"ranking and score 0")
     if per_query_out is not None:
-        _write_per_query(per_query_out, comp)
+        with per_query_out.open() as fh:
+            comp.write_per_query(fh)
     if trec_layout:
-        outputs().stdout(trec_eval_lines(comp))
+        outputs().stdout(comp.trec_eval_lines())
         quiet = True
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None
@@ -163,57 +108,15 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     emit(comp.results, output=output, fmt=fmt, quiet=quiet, payload=payload)
 
 
-def _compare_on_ray(eng, qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples, seed):
-    """Each --run (a file, a folder of shards or a glob) evaluated on Ray, then compared."""
-    import numpy as np
-
-    from scorekit.engine.retrieval import evaluate_sharded
-    from scorekit.io.shards import expand
-    from scorekit.retrieval.compare import compare_scored, normalise_method
-    from scorekit.retrieval.inputs import as_qrels
-    from scorekit.retrieval.names import parse_measures
-
-    q = as_qrels(qrels)
-    results, per_query = [], {}
-    for i, spec in enumerate(runs):
-        res = evaluate_sharded(eng, q, expand(spec, "--run"), metrics, rel_threshold,
-                               name=names[i] if names else None)
-        if res.name in per_query or res.name is None:
-            res.name = f"{res.name or 'run'}#{i + 1}"
-        res.inputs["run"] = spec
-        results.append(res)
-        per_query[res.name] = {m: np.array([row[m] for row in res.per_item]) for m in res.metrics}
-    measures = parse_measures(metrics)
-    qids = [row["id"] for row in results[0].per_item]
-    comp = compare_scored(results, per_query, qids, measures, rel_threshold, method=normalise_method(test),
-                          alpha=alpha, n_resamples=n_resamples, seed=seed,
-                          warns=[w for r in results for w in r.extra.get("warnings", [])])
-    return comp
-
-
 def _print(comp, fmt: str) -> None:
     first = comp.results[0]
     n = first.inputs["n_queries"]
     header, rows = metrics_table(comp.results)
     print_table(header, rows, fmt, title=f"Retrieval: {n} queries ({first.inputs['qrels']})")
     if len(comp.results) > 1:
-        raw = fmt == "csv"
-        chead = ["measure", "system", f"baseline ({comp.baseline})", "value", "improvement",
-                 "p", "p (Holm)", "sig."]
-        crows = []
-        for row in comp.rows:
-            mark = ("▲" if row["value"] > row["baseline_value"] else "▼") if row["significant"] else ""
-            if fmt in ("latex", "markdown", "csv"):
-                mark = ("*" if row["significant"] else "")
-            crows.append([row["measure"], row["system"], row["baseline_value"], row["value"],
-                          row["improvement_pct"] if raw else _pct(row["improvement_pct"]),
-                          row["p_value"] if raw else _p(row["p_value"]),
-                          row["p_adjusted"] if raw else _p(row["p_adjusted"]), mark])
+        print_comparison(comp, fmt, arrows=True)
         if fmt != "csv":
-            sys.stdout.write("\n")
-        print_table(chead, crows, fmt, title=f"Compared with {comp.baseline}")
-        if fmt != "csv":
-            legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({_TESTS[comp.method]}, two-sided, "
+            legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({TESTS[comp.method]}, two-sided, "
                       f"{n} queries); improvement = (system - baseline) / baseline")
             if fmt == "latex":
                 sys.stdout.write(f"% {legend}\n")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
-from importlib import resources
 from pathlib import Path
 
 import click
@@ -21,11 +19,6 @@ from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
 DEFAULTS = {"k": 1, "epochs": 5, "lr": 1e-2, "hidden": 32, "state": "rich", "compress": "first-words",
             "baseline": "greedy"}
-
-
-def default_sample(lang: str) -> Path:
-    """The sample shipped inside the package (found in a wheel install too)."""
-    return Path(str(resources.files("scorekit") / "data" / "summarization" / f"news_{lang}.jsonl"))
 
 
 # --------------------------------------------------------------------------- option types
@@ -82,7 +75,8 @@ def _require_torch(command: str) -> None:
 
 
 def _check_writable(path: Path, option: str) -> None:
-    """Fail now, not after training, when ``path`` cannot be written."""
+    """Fail now, not after training, when the checkpoint cannot be written (--output and
+    --report are checked by the output transaction before the command starts)."""
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise InputError(f"{option} is a directory; expected a file path", path)
@@ -102,16 +96,11 @@ def _check_state(state: str) -> None:
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
-    from scorekit.summarization.data import load_corpus, read_pairs
+    from scorekit.summarization.data import load_pairs
 
-    if dataset:
-        return load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-    if dataset_files is not None:
+    if not dataset and dataset_files is not None:
         raise usage_error("--dataset-files needs --dataset (cnn_dailymail or xsum)")
-    path = data or default_sample(lang)
-    if data is None and not path.is_file():
-        raise ScorekitError("no --data given and the shipped sample is missing; pass --data FILE.jsonl")
-    return read_pairs(path).head(limit)
+    return load_pairs(data, dataset, split=split, limit=limit, files=dataset_files, lang=lang)
 
 
 data_options = [
@@ -214,77 +203,56 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
                           "writes only the --checkpoint)")
     if checkpoint is not None:
         _check_writable(checkpoint, "--checkpoint")
-    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
-        if path is not None:
-            _check_writable(Path(path), option)
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
         raise usage_error(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
 
-    from scorekit.summarization.rl.pipeline import Toolkit
-    from scorekit.summarization.rl.policy import PolicyConfig
-    from scorekit.summarization.rl.train import Policy, train
+    from scorekit.summarization.rl.pipeline import train_summarizer as train
 
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
-                           allow_english_model=allow_english_model)
-    t0 = time.perf_counter()
-    articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
-    dim = articles[0].sent_emb.shape[1] if articles else 384
-    config = PolicyConfig(embed_dim=dim, hidden=hidden, k_sentences=k_sentences, state=state, compress=compress)
-    if folds is not None:
-        _cross_validate(articles, toolkit, pairs, chunker, config, folds=folds, ns=ns, epochs=epochs, lr=lr,
-                        seed=seed, baseline=baseline, output=output, fmt=fmt, quiet=quiet, extra=extra)
-        if checkpoint is None:
-            return
-    policy = Policy.create(config, seed=seed)
-    log = _train_with_bar(policy, articles, toolkit, ns=ns, epochs=epochs, lr=lr, seed=seed, baseline=baseline,
-                          momentum=baseline_momentum)
-    policy.meta.update({"encoder": toolkit.encoder_name, "chunker": chunker, "lang": lang,
-                        "train_source": pairs.source, "minutes": (time.perf_counter() - t0) / 60})
-    policy.save(checkpoint)
-    msg = (f"trained on {len(articles)} articles x {epochs} epoch(s) in {policy.meta['minutes']:.2f} min; "
-           f"final running reward {log.running():.4f}")
-    if folds is None:
+    with _TrainingBar() as bar:
+        cv, policy, log = train(pairs, n_list=ns, epochs=epochs, k_sentences=k_sentences, lr=lr, hidden=hidden,
+                                state=state, compress=compress, baseline=baseline, baseline_momentum=baseline_momentum,
+                                seed=seed, folds=folds, final=checkpoint is not None,
+                                say=lambda m: _echo_err(m, quiet), progress=bar, encoder=encoder,
+                                bert_model=bert_model, num_layers=num_layers, lang=lang,
+                                allow_english_model=allow_english_model)
+    if cv is not None:
         if not quiet:
-            click.echo(msg)
-            click.echo(f"saved {checkpoint}")
-    else:  # stdout holds the cross-validation tables
-        _echo_err(msg, quiet)
-        _echo_err(f"saved {checkpoint}", quiet)
-
-
-def _train_with_bar(policy, articles, toolkit, *, ns, epochs, lr, seed, baseline, momentum):
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from scorekit.summarization.rl.train import train
-
-    err = Console(stderr=True)
-    with Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("train", total=len(articles) * epochs, reward=float("nan"))
-        return train(policy, articles, toolkit.reward, n_list=ns, epochs=epochs, lr=lr, seed=seed,
-                     baseline=baseline, baseline_momentum=momentum,
-                     progress=lambda i, r: bar.update(task, completed=i, reward=r))
-
-
-def _cross_validate(articles, toolkit, pairs, chunker, config, *, folds, ns, epochs, lr, seed, baseline,
-                    output, fmt, quiet, extra):
-    from scorekit.summarization.metrics import bertscore_signature
-    from scorekit.summarization.rl.crossval import cross_validate
-
-    t0 = time.perf_counter()
-    result = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=ns, epochs=epochs,
-                            lr=lr, seed=seed, baseline=baseline,
-                            signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
-                                              "bertscore": bertscore_signature(toolkit.bertscorer)},
-                            progress=lambda m: _echo_err(m, quiet))
-    result.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t0, 1)})
-    result.name = f"cv{folds}"
+            print_cv(cv, fmt)
+        emit(cv, output=output, fmt=fmt, quiet=quiet, **extra)
+    if policy is None:
+        return
+    policy.save(checkpoint)
+    say = click.echo if folds is None else (lambda m: click.echo(m, err=True))  # with --folds stdout holds the tables
     if not quiet:
-        print_cv(result, fmt)
-    emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
+        say(f"trained on {len(log.rewards) // epochs} articles x {epochs} epoch(s) in "
+            f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}")
+        say(f"saved {checkpoint}")
+
+
+class _TrainingBar:
+    """The training progress bar on stderr (a terminal only): episodes done and running reward."""
+
+    def __enter__(self):
+        self.bar = None
+        return self
+
+    def __call__(self, done: int, total: int, reward: float) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            err = Console(stderr=True)
+            self.bar = Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                                TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
+                                console=err, transient=True, disable=not err.is_terminal)
+            self.bar.start()
+            self.task = self.bar.add_task("train", total=total, reward=float("nan"))
+        self.bar.update(self.task, completed=done, reward=reward)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def print_cv(result, fmt: str) -> None:
@@ -334,46 +302,14 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     ns = _parse_n(n_list)
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
-    for path, option in ((output, "--output"), (extra.get("report"), "--report")):
-        if path is not None:
-            _check_writable(Path(path), option)
     _require_torch("summarize")
     _check_models(lang, encoder, bert_model, allow_english_model)
-    from scorekit.summarization.rl.train import Policy, document_key
+    from scorekit.summarization.rl.pipeline import EVAL_METRICS, summarize_pairs
 
-    policy = Policy.load(checkpoint) if checkpoint else None
-    pairs = _load_pairs(data, dataset, split, None, dataset_files, lang)
-    if policy is not None and policy.trained_on:
-        seen = policy.trained_on
-        clash = [i for i, d in zip(pairs.ids, pairs.documents) if document_key(d) in seen]
-        if clash and not exclude_trained:
-            raise InputError(f"{len(clash)} of the {len(pairs)} articles were used to train this checkpoint "
-                             f"(ids {', '.join(clash[:3])}{', ...' if len(clash) > 3 else ''}); evaluate on "
-                             "held-out data or pass --exclude-trained", checkpoint)
-        keep = [j for j, d in enumerate(pairs.documents) if document_key(d) not in seen]
-        if not keep:
-            raise InputError("every article was used to train this checkpoint: nothing held out to evaluate",
-                             checkpoint)
-        pairs = type(pairs)([pairs.ids[j] for j in keep], [pairs.documents[j] for j in keep],
-                            [pairs.references[j] for j in keep], pairs.source)
-    pairs = pairs.head(num_test)
-
-    from scorekit.summarization.rl.pipeline import EVAL_METRICS, Toolkit, evaluate_policy
-    from scorekit.summarization.rl.policy import PolicyConfig
-
-    toolkit = Toolkit.load(encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
-                           allow_english_model=allow_english_model)
-    articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
-    dim = articles[0].sent_emb.shape[1] if articles else 384
-    if policy is None:
-        policy = Policy.create(PolicyConfig(embed_dim=dim), seed=42).eval()
-        policy.meta["untrained"] = True
-    elif policy.config.embed_dim != dim:
-        raise InputError(f"checkpoint expects {policy.config.embed_dim}-dimensional sentence embeddings but "
-                         f"the encoder gives {dim}; pass the --encoder it was trained with", checkpoint)
-    result = evaluate_policy(policy, articles, toolkit, n_list=ns, chunker=chunker,
-                             name=checkpoint.stem if checkpoint else "untrained")
-    result.inputs.update({"data": pairs.source, "checkpoint": str(checkpoint) if checkpoint else None})
+    result = summarize_pairs(_load_pairs(data, dataset, split, None, dataset_files, lang), checkpoint=checkpoint,
+                             exclude_trained=exclude_trained, num_test=num_test, n_list=ns, encoder=encoder,
+                             bert_model=bert_model, num_layers=num_layers, lang=lang,
+                             allow_english_model=allow_english_model)
     if not quiet:
         rows = result.extra["table"]
         header = ["system", "n"] + [m for m in EVAL_METRICS if m in rows[0]]

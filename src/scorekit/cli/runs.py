@@ -17,7 +17,6 @@ A run without that text (e.g. ``scorekit summary``) falls back to the per-item m
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,18 +24,12 @@ from typing import Any
 import click
 
 from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
-from scorekit.cli._common import (Group, change_pct, example, dumps_json, is_stdout, outputs, print_table,
-                                   signature_line, transactional, write_json)
-from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.stats.compare import compare_runs  # noqa: F401  (the engine; re-exported for callers)
-
-METHODS = ("t", "randomization", "wilcoxon", "bootstrap")
-
-store_option = click.option(
-    "--store", type=click.Path(dir_okay=False, path_type=Path),
-    help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
-format_option = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
-                             default="table", show_default=True, help="How to print tables on stdout.")
+from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, example, dumps_json, is_stdout,
+                                  outputs, print_table, signature_line, transactional, write_json, write_report)
+from scorekit.errors import UnknownNameError
+from scorekit.result import is_finite_number
+from scorekit.stats.compare import compare_runs
+from scorekit.stats.significance import METHODS
 
 
 def _open(store: Path | None, create: bool = False):
@@ -45,12 +38,8 @@ def _open(store: Path | None, create: bool = False):
     return RunStore(store, create=create)
 
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
-    parts = [f"{m}={v:.4f}" if _is_num(v) else f"{m}={v}" for m, v in list(metrics.items())[:k]]
+    parts = [f"{m}={v:.4f}" if is_finite_number(v) else f"{m}={v}" for m, v in list(metrics.items())[:k]]
     return " ".join(parts) + (" …" if len(metrics) > k else "")
 
 
@@ -66,8 +55,8 @@ def command() -> None:
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
 @click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
     """List recorded runs, newest first."""
     with _open(store) as s:
@@ -83,8 +72,8 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 @transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
@@ -95,7 +84,7 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
         rec = s.record_of(run_id)
     data.pop("_run_id", None)
     if report:
-        _write_report(data, report)
+        write_report(report, data)
     if as_json:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return
@@ -106,14 +95,6 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
     print_table(["field", "value"], info, fmt, title=f"run #{rec.id}")
     print_table(["metric", "value"], [[m, v] for m, v in (data.get("metrics") or {}).items()], fmt)
     signature_line(data.get("signature") or "", fmt)
-
-
-def _write_report(doc: dict[str, Any], path: Path) -> None:
-    from scorekit.report.html import render_report
-
-    tx = outputs()
-    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, "--report")
-    dest.write_text(render_report([doc]))
 
 
 @command.command("compare",
@@ -131,8 +112,8 @@ def _write_report(doc: dict[str, Any], path: Path) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 @transactional
 def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
@@ -159,7 +140,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
     if output:
         write_json(output, dumps_json(doc))
     if report:
-        _write_report(doc, report)
+        write_report(report, doc)
     comp = doc["comparison"]
     if is_stdout(output):
         return
@@ -172,7 +153,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
 
 @command.command("rm", epilog=example("scorekit runs rm 4 5"))
 @click.argument("run_ids", type=click.IntRange(0, MAX_ID), nargs=-1, required=True)
-@store_option
+@STORE_OPTION
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Remove runs from the history (all or none: every id must exist)."""
     with _open(store) as s:
@@ -188,8 +169,8 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--test-set", "test_set", help="Only the test set whose fingerprint starts with this text.")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
 @click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per test set.")
-@store_option
-@format_option
+@STORE_OPTION
+@FORMAT_OPTION
 def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, all_runs: bool, top: int,
                     store: Path | None, fmt: str) -> None:
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
@@ -200,87 +181,26 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
     Example:
       scorekit runs leaderboard --task retrieval --metric ndcg@10
     """
-    from scorekit.io.run_store import describe_test_set, run_test_set
-    from scorekit.report.html import PRIMARY_METRICS, lower_is_better
-    from scorekit.signature import parse_signature
-
-    shown = 0
     with _open(store) as s:
-        tasks = s.tasks()
-        if task and task not in tasks:
-            raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
-        boards = []
-        for t in [task] if task else tasks:
-            groups: dict[tuple[str, str], list[Any]] = {}
-            info: dict[tuple[str, str], tuple[str, str | None]] = {}
-            for rec in reversed(s.list(task=t)):            # oldest first: metric order as recorded
-                data = s.get(rec.id)
-                recipe = parse_signature(data.get("signature") or "").get("recipe", "scorekit")
-                key = (run_test_set(data), recipe)
-                if test_set and not key[0].startswith(test_set) and not key[0].split(":", 1)[-1].startswith(test_set):
-                    continue
-                groups.setdefault(key, []).append(rec)
-                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
-            boards += [(t, key, recs, *info[key]) for key, recs in groups.items()]
-        if test_set and not boards:
-            raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
-                                "(`scorekit runs leaderboard` lists them)")
-        for t, (fp, recipe), recs, desc, hint in boards:
-            names = list(dict.fromkeys(k for r in recs for k in r.metrics))
-            m = metric
-            if m is None:
-                lower = {n.lower(): n for n in names}
-                cands = ([hint] if isinstance(hint, str) else []) + list(PRIMARY_METRICS.get(t, ()))
-                m = next((lower[c.lower()] for c in cands if c.lower() in lower), names[0] if names else None)
-            if m is None or m not in names:
-                continue
-            lb = lower_is_better(m)
-            ranked = [r for r in recs if _is_num(r.metrics.get(m))]
-            ranked.sort(key=lambda r: (r.metrics[m] if lb else -r.metrics[m], -r.id))
-            if not all_runs:
-                seen: set[str] = set()
-                best = []
-                for r in ranked:
-                    who = r.name if r.name is not None else f"#{r.id}"
-                    if who not in seen:
-                        seen.add(who)
-                        best.append(r)
-                ranked = best
-            ranked = ranked[:top]
-            cols = [m] + [n for n in names if n != m][:5]
-            extra_cols = ["recorded"] + (["test_set"] if fmt == "csv" else [])   # csv rows name their group
-            rows = [[k + 1, r.id, r.name] + [r.metrics.get(c) for c in cols] + [r.recorded]
-                    + ([fp] if fmt == "csv" else []) for k, r in enumerate(ranked)]
-            where = f"test set {fp}" + (f" ({desc})" if desc else "") + (f", recipe {recipe}" if recipe != "scorekit" else "")
-            if shown and fmt != "csv":
-                sys.stdout.write("\n")
-            print_table(["rank", "id", "name"] + cols + extra_cols, rows, fmt,
-                        title=f"{t} on {where}: by {m} ({'lower' if lb else 'higher'} is better)")
-            shown += 1
-        if metric and not shown:
-            raise UnknownNameError("metric", metric, [n for t in ([task] if task else s.tasks())
-                                                      for n in s.metric_names(t)])
+        boards = s.leaderboards(task=task, metric=metric, test_set=test_set, all_runs=all_runs, top=top)
+    for i, b in enumerate(boards):
+        csv = fmt == "csv"   # csv rows name their group
+        rows = [[k + 1, r.id, r.name] + [r.metrics.get(c) for c in b.columns] + [r.recorded]
+                + ([b.test_set] if csv else []) for k, r in enumerate(b.runs)]
+        where = (f"test set {b.test_set}" + (f" ({b.description})" if b.description else "")
+                 + (f", recipe {b.recipe}" if b.recipe != "scorekit" else ""))
+        if i and not csv:
+            sys.stdout.write("\n")
+        print_table(["rank", "id", "name", *b.columns, "recorded", *(["test_set"] if csv else [])], rows, fmt,
+                    title=f"{b.task} on {where}: by {b.metric} ({'lower' if b.lower_is_better else 'higher'} is better)")
 
 
 @command.command("add", epilog=example("scorekit runs add results/retrieval.json results/caption.json"))
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@store_option
+@STORE_OPTION
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
-    from scorekit.cli.report import load_result_json
-    from scorekit.io.run_store import run_test_set
+    from scorekit.io.run_store import record_files
 
-    from scorekit.io.run_store import check_metrics
-
-    docs = [(p, load_result_json(p)) for p in results]   # validate all before writing any
-    for p, data in docs:
-        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
-            check_metrics(r, str(p))
-    with _open(store, create=True) as s:
-        for p, data in docs:
-            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
-            recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
-            for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
-                rec["inputs"].setdefault("test_set", run_test_set(rec))
-            ids = [s.record(rec, source=str(p)) for rec in recs]
-            click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")
+    for p, ids in record_files(results, store):
+        click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import SEED, count, layers, parse_floats, resamples, usage_error
-from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
@@ -55,27 +55,10 @@ def bert_layer_options(f):
 def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int | None = None,
                            allow_english_model: bool = False, texts=()):
     """``--bertscore`` forces it (error if unavailable), ``--no-bertscore`` skips it, default:
-    use it when torch and the model are available, else warn and go on without."""
-    from scorekit.summarization.metrics import load_bertscorer
+    use it when available, else warn and go on without."""
+    from scorekit.summarization.metrics import bertscorer_for
 
-    if flag is False:
-        return None
-    kwargs = {"model": model} if model else {}
-    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
-    scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
-    if scorer is None:
-        click.echo("scorekit: warning: BERTScore unavailable (torch/model missing); "
-                   "running ROUGE and Density only", err=True)
-    elif texts and not (flag or model):
-        # default run on Korean with a model that cannot read Hangul: skip it, visibly (#15)
-        from scorekit.neural.hangul import EnglishModelError, check_hangul
-
-        try:
-            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
-        except EnglishModelError as exc:
-            click.echo(f"scorekit: warning: skipped BERTScore: {exc}", err=True)
-            return None
-    return scorer
+    return bertscorer_for(flag, model, num_layers, allow_english_model, texts, warn=warn)
 
 
 def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
@@ -89,39 +72,6 @@ def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
         if name in labels or any(name == n for n, _ in out):
             raise usage_error(f"--system {item}: the name {name!r} is already used")
         out.append((name, Path(file)))
-    return out
-
-
-def read_systems(files: list[tuple[str, Path]], ids: list[str], known_ids: list[str] | None):
-    """Each system's summaries for exactly the swept ids (the summary readers of ``scorekit
-    summary``: id + prediction/summary field). A missing id is an error; so is an id that is no
-    document of the data (``known_ids``: the whole file's ids, so ``--limit`` may leave some out)."""
-    from scorekit.errors import InputError
-    from scorekit.summarization.data import read_texts
-    from scorekit.summarization.sweep import SystemSummaries
-
-    out = []
-    for name, path in files:
-        sys_ids, texts, lines = read_texts(path, "prediction")
-        if any(i is None for i in sys_ids):
-            line = lines[sys_ids.index(None)]
-            raise InputError(f"--system {name}: a summary without an id (the sweep aligns by document id)",
-                             path, line)
-        index = dict(zip(sys_ids, range(len(sys_ids))))
-        if len(index) != len(sys_ids):
-            dup = next(i for i in sys_ids if sys_ids.count(i) > 1)
-            raise InputError(f"--system {name}: duplicate id {dup!r}", path, lines[sys_ids.index(dup)])
-        missing = [i for i in ids if i not in index]
-        if missing:
-            raise InputError(f"--system {name}: no summary for document id {missing[0]!r} "
-                             f"({len(missing)} of {len(ids)} missing)", path)
-        if known_ids is not None:
-            known = set(known_ids)
-            extra = [i for i in sys_ids if i not in known]
-            if extra:
-                raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
-                                 f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
-        out.append(SystemSummaries(name, {i: texts[index[i]] for i in ids}, source=str(path)))
     return out
 
 
@@ -192,9 +142,8 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
     95% bootstrap CIs; recommend an n interval."""
-    from scorekit.summarization.data import load_corpus, read_pairs
     from scorekit.summarization.summarizers import parse_summarizers
-    from scorekit.summarization.sweep import plot_sweep, run_sweep, sweep_table, sweep_to_result
+    from scorekit.summarization.sweep import plot_sweep, sweep_files, sweep_table
 
     ns = parse_int_list(n_list, "--n")
     names = parse_summarizers(summarizers)   # unknown name -> did-you-mean error
@@ -207,29 +156,13 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
         table_format(table_path)
         table_out = tx.file(table_path, "--table")
     plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
-    if data is not None:
-        if dataset_files is not None:
-            raise usage_error("--dataset-files goes with --dataset, not --data")
-        all_pairs = read_pairs(data)
-        pairs = all_pairs.head(limit)
-        known_ids = all_pairs.ids
-    else:
-        pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
-        known_ids = None if limit else pairs.ids
-    external = read_systems(system_files, pairs.ids, known_ids)
-    scorer = load_bertscorer_option(bertscore, bertscore_model, num_layers, allow_english_model,
-                                    texts=[*pairs.documents[:64], *pairs.references[:64]])
-
-    kw = dict(ns=ns, summarizers=names, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples,
-              band=low_high, systems=external, allow_english_model=allow_english_model)
-    eng = open_engine(engine, address, quiet)
-    if eng is None:
-        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, **kw)
-    else:
-        with eng:
-            sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, engine=eng, **kw)
-    result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
-                             inputs={"data": pairs.source})
+    if data is not None and dataset_files is not None:
+        raise usage_error("--dataset-files goes with --dataset, not --data")
+    sweep, result = sweep_files(data=data, dataset=dataset, dataset_files=dataset_files, split=split, limit=limit,
+                                ns=ns, summarizers=names, systems=system_files, bertscore=bertscore,
+                                bertscore_model=bertscore_model, num_layers=num_layers,
+                                allow_english_model=allow_english_model, engine=open_engine(engine, address, quiet),
+                                warn=warn, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples, band=low_high)
     header, rows = sweep_table(sweep)
     if table_path is not None:
         write_table_file(table_out, header, rows)
@@ -242,14 +175,14 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     short = {n: c for n, c in sweep.short_documents.items() if c}
     if short:
         worst = max(short)
-        click.echo(f"scorekit: note: {short[worst]} of {len(pairs)} documents have fewer than {worst} "
+        click.echo(f"scorekit: note: {short[worst]} of {len(sweep.ids)} documents have fewer than {worst} "
                    f"words; their summary is the whole document (per n: "
                    + ", ".join(f"n={n}: {c}" for n, c in short.items()) + ")", err=True)
     if quiet:
         return
     if fmt == "table":
         header, rows = sweep_table(sweep, compact=True)
-    print_table(header, rows, fmt, title=f"n-word sweep over {len(pairs)} documents "
+    print_table(header, rows, fmt, title=f"n-word sweep over {len(sweep.ids)} documents "
                 f"(mean and 95% bootstrap CI)")
     rec = sweep.recommendation
     line = (f"recommended n: {', '.join(map(str, rec['interval']))} — {rec['rule']}")

@@ -10,5 +10,3 @@ in the core install imports Ray.
 """
 
 from __future__ import annotations
-
-ENGINES = ("local", "ray")

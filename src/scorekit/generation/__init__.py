@@ -10,3 +10,10 @@ def evaluate(*args, **kwargs):
     from scorekit.generation.driver import evaluate as _evaluate
 
     return _evaluate(*args, **kwargs)
+
+
+def evaluate_files(*args, **kwargs):
+    """See :func:`scorekit.generation.targets.evaluate_files` (``scorekit caption`` as one call)."""
+    from scorekit.generation.targets import evaluate_files as _evaluate_files
+
+    return _evaluate_files(*args, **kwargs)

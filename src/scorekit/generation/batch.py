@@ -157,7 +157,3 @@ class CaptionMetric(Metric):
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {k: float(np.mean(v)) if len(v) else float("nan") for k, v in self.item_scores(stats).items()}
-
-
-def mean_of(values: Sequence[float]) -> float:
-    return float(np.mean(values)) if len(values) else float("nan")

@@ -43,8 +43,6 @@ from scorekit.signature import Signature
 
 LANGS = ("en", "ko")
 
-Tokens = Sequence[str]
-
 
 # -- English ---------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)

@@ -429,19 +429,26 @@ def load_paraphrases(path: Path) -> ParaphraseTable:
     except (OSError, ValueError):
         pass
     arrays, vocab = _compile_paraphrases(path)
+    _save_cache(folder, arrays, {"vocab.txt": "\n".join(vocab)})
+    return ParaphraseTable(arrays, vocab, sha)
+
+
+def _save_cache(folder: Path, arrays: dict[str, np.ndarray], texts: dict[str, str]) -> None:
+    """Build a cache folder aside and move it into place; a cache that cannot be written is
+    only a slower next start."""
     try:
         tmp = folder.with_name(folder.name + f".{os.getpid()}.tmp")
         tmp.mkdir(parents=True, exist_ok=True)
         for k, v in arrays.items():
             np.save(tmp / f"{k}.npy", v)
-        (tmp / "vocab.txt").write_text("\n".join(vocab), encoding="utf-8")
+        for name, text in texts.items():
+            (tmp / name).write_text(text, encoding="utf-8")
         try:
             os.replace(tmp, folder)           # another process may have won: keep theirs
         except OSError:
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError:
         pass
-    return ParaphraseTable(arrays, vocab, sha)
 
 
 # ----------------------------------------------------------------------------- bundle
@@ -510,19 +517,9 @@ def _small_tables(sources: Sources) -> tuple[frozenset[str], dict[str, int], Syn
             pass
     fw, nbp, syn, hashes = _parse_small(sources)
     if folder is not None:
-        try:
-            tmp = folder.with_name(folder.name + f".{os.getpid()}.tmp")
-            tmp.mkdir(parents=True, exist_ok=True)
-            for k, v in zip(_SYN_ARRAYS, (syn.keys, syn.ids, syn.offsets)):
-                np.save(tmp / f"{k}.npy", v)
-            meta = {"function_words": sorted(fw), "nonbreaking": nbp, "bases": syn.bases, "hashes": hashes}
-            (tmp / "small.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-            try:
-                os.replace(tmp, folder)       # another process may have won: keep theirs
-            except OSError:
-                shutil.rmtree(tmp, ignore_errors=True)
-        except OSError:
-            pass
+        meta = {"function_words": sorted(fw), "nonbreaking": nbp, "bases": syn.bases, "hashes": hashes}
+        _save_cache(folder, dict(zip(_SYN_ARRAYS, (syn.keys, syn.ids, syn.offsets))),
+                    {"small.json": json.dumps(meta, ensure_ascii=False)})
     return fw, nbp, syn, hashes
 
 

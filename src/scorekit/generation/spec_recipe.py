@@ -46,7 +46,6 @@ from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.metrics.base import Param
 from scorekit.metrics.registry import declare
 
-RECIPES = ("scorekit", "spec")
 RECIPE = Param("recipe", str, "scorekit",
                "scorekit: scorekit's metrics (Korean METEOR on Kiwi units, corpus CIDEr-D, ...); spec: the "
                "caption spec's own code (Okt, nltk METEOR and sentence BLEU-4, one reference, averaged)")

@@ -12,11 +12,13 @@ the METEOR its community reports:
   spec does not say how its English 0.33 was made; COCO-style captioning reports Meteor 1.5.
 
 The report names the recipe of the number (``meteor_recipe``) and of the baseline
-(``baseline_recipe``).
+(``baseline_recipe``). :func:`evaluate_files` is ``scorekit caption`` as one call: files in, a
+result with this report out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,3 +97,62 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
                      "reached": reached[-1] if reached else None})
     rep["targets"] = rows
     return rep
+
+
+def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Sequence[Any] | None = None,
+                   recipe: str = "scorekit", scale: int = 1, tokenizer: str | None = None, images: Any = None,
+                   videos: Any = None, strict: bool = False, baseline_meteor: float | None = None,
+                   engine: Any = None, warn: Any = None) -> Result:
+    """``scorekit caption`` as one call: read the prediction and reference files (JSON, JSONL,
+    CSV, COCO), score them (:func:`~scorekit.generation.driver.evaluate`, or the caption spec's own code with ``recipe="spec"``),
+    put sacrebleu's metrics on ``scale`` (1 or 100) and add the spec's report (the headline METEOR
+    against its baseline, the §7 targets) as ``extra["report"]``. ``images``/``videos``: a folder
+    of ``<id>.jpg|png|...`` / ``<id>.mp4|...`` for CLIPScore. ``engine``: an unstarted RayEngine is
+    started once the inputs are read and stopped at the end. ``warn`` is called with each warning
+    (ids on one side only, metrics skipped) as it arises; they are in ``extra`` too."""
+    import contextlib
+    from pathlib import Path
+
+    from scorekit.generation.driver import evaluate
+    from scorekit.generation.scale import rescale
+    from scorekit.io.captions import media_paths, read_caption_set
+    from scorekit.signature import Signature
+
+    data = read_caption_set(predictions, references, strict=strict)
+    kind = "images" if images else "videos"
+    media = media_paths(images or videos, data.ids, kind) if images or videos else None
+    for w in data.warnings:
+        if warn is not None:
+            warn(w)
+    name = Path(predictions).stem
+    if recipe == "spec":
+        from scorekit.generation.spec_recipe import evaluate_spec
+
+        result = evaluate_spec(data.predictions, data.references, ids=data.ids, name=name)
+    else:
+        with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
+            result = evaluate(data.predictions, data.references, lang=lang, metrics=metrics, tokenizer=tokenizer,
+                              media=media, media_kind=kind, ids=data.ids, name=name, engine=engine)
+    rescale(result, int(scale))
+    skipped = result.extra.get("skipped", {})
+    for key, why in skipped.items():
+        if warn is not None:
+            warn(f"skipped {key}: {why}")
+    rep = report(result.metrics, lang=lang, recipe=recipe, baseline_meteor=baseline_meteor)
+    result.inputs = {"predictions": str(predictions), "references": str(references), "lang": lang,
+                     "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
+                     "n_missing_predictions": data.n_missing_predictions,
+                     "n_ignored_predictions": data.n_dropped_predictions}
+    recipe_info = result.extra.get("recipe")
+    if recipe_info:   # the spec's numbers that are 0 on Korean, and scorekit's values shown beside them
+        rep["zero_on_korean"] = dict(recipe_info["zero_on_korean"])
+        rep["scorekit_beside"] = dict(recipe_info["scorekit_beside"])
+    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped, "primary_metric": rep["primary"]}
+    if recipe_info:
+        result.extra["recipe"] = recipe_info
+    bert = next((v.removeprefix("model=") for k, v in Signature.parse(result.signature).fields.items()
+                 if k.split("(")[0] == "bertscore"), None)
+    for row in rep["targets"]:  # the §7 table names the model behind a BERTScore target
+        if row["metric"].startswith("bertscore") and bert:
+            row["model"] = bert
+    return result

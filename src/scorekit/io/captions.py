@@ -342,3 +342,19 @@ def read_caption_set(predictions: str | Path, references: str | Path, *, strict:
         out.warnings.insert(0, f"{len(left_out)} annotated image(s) have no prediction and are not scored "
                                f"(as pycocoevalcap, the predictions' images are the test set): {_names(left_out)}")
     return out
+
+
+def media_paths(directory: str | Path, ids: list[str], kind: str = "images") -> list[Path]:
+    """Each id's image (``<id>.jpg|jpeg|png|webp|bmp``) or video (``<id>.mp4|avi|mov|mkv|webm``) in
+    ``directory``, in the order of ``ids``; a missing folder or file is one error naming it."""
+    directory = Path(directory)
+    exts = ((".jpg", ".jpeg", ".png", ".webp", ".bmp") if kind == "images"
+            else (".mp4", ".avi", ".mov", ".mkv", ".webm"))
+    if not directory.is_dir():
+        raise InputError(f"{kind} directory not found", directory)
+    by_stem = {p.stem: p for p in directory.iterdir() if p.suffix.lower() in exts}
+    missing = [i for i in ids if i not in by_stem]
+    if missing:
+        shown = ", ".join(repr(i) for i in missing[:5])
+        raise InputError(f"no {kind[:-1]} file for {len(missing)} id(s): {shown}", directory)
+    return [by_stem[i] for i in ids]

@@ -19,14 +19,14 @@ for listing and leaderboards.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
-import math
 import os
 import sqlite3
 import stat
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,6 +131,16 @@ class RunRecord:
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _guarded(method):
+    """``method`` with damaged-file errors made friendly (:meth:`RunStore._guard`)."""
+    @functools.wraps(method)
+    def guarded(self, *args: Any, **kwargs: Any) -> Any:
+        with self._guard():
+            return method(self, *args, **kwargs)
+
+    return guarded
 
 
 class RunStore:
@@ -375,6 +385,18 @@ class RunStore:
         return self._rw
 
     @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` write transaction: committed whole or rolled back."""
+        c = self._writer()
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    @contextmanager
     def _guard(self) -> Iterator[None]:
         """A damaged file can pass the header checks and fail later: say so in one line."""
         try:
@@ -403,9 +425,10 @@ class RunStore:
         self.close()
 
     # ------------------------------------------------------------------------------ writing
-    def _record_impl(self, result: Any, *, source: str | None = None) -> int:
+    @_guarded
+    def record(self, result: Any, *, source: str | None = None) -> int:
         """Store one result (a :class:`~scorekit.result.Result` or its dict); returns its run id."""
-        from scorekit.result import _jsonable
+        from scorekit.result import _jsonable, is_finite_number
 
         data = _jsonable(result.to_dict() if hasattr(result, "to_dict") else dict(result))  # NaN -> null
         if not isinstance(data.get("metrics"), dict) or not data.get("task"):
@@ -413,11 +436,8 @@ class RunStore:
         if not hasattr(result, "to_dict"):     # a result read from a file (`runs add`)
             check_metrics(data)
         blob = zlib.compress(json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"), 6)
-        metrics = [(k, float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    and math.isfinite(v) else None) for k, v in data["metrics"].items()]
-        c = self._writer()
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        metrics = [(k, float(v) if is_finite_number(v) else None) for k, v in data["metrics"].items()]
+        with self._transaction() as c:
             cur = c.execute(
                 "INSERT INTO runs(task, name, signature, created, recorded, source, n_items, result) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -426,27 +446,15 @@ class RunStore:
             run_id = int(cur.lastrowid)
             c.executemany("INSERT INTO metrics(run_id, metric, value) VALUES (?, ?, ?)",
                           [(run_id, k, v) for k, v in metrics])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return run_id
 
-    def record_many(self, results: Iterable[Any], *, source: str | None = None) -> list[int]:
-        return [self.record(r, source=source) for r in results]
-
-    def _remove_impl(self, run_ids: Sequence[int]) -> list[int]:
+    @_guarded
+    def remove(self, run_ids: Sequence[int]) -> list[int]:
         """Delete runs; returns the ids that existed (and are now gone)."""
-        c = self._writer()
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction() as c:
             found = [i for i in run_ids if c.execute("SELECT 1 FROM runs WHERE id = ?", (i,)).fetchone()]
             c.executemany("DELETE FROM metrics WHERE run_id = ?", [(i,) for i in found])
             c.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in found])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return found
 
     # ------------------------------------------------------------------------------ reading
@@ -460,7 +468,8 @@ class RunStore:
             out[run_id][metric] = value
         return out
 
-    def _list_impl(self, *, task: str | None = None, name: str | None = None,
+    @_guarded
+    def list(self, *, task: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
         """Recorded runs, newest first, optionally filtered by task and (substring of) name."""
         sql = "SELECT id, task, name, signature, created, recorded, source, n_items FROM runs"
@@ -480,7 +489,8 @@ class RunStore:
         metrics = self._metrics_of([r[0] for r in rows])
         return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
 
-    def _get_impl(self, run_id: int) -> dict[str, Any]:
+    @_guarded
+    def get(self, run_id: int) -> dict[str, Any]:
         """The stored result dict of one run (``_run_id`` added)."""
         row = self.conn.execute("SELECT result FROM runs WHERE id = ?", (int(run_id),)).fetchone()
         if row is None:
@@ -494,77 +504,112 @@ class RunStore:
         data["_run_id"] = int(run_id)
         return data
 
-    def _record_of_impl(self, run_id: int) -> RunRecord:
+    @_guarded
+    def record_of(self, run_id: int) -> RunRecord:
         row = self.conn.execute("SELECT id, task, name, signature, created, recorded, source, n_items "
                                 "FROM runs WHERE id = ?", (int(run_id),)).fetchone()
         if row is None:
-            self._get_impl(run_id)  # raises the friendly error
+            self.get(run_id)  # raises the friendly error
         return RunRecord(*row, metrics=self._metrics_of([row[0]])[row[0]])
 
-    def _tasks_impl(self) -> list[str]:
+    @_guarded
+    def tasks(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT task FROM runs ORDER BY task")]
 
-    def _leaderboard_impl(self, task: str, metric: str, *, lower_is_better: bool = False, per_name: bool = True,
-                    limit: int | None = None) -> list[RunRecord]:
-        """Runs of ``task`` ranked by ``metric`` (best first). ``per_name``: only each system
-        name's best run (unnamed runs count separately)."""
-        order = "ASC" if lower_is_better else "DESC"
-        rows = self.conn.execute(
-            "SELECT r.id, r.task, r.name, r.signature, r.created, r.recorded, r.source, r.n_items, m.value "
-            "FROM runs r JOIN metrics m ON m.run_id = r.id "
-            f"WHERE r.task = ? AND m.metric = ? AND m.value IS NOT NULL ORDER BY m.value {order}, r.id DESC",
-            (task, metric)).fetchall()
-        seen: set[str] = set()
-        picked = []
-        for r in rows:
-            key = r[2] if r[2] is not None else f"#{r[0]}"
-            if per_name and key in seen:
-                continue
-            seen.add(key)
-            picked.append(r[:8])
-        if limit:
-            picked = picked[:limit]
-        metrics = self._metrics_of([r[0] for r in picked])
-        return [RunRecord(*r, metrics=metrics[r[0]]) for r in picked]
-
-    def _metric_names_impl(self, task: str) -> list[str]:
+    @_guarded
+    def metric_names(self, task: str) -> list[str]:
         return [r[0] for r in self.conn.execute(
             "SELECT m.metric FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.task = ? "
             "GROUP BY m.metric ORDER BY min(m.rowid)", (task,))]
 
-    # public methods: the implementations above, with damaged-file errors made friendly
-    def record(self, result: Any, *, source: str | None = None) -> int:
-        with self._guard():
-            return self._record_impl(result, source=source)
+    def leaderboards(self, *, task: str | None = None, metric: str | None = None, test_set: str | None = None,
+                     all_runs: bool = False, top: int | None = None) -> "list[Leaderboard]":
+        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one
+        leaderboard per task, test set and caption recipe (runs scored on different qrels or
+        references, another language or recipe are never ranked together); each system name's
+        best run unless ``all_runs``; at most ``top`` runs each. ``test_set``: only the test sets
+        whose fingerprint starts with this text."""
+        from scorekit.errors import UnknownNameError
+        from scorekit.report.model import PRIMARY_METRICS, lower_is_better
+        from scorekit.result import is_finite_number
+        from scorekit.signature import parse_signature
 
-    def remove(self, run_ids: Sequence[int]) -> list[int]:
-        with self._guard():
-            return self._remove_impl(run_ids)
+        tasks = self.tasks()
+        if task and task not in tasks:
+            raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
+        groups: dict[tuple[str, str, str], list[RunRecord]] = {}
+        info: dict[tuple[str, str, str], tuple[str, Any]] = {}
+        for t in [task] if task else tasks:
+            for rec in reversed(self.list(task=t)):            # oldest first: metric order as recorded
+                data = self.get(rec.id)
+                fp = run_test_set(data)
+                if test_set and not fp.startswith(test_set) and not fp.split(":", 1)[-1].startswith(test_set):
+                    continue
+                key = (t, fp, parse_signature(data.get("signature") or "").get("recipe", "scorekit"))
+                groups.setdefault(key, []).append(rec)
+                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
+        if test_set and not groups:
+            raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
+                                "(`scorekit runs leaderboard` lists them)")
+        boards = []
+        for (t, fp, recipe), recs in groups.items():
+            desc, hint = info[(t, fp, recipe)]
+            names = list(dict.fromkeys(k for r in recs for k in r.metrics))
+            m = metric
+            if m is None:
+                lower = {n.lower(): n for n in names}
+                cands = ([hint] if isinstance(hint, str) else []) + list(PRIMARY_METRICS.get(t, ()))
+                m = next((lower[c.lower()] for c in cands if c.lower() in lower), names[0] if names else None)
+            if m is None or m not in names:
+                continue
+            lb = lower_is_better(m)
+            ranked = sorted((r for r in recs if is_finite_number(r.metrics.get(m))),
+                            key=lambda r: (r.metrics[m] if lb else -r.metrics[m], -r.id))
+            if not all_runs:   # each system name's best (unnamed runs count separately)
+                best: dict[str, RunRecord] = {}
+                for r in ranked:
+                    best.setdefault(r.name if r.name is not None else f"#{r.id}", r)
+                ranked = list(best.values())
+            boards.append(Leaderboard(t, fp, recipe, desc, m, lb, [m] + [n for n in names if n != m][:5],
+                                      ranked[:top] if top else ranked))
+        if metric and not boards:
+            raise UnknownNameError("metric", metric, [n for t in ([task] if task else tasks)
+                                                      for n in self.metric_names(t)])
+        return boards
 
-    def list(self, *, task: str | None = None, name: str | None = None,
-             limit: int | None = None) -> "list[RunRecord]":
-        with self._guard():
-            return self._list_impl(task=task, name=name, limit=limit)
 
-    def get(self, run_id: int) -> dict[str, Any]:
-        with self._guard():
-            return self._get_impl(run_id)
+@dataclass(frozen=True)
+class Leaderboard:
+    """One ranking of :meth:`RunStore.leaderboards`: the runs of one task on one test set."""
+    task: str
+    test_set: str            # the fingerprint (``refs:…``, ``files:…``, ``ids:…``)
+    recipe: str              # ``scorekit``, or the caption spec's recipe
+    description: str         # language, items, the file it came from
+    metric: str              # what it ranks by
+    lower_is_better: bool
+    columns: list[str]       # the metric, then up to five more the runs have
+    runs: list[RunRecord]
 
-    def record_of(self, run_id: int) -> RunRecord:
-        with self._guard():
-            return self._record_of_impl(run_id)
 
-    def tasks(self) -> "list[str]":
-        with self._guard():
-            return self._tasks_impl()
+def record_files(paths: Sequence[str | os.PathLike], store: str | os.PathLike | None = None
+                 ) -> list[tuple[Any, list[int]]]:
+    """Record result JSON files (every run of a multi-system file) in ``store``: every file is
+    read and checked before anything is written. Returns each path with its new run ids."""
+    from scorekit.report.model import read_result
 
-    def leaderboard(self, task: str, metric: str, **kw: Any) -> "list[RunRecord]":
-        with self._guard():
-            return self._leaderboard_impl(task, metric, **kw)
-
-    def metric_names(self, task: str) -> "list[str]":
-        with self._guard():
-            return self._metric_names_impl(task)
+    docs = [(p, read_result(p)) for p in paths]
+    for p, data in docs:
+        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
+            check_metrics(r, str(p))
+    out = []
+    with RunStore(store, create=True) as s:
+        for p, data in docs:
+            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
+            recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
+            for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
+                rec["inputs"].setdefault("test_set", run_test_set(rec))
+            out.append((p, [s.record(rec, source=str(p)) for rec in recs]))
+    return out
 
 
 # --------------------------------------------------------------------- test sets (leaderboard groups)

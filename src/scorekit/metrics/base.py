@@ -287,7 +287,3 @@ class Metric:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
         return f"{type(self).__name__}({args})"
-
-
-def as_mapping(values: Mapping[str, Any] | None) -> dict[str, Any]:
-    return dict(values or {})

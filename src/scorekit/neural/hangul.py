@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable
 
 from scorekit.errors import MissingDependencyError
+from scorekit.text.korean import has_hangul
 
 PROBE = "파란 바다에 하얀 파도가 치고 있다. 아이들이 공원에서 뛰어놀고 있다."
 _SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
-_HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 KOREAN_MODELS = ("bert-base-multilingual-cased (layer 9)", "klue/roberta-large (layer 17)",
                  "beomi/kcbert-base (KoBERTScore, layer 4)")
 
@@ -28,10 +28,6 @@ class EnglishModelError(MissingDependencyError):
     """A model that cannot represent Hangul was asked to score Korean text: what is missing is a
     Korean-capable model (so a default caption run skips BERTScore with this warning, and an
     explicit ``--metrics bertscore`` fails with it)."""
-
-
-def has_hangul(text: str) -> bool:
-    return bool(_HANGUL_ANY.search(text))
 
 
 def syllable_share(tokenizer, texts: Iterable[str]) -> float:

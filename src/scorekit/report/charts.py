@@ -311,28 +311,8 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
             attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
                      + (f' data-error="{num_attr(e)}"' if e is not None else "")
                      + (f' data-marker="{esc(mark)}"' if mark else ""))
-            if v is None or not math.isfinite(v):
-                body.append(f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
-                            f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" '
-                            f'fill="#888">–</text></g>')
-                continue
-            zero = sx(min(max(0.0, lo), hi))
-            xv = sx(v)
-            bx, bw = min(zero, xv), abs(xv - zero)
-            body.append(f'<rect class="sk-bar" {attrs} x="{bx:.2f}" y="{yy + 1:.2f}" '
-                        f'width="{max(bw, 0.5):.2f}" height="{bar_h - 2:g}" fill="{fill}"'
-                        + (' data-lower-is-better="1"' if cat in lower else "") + f'><title>{esc(tip)}</title></rect>')
-            end = max(zero, xv)
-            if e is not None and math.isfinite(e) and e > 0:
-                a, b = sx(v - e), sx(v + e)
-                cy = yy + bar_h / 2
-                body.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
-                            f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
-                end = max(end, b)
-            body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
-                        f'font-size="{FONT - 1}">{esc(shown)}'
-                        + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
-                           if mark else "") + "</text>")
+            body += _hbar(attrs, tip, v, e, sx(min(max(0.0, lo), hi)), sx, x0, yy, bar_h, shown, mark, fill,
+                          ' data-lower-is-better="1"' if cat in lower else "")
         y += group_h + gap
     plot_bottom = y - gap + 2
     axis = _x_axis(x0, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel, integer=integer)
@@ -389,31 +369,36 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
                      f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"'
                      + (f' data-error="{num_attr(e)}"' if e is not None else "")
                      + (f' data-marker="{esc(mark)}"' if mark else ""))
-            if v is None or not math.isfinite(v):
-                body.append(f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
-                            f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" fill="#888">–</text></g>')
-                continue
-            zero, xv = sx(min(max(0.0, lo), hi)), sx(v)
-            body.append(f'<rect class="sk-bar" {attrs} x="{min(zero, xv):.2f}" y="{yy + 1:.2f}" '
-                        f'width="{max(abs(xv - zero), 0.5):.2f}" height="{bar_h - 2:g}" fill="{color(si)}">'
-                        f'<title>{esc(tip)}</title></rect>')
-            end = max(zero, xv)
-            if e is not None and math.isfinite(e) and e > 0:
-                a, b = sx(v - e), sx(v + e)
-                cy = yy + bar_h / 2
-                body.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
-                            f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
-                end = max(end, b)
-            body.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" '
-                        f'font-size="{FONT - 1}">{esc(shown)}'
-                        + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
-                           if mark else "") + "</text>")
+            body += _hbar(attrs, tip, v, e, sx(min(max(0.0, lo), hi)), sx, x0, yy, bar_h, shown, mark, color(si))
         y += group_h + FONT + 10
     out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
     out.append(_heading(title, width))
     out += legend + body
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _hbar(attrs: str, tip: str, v, e, zero: float, sx, x0: float, yy: float, bar_h: float, shown: str, mark: str,
+          fill: str, flag: str = "") -> list[str]:
+    """One horizontal bar from ``zero`` to ``v`` (a dash for a missing value), its error bar and its
+    value label with the significance marker."""
+    if v is None or not math.isfinite(v):
+        return [f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
+                f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" fill="#888">–</text></g>']
+    xv = sx(v)
+    out = [f'<rect class="sk-bar" {attrs} x="{min(zero, xv):.2f}" y="{yy + 1:.2f}" width="{max(abs(xv - zero), 0.5):.2f}" '
+           f'height="{bar_h - 2:g}" fill="{fill}"{flag}><title>{esc(tip)}</title></rect>']
+    end = max(zero, xv)
+    if e is not None and math.isfinite(e) and e > 0:
+        a, b = sx(v - e), sx(v + e)
+        cy = yy + bar_h / 2
+        out.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
+                   f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
+        end = max(end, b)
+    out.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" font-size="{FONT - 1}">{esc(shown)}'
+               + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
+                  if mark else "") + "</text>")
+    return out
 
 
 def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[float, float] | None = None,

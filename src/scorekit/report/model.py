@@ -81,6 +81,17 @@ class Doc:
         return names
 
 
+def read_result(path: Any) -> dict[str, Any]:
+    """Read and check one result JSON file (any command's ``--output``), with errors that name
+    the file and line."""
+    from scorekit.io.atomic import read_text
+    from scorekit.io.jsonfile import parse_json
+
+    data = parse_json(read_text(path, "result JSON"), path)
+    load_doc(data, str(path))  # validates the shape; raises a one-line ScorekitError
+    return data
+
+
 def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
     """Validate a parsed result JSON and normalise it into a :class:`Doc`."""
     where = f"{source}: " if source else ""

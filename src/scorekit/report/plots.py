@@ -61,8 +61,16 @@ def _pyplot():
     return plt
 
 
-def _save(fig, path: Path) -> Path:
+def _save(fig, path: Path, ax=None, *, title: str | None = None, xlabel: str | None = None,
+          ylabel: str | None = None) -> Path:
+    """Label ``ax`` (title, axis labels: NFC) and write the figure as PNG, all or nothing."""
     plt = _pyplot()
+    if xlabel:
+        ax.set_xlabel(nfc(xlabel))
+    if ylabel:
+        ax.set_ylabel(nfc(ylabel))
+    if title:
+        ax.set_title(nfc(title), fontsize=10, loc="left")
     fig.tight_layout()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # a missing glyph warns; the file is still written
@@ -110,13 +118,11 @@ def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[fl
     ax.set_axisbelow(True)
     if any(names):
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    if title:
-        ax.set_title(nfc(title), fontsize=10, loc="left")
     ax.margins(x=0.15)
     if xlim is not None:
         vals = [v for vs in series.values() for v in vs if isinstance(v, (int, float)) and math.isfinite(v)]
         ax.set_xlim(min([xlim[0]] + vals), max([xlim[1] * 1.15] + vals))
-    return _save(fig, path)
+    return _save(fig, path, ax, title=title)
 
 
 def histogram_png(values: Sequence[float], path: Path, *, bins: int = 10,
@@ -125,13 +131,8 @@ def histogram_png(values: Sequence[float], path: Path, *, bins: int = 10,
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.0, 3.0))
     ax.hist(_finite(values), bins=bins, range=value_range, color=PALETTE[0], edgecolor="white")
-    ax.set_ylabel("count")
-    if xlabel:
-        ax.set_xlabel(nfc(xlabel))
-    if title:
-        ax.set_title(nfc(title), fontsize=10, loc="left")
     ax.yaxis.get_major_locator().set_params(integer=True)
-    return _save(fig, path)
+    return _save(fig, path, ax, title=title, xlabel=xlabel, ylabel="count")
 
 
 def box_png(series: Mapping[str, Sequence[float]], path: Path, *, title: str | None = None,
@@ -148,11 +149,7 @@ def box_png(series: Mapping[str, Sequence[float]], path: Path, *, title: str | N
                meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black"})
     ax.set_yticks(range(1, len(names) + 1), [nfc(n) for n in names])
     ax.invert_yaxis()
-    if xlabel:
-        ax.set_xlabel(nfc(xlabel))
-    if title:
-        ax.set_title(nfc(title), fontsize=10, loc="left")
-    return _save(fig, path)
+    return _save(fig, path, ax, title=title, xlabel=xlabel)
 
 
 def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], path: Path, *,
@@ -174,13 +171,7 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
             ax.fill_between(xs[:m], lo[:m], hi[:m], color=c, alpha=0.15, linewidth=0)
     ax.grid(color="#eee")
     ax.legend(fontsize=7, frameon=False)
-    if xlabel:
-        ax.set_xlabel(nfc(xlabel))
-    if ylabel:
-        ax.set_ylabel(nfc(ylabel))
-    if title:
-        ax.set_title(nfc(title), fontsize=10, loc="left")
-    return _save(fig, path)
+    return _save(fig, path, ax, title=title, xlabel=xlabel, ylabel=ylabel)
 
 
 def _slug(s: str) -> str:

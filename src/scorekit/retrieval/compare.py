@@ -49,6 +49,41 @@ class Comparison:
                                alpha=self.alpha, rows=self.rows, signature=self.signature,
                                n_shared=len(self.query_ids))
 
+    def trec_eval_lines(self) -> str:
+        """The first run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout:
+        measure (left-aligned in 22 columns), query id, value (counts as integers, the rest with
+        4 decimals); queries in trec_eval's order (byte order of the ids). A measure over a
+        geometric mean (gm_map) has an ``all`` line only, as in trec_eval."""
+        from scorekit.retrieval.measures import FAMILIES
+
+        res = self.results[0]
+        measures = parse_measures(list(res.metrics))
+        kinds = {key: FAMILIES[m.family].kind for key, m in measures}
+        per_query = [key for key, m in measures if FAMILIES[m.family].aggregate != "geometric"]
+
+        def line(name: str, qid: str, value: float) -> str:
+            shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
+            return f"{name:<22}\t{qid}\t{shown}\n"
+
+        qids, values = self.query_ids, self.per_query[res.name]
+        out = []
+        for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
+            out += [line(m, qids[i], float(values[m][i])) for m in per_query]
+        out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
+        return "".join(out)
+
+    def write_per_query(self, fh) -> None:
+        """Every run's per-query values as CSV: ``system, query, <measure>...`` (exact reprs)."""
+        import csv
+
+        measures = list(self.results[0].metrics)
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["system", "query"] + measures)
+        for r in self.results:
+            cols = [self.per_query[r.name][m].tolist() for m in measures]
+            for i, qid in enumerate(self.query_ids):
+                w.writerow([r.name, qid] + [repr(c[i]) for c in cols])
+
 
 def _unique_names(runs) -> list[str]:
     names, seen = [], {}
@@ -62,9 +97,11 @@ def _unique_names(runs) -> list[str]:
 
 def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None = None,
             rel_threshold: int = 1, *, test: str = "t", alpha: float = 0.05,
-            n_resamples: int = 10000, seed: int = 42, names: Sequence[str] | None = None) -> Comparison:
+            n_resamples: int = 10000, seed: int = 42, names: Sequence[str] | None = None,
+            engine: Any = None) -> Comparison:
     """Score every run, compare each with the first. ``test``: ``t`` | ``randomization`` |
-    ``wilcoxon`` | ``bootstrap``."""
+    ``wilcoxon`` | ``bootstrap``. With a started Ray ``engine`` each run (a file, a folder of
+    shards or a glob) is scored on Ray as hash-partitioned shards; the numbers are the same."""
     threshold = _check_threshold(rel_threshold)
     method = normalise_method(test)
     if not 0 < alpha < 1:
@@ -73,6 +110,9 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
         raise ScorekitError("no runs to evaluate")
     measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
     q = as_qrels(qrels)
+    if engine is not None:
+        return _compare_sharded(engine, q, runs, metrics, measures, threshold, names, method=method,
+                                alpha=alpha, n_resamples=n_resamples, seed=seed)
     rs = [as_run(r, name=None if names is None else names[i]) for i, r in enumerate(runs)]
     for r, n in zip(rs, _unique_names(rs)):
         r.name = n
@@ -91,6 +131,25 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
         warnings.warn(w, stacklevel=2)
     return compare_scored(results, per_query, q.qids.to_pylist(), measures, threshold, method=method,
                           alpha=alpha, n_resamples=n_resamples, seed=seed, warns=warns)
+
+
+def _compare_sharded(engine, q, runs, metrics, measures, threshold, names, **test) -> Comparison:
+    """Each run (a file, a folder of shards or a glob) evaluated on Ray, then compared."""
+    from scorekit.engine.retrieval import evaluate_sharded
+    from scorekit.io.shards import expand
+
+    results, per_query = [], {}
+    for i, spec in enumerate(runs):
+        res = evaluate_sharded(engine, q, expand(spec, "--run"), metrics, threshold,
+                               name=names[i] if names else None)
+        if res.name in per_query or res.name is None:
+            res.name = f"{res.name or 'run'}#{i + 1}"
+        res.inputs["run"] = spec
+        results.append(res)
+        per_query[res.name] = {m: np.array([row[m] for row in res.per_item]) for m in res.metrics}
+    qids = [row["id"] for row in results[0].per_item]
+    return compare_scored(results, per_query, qids, measures, threshold,
+                          warns=[w for r in results for w in r.extra.get("warnings", [])], **test)
 
 
 def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_ids: list[str], measures,

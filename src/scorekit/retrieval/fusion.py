@@ -254,6 +254,26 @@ def fusion_signature(method: str, norm: str | None, params: dict[str, Any],
     return str(Signature("fuse", fields))
 
 
+def fuse_runs(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max", *, k: int = 60,
+              weights: Sequence[float] | None = None, name: str | None = None, optimize_on: Any = None,
+              metric: str = "ndcg", step: float = 0.1) -> tuple[Run, str, str | None]:
+    """``scorekit fuse`` as one call: :func:`fuse`, with the method's parameters first chosen on
+    the training judgements ``optimize_on`` (:func:`optimize_fusion` with ``metric``, ``step``)
+    when given. Returns the fused run, its signature (:func:`fusion_signature`) and, after an
+    optimisation, a line saying what was chosen."""
+    method_name, chose = normalise_method(method), None
+    optimized = None
+    if optimize_on is not None:
+        params, report = optimize_fusion(optimize_on, list(runs), method_name, norm, metric, step=step)
+        weights, k = params.get("weights"), params.get("k", k)
+        best = max(score for _, score in report)
+        optimized = f"{metric}," + (f"step{step}" if method_name == "wsum" else "k10-100")
+        chosen = f"weights {','.join(map(str, weights))}" if weights is not None else f"k {k}"
+        chose = f"optimized {method_name} on {optimize_on}: {chosen} ({metric} {best:.4f}, {len(report)} candidates)"
+    fused = fuse(list(runs), method, norm, k=k, weights=weights, name=name)
+    return fused, fusion_signature(method_name, norm, {"weights": weights, "k": k}, optimized), chose
+
+
 def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
     """``{qid: {docid: score}}`` with documents in trec_eval order."""
     order, starts = run.ranked()

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.result import is_finite_number
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
 HOLM_FAMILY = "per measure, over the systems compared with the baseline"
@@ -80,10 +81,6 @@ def document(task: str, runs: Sequence[dict[str, Any]], *, test: str, alpha: flo
                            "family": HOLM_FAMILY, "n_shared": n_shared, "rows": rows}}
 
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
                  alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
     """Pair run ``b`` against the baseline ``a`` (result dicts) over their shared per-item ids;
@@ -98,7 +95,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
                             "pair (were they evaluated on the same queries/items?)")
     candidates = [k for k in dict.fromkeys(k for i in shared for k in ia[i]) if k != "id"
-                  and any(_is_num(ia[i].get(k)) and _is_num(ib[i].get(k)) for i in shared)]
+                  and any(is_finite_number(ia[i].get(k)) and is_finite_number(ib[i].get(k)) for i in shared)]
     if metrics:
         for m in metrics:
             if m not in candidates:
@@ -116,7 +113,8 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         if corpus is not None:
             t, (va, vb, n), label = corpus
         else:
-            pairs = [(ia[i][m], ib[i][m]) for i in shared if _is_num(ia[i].get(m)) and _is_num(ib[i].get(m))]
+            pairs = [(ia[i][m], ib[i][m]) for i in shared
+                     if is_finite_number(ia[i].get(m)) and is_finite_number(ib[i].get(m))]
             xa = np.array([p[0] for p in pairs], dtype=float)
             xb = np.array([p[1] for p in pairs], dtype=float)
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)

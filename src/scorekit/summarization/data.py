@@ -373,3 +373,24 @@ def read_summaries(predictions: str | os.PathLike, references: str | os.PathLike
     if sources is not None:
         files["document"] = (str(sources), read_texts(sources, "document"))
     return align(files)
+
+
+def default_sample(lang: str = "en") -> Path:
+    """The news sample shipped inside the package (30 English or 10 Korean items; found in a
+    wheel install too)."""
+    from importlib import resources
+
+    return Path(str(resources.files("scorekit") / "data" / "summarization" / f"news_{lang}.jsonl"))
+
+
+def load_pairs(data: str | os.PathLike | None = None, dataset: str | None = None, *, split: str = "test",
+               limit: int | None = None, files: Any = None, lang: str = "en") -> Pairs:
+    """The (document, reference) pairs of ``train-summarizer``/``summarize``: a local copy of
+    ``dataset`` (:func:`load_corpus`), else the file ``data``, else the shipped sample of ``lang``;
+    the first ``limit``."""
+    if dataset:
+        return load_corpus(dataset, split=split, limit=limit, files=files)
+    path = Path(data) if data is not None else default_sample(lang)
+    if data is None and not path.is_file():
+        raise ScorekitError("no --data given and the shipped sample is missing; pass --data FILE.jsonl")
+    return read_pairs(path).head(limit)

@@ -138,6 +138,31 @@ def load_bertscorer(required: bool, **kwargs):
         return None
 
 
+def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int | None = None,
+                   allow_english_model: bool = False, texts: Sequence[str] = (), warn=None):
+    """The BERTScorer of ``--bertscore/--no-bertscore``: ``True`` (or a ``model``) requires it,
+    ``False`` skips it, ``None`` uses it when torch and the model are available and else goes on
+    without (saying so through ``warn``). A default run on Korean ``texts`` with a model that
+    cannot read Hangul skips it too, visibly (#15)."""
+    say = warn or (lambda msg: None)
+    if flag is False:
+        return None
+    kwargs = {"model": model} if model else {}
+    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
+    scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
+    if scorer is None:
+        say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
+    elif texts and not (flag or model):
+        from scorekit.neural.hangul import EnglishModelError, check_hangul
+
+        try:
+            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
+        except EnglishModelError as exc:
+            say(f"skipped BERTScore: {exc}")
+            return None
+    return scorer
+
+
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
                       bertscorer=None, stem: bool = False) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for

@@ -64,7 +64,3 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
         else:
             out += _split_english_line(line)
     return out
-
-
-def split_sentences_batch(texts: Sequence[str], lang: str = "en") -> list[list[str]]:
-    return [split_sentences(t, lang) for t in texts]

@@ -484,3 +484,75 @@ def plot_sweep(sweep: SweepResult, directory: str | Path,
         plt.close(fig)
         paths.append(path)
     return paths
+
+
+def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], known_ids: Sequence[str] | None
+                 ) -> list[SystemSummaries]:
+    """Each external system's summaries (``[(NAME, FILE)]``, the summary readers of ``scorekit
+    summary``: id + prediction/summary field) for exactly the swept ids. A missing id is an
+    error; so is an id that is no document of the data (``known_ids``: the whole file's ids, so
+    a ``limit`` may leave some out)."""
+    from scorekit.errors import InputError
+    from scorekit.summarization.data import read_texts
+
+    out = []
+    for name, path in files:
+        sys_ids, texts, lines = read_texts(path, "prediction")
+        if any(i is None for i in sys_ids):
+            line = lines[sys_ids.index(None)]
+            raise InputError(f"--system {name}: a summary without an id (the sweep aligns by document id)",
+                             path, line)
+        index = dict(zip(sys_ids, range(len(sys_ids))))
+        if len(index) != len(sys_ids):
+            dup = next(i for i in sys_ids if sys_ids.count(i) > 1)
+            raise InputError(f"--system {name}: duplicate id {dup!r}", path, lines[sys_ids.index(dup)])
+        missing = [i for i in ids if i not in index]
+        if missing:
+            raise InputError(f"--system {name}: no summary for document id {missing[0]!r} "
+                             f"({len(missing)} of {len(ids)} missing)", path)
+        if known_ids is not None:
+            known = set(known_ids)
+            extra = [i for i in sys_ids if i not in known]
+            if extra:
+                raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
+                                 f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
+        out.append(SystemSummaries(name, {i: texts[index[i]] for i in ids}, source=str(path)))
+    return out
+
+
+def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, dataset_files: Any = None,
+                split: str = "test", limit: int | None = None, ns: Sequence[int] = N_LIST,
+                summarizers: Any = "lead,textrank", systems: Sequence[tuple[str, str | Path]] = (),
+                bertscore: bool | None = None, bertscore_model: str | None = None, num_layers: int | None = None,
+                allow_english_model: bool = False, engine: Any = None, warn=None, **kw: Any):
+    """``scorekit sweep`` as one call: read ``data`` (a file, folder or glob of shards) or a
+    local copy of ``dataset`` (cnn_dailymail, xsum), the external ``systems`` (``[(NAME,
+    FILE)]``), load BERTScore as ``bertscore`` says (:func:`~scorekit.summarization.metrics.bertscorer_for`),
+    run :func:`run_sweep` (``kw``: lang, stem, seed, n_resamples, band) and return ``(sweep,
+    result)``. ``engine``: an unstarted RayEngine is started for the sweep and stopped after."""
+    import contextlib
+
+    from scorekit.summarization.data import load_corpus, read_pairs
+    from scorekit.summarization.metrics import bertscorer_for
+
+    if (data is None) == (dataset is None):
+        raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
+    if data is not None:
+        if dataset_files is not None:
+            raise ScorekitError("--dataset-files goes with --dataset, not --data")
+        all_pairs = read_pairs(data)
+        pairs, known_ids = all_pairs.head(limit), all_pairs.ids
+    else:
+        pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
+        known_ids = None if limit else pairs.ids
+    external = read_systems(systems, pairs.ids, known_ids)
+    scorer = bertscorer_for(bertscore, bertscore_model, num_layers, allow_english_model,
+                            texts=[*pairs.documents[:64], *pairs.references[:64]], warn=warn)
+    specs = parse_summarizers(summarizers) if isinstance(summarizers, str) else summarizers
+    with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
+        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, ns=ns,
+                          summarizers=specs, systems=external, allow_english_model=allow_english_model,
+                          engine=engine, **kw)
+    result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
+                             inputs={"data": pairs.source})
+    return sweep, result

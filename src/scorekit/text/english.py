@@ -233,7 +233,3 @@ def ptb_tokenize(text: str) -> list[str]:
 def coco_tokenize(text: str) -> list[str]:
     """Tokens as pycocoevalcap's PTBTokenizer wrapper returns them (punctuation removed)."""
     return _tokens(text, _chunk_coco_cached)
-
-
-def coco_tokenize_batch(texts) -> list[list[str]]:
-    return [coco_tokenize(t) for t in texts]

@@ -115,3 +115,91 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
         "n": list(n_list)})
     return Result("summarize-rl", metrics, sig, per_item=per_item,
                   inputs={"n_articles": len(articles)}, extra={"table": rows}, name=name)
+
+
+def _prepared(toolkit: Toolkit, pairs):
+    articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
+    return articles, chunker, articles[0].sent_emb.shape[1] if articles else 384
+
+
+def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, k_sentences: int = 1,
+                     lr: float = 1e-2, hidden: int = 32, state: str = "rich", compress: str = "first-words",
+                     baseline: str = "greedy", baseline_momentum: float = 0.9, seed: int = 42,
+                     folds: int | None = None, final: bool = True, say: Callable[[str], None] | None = None,
+                     progress: Callable[[int, int, float], None] | None = None, **models):
+    """``scorekit train-summarizer`` as one call on ``pairs`` (:class:`~scorekit.summarization.data.Pairs`):
+    load the models (``models``: encoder, bert_model, num_layers, lang, allow_english_model) and
+    prepare the articles; with ``folds``, cross-validate (a Result; ``say`` hears its progress
+    lines); with ``final``, train one policy on every article (``progress(episode, total,
+    running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
+    import time
+
+    from scorekit.summarization.metrics import bertscore_signature
+    from scorekit.summarization.rl.crossval import cross_validate
+    from scorekit.summarization.rl.policy import PolicyConfig
+    from scorekit.summarization.rl.train import train
+
+    toolkit = Toolkit.load(**models)
+    t0 = time.perf_counter()
+    articles, chunker, dim = _prepared(toolkit, pairs)
+    config = PolicyConfig(embed_dim=dim, hidden=hidden, k_sentences=k_sentences, state=state, compress=compress)
+    cv = policy = log = None
+    if folds is not None:
+        t_cv = time.perf_counter()
+        cv = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=n_list, epochs=epochs,
+                            lr=lr, seed=seed, baseline=baseline,
+                            signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
+                                              "bertscore": bertscore_signature(toolkit.bertscorer)},
+                            progress=say or (lambda m: None))
+        cv.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t_cv, 1)})
+        cv.name = f"cv{folds}"
+    if final:
+        total = len(articles) * epochs
+        policy = Policy.create(config, seed=seed)
+        log = train(policy, articles, toolkit.reward, n_list=n_list, epochs=epochs, lr=lr, seed=seed,
+                    baseline=baseline, baseline_momentum=baseline_momentum,
+                    progress=None if progress is None else (lambda i, r: progress(i, total, r)))
+        policy.meta.update({"encoder": toolkit.encoder_name, "chunker": chunker, "lang": toolkit.lang,
+                            "train_source": pairs.source, "minutes": (time.perf_counter() - t0) / 60})
+    return cv, policy, log
+
+
+def summarize_pairs(pairs, *, checkpoint=None, exclude_trained: bool = False, num_test: int | None = None,
+                    n_list: Sequence[int] = N_LIST, **models) -> Result:
+    """``scorekit summarize`` as one call: the policy saved at ``checkpoint`` (None: an untrained
+    one) against TextRank and lead-n on the first ``num_test`` of ``pairs`` it was not trained on
+    (an article it was trained on is an error unless ``exclude_trained``); see :func:`evaluate_policy`."""
+    from pathlib import Path
+
+    from scorekit.errors import InputError
+    from scorekit.summarization.rl.policy import PolicyConfig
+    from scorekit.summarization.rl.train import document_key
+
+    checkpoint = Path(checkpoint) if checkpoint else None
+    policy = Policy.load(checkpoint) if checkpoint else None
+    if policy is not None and policy.trained_on:
+        seen = policy.trained_on
+        clash = [i for i, d in zip(pairs.ids, pairs.documents) if document_key(d) in seen]
+        if clash and not exclude_trained:
+            raise InputError(f"{len(clash)} of the {len(pairs)} articles were used to train this checkpoint "
+                             f"(ids {', '.join(clash[:3])}{', ...' if len(clash) > 3 else ''}); evaluate on "
+                             "held-out data or pass --exclude-trained", checkpoint)
+        keep = [j for j, d in enumerate(pairs.documents) if document_key(d) not in seen]
+        if not keep:
+            raise InputError("every article was used to train this checkpoint: nothing held out to evaluate",
+                             checkpoint)
+        pairs = type(pairs)([pairs.ids[j] for j in keep], [pairs.documents[j] for j in keep],
+                            [pairs.references[j] for j in keep], pairs.source)
+    pairs = pairs.head(num_test)
+    toolkit = Toolkit.load(**models)
+    articles, chunker, dim = _prepared(toolkit, pairs)
+    if policy is None:
+        policy = Policy.create(PolicyConfig(embed_dim=dim), seed=42).eval()
+        policy.meta["untrained"] = True
+    elif policy.config.embed_dim != dim:
+        raise InputError(f"checkpoint expects {policy.config.embed_dim}-dimensional sentence embeddings but "
+                         f"the encoder gives {dim}; pass the --encoder it was trained with", checkpoint)
+    result = evaluate_policy(policy, articles, toolkit, n_list=n_list, chunker=chunker,
+                             name=checkpoint.stem if checkpoint else "untrained")
+    result.inputs.update({"data": pairs.source, "checkpoint": str(checkpoint) if checkpoint else None})
+    return result
