@@ -35,18 +35,19 @@ def _p(x: float) -> str:
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
-def trec_eval_lines(comparison) -> str:
+def trec_eval_lines(comparison, metrics: str) -> str:
     """One run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout: measure
     (left-aligned in 22 columns), query id, value (counts as integers, the rest with 4 decimals);
-    queries in trec_eval's order (byte order of the ids). A measure over a geometric mean
-    (gm_map) has an ``all`` line only, as in trec_eval."""
+    queries in trec_eval's order (byte order of the ids); ``runid`` (the run's name) first when
+    asked for. A measure trec_eval prints as a summary only (gm_map, gm_bpref, num_q) has an
+    ``all`` line only, as in trec_eval."""
     from scorekit.retrieval.measures import FAMILIES
-    from scorekit.retrieval.names import parse_measures
+    from scorekit.retrieval.names import RUNID, asks_runid, parse_measures
 
     res = comparison.results[0]
-    measures = parse_measures(list(res.metrics))
+    measures = parse_measures(metrics)
     kinds = {key: FAMILIES[m.family].kind for key, m in measures}
-    per_query = [key for key, m in measures if FAMILIES[m.family].aggregate != "geometric"]
+    per_query = [key for key, m in measures if not FAMILIES[m.family].summary_only]
 
     def line(name: str, qid: str, value: float) -> str:
         shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
@@ -57,6 +58,8 @@ def trec_eval_lines(comparison) -> str:
     out = []
     for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
         out += [line(m, qids[i], float(values[m][i])) for m in per_query]
+    if asks_runid(metrics):
+        out.append(f"{RUNID:<22}\tall\t{res.name}\n")
     out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
     return "".join(out)
 
@@ -150,7 +153,7 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     if per_query_out is not None:
         _write_per_query(per_query_out, comp)
     if trec_layout:
-        outputs().stdout(trec_eval_lines(comp))
+        outputs().stdout(trec_eval_lines(comp, metrics))
         quiet = True
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None
