@@ -112,6 +112,15 @@ def test_bad_names(name, message):
         parse_measure(name)
 
 
+def test_no_spelling_is_declared_for_two_families():
+    from scorekit.retrieval.names import _key
+
+    owner: dict[str, str] = {}
+    for fam, spec in FAMILIES.items():
+        for s in {_key(x) for x in (fam, *spec.aliases, spec.trec_cut) if x}:
+            assert owner.setdefault(s, fam) == fam, (s, owner[s], fam)
+
+
 def test_a_family_added_to_families_is_parsed_from_its_declaration(monkeypatch):
     """Spellings, trec_eval's cut-off name and defaults, and the parameter's bounds come from the
     Family alone: a new family needs no other edit to be parsed (issue #26)."""
