@@ -2,8 +2,13 @@
 graded and -1 grades, missing and extra queries):
 
 * trec_eval measures (bpref, infAP, gm_map, set_P/recall/F, num_ret/rel/rel_ret,
-  iprec_at_recall, and the classic ones under their trec_eval and ir_measures names) against
+  iprec_v9, and the classic ones under their trec_eval and ir_measures names) against
   pytrec_eval, each at its own relevance level inside one evaluation;
+* the rest of trec_eval's all_trec set (gm_bpref, Rprec_mult, utility, 11pt_avg, binG, G,
+  ndcg_rel, Rndcg, relative_P, set_relative_P, set_map, num_nonrel_judged_ret, num_q) against
+  pytrec_eval per query; iprec_at_recall and 11pt_avg (trec_eval 10's cut-off lround(L·R),
+  pytrec_eval's is trec_eval 9's int(L·R + 0.9)) where the two cut-offs agree, and rbp, rbp_resid
+  and unj (trec_eval 10 only) against a line-by-line port of trec_eval 10's C loops;
 * ERR@k against gdeval (ir_measures' ``gdeval`` provider; it prints 5 decimals);
 * binary RBP against cwl_eval (ir_measures' ``cwl_eval`` provider) and Judged@k against
   ir_measures' ``judged`` provider;
@@ -34,7 +39,7 @@ LEVELS = ("0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80"
 
 
 @st.composite
-def qrels_and_run(draw, ties=True, negative=True, queries=QUERIES, top=3, positive=False):
+def qrels_and_run(draw, ties=True, negative=True, queries=QUERIES, top=3, positive=False, some_judged=False):
     labels = st.integers(-1 if negative else 0, top)
     qrels: dict[str, dict[str, int]] = {}
     for q in draw(st.lists(st.sampled_from(queries), min_size=1, max_size=5, unique=True)):
@@ -42,6 +47,8 @@ def qrels_and_run(draw, ties=True, negative=True, queries=QUERIES, top=3, positi
         qrels[q] = {d: draw(labels) for d in docs}
         if positive and max(qrels[q].values()) <= 0:
             qrels[q][docs[0]] = 1
+        if some_judged and max(qrels[q].values()) < 0:
+            qrels[q][docs[0]] = 0
     run: dict[str, dict[str, float]] = {}
     pool = list(qrels) + [queries[-1] + "9"] if draw(st.booleans()) else list(qrels)
     for q in draw(st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)):
@@ -93,8 +100,8 @@ def _trec_names(t: int):
         f"success_2{lv}": "success_2", f"Success(rel={t})@2": "success_2",
         f"map_cut_3{lv}": "map_cut_3", f"AP(rel={t})@3": "map_cut_3",
     }
-    for lvl in LEVELS:
-        names[f"iprec_at_recall_{lvl}{lv}"] = f"iprec_at_recall_{lvl}"
+    for lvl in LEVELS:   # pytrec_eval rounds the cut-off as trec_eval 9: scorekit's iprec_v9 (IPrec)
+        names[f"iprec_v9@{lvl}{lv}"] = f"iprec_at_recall_{lvl}"
     names[f"IPrec(rel={t})@0.3"] = "iprec_at_recall_0.30"
     return names
 
@@ -142,6 +149,77 @@ def test_trec_eval_measures_each_at_its_own_level(data, t):
     assert list(got) == list(expected)  # keyed by the names as written, in order
     for name, value in expected.items():
         assert got[name] == pytest.approx(value, rel=1e-12, abs=1e-12), name
+
+
+TREC10 = ["gm_bpref", "Rprec_mult", "utility", "binG", "G", "ndcg_rel", "Rndcg", "relative_P.2,5", "set_relative_P",
+          "set_map", "num_nonrel_judged_ret", "num_q", "11pt_avg", "iprec_at_recall"]
+_MISSING = {"gm_bpref": math.log(0.00001), "num_q": 1.0}   # a query the run misses (trec_eval -c)
+
+
+def _cuts_agree(n_rel: int, levels) -> bool:
+    """Do trec_eval 9's int(L·R + 0.9) and 10's lround(L·R) give the same cut-off at every level?"""
+    return all(int(L * n_rel + 0.9) == int(math.floor(L * n_rel + 0.5)) for L in levels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(qrels_and_run(some_judged=True), st.sampled_from([1, 2]))
+def test_trec_eval_10_set_equals_pytrec_eval_per_query(data, t):
+    """(A query whose judgements are all negative crashes or hangs trec_eval 9's G, ndcg_rel,
+    Rndcg and gm_bpref in pytrec_eval, so every query here has a grade >= 0 beside its -1s.)"""
+    qrels, run = data
+    res = _evaluate(qrels, run, ",".join(TREC10), rel_threshold=t)
+    rows = {row["id"]: row for row in res.per_item}
+    keys = [k for k in res.metrics]
+    assert {"Rprec_mult_0.20", "Rprec_mult_2.00", "relative_P_5", "11pt_avg", "iprec_at_recall_0.50"} <= set(keys)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(TREC10), relevance_level=t).evaluate(
+        {q: d for q, d in run.items() if q in qrels})
+    levels = [float(x) for x in LEVELS]
+    for q in qrels:
+        n_rel = sum(g >= t for g in qrels[q].values())
+        for k in keys:
+            if k == "11pt_avg" and not _cuts_agree(n_rel, levels):
+                continue
+            if k.startswith("iprec_at_recall_") and not _cuts_agree(n_rel, [float(k.rsplit("_", 1)[1])]):
+                continue
+            want = theirs[q][k] if q in theirs else _MISSING.get(k, 0.0)
+            assert rows[q][k] == pytest.approx(want, rel=1e-12, abs=1e-12), (q, k)
+    # the corpus values: the mean, exp of the mean of logs for gm_bpref, the sum for the counts
+    assert res.metrics["num_q"] == len(qrels)
+    assert res.metrics["gm_bpref"] == pytest.approx(math.exp(sum(rows[q]["gm_bpref"] for q in qrels) / len(qrels)))
+
+
+def _trec10_loops(qrels: dict, ranked: list[str], p: float = 0.9, cuts=(5, 10, 20)) -> tuple[float, float, list[float]]:
+    """trec_eval 10's m_rbp.c, m_rbp_resid.c and m_unjudged.c for one query, loop for loop
+    (gains normalised by the highest grade when it exceeds 1)."""
+    grades = [qrels[d] if d in qrels else -1 for d in ranked]     # -1: not in the pool
+    top = max([g for g in qrels.values() if g >= 0], default=0)
+    gain = {lvl: (lvl / top if top > 1 else float(lvl)) for lvl in range(top + 1)}
+    total, resid, cur, unj_n = 0.0, 0.0, 1.0, 0
+    for g in grades:
+        total += gain.get(g, 0.0) * cur
+        if g < 0:
+            unj_n += 1
+            resid += cur
+        cur *= p
+    unj = []
+    for k in cuts:
+        unj.append(sum(g < 0 for g in grades[:k]) / k)
+    return (1 - p) * total, (cur + (1 - p) * resid) if unj_n else 0.0, unj
+
+
+@settings(max_examples=60, deadline=None)
+@given(qrels_and_run(), st.sampled_from([0.5, 0.9]))
+def test_trec_eval_10_only_measures_equal_its_loops(data, p):
+    qrels, run = data
+    names = [f"rbp_trec(p={p})", f"rbp_resid(p={p})", "unj"]
+    rows = {row["id"]: row for row in _evaluate(qrels, run, names).per_item}
+    for q in qrels:
+        docs = run.get(q, {})
+        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        rbp, resid, unj = _trec10_loops(qrels[q], ranked, p)
+        assert rows[q][names[0]] == pytest.approx(rbp, rel=1e-12, abs=1e-15), q
+        assert rows[q][names[1]] == pytest.approx(resid, rel=1e-9, abs=1e-12), q
+        assert [rows[q][f"unj_{k}"] for k in (5, 10, 20)] == pytest.approx(unj, abs=1e-15), q
 
 
 @settings(max_examples=25, deadline=None)

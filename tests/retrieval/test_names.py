@@ -34,7 +34,18 @@ SAME = [  # (canonical, spellings in the three syntaxes)
     ("set_p", ["set_P", "SetP"]),
     ("set_recall", ["set_recall", "SetR"]),
     ("set_f(beta=1)", ["set_F", "SetF", "SetF(beta=1)"]),
-    ("iprec_at_recall@0.50", ["iprec_at_recall_0.50", "IPrec@0.5", "iprec_at_recall@0.5"]),
+    ("iprec_at_recall@0.50", ["iprec_at_recall_0.50", "iprec_at_recall@0.5", "iprec_at_recall.0.5"]),
+    ("iprec_v9@0.50", ["IPrec@0.5", "iprec_v9@0.5"]),   # trec_eval 9's cut-off: pytrec_eval, ir_measures
+    ("rprec_mult@0.20", ["Rprec_mult_0.20", "Rprec_mult.0.2", "rprec_mult@0.2"]),
+    ("relative_p@5", ["relative_P_5", "relative_P.5", "relative_p@5"]),
+    ("unj@10", ["unj_10", "unj.10", "unj@10"]),
+    ("11pt_avg", ["11pt_avg", "11-pt_avg"]),
+    ("bin_g", ["binG", "bin_g"]), ("norm_gain", ["G", "norm_gain"]), ("rndcg", ["Rndcg"]),
+    ("ndcg_rel", ["ndcg_rel"]), ("gm_bpref", ["gm_bpref"]), ("utility", ["utility"]),
+    ("set_map", ["set_map"]), ("set_relative_p", ["set_relative_P"]), ("num_q", ["num_q"]),
+    ("num_nonrel_judged_ret", ["num_nonrel_judged_ret"]),
+    ("rbp_trec(p=0.9)", ["rbp_trec", "rbp_trec(p=0.9)"]), ("rbp_resid(p=0.8)", ["rbp_resid(p=0.8)"]),
+    ("set_f(beta=0.5)", ["set_F_0.5", "set_F.0.5", "SetF(beta=0.5)"]),
     ("err@10", ["ERR@10", "err@10"]),
     ("rbp(rel=1,p=0.8)", ["RBP(rel=1)", "RBP(p=0.8,rel=1)"]),
     ("rbp_graded(p=0.95)", ["rbp.95", "RBP(p=0.95)"]),
@@ -53,7 +64,7 @@ def test_every_family_round_trips_through_its_canonical_name():
     for fam, spec in FAMILIES.items():
         k = 5 if spec.cutoff == "required" else None
         rel = 1 if fam == "rbp" else None  # binary RBP is spelled with its rel
-        m = Measure(fam, k, rel, param=0.5 if spec.param == "recall" else spec.default)
+        m = Measure(fam, k, rel, param=0.5 if spec.param_at else spec.default)
         assert parse_measure(m.name) == m, m.name
 
 
@@ -99,6 +110,41 @@ def test_comma_lists_keep_parenthesised_parameters_whole():
 def test_bad_names(name, message):
     with pytest.raises(ScorekitError, match=message.replace("(", r"\(")):
         parse_measure(name)
+
+
+def test_no_spelling_is_declared_for_two_families():
+    from scorekit.retrieval.names import _key
+
+    owner: dict[str, str] = {}
+    for fam, spec in FAMILIES.items():
+        for s in {_key(x) for x in (fam, *spec.aliases, spec.trec_cut) if x}:
+            assert owner.setdefault(s, fam) == fam, (s, owner[s], fam)
+
+
+def test_a_family_added_to_families_is_parsed_from_its_declaration(monkeypatch):
+    """Spellings, trec_eval's cut-off name and defaults, and the parameter's bounds come from the
+    Family alone: a new family needs no other edit to be parsed (issue #26)."""
+    import numpy as np
+
+    from scorekit.metrics.base import Param
+    from scorekit.retrieval import measures as M
+
+    fam = M.Family(lambda j, m: np.zeros(j.n_queries), "optional", "wob_k", "none", aliases=("Wobble", "wb"),
+                   trec_cut="wob", trec_defaults=("3", "7"),
+                   param=Param("gamma", float, 0.5, "decay", low=0.0, high=2.0))
+    monkeypatch.setitem(M.FAMILIES, "wobble_rank", fam)
+    assert parse_measure("Wobble@5") == Measure("wobble_rank", 5, None, 0.5)
+    assert parse_measure("wb(gamma=1.5,rel=2)@3") == Measure("wobble_rank", 3, 2, 1.5)
+    assert parse_measure("wob_10") == Measure("wobble_rank", 10, None, 0.5)
+    assert [k for k, _ in parse_measures("wob")] == ["wob_3", "wob_7"]
+    assert [k for k, _ in parse_measures("wob.4,9")] == ["wob_4", "wob_9"]
+    with pytest.raises(ScorekitError, match="gamma must be between 0 and 2, got 2.5"):
+        parse_measure("wobble_rank(gamma=2.5)")
+    res = evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["Wobble@5"])
+    assert res.metrics == {"Wobble@5": 0.0} and "wobble_rank(gamma=0.5)@5" in res.signature
+    with pytest.raises(UnknownNameError):   # gone with its declaration
+        monkeypatch.delitem(M.FAMILIES, "wobble_rank")
+        parse_measure("Wobble@5")
 
 
 def test_unknown_name_suggests():

@@ -95,7 +95,7 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         with per_query_out.open() as fh:
             comp.write_per_query(fh)
     if trec_layout:
-        outputs().stdout(comp.trec_eval_lines())
+        outputs().stdout(comp.trec_eval_lines(metrics))
         quiet = True
     several = len(comp.results) > 1
     payload = comp.to_dict() if several else None

@@ -47,8 +47,8 @@ _FALSE = ("false", "no", "off", "0")
 class Param:
     """A typed metric parameter (``k`` of ``ndcg@10``, ``beta`` of ``chrf(beta=3)``): its type,
     default, allowed values (``choices``, or a ``low``..``high`` range), other spellings
-    (``aliases``), whether its value is pinned in the signature, and whether it is set once for
-    the whole batch (``batch``: the language and tokenizer every caption metric shares) rather
+    (``aliases``), whether its value is pinned in the signature (``strict``: the range's ends
+    themselves are excluded), and whether it is set once for the whole batch (``batch``: the language and tokenizer every caption metric shares) rather
     than per metric in the name grammar."""
 
     name: str
@@ -61,6 +61,13 @@ class Param:
     high: float | None = None
     aliases: tuple[str, ...] = ()
     batch: bool = False
+    strict: bool = False
+
+    def outside(self, value: Any) -> bool:
+        """Is ``value`` outside the declared range (``low``..``high``; ends excluded when strict)?"""
+        if self.strict:
+            return (self.low is not None and value <= self.low) or (self.high is not None and value >= self.high)
+        return (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
 
     def coerce(self, value: Any) -> Any:
         """``value`` (a Python value, or the text of the name grammar) as this parameter's type,
@@ -89,10 +96,11 @@ class Param:
             return out
         if self.choices and out not in self.choices:
             raise UnknownNameError(f"value of parameter {self.name!r}", out, [str(c) for c in self.choices])
-        if (self.low is not None and out < self.low) or (self.high is not None and out > self.high):
+        if self.outside(out):
             lo = "-inf" if self.low is None else f"{self.low:g}"
             hi = "inf" if self.high is None else f"{self.high:g}"
-            raise ScorekitError(f"parameter {self.name!r} must be in [{lo}, {hi}], got {out!r}")
+            left, right = ("(", ")") if self.strict else ("[", "]")
+            raise ScorekitError(f"parameter {self.name!r} must be in {left}{lo}, {hi}{right}, got {out!r}")
         return out
 
     def describe(self) -> str:

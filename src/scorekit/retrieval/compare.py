@@ -49,17 +49,20 @@ class Comparison:
                                alpha=self.alpha, rows=self.rows, signature=self.signature,
                                n_shared=len(self.query_ids))
 
-    def trec_eval_lines(self) -> str:
+    def trec_eval_lines(self, metrics: str | None = None) -> str:
         """The first run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout:
         measure (left-aligned in 22 columns), query id, value (counts as integers, the rest with
-        4 decimals); queries in trec_eval's order (byte order of the ids). A measure over a
-        geometric mean (gm_map) has an ``all`` line only, as in trec_eval."""
+        4 decimals); queries in trec_eval's order (byte order of the ids); ``runid`` (the run's
+        name) first when ``metrics`` (the ``-m`` text as written) asks for it. A measure trec_eval
+        prints as a summary only (gm_map, gm_bpref, num_q) has an ``all`` line only, as in
+        trec_eval."""
         from scorekit.retrieval.measures import FAMILIES
+        from scorekit.retrieval.names import RUNID, asks_runid
 
         res = self.results[0]
-        measures = parse_measures(list(res.metrics))
+        measures = parse_measures(metrics if metrics is not None else list(res.metrics))
         kinds = {key: FAMILIES[m.family].kind for key, m in measures}
-        per_query = [key for key, m in measures if FAMILIES[m.family].aggregate != "geometric"]
+        per_query = [key for key, m in measures if not FAMILIES[m.family].summary_only]
 
         def line(name: str, qid: str, value: float) -> str:
             shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
@@ -69,6 +72,8 @@ class Comparison:
         out = []
         for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
             out += [line(m, qids[i], float(values[m][i])) for m in per_query]
+        if metrics is not None and asks_runid(metrics):
+            out.append(f"{RUNID:<22}\tall\t{res.name}\n")
         out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
         return "".join(out)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scorekit.errors import ScorekitError
+from scorekit.metrics.base import Param
 
 MIN_GEO_MEAN = 0.00001   # trec_eval's floor for gm_map
 INFAP_EPSILON = 0.00001  # trec_eval's infAP smoothing
@@ -110,10 +111,10 @@ class Measure:
         args = []
         if self.rel is not None:
             args.append(f"rel={self.rel}")
-        if self.param is not None and spec.param not in (None, "recall"):
-            args.append(f"{spec.param}={_num(self.param)}")
+        if self.param is not None and spec.param is not None and not spec.param_at:
+            args.append(f"{spec.param.name}={_num(self.param)}")
         out = self.family + (f"({','.join(args)})" if args else "")
-        if spec.param == "recall":
+        if spec.param_at:
             lvl = float(self.param)
             return f"{out}@{lvl:.2f}" if round(lvl, 2) == lvl else f"{out}@{_num(lvl)}"
         return out if self.k is None else f"{out}@{self.k}"
@@ -295,16 +296,21 @@ def set_f(j: Judged, m: Measure) -> np.ndarray:
     return out
 
 
-def iprec_at_recall(j: Judged, m: Measure) -> np.ndarray:
-    """Interpolated precision at a recall level (trec_eval 9 ``iprec_at_recall_L``): the maximum
-    precision at or after the c-th relevant document, c = int(L · R + 0.9) (trec_eval 9's
-    rounding; 0 when fewer than c relevant documents are retrieved)."""
-    level = float(m.param)
-    rel = j.relevant(m.rel)
-    qi, pos = j.qi[rel], j.pos[rel]
-    out = np.zeros(j.n_queries)
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's ``lround`` for non-negative doubles: halves away from zero (not numpy's to-even)."""
+    fl = np.floor(x)
+    return (fl + (x - fl >= 0.5)).astype(np.int64)
+
+
+def _iprec(j: Judged, rel: int | None, levels: list[float], v10: bool) -> list[np.ndarray]:
+    """Interpolated precision at each recall level L: the maximum precision at or after the c-th
+    relevant document (the highest precision anywhere when c = 0), 0 when fewer than c relevant
+    documents are retrieved; c = lround(L · R) (trec_eval 10) or int(L · R + 0.9) (trec_eval 9,
+    pytrec_eval)."""
+    r = j.relevant(rel)
+    qi, pos = j.qi[r], j.pos[r]
     if not len(qi):
-        return out
+        return [np.zeros(j.n_queries) for _ in levels]
     first = _first_in_block(qi)
     seg = np.cumsum(first) - 1
     starts = np.flatnonzero(first)
@@ -317,11 +323,247 @@ def iprec_at_recall(j: Judged, m: Measure) -> np.ndarray:
     suffix = uniq[(np.maximum.accumulate(inv[::-1] + off) - off)][::-1]
     qids = qi[starts]
     count = np.diff(np.r_[starts, len(qi)])
-    cut = np.floor(level * j.n_rel(m.rel)[qids] + 0.9).astype(np.int64)
-    at = np.where(cut == 0, 0, cut - 1)
-    ok = cut <= count
-    out[qids[ok]] = suffix[starts[ok] + at[ok]]
+    n_rel = j.n_rel(rel)[qids]
+    outs = []
+    for level in levels:
+        x = level * n_rel
+        cut = _lround(x) if v10 else np.floor(x + 0.9).astype(np.int64)
+        at = np.where(cut == 0, 0, cut - 1)
+        ok = cut <= count
+        out = np.zeros(j.n_queries)
+        out[qids[ok]] = suffix[starts[ok] + at[ok]]
+        outs.append(out)
+    return outs
+
+
+def iprec_at_recall(j: Judged, m: Measure) -> np.ndarray:
+    """Interpolated precision at a recall level L, as trec_eval 10 (``iprec_at_recall_L``): the
+    maximum precision at or after the c-th relevant document, c = lround(L · R) (the highest
+    precision anywhere when c = 0; 0 when fewer than c relevant documents are retrieved)."""
+    return _iprec(j, m.rel, [float(m.param)], v10=True)[0]
+
+
+def iprec_v9(j: Judged, m: Measure) -> np.ndarray:
+    """The same with trec_eval 9's cut-off c = int(L · R + 0.9), as pytrec_eval and ir_measures'
+    ``IPrec`` compute it; equal to iprec_at_recall wherever the two cut-offs agree."""
+    return _iprec(j, m.rel, [float(m.param)], v10=False)[0]
+
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def eleven_pt_avg(j: Judged, m: Measure) -> np.ndarray:
+    """The mean of iprec_at_recall (trec_eval 10's cut-offs) at the 11 recall levels 0, 0.1, …,
+    1 (trec_eval ``11pt_avg``; summed from 1 down, as trec_eval sums)."""
+    total = np.zeros(j.n_queries)
+    for v in reversed(_iprec(j, m.rel, list(ELEVEN_POINTS), v10=True)):
+        total += v
+    return total / len(ELEVEN_POINTS)
+
+
+# --- the other trec_eval 10 measures (its all_trec set) -----------------------------------
+
+def _bsum(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
+    """Per query: the sum of ``weights`` over its rows (float even when there are none)."""
+    return np.bincount(idx, weights=weights, minlength=n).astype(np.float64)
+
+
+def _upto(qi: np.ndarray, pos: np.ndarray, weights: np.ndarray, q: np.ndarray, cut: np.ndarray) -> np.ndarray:
+    """For each pair (``q[i]``, ``cut[i]``): the sum of ``weights`` over the rows of query q with
+    pos < cut (segment prefix sums looked up by binary search on (query, position) keys)."""
+    q = np.asarray(q, np.int64)
+    cut = np.asarray(cut, np.int64)
+    if not len(qi):
+        return np.zeros(len(q))
+    span = int(pos.max()) + 2
+    key = qi.astype(np.int64) * span + pos
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    cs = np.r_[0.0, np.cumsum(np.asarray(weights, np.float64)[order])]
+    lo = np.searchsorted(key, q * span, "left")
+    hi = np.searchsorted(key, q * span + np.clip(cut, 0, span), "left")
+    return cs[hi] - cs[lo]
+
+
+def gm_bpref(j: Judged, m: Measure) -> np.ndarray:
+    """Per query ln(max(bpref, 0.00001)); the corpus value is exp of their mean (trec_eval
+    ``gm_bpref``)."""
+    return np.log(np.maximum(bpref(j, Measure("bpref", None, m.rel)), MIN_GEO_MEAN))
+
+
+def rprec_mult(j: Judged, m: Measure) -> np.ndarray:
+    """Precision at c = int(x · R + 0.9) documents, x a multiple of R = |relevant judged|
+    (trec_eval ``Rprec_mult_x``, x = 0.2, 0.4, …, 2.0 by default); 0 when c = 0."""
+    n_rel = j.n_rel(m.rel)
+    cut = np.floor(float(m.param) * n_rel + 0.9).astype(np.int64)
+    q = np.arange(j.n_queries)
+    hits_ = _upto(j.qi, j.pos, j.relevant(m.rel), q, cut)
+    return _safe_div(hits_, cut.astype(np.float64))
+
+
+UTILITY = (1.0, -1.0, 0.0, 0.0)   # trec_eval's default utility coefficients
+
+
+def utility(j: Judged, m: Measure) -> np.ndarray:
+    """Set utility p1 · a + p2 · b + p3 · c + p4 · d over the contingency table (a relevant
+    retrieved, b non-relevant retrieved, c relevant not retrieved, d non-relevant not retrieved:
+    0 here, as trec_eval without -N), with trec_eval's default coefficients 1, -1, 0, 0
+    (``utility``; the corpus value is the mean)."""
+    p1, p2, p3, p4 = UTILITY
+    rr, ret, n_rel = num_rel_ret(j, m), j.n_ret.astype(np.float64), j.n_rel(m.rel)
+    return p1 * rr + p2 * (ret - rr) + p3 * (n_rel - rr) + p4 * (0.0 + rr - ret - n_rel)
+
+
+def bin_g(j: Judged, m: Measure) -> np.ndarray:
+    """Binary G: Σ over relevant retrieved documents of 1 / log2(2 + the documents ranked above it
+    that are not relevant, judged or not), divided by R (trec_eval ``binG``)."""
+    r = j.relevant(m.rel)
+    above = (j.pos[r] - j.before(r)[r]).astype(np.float64)
+    term = 1.0 / np.log2(2.0 + above)
+    return _safe_div(_bsum(j.qi[r], term, j.n_queries), j.n_rel(m.rel))
+
+
+def _gains(j: Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """trec_eval's default gains (the grade; 0 for unjudged and negative grades) of the judged
+    rows with a positive gain: (query, position, gain)."""
+    pos_ = j.rel > 0
+    return j.qi[pos_], j.pos[pos_], j.rel[pos_].astype(np.float64)
+
+
+def _ideal_upto(j: Judged, weights: np.ndarray, q: np.ndarray, cut: np.ndarray) -> np.ndarray:
+    return _upto(j.ideal_qi, j.ideal_pos, weights, q, cut)
+
+
+def norm_gain(j: Judged, m: Measure) -> np.ndarray:
+    """G (trec_eval ``G``): Σ over retrieved documents of gain / log2(2 + cost − gained), cost the
+    ideal gains up to that rank (at least 1 per rank) and gained the run's gains up to it,
+    divided by the total ideal gain; gains are the grades."""
+    qi, pos, g = _gains(j)
+    n_ideal = np.bincount(j.ideal_qi, minlength=j.n_queries)
+    ig = j.ideal_rel.astype(np.float64)
+    # cost up to rank p (inclusive) = (p + 1) + Σ_{t <= p, t < nI} (max(IG_t, 1) - 1)
+    extra = _ideal_upto(j, np.maximum(ig, 1.0) - 1.0, qi, pos + 1)
+    cost = (pos + 1.0) + extra
+    gained = _upto(qi, pos, g, qi, pos + 1)
+    term = g / np.log2(2.0 + cost - gained)
+    total = _bsum(j.ideal_qi, ig, j.n_queries)
+    out = _safe_div(_bsum(qi, term, j.n_queries), total)
+    out[n_ideal == 0] = 0.0
     return out
+
+
+def _disc(pos: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(pos + 2.0)
+
+
+def ndcg_rel(j: Judged, m: Measure) -> np.ndarray:
+    """nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``): at each retrieved
+    document with a positive gain, DCG / ideal DCG at its rank; each relevant document not
+    retrieved counts DCG / ideal DCG over the whole ranking; divided by the number of positive
+    grades."""
+    qi, pos, g = _gains(j)
+    n_ideal = np.bincount(j.ideal_qi, minlength=j.n_queries).astype(np.float64)
+    iw = j.ideal_rel.astype(np.float64) * _disc(j.ideal_pos.astype(np.float64))
+    dcg_at = _upto(qi, pos, g * _disc(pos.astype(np.float64)), qi, pos + 1)
+    idcg_at = _ideal_upto(j, iw, qi, pos + 1)
+    at_docs = _bsum(qi, dcg_at / idcg_at, j.n_queries)
+    found = np.bincount(qi, minlength=j.n_queries).astype(np.float64)
+    dcg_all = _bsum(qi, g * _disc(pos.astype(np.float64)), j.n_queries)
+    idcg_all = _bsum(j.ideal_qi, iw, j.n_queries)
+    total = at_docs + (n_ideal - found) * _safe_div(dcg_all, idcg_all)
+    return np.where(total > 0, _safe_div(total, n_ideal), 0.0)
+
+
+def rndcg(j: Judged, m: Measure) -> np.ndarray:
+    """nDCG averaged at the R levels (trec_eval ``Rndcg``): at each rank where the ideal gain
+    drops (the cumulative counts of the positive grades, highest first), plus at the end of the
+    ranking when it runs at least two documents past the last positive grade; 0 when the query
+    has no relevant document."""
+    qi, pos, g = _gains(j)
+    iq, ipos, ig = j.ideal_qi, j.ideal_pos, j.ideal_rel
+    n_ideal = np.bincount(iq, minlength=j.n_queries)
+    iw = ig.astype(np.float64) * _disc(ipos.astype(np.float64))
+    dw = g * _disc(pos.astype(np.float64))
+    last = np.ones(len(iq), bool)
+    last[:-1] = (iq[1:] != iq[:-1]) | (ig[1:] != ig[:-1])
+    tq, tcut = iq[last], ipos[last] + 1               # a drop after each level's last document
+    ratio = _upto(qi, pos, dw, tq, tcut) / _ideal_upto(j, iw, tq, tcut)
+    total = _bsum(tq, ratio, j.n_queries)
+    count = np.bincount(tq, minlength=j.n_queries).astype(np.float64)
+    tail = j.n_ret >= n_ideal + 2
+    dcg_all = _bsum(qi, dw, j.n_queries)
+    idcg_all = _bsum(iq, iw, j.n_queries)
+    total += np.where(tail, _safe_div(dcg_all, idcg_all), 0.0)
+    count += tail & (n_ideal > 0)
+    out = _safe_div(total, count)
+    out[j.n_rel(m.rel) == 0] = 0.0
+    return out
+
+
+def relative_p(j: Judged, m: Measure) -> np.ndarray:
+    """Precision at k relative to the best possible: |relevant in top k| / min(k, R)
+    (trec_eval ``relative_P_k``); 0 when R = 0."""
+    return _safe_div(hits(j, m), np.minimum(float(m.k), j.n_rel(m.rel)))
+
+
+def set_relative_p(j: Judged, m: Measure) -> np.ndarray:
+    """num_rel_ret / min(num_ret, R) (trec_eval ``set_relative_P``)."""
+    return _safe_div(num_rel_ret(j, m), np.minimum(j.n_ret.astype(np.float64), j.n_rel(m.rel)))
+
+
+def set_map(j: Judged, m: Measure) -> np.ndarray:
+    """num_rel_ret² / (num_ret · R): set precision times set recall (trec_eval ``set_map``)."""
+    rr = num_rel_ret(j, m)
+    return _safe_div(rr * rr, j.n_ret.astype(np.float64) * j.n_rel(m.rel))
+
+
+def num_nonrel_judged_ret(j: Judged, m: Measure) -> np.ndarray:
+    """Judged non-relevant documents retrieved, 0 <= grade < rel (trec_eval
+    ``num_nonrel_judged_ret``; summed over queries)."""
+    return _count(j, (j.rel >= 0) & ~j.relevant(m.rel))
+
+
+def _judged_ret(j: Judged) -> np.ndarray:
+    return j.rel >= 0
+
+
+def rbp_trec(j: Judged, m: Measure) -> np.ndarray:
+    """trec_eval 10's ``rbp``: (1 - p) Σ_i g_i p^(i-1), p = 0.9 by default, with g the grade scaled
+    to [0, 1] by the query's highest grade (when that exceeds 1); the relevance level plays no
+    part."""
+    p = 0.9 if m.param is None else float(m.param)
+    top = np.zeros(j.n_queries)
+    graded = j.qrels_rel >= 0
+    np.maximum.at(top, j.qrels_q[graded], j.qrels_rel[graded].astype(np.float64))
+    scale = np.where(top > 1, top, 1.0)
+    sel = j.rel > 0
+    g = j.rel[sel] / scale[j.qi[sel]]
+    w = g * p ** j.pos[sel].astype(np.float64)
+    return (1.0 - p) * _bsum(j.qi[sel], w, j.n_queries)
+
+
+def rbp_resid(j: Judged, m: Measure) -> np.ndarray:
+    """RBP's residual (trec_eval ``rbp_resid``): the weight RBP gives the unjudged retrieved
+    documents (not in the qrels, or graded < 0) and the ranks past the end, p^n + (1 - p) Σ_unjudged
+    p^(i-1) = 1 - (1 - p) Σ_judged p^(i-1); 0 when every retrieved document is judged."""
+    p = 0.9 if m.param is None else float(m.param)
+    judged_ = _judged_ret(j)
+    w = _bsum(j.qi[judged_], p ** j.pos[judged_].astype(np.float64), j.n_queries)
+    some = j.n_ret > _count(j, judged_)
+    return np.where(some, 1.0 - (1.0 - p) * w, 0.0)
+
+
+def unj(j: Judged, m: Measure) -> np.ndarray:
+    """Unjudged@k: the fraction of the top k that is unjudged (not in the qrels, or graded < 0),
+    ranks past the end counting as judged (trec_eval ``unj_k``)."""
+    judged_ = _count(j, _top(j, m.k) & _judged_ret(j))
+    return (np.minimum(j.n_ret, m.k) - judged_) / float(m.k)
+
+
+def num_q(j: Judged, m: Measure) -> np.ndarray:
+    """1 per query; summed, the number of queries averaged over: every query in the qrels
+    (trec_eval ``num_q`` with -c)."""
+    return np.ones(j.n_queries)
 
 
 def _dcg(n: int, qi: np.ndarray, pos: np.ndarray, gains: np.ndarray, k: int | None) -> np.ndarray:
@@ -390,7 +632,7 @@ def err(j: Judged, m: Measure) -> np.ndarray:
 
 
 def _rbp(j: Judged, m: Measure, graded: bool) -> np.ndarray:
-    p = 0.8 if m.param is None else float(m.param)
+    p = FAMILIES[m.family].default if m.param is None else float(m.param)
     sel = _top(j, m.k) & j.relevant(m.rel)
     gain = j.rel[sel].astype(np.float64) if graded else np.ones(int(sel.sum()))
     w = (1.0 - p) * p ** j.pos[sel].astype(np.float64)
@@ -433,8 +675,27 @@ def _sum(values: np.ndarray) -> float:
 AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": _mean, "geometric": _geometric, "sum": _sum}
 
 
+_TREC_CUTS = ("5", "10", "15", "20", "30", "100", "200", "500", "1000")   # trec_eval's default cut-offs
+_LEVELS = tuple(f"{x:.2f}" for x in ELEVEN_POINTS)
+_P = Param("p", float, 0.8, "persistence", low=0.0, high=1.0, strict=True)
+_P_TREC = Param("p", float, 0.9, "persistence", low=0.0, high=1.0, strict=True)
+_RECALL = Param("recall", float, None, "recall level", low=0.0, high=1.0)
+
+
 @dataclass(frozen=True)
 class Family:
+    """One measure family, declared once: everything that parses, computes, aggregates, reports
+    and signs it comes from here.
+
+    ``aliases``: the other spellings of the family in ranx, ir_measures and trec_eval (matched
+    without case, ``_``, ``-`` and blanks; the family's own name always matches).
+    ``param``: its real parameter (RBP's ``p``, set_F's ``beta``, a recall level) with default
+    and bounds; ``param_at``: that parameter is written where a cut-off goes
+    (``iprec_at_recall@0.5``). ``trec_cut``: trec_eval's name whose ``_v`` / ``-m name.v,v``
+    suffix is the cut-off, or the parameter of a family without cut-off (``P_5``, ``P.5,10``,
+    ``iprec_at_recall_0.50``, ``set_F.0.5``); ``trec_defaults``: the values trec_eval takes for a bare ``-m name``.
+    ``summary_only``: trec_eval prints its ``all`` line only (no per-query lines)."""
+
     fn: Callable[[Judged, Measure], np.ndarray]
     cutoff: str            # "required" | "optional" | "none"
     trec_eval: str         # trec_eval's name ("" when trec_eval has none)
@@ -443,39 +704,82 @@ class Family:
     higher_is_better: bool = True
     kind: str = "rate"     # "rate" (in [0, 1]) | "count" | "score"
     graded: bool = False   # uses the grades as gains (takes no rel)
-    param: str | None = None   # name of the real parameter: "p", "beta", "recall"
-    default: float | None = None
+    param: Param | None = None
+    param_at: bool = False
+    aliases: tuple[str, ...] = ()
+    trec_cut: str = ""
+    trec_defaults: tuple[str, ...] = ()
+    summary_only: bool = False
+
+    @property
+    def default(self) -> float | None:
+        return None if self.param is None else self.param.default
 
 
 FAMILIES: dict[str, Family] = {
     "hits": Family(hits, "optional", "", "ranx hits", kind="count"),
-    "hit_rate": Family(hit_rate, "required", "success_k", "pytrec_eval success"),
-    "precision": Family(precision, "required", "P_k", "pytrec_eval P"),
-    "recall": Family(recall, "optional", "recall_k", "pytrec_eval recall"),
+    "hit_rate": Family(hit_rate, "required", "success_k", "pytrec_eval success",
+                       aliases=("hit",), trec_cut="success", trec_defaults=("1", "5", "10")),
+    "precision": Family(precision, "required", "P_k", "pytrec_eval P", aliases=("P",), trec_cut="P",
+                        trec_defaults=_TREC_CUTS),
+    "recall": Family(recall, "optional", "recall_k", "pytrec_eval recall", aliases=("R",), trec_cut="recall"),
     "f1": Family(f1, "required", "", "ranx f1"),
-    "r_precision": Family(r_precision, "none", "Rprec", "pytrec_eval Rprec"),
-    "mrr": Family(reciprocal_rank, "optional", "recip_rank", "pytrec_eval recip_rank"),
-    "map": Family(average_precision, "optional", "map / map_cut_k", "pytrec_eval map, map_cut"),
-    "gm_map": Family(gm_map, "none", "gm_map", "pytrec_eval gm_map", aggregate="geometric"),
+    "r_precision": Family(r_precision, "none", "Rprec", "pytrec_eval Rprec", aliases=("Rprec",)),
+    "mrr": Family(reciprocal_rank, "optional", "recip_rank", "pytrec_eval recip_rank",
+                  aliases=("RR", "recip_rank", "reciprocal_rank")),
+    "map": Family(average_precision, "optional", "map / map_cut_k", "pytrec_eval map, map_cut",
+                  aliases=("AP", "average_precision"), trec_cut="map_cut", trec_defaults=_TREC_CUTS),
+    "gm_map": Family(gm_map, "none", "gm_map", "pytrec_eval gm_map", aggregate="geometric", aliases=("gmap",),
+                     summary_only=True),
     "bpref": Family(bpref, "none", "bpref", "pytrec_eval bpref"),
     "infap": Family(inf_ap, "none", "infAP", "pytrec_eval infAP"),
-    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k", "pytrec_eval ndcg_cut", graded=True),
+    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k", "pytrec_eval ndcg_cut", graded=True,
+                   trec_cut="ndcg_cut", trec_defaults=_TREC_CUTS),
     "ndcg_burges": Family(ndcg_burges, "optional", "", "ranx ndcg_burges", graded=True),
     "dcg": Family(dcg, "optional", "", "ranx dcg", kind="score", graded=True),
     "dcg_burges": Family(dcg_burges, "optional", "", "ranx dcg_burges", kind="score", graded=True),
     "err": Family(err, "optional", "", "ir_measures ERR (gdeval)", graded=True),
-    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param="p", default=0.8),
-    "rbp_graded": Family(rbp_graded, "optional", "", "ranx rbp", param="p", default=0.8),
+    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param=_P),
+    "rbp_graded": Family(rbp_graded, "optional", "", "ranx rbp", param=_P),
     "judged": Family(judged, "optional", "", "ir_measures Judged"),
     "set_p": Family(set_p, "none", "set_P", "pytrec_eval set_P"),
-    "set_recall": Family(set_recall, "none", "set_recall", "pytrec_eval set_recall"),
-    "set_f": Family(set_f, "none", "set_F", "pytrec_eval set_F", param="beta", default=1.0),
+    "set_recall": Family(set_recall, "none", "set_recall", "pytrec_eval set_recall", aliases=("SetR",)),
+    "set_f": Family(set_f, "none", "set_F", "pytrec_eval set_F", trec_cut="set_F",
+                    param=Param("beta", float, 1.0, "weight of recall", low=0.0, strict=True)),
     "num_ret": Family(num_ret, "none", "num_ret", "pytrec_eval num_ret", aggregate="sum", kind="count"),
     "num_rel": Family(num_rel, "none", "num_rel", "pytrec_eval num_rel", aggregate="sum", kind="count"),
     "num_rel_ret": Family(num_rel_ret, "none", "num_rel_ret", "pytrec_eval num_rel_ret", aggregate="sum",
                           kind="count"),
-    "iprec_at_recall": Family(iprec_at_recall, "none", "iprec_at_recall_L", "pytrec_eval iprec_at_recall",
-                              param="recall"),
+    "iprec_at_recall": Family(iprec_at_recall, "none", "iprec_at_recall_L", "trec_eval 10 iprec_at_recall",
+                              param=_RECALL, param_at=True, trec_cut="iprec_at_recall", trec_defaults=_LEVELS),
+    "iprec_v9": Family(iprec_v9, "none", "", "pytrec_eval iprec_at_recall (trec_eval 9), ir_measures IPrec",
+                       param=_RECALL, param_at=True, aliases=("iprec",)),
+    # trec_eval 10's other all_trec measures
+    "gm_bpref": Family(gm_bpref, "none", "gm_bpref", "pytrec_eval gm_bpref", aggregate="geometric",
+                       summary_only=True),
+    "rprec_mult": Family(rprec_mult, "none", "Rprec_mult_x", "pytrec_eval Rprec_mult",
+                         param=Param("mult", float, None, "multiple of R", low=0.0), param_at=True,
+                         trec_cut="Rprec_mult", trec_defaults=tuple(f"{x / 10:.2f}" for x in range(2, 21, 2))),
+    "utility": Family(utility, "none", "utility", "pytrec_eval utility", kind="score"),
+    "11pt_avg": Family(eleven_pt_avg, "none", "11pt_avg", "trec_eval 10 11pt_avg", aliases=("11-pt_avg",)),
+    "bin_g": Family(bin_g, "none", "binG", "pytrec_eval binG"),
+    "norm_gain": Family(norm_gain, "none", "G", "pytrec_eval G", graded=True, aliases=("G",)),
+    "ndcg_rel": Family(ndcg_rel, "none", "ndcg_rel", "pytrec_eval ndcg_rel", graded=True),
+    "rndcg": Family(rndcg, "none", "Rndcg", "pytrec_eval Rndcg"),
+    "relative_p": Family(relative_p, "required", "relative_P_k", "pytrec_eval relative_P", trec_cut="relative_P",
+                         trec_defaults=_TREC_CUTS),
+    "set_relative_p": Family(set_relative_p, "none", "set_relative_P", "pytrec_eval set_relative_P"),
+    "set_map": Family(set_map, "none", "set_map", "pytrec_eval set_map"),
+    "num_nonrel_judged_ret": Family(num_nonrel_judged_ret, "none", "num_nonrel_judged_ret",
+                                    "pytrec_eval num_nonrel_judged_ret", aggregate="sum", kind="count",
+                                    higher_is_better=False),
+    "rbp_trec": Family(rbp_trec, "none", "rbp", "trec_eval 10 rbp", graded=True, param=_P_TREC),
+    "rbp_resid": Family(rbp_resid, "none", "rbp_resid", "trec_eval 10 rbp_resid", graded=True, param=_P_TREC,
+                        higher_is_better=False),
+    "unj": Family(unj, "required", "unj_k", "trec_eval 10 unj", trec_cut="unj", trec_defaults=("5", "10", "20"),
+                  higher_is_better=False),
+    "num_q": Family(num_q, "none", "num_q", "pytrec_eval num_q", aggregate="sum", kind="count",
+                    summary_only=True),
 }
 
 DEFAULT_MEASURES = ("ndcg@10", "map@100", "mrr", "hit_rate@10", "precision@10", "recall@100")

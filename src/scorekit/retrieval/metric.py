@@ -6,7 +6,8 @@ A retrieval metric's per-item statistics are its per-query values, so merging sh
 concatenation and the score is the family's own aggregate over every query in the qrels, as
 ``trec_eval -c`` (the mean; geometric for gm_map; the sum for counts). Parameters: ``k`` (the
 cutoff of ``ndcg@10``), ``rel`` (the relevance level of ``recall(rel=2)@10``) and the family's
-real parameter where it has one (RBP's ``p``, set_F's ``beta``, iprec's recall level).
+own declared :class:`~scorekit.metrics.Param` where it has one (RBP's ``p``, set_F's ``beta``,
+iprec's ``recall`` level), with its default and bounds.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ class RetrievalMeasure(Metric):
     kind = "rate"
     higher_is_better = True
     corpus = False
-    params = (Param("k", int, None, "rank cutoff (ndcg@10)"), Param("rel", int, None, "relevance level"),
-              Param("param", float, None, "the family's real parameter (p, beta, recall level)"))
+    params = (Param("k", int, None, "rank cutoff (ndcg@10)", low=1), Param("rel", int, None, "relevance level", low=1))
     measure_family = ""
 
     def measure(self) -> "M.Measure":
-        return M.Measure(self.measure_family, self.values["k"], self.values["rel"], self.values["param"])
+        spec = M.FAMILIES[self.measure_family]
+        param = None if spec.param is None else self.values[spec.param.name]
+        return M.Measure(self.measure_family, self.values["k"], self.values["rel"], param)
 
     def key(self) -> str:
         return self.measure().name
@@ -57,6 +59,7 @@ def _make(fam: str) -> type[RetrievalMeasure]:
     spec = M.FAMILIES[fam]
     cls = type(f"Retrieval_{fam}", (RetrievalMeasure,),
                {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
+                "params": RetrievalMeasure.params + ((spec.param,) if spec.param is not None else ()),
                 "kind": spec.kind, "higher_is_better": spec.higher_is_better})
     return register(cls)
 

@@ -8,12 +8,16 @@
   ``SetF(beta=1)``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``;
 * trec_eval: ``P_10``, ``recall_100``, ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``,
   ``recip_rank``, ``Rprec``, ``bpref``, ``infAP``, ``gm_map``, ``success_5``, ``set_P``,
-  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``;
-  and trec_eval's ``-m`` syntax: ``P.5,10,20``, ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``,
-  ``set_F.0.5``, a bare cut-off family (``P``, ``ndcg_cut``, ``map_cut``, ``success``,
-  ``iprec_at_recall``: trec_eval's default cut-offs) and the sets ``official`` and ``all_trec``
-  (the measures of trec_eval's sets that scorekit computes; :data:`TREC_UNSUPPORTED` lists the
-  rest).
+  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``,
+  ``relative_P_5``, ``Rprec_mult_0.20``, ``unj_5``, ``11pt_avg``, ``binG``, ``G``, ``ndcg_rel``,
+  ``Rndcg``, ``gm_bpref``, ``utility``, ``set_map``, ``set_relative_P``, ``rbp_resid``,
+  ``num_nonrel_judged_ret``, ``num_q``; and trec_eval's ``-m`` syntax: ``P.5,10,20``,
+  ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``, ``set_F.0.5``, a bare cut-off family (``P``:
+  trec_eval's default cut-offs) and the sets ``official`` and ``all_trec`` (trec_eval 10's
+  layout, ``runid`` first; all but ``relstring``, the grades as text).
+
+Every spelling, cut-off name, default and parameter bound comes from the declarations in
+:data:`~scorekit.retrieval.measures.FAMILIES`; the only tables here are trec_eval's two sets.
 
 Names are case-insensitive. :func:`parse_measures` returns ``(name as written, Measure)`` pairs:
 results are keyed by the user's spelling (a ``-m`` parameter list or a set by the names
@@ -26,79 +30,69 @@ import re
 from collections.abc import Iterable
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics.base import Param
 from scorekit.metrics.registry import split_specs
 from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
 
-# spelling (lower case, without "_", "-", " ") -> family
-_ALIASES = {
-    "hits": "hits", "hitrate": "hit_rate", "hit": "hit_rate", "success": "hit_rate",
-    "precision": "precision", "p": "precision",
-    "recall": "recall", "r": "recall",
-    "f1": "f1",
-    "rprecision": "r_precision", "rprec": "r_precision",
-    "mrr": "mrr", "rr": "mrr", "reciprank": "mrr", "reciprocalrank": "mrr",
-    "map": "map", "ap": "map", "mapcut": "map", "averageprecision": "map",
-    "gmmap": "gm_map", "gmap": "gm_map",
-    "bpref": "bpref",
-    "infap": "infap",
-    "ndcg": "ndcg", "ndcgcut": "ndcg", "ndcgburges": "ndcg_burges",
-    "dcg": "dcg", "dcgburges": "dcg_burges",
-    "err": "err",
-    "rbp": "rbp", "rbpgraded": "rbp_graded",
-    "judged": "judged",
-    "setp": "set_p", "setrecall": "set_recall", "setr": "set_recall", "setf": "set_f",
-    "numret": "num_ret", "numrel": "num_rel", "numrelret": "num_rel_ret",
-    "iprecatrecall": "iprec_at_recall", "iprec": "iprec_at_recall",
-}
-# trec_eval's "<measure>_<cutoff>" (and "-m measure.cutoff") spellings
-_TREC_CUT = {"p", "recall", "success", "mapcut", "ndcgcut", "iprecatrecall"}
-
-# trec_eval's default parameters of its cut-off families (``-m P`` = P_5 ... P_1000)
-_TREC_CUTS = ("5", "10", "15", "20", "30", "100", "200", "500", "1000")
-_TREC_DEFAULTS = {
-    "p": _TREC_CUTS, "mapcut": _TREC_CUTS, "ndcgcut": _TREC_CUTS, "success": ("1", "5", "10"),
-    "iprecatrecall": tuple(f"{i / 10:.2f}" for i in range(11)),
-}
-# trec_eval 10's measure sets, in its output order; None = a measure scorekit does not compute
-def _cuts(name: str, values: tuple[str, ...] = _TREC_CUTS) -> list[str]:
-    return [f"{name}.{values[0]}", *values[1:]]
-
-
-_OFFICIAL = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-             "iprec_at_recall", "P"]
-_ALL_TREC = _OFFICIAL + [*_cuts("recall"), "infAP", "ndcg", "ndcg_cut", "map_cut", "success",
-                         "set_P", "set_recall", "set_F"]
-TREC_UNSUPPORTED = ("runid", "num_q", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G",
-                    "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map",
-                    "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+# trec_eval 10's measure sets, in its output order (its measure table's). A member is a trec_eval
+# name, or (the name trec_eval prints, the spelling scorekit parses) where trec_eval's name means
+# another measure in scorekit (ranx's ``rbp``); "runid" is the run's name, an output line, not a
+# measure.
+RUNID = "runid"
+_OFFICIAL = [RUNID, "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+             "recip_rank", "iprec_at_recall", "P"]
+_ALL_TREC = _OFFICIAL + [
+    *[f"recall.{c}" for c in FAMILIES["precision"].trec_defaults],   # bare ``recall`` is ranx's recall
+    "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
+    "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret", ("rbp", "rbp_trec"), "rbp_resid", "unj"]
+# trec_eval's all_trec line it prints and scorekit does not (relstring: the first ten grades as text)
+TREC_NOT_MEASURES = ("relstring",)
 _SETS = {"official": _OFFICIAL, "alltrec": _ALL_TREC}
-# trec_eval's "-m name.params": parameters after the first dot, a comma list continues it
-_TREC_PARAMS = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)\.(?P<params>\.?\d[\d.]*|\.\d+)$")
-_CONTINUE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)$")
-
-_FORM = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_ \-]*?)\s*(?:\((?P<args>[^()]*)\))?\s*"
-                   r"(?:@\s*(?P<k>[^\s@]+))?$")
-_TREC = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<k>\d+(?:\.\d+)?)$")
-_RANX_LEVEL = re.compile(r"^(?P<rest>.*?)-l(?P<rel>\d+)$")
-_RANX_RBP = re.compile(r"^rbp\.(?P<p>\d+)$", re.IGNORECASE)
 
 
 def _key(name: str) -> str:
     return re.sub(r"[_\- ]", "", name.lower())
 
 
+def _tables() -> tuple[dict[str, str], dict[str, str]]:
+    """From the declarations in FAMILIES: spelling key -> family, and trec_eval cut-off name key
+    -> family (read each time, so a family added to FAMILIES is parsed with no other edit)."""
+    spell: dict[str, str] = {}
+    cut: dict[str, str] = {}
+    for fam, spec in FAMILIES.items():
+        for s in (fam, *spec.aliases, *((spec.trec_cut,) if spec.trec_cut else ())):
+            spell.setdefault(_key(s), fam)
+        if spec.trec_cut:
+            cut[_key(spec.trec_cut)] = fam
+    return spell, cut
+
+
+_FORM = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_ \-]*?)\s*(?:\((?P<args>[^()]*)\))?\s*"
+                   r"(?:@\s*(?P<k>[^\s@]+))?$")
+_TREC = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)[_.](?P<k>\d+(?:\.\d+)?)$")
+_RANX_LEVEL = re.compile(r"^(?P<rest>.*?)-l(?P<rel>\d+)$")
+_RANX_RBP = re.compile(r"^rbp\.(?P<p>\d+)$", re.IGNORECASE)
+# trec_eval's "-m name.params": parameters after the first dot, a comma list continues it
+_TREC_PARAMS = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)\.(?P<params>\.?\d[\d.]*|\.\d+)$")
+_CONTINUE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)$")
+
+
 def known_names() -> list[str]:
     out = []
     for fam, spec in FAMILIES.items():
-        if spec.param == "recall":
-            out.append(f"{fam}@L")
+        if spec.param_at:
+            out.append(f"{fam}@{spec.param.name}")
+            if spec.trec_cut:
+                out.append(f"{spec.trec_cut}.{spec.param.name}")
             continue
         out.append(fam if spec.cutoff == "none" else f"{fam}@k")
         if spec.cutoff == "optional":
             out.append(fam)
+        if spec.trec_cut:
+            out.append(f"{spec.trec_cut}.{spec.param.name if spec.param_at or spec.cutoff == 'none' else 'k,k'}")
     return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
-                  "NumRet", "NumRelRet", "P_k", "P.k,k", "ndcg_cut_k", "ndcg_cut.k,k", "map_cut_k",
-                  "recip_rank", "set_F.beta", "official", "all_trec"]
+                  "NumRet", "NumRelRet", "P_k", "ndcg_cut_k", "map_cut_k", "recip_rank", "official", "all_trec"]
 
 
 def _bad(text: str, why: str) -> ScorekitError:
@@ -127,11 +121,23 @@ def _int(text: str, raw: str, what: str, low: int = 1) -> int:
     return v
 
 
-def _float(text: str, raw: str, what: str) -> float:
+def _value(text: str, raw: str, param: Param) -> float:
+    """A family's real parameter, read and checked against its declared bounds."""
+    what = param.doc or param.name
     try:
-        return float(raw)
+        v = float(raw)
     except ValueError:
-        raise _bad(text, f"{what} must be a number, got {raw!r}") from None
+        raise _bad(text, f"the {what} {param.name} must be a number, got {raw!r}") from None
+    if param.outside(v):
+        lo, hi = param.low, param.high
+        if lo is not None and hi is not None:
+            rng = f"between {lo:g} and {hi:g}" + (" (exclusive)" if param.strict else "")
+        elif lo is not None:
+            rng = ("positive" if lo == 0 else f"above {lo:g}") if param.strict else f">= {lo:g}"
+        else:
+            rng = f"< {hi:g}" if param.strict else f"<= {hi:g}"
+        raise _bad(text, f"{param.name} must be {rng}, got {v:g}")
+    return v
 
 
 def parse_measure(text: str) -> Measure:
@@ -141,6 +147,7 @@ def parse_measure(text: str) -> Measure:
     raw = str(text).strip()
     if not raw:
         raise ScorekitError("empty measure name")
+    spell, cuts = _tables()
     body, rel = raw, None
     m = _RANX_LEVEL.match(body)
     if m and "(" not in body:
@@ -151,16 +158,18 @@ def parse_measure(text: str) -> Measure:
         name, k_raw, params = "rbp", None, {"p": f"0.{m.group('p')}"}
     else:
         m = _TREC.match(body)
-        if m and _key(m.group("name")) in _TREC_CUT:
+        if m and _key(m.group("name")) in cuts:
             name, k_raw = m.group("name"), m.group("k")
+            spec = FAMILIES[cuts[_key(name)]]
+            if spec.cutoff == "none" and spec.param is not None and not spec.param_at:   # set_F_0.5
+                params, k_raw = {spec.param.name: k_raw}, None
         else:
             m = _FORM.match(body)
             if not m:
                 raise UnknownNameError("retrieval measure", raw, known_names())
             name, k_raw = m.group("name"), m.group("k")
             params = _args(raw, m.group("args"))
-    key = _key(name)
-    fam = _ALIASES.get(key)
+    fam = spell.get(_key(name))
     if fam is None:
         raise UnknownNameError("retrieval measure", raw, known_names())
     # ir_measures spellings that pick another family through a parameter
@@ -181,21 +190,16 @@ def parse_measure(text: str) -> Measure:
     if rel is not None and spec.graded:
         raise _bad(raw, f"{fam} uses the grades themselves as gains and takes no relevance level")
     param = None
-    if spec.param in ("p", "beta"):
-        param = _float(raw, params.pop(spec.param), spec.param) if spec.param in params else spec.default
-        if spec.param == "p" and not 0 < param < 1:
-            raise _bad(raw, f"the persistence p must be between 0 and 1, got {param}")
-        if spec.param == "beta" and param <= 0:
-            raise _bad(raw, f"beta must be positive, got {param}")
+    if spec.param is not None and not spec.param_at:
+        given = params.pop(spec.param.name, None)
+        param = spec.param.default if given is None else _value(raw, given, spec.param)
     if params:
         raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
     k = None
-    if spec.param == "recall":
+    if spec.param_at:
         if k_raw is None:
-            raise _bad(raw, f"needs a recall level, e.g. {fam}@0.5")
-        param = _float(raw, k_raw, "the recall level")
-        if not 0 <= param <= 1:
-            raise _bad(raw, f"the recall level must be between 0 and 1, got {param}")
+            raise _bad(raw, f"needs a {spec.param.doc or spec.param.name}, e.g. {fam}@0.5")
+        param = _value(raw, k_raw, spec.param)
     elif k_raw is None:
         if spec.cutoff == "required":
             raise ScorekitError(f"measure {raw!r} needs a cutoff, e.g. {fam}@10")
@@ -213,10 +217,10 @@ def parse_measure(text: str) -> Measure:
 
 def _trec_name(name: str, value: str) -> str:
     """What trec_eval prints for ``-m name.value``: ``P_5``, ``iprec_at_recall_0.10``, ``set_F_0.5``."""
-    key = _key(name)
-    if key == "iprecatrecall":
+    spec = FAMILIES[_tables()[1][_key(name)]]
+    if spec.param_at:
         return f"{name}_{float(value):.2f}"
-    if key in _TREC_CUT:
+    if spec.cutoff != "none":
         try:
             return f"{name}_{int(value)}"
         except ValueError:
@@ -226,22 +230,21 @@ def _trec_name(name: str, value: str) -> str:
 
 def _trec_measure(name: str, value: str) -> tuple[str, Measure]:
     printed = _trec_name(name, value)
-    key = _key(name)
-    if key == "setf":
-        return printed, parse_measure(f"SetF(beta={value})")
-    if key in _TREC_CUT:
-        return printed, parse_measure(printed)
-    raise _bad(f"{name}.{value}", "trec_eval parameters (name.value) are read for the cut-off measures "
-                                  "(P, recall, success, map_cut, ndcg_cut, iprec_at_recall) and set_F")
+    return printed, parse_measure(printed)
 
 
-def _expand(parts: list[str]) -> list[tuple[str, Measure | None]]:
+def _expand(parts: list) -> list[tuple[str, Measure | None]]:
     """trec_eval's ``-m`` syntax -> one entry per measure: ``P.5,10`` (the comma list continues
     the name before it), bare cut-off families (``P``: trec_eval's default cut-offs) and the sets
     ``official``/``all_trec``. Any other name passes through (Measure None: parsed later)."""
+    cuts = _tables()[1]
     out: list[tuple[str, Measure | None]] = []
     last: str | None = None          # the trec_eval name a bare number continues
-    for part in (p.strip() for p in parts):
+    for part in parts:
+        if isinstance(part, tuple):  # a set member trec_eval prints as part[0]
+            out.append((part[0], parse_measure(part[1])))
+            continue
+        part = part.strip()
         if _CONTINUE.match(part):
             if last is None:
                 raise _bad(part, "a bare number continues a trec_eval parameter list (P.5,10); "
@@ -250,14 +253,17 @@ def _expand(parts: list[str]) -> list[tuple[str, Measure | None]]:
             continue
         last = None
         key = _key(part)
+        if key == RUNID:
+            out.append((RUNID, None))
+            continue
         if key in _SETS:
             out += _expand(_SETS[key])
             continue
-        if key in _TREC_DEFAULTS and not _TREC.match(part):
-            out += [_trec_measure(part, v) for v in _TREC_DEFAULTS[key]]
+        if key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
+            out += [_trec_measure(part, v) for v in FAMILIES[cuts[key]].trec_defaults]
             continue
         m = _TREC_PARAMS.match(part)
-        if m and (_key(m.group("name")) in _TREC_CUT or _key(m.group("name")) == "setf"):
+        if m and _key(m.group("name")) in cuts:
             last = m.group("name")
             out.append(_trec_measure(last, m.group("params")))
             continue
@@ -284,6 +290,8 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     out: list[tuple[str, Measure]] = []
     seen = set()
     for n in items:
+        if n == (RUNID, None):
+            continue   # the run's name: an output line (see asks_runid), not a measure
         if isinstance(n, Measure):
             key, meas = n.name, n
         else:
@@ -297,4 +305,13 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
     return out
 
 
-__all__ = ["parse_measure", "parse_measures", "known_names", "DEFAULT_MEASURES", "TREC_UNSUPPORTED"]
+def asks_runid(names: str | Iterable) -> bool:
+    """Do these names ask for trec_eval's ``runid`` line (``-m runid``, ``official``, ``all_trec``)?"""
+    if isinstance(names, Measure):
+        return False
+    parts = split_specs(names) if isinstance(names, str) else [n for n in names if isinstance(n, str)]
+    return any(key == RUNID and meas is None for key, meas in _expand(parts))
+
+
+__all__ = ["parse_measure", "parse_measures", "asks_runid", "known_names", "DEFAULT_MEASURES", "RUNID",
+           "TREC_NOT_MEASURES"]
