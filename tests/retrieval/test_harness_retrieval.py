@@ -95,8 +95,8 @@ def family_params(fam: str) -> dict:
     if spec.cutoff == "required" or (spec.cutoff == "optional" and
                                      (not names or any(n.endswith("_k") for n in names))):
         params["k"] = CUTOFF
-    if spec.param == "recall":
-        params["param"] = RECALL_LEVEL
+    if spec.param is not None and spec.param.default is None:   # a level the family needs
+        params[spec.param.name] = RECALL_LEVEL if spec.param.name == "recall" else 1.0
     return params
 
 
@@ -105,13 +105,13 @@ def trec_eval_name(fam: str, params: dict) -> tuple[str, str] | None:
     pytrec_eval has no such measure."""
     import pytrec_eval
 
-    k, level = params.get("k"), params.get("param")
+    k, level = params.get("k"), params.get("recall")
     for name in (n.strip() for n in FAMILIES[fam].trec_eval.split("/") if n.strip()):
         if name.endswith("_k") and k is not None:
             base, measure, key = name[:-2], f"{name[:-2]}.{k}", f"{name[:-2]}_{k}"
         elif name.endswith("_L") and level is not None:
             base, measure, key = name[:-2], name[:-2], f"{name[:-2]}_{level:.2f}"
-        elif not name.endswith(("_k", "_L")) and k is None and (level is None or FAMILIES[fam].param != "recall"):
+        elif not name.endswith(("_k", "_L")) and k is None and level is None:
             base, measure, key = name, name, name
         else:
             continue

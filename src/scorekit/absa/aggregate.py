@@ -116,6 +116,9 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
     and column: a damaged file must not quietly drop out of a mean over seeds."""
     from scorekit.errors import InputError
 
+    from scorekit.io.csvfields import allow_long_fields
+
+    allow_long_fields()
     reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
     if not header or header[0] != "run_id":

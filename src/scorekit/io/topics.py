@@ -138,6 +138,9 @@ def _number(value: str, path, line: int, what: str) -> float:
 
 
 def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = None) -> Ratings:
+    from scorekit.io.csvfields import allow_long_fields
+
+    allow_long_fields()
     rows = list(csv.reader(io.StringIO(text)))
     numbered = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
     if not numbered:

@@ -20,6 +20,9 @@ from scorekit.io.atomic import read_text
 def read_baseline(path: str | PathLike, num_layers: int) -> np.ndarray:
     """The (P, R, F) baseline for layer ``num_layers`` as float32 (bert_score rescales in float32)."""
     text = read_text(path)
+    from scorekit.io.csvfields import allow_long_fields
+
+    allow_long_fields()
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise InputError("empty baseline file (expected a header LAYER,P,R,F and one row per layer)", path)
