@@ -78,7 +78,7 @@ def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, all
     With several --topics, every model is scored alike, ranked on every measure (with bootstrap
     CIs over its topics) and compared with the first: per-topic measures get a difference with its
     CI and a p-value (paired over topics when the models share topic ids, else a two-sample
-    permutation test), Holm-corrected.
+    permutation test), Holm-corrected per measure over the models compared with the first.
     """
     from scorekit.errors import ScorekitError
     from scorekit.io.topics import read_corpus, read_ratings, read_topics

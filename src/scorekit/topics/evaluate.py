@@ -184,12 +184,15 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     * ``comparison.rows``: per other model and per-topic measure, the difference of the means
       against the baseline with a bootstrap CI (topics resampled within each model) and a
       two-sided p-value — a paired randomization test over topics when both models have the same
-      topic ids, else a two-sample permutation test — Holm–Bonferroni across all rows.
+      topic ids, else a two-sample permutation test — corrected with the project's one Holm
+      family (:data:`scorekit.stats.compare.HOLM_FAMILY`: per measure, over the models compared
+      with the baseline), so a measure's corrected p does not depend on the other measures.
 
-    Returns the multi-run JSON document (``runs``, ``comparison``, ``ranking``)."""
+    Returns the one multi-run JSON document (:mod:`scorekit.stats.compare`) with ``ranking`` added."""
     from scorekit.metrics import describe
     from scorekit.stats.bootstrap import bootstrap_mean_ci
-    from scorekit.stats.significance import holm_bonferroni, paired_test, unpaired_test
+    from scorekit.stats.compare import _finite, correct, document, row as comparison_row
+    from scorekit.stats.significance import paired_test, unpaired_test
 
     if len(results) < 2:
         raise ScorekitError("comparing topic models needs at least two")
@@ -250,22 +253,17 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
                 lo, hi = (float(x) for x in np.quantile(diffs, [q, 1 - q]))
                 diff = float(a.mean() - b.mean())
                 test = "two-sample permutation over topics"
-            va, vb = float(b.mean()), float(a.mean())
-            rows.append({"system": r.name, "measure": key, "test": test, "value": vb, "baseline_value": va,
-                         "difference": diff, "ci_low": lo, "ci_high": hi,
-                         "improvement_pct": (vb - va) / abs(va) * 100 if va else None,
-                         "p_value": float(t.p_value), "n": int(a.size), "n_baseline": int(b.size)})
-    adjusted = holm_bonferroni([float(row["p_value"]) for row in rows]) if rows else []
-    for row, padj in zip(rows, adjusted):
-        row["p_adjusted"] = float(padj)
-        row["significant"] = bool(padj < alpha)
-    sigs = {r.signature for r in results}
-    return {"task": "topics", "metrics": dict(base.metrics), "signature": base.signature,
-            "runs": [r.to_dict() for r in results],
-            "ranking": ranking,
-            "comparison": {"baseline": base.name, "method": "randomization", "alpha": alpha,
-                           "confidence": confidence, "n_resamples": n_resamples, "seed": seed, "rows": rows,
-                           "signatures_differ": len(sigs) > 1}}
+            rows.append(comparison_row(str(r.name), key, float(a.mean()), float(b.mean()), t, test, int(a.size))
+                        | {"difference": diff, "ci_low": lo, "ci_high": hi, "n_baseline": int(b.size)})
+    correct(rows, alpha)   # the one Holm family: per measure, over the models compared with the baseline
+    for r in rows:
+        r["improvement_pct"] = _finite(r["improvement_pct"])
+    doc = document("topics", [r.to_dict() for r in results], test="randomization", alpha=alpha, rows=rows,
+                   signature=base.signature, n_shared=min((int(r["n"]) for r in rows), default=0))
+    doc["ranking"] = ranking
+    doc["comparison"].update(confidence=confidence, n_resamples=n_resamples, seed=seed,
+                             signatures_differ=len({r.signature for r in results}) > 1)
+    return doc
 
 
 __all__ = ["compare_topic_models", "evaluate_topics"]
