@@ -40,7 +40,9 @@ def random_set(seed: int, n: int):
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 9), size=st.integers(1, 4), corpus=st.booleans())
 def test_random_topic_sets_forked_equal_one_process(seed, n, size, corpus):
     topics, vectors = random_set(seed, n)
-    kw = dict(word_vectors=vectors, corpus=CORPUS if corpus else None, topn=3, topk=2, sis=0.5 if seed % 2 else None)
+    ms = ["sc", "sd", "cd", "semdiv", "overall(sis=0.5)" if seed % 2 else "overall"]
+    kw = dict(word_vectors=vectors, corpus=CORPUS if corpus else None, topn=3,
+              metrics=ms + (["coherence", "topic_diversity(topk=2)"] if corpus else []))
     one = evaluate_topics(topics, **kw)
     same(one, evaluate_topics(topics, engine=Forked(workers=2, items_per_shard=size), **kw))
 
