@@ -44,7 +44,6 @@ def files(root: Path) -> dict[str, bytes | None]:
 
 # --------------------------------------------------------- numeric options checked at parse time
 BAD_NUMBERS = [
-    (["topics", "--topics", TOPICS], "--topn", "0"),
     (["topics", "--topics", TOPICS], "--bootstrap", "0"),
     (["topics", "--topics", TOPICS], "--pairs", "-2"),
     (["caption", "-p", "p.json", "-r", "r.json", "--lang", "en"], "--baseline-meteor", "nan"),

@@ -165,6 +165,7 @@ def test_several_models_errors_are_one_line(files, capsys, argv, pattern):
     ("semdiv(alpha_vd=x)", "parameter 'alpha_vd' must be float"),
     ("overall(w_sc=inf)", "parameter 'w_sc' must be a finite number"),
     ("topic_diversity(topk=0)", "parameter 'topk' must be in [1, inf]"),
+    ("coherence(topn=0)", "parameter 'topn' must be in [1, inf]"),
     ("sc(thresold_edge=0.2)", "did you mean 'threshold_edge'?"),
     ("scc", "unknown topics metric 'scc'"),
     ("coherence", "need a reference corpus (--corpus)"),
@@ -181,7 +182,7 @@ def test_bad_metric_specs_one_line_nothing_written(files, capsys, spec, msg):
 
 
 @pytest.mark.parametrize("flag", ["--sis", "--threshold-edge", "--damping", "--gamma", "--semdiv-weights",
-                                  "--overall-weights", "--topk"])
+                                  "--overall-weights", "--topk", "--topn"])
 def test_per_metric_flags_are_gone(files, capsys, flag):
     """A measure's parameters have one way in: -m "sc(threshold_edge=0.2)"."""
     t, *_ = files

@@ -55,8 +55,6 @@ def _nullable(x):
                    "\"sc(threshold_edge=0.2),sd(gamma_overlap=0.5),cd,semdiv,overall(sis=0.75)\" (default: "
                    "sc,sd,cd,semdiv,overall; with --corpus also coherence,topic_diversity). SemDiv and Overall "
                    "are derived with their own parameters (overall(threshold_edge=0.2) too).")
-@click.option("--topn", type=count(1), default=20, show_default=True,
-              help="gensim's topn for the corpus coherences (cut decided for the whole topic set).")
 @click.option("--grid", is_flag=True, help=_GRID_HELP)
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
@@ -67,7 +65,7 @@ def _nullable(x):
 @engine_options
 @output_options
 def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_english_model, tokenizer, metrics,
-            topn, grid, max_pairs, n_resamples, seed, engine, address, output, fmt, quiet):
+            grid, max_pairs, n_resamples, seed, engine, address, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass).
 
     With several --topics, every model is scored alike, ranked on every measure (with bootstrap
@@ -107,7 +105,7 @@ def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_en
             if corpus_path:
                 inputs["corpus"] = str(corpus_path)
             results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
-                                           metrics=specs, corpus=corpus, tokenizer=tokenizer, topn=topn,
+                                           metrics=specs, corpus=corpus, tokenizer=tokenizer,
                                            ratings=ratings, grid=grid, n_resamples=n_resamples,
                                            seed=seed, name=name, inputs=inputs, num_layers=num_layers,
                                            allow_english_model=allow_english_model, engine=eng))

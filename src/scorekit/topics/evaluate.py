@@ -29,8 +29,10 @@ def _undefined_coherence_notes(names, per_topic, metrics) -> list[str]:
     """Say exactly which corpus measures a topic lacks (a topic with one keyword in the corpus has
     no word pair: npmi and u_mass are null, while c_v compares the word with its own set and is
     1.0, as gensim computes it) and what that does to the model-level means."""
+    from scorekit.metrics.registry import split_name
+
     notes = []
-    asked = [k for k in CORPUS_MEASURES if k in per_topic]
+    asked = [k for k in per_topic if split_name(k)[0] in CORPUS_MEASURES]   # keyed as written
     for i, name in enumerate(names):
         missing = [k for k in asked if not np.isfinite(per_topic[k][i])]
         if not missing:
@@ -57,7 +59,7 @@ def _ident(m) -> tuple:
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
                     word_vectors: Sequence[np.ndarray] | None = None, model: str | None = None,
                     embedder=None, metrics: Sequence[object] | None = None,
-                    corpus: Sequence[str] | None = None, tokenizer: str = "auto", topn: int | None = 20,
+                    corpus: Sequence[str] | None = None, tokenizer: str = "auto",
                     ratings=None, grid: bool = False, n_resamples: int = 1000,
                     seed: int = 42, name: str | None = None, inputs: dict | None = None,
                     num_layers: int | None = None, allow_english_model: bool = False, engine=None) -> Result:
@@ -68,8 +70,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     keyed as written (``["sc(threshold_edge=0.2)", "overall(sis=0.75)", "topic_diversity(topk=5)"]``);
     default :data:`DEFAULT_METRICS`, plus :data:`CORPUS_METRICS` with a ``corpus``. SemDiv and
     Overall are derived from SC/SD/CD with their own parameters (computed once when they equal a
-    listed measure's). ``topn`` is gensim's cut for the corpus coherences, decided for the whole
-    set (batch-level). ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the
+    listed measure's); ``coherence(topn=10)`` sets gensim's cut. ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the
     meta-evaluation. The measures run through the one driver: ``engine`` None (this process),
     ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
@@ -125,7 +126,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn)
+    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered)
     scored = run(list(computed.values()), batch, engine)
     derived_values: dict[str, float] = {}
     for p, parts in derived:
@@ -168,7 +169,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
     cc = first(CorpusCoherence)
     if corpus is not None:
-        sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10", "topn": topn})
+        sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
     if cc is not None:
         dropped = scored.stats[id(cc)].columns["dropped"]
         for i, words in enumerate(dropped):
