@@ -14,7 +14,7 @@ echo
 echo "== 2. English topics + reference corpus (gensim-exact npmi / c_v / u_mass) + ratings (correlations, ICC)"
 echo "      + the spec's grid searches; SIS given as 0.75 (weights then sum to 1.2, as the spec writes)"
 $SK topics --topics $D/topics_en.json --corpus $D/corpus_en.txt --ratings $D/ratings_en.csv \
-  --grid --sis 0.75 --pairs 3 --format markdown -o "$OUT/topics_en.json" --report "$OUT/topics_en.html"
+  --grid --pairs 3 -m "sc,sd,cd,semdiv,overall(sis=0.75),coherence,topic_diversity" --format markdown -o "$OUT/topics_en.json" --report "$OUT/topics_en.html"
 echo "JSON written: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sorted(d['metrics']))" "$OUT/topics_en.json")"
 
 echo

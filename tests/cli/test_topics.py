@@ -32,14 +32,15 @@ def test_full_run_writes_json(files, capsys):
     t, c, r, tmp = files
     out = tmp / "out.json"
     code = main(["topics", "--topics", str(t), "--corpus", str(c), "--ratings", str(r), "--grid",
-                 "--sis", "0.5", "-o", str(out), "--format", "markdown", "--bootstrap", "200",
+                 "-m", "sc,sd,cd,semdiv,overall(sis=0.5),coherence,topic_diversity", "-o", str(out), "--format", "markdown", "--bootstrap", "200",
                  "--allow-english-model"])   # the mixed set has a Korean topic; MiniLM sees jamo
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert set(data["metrics"]) == {"sc", "sd_avg", "vd", "cd", "semdiv", "overall", "npmi", "c_v",
+    assert set(data["metrics"]) == {"sc", "sd_avg", "vd", "cd", "semdiv", "overall(sis=0.5)", "npmi", "c_v",
                                     "u_mass", "topic_diversity"}
     m = data["metrics"]
-    assert m["overall"] == pytest.approx(0.4 * m["sc"] + 0.4 * m["sd_avg"] + 0.2 * m["semdiv"] + 0.2 * 0.5)
+    assert "|overall(sis=0.5):-|" in data["signature"]
+    assert m["overall(sis=0.5)"] == pytest.approx(0.4 * m["sc"] + 0.4 * m["sd_avg"] + 0.2 * m["semdiv"] + 0.2 * 0.5)
     assert [row["id"] for row in data["per_item"]] == ["tech", "cars", "경제"]
     assert all("npmi" in row and "rating" in row for row in data["per_item"])
     assert len(data["extra"]["pairs"]) == 3
@@ -59,7 +60,7 @@ def test_without_sis_says_so(files, capsys):
     assert main(["topics", "--topics", str(t)]) == 2          # Korean keywords, English-only model
     assert main(["topics", "--topics", str(t), "--allow-english-model"]) == 0
     out = capsys.readouterr().out
-    assert "SIS is not defined by the spec" in out and "sis:none" in out.replace("\n", "")
+    assert "SIS is not defined by the spec and was not given (overall(sis=X))" in out
 
 
 @pytest.mark.parametrize("content,msg", [
@@ -85,8 +86,6 @@ def test_bad_ratings_and_options(files, capsys):
     r.write_text("topic,h\ntech,4\nplanes,2\n", encoding="utf-8")
     assert main(["topics", "--topics", str(t), "--ratings", str(r)]) == 2
     assert "ratings.csv:3: unknown topic 'planes'" in capsys.readouterr().err
-    assert main(["topics", "--topics", str(t), "--overall-weights", "1,2"]) == 2
-    assert "--overall-weights expects 4" in capsys.readouterr().err
     assert main(["topics", "--topics", str(tmp / "missing.json")]) == 2
     assert "missing.json: topics file not found" in capsys.readouterr().err
     (tmp / "empty.txt").write_text("\n", encoding="utf-8")
@@ -155,3 +154,37 @@ def test_several_models_errors_are_one_line(files, capsys, argv, pattern):
     code = main(["topics", *[a.format(t=t, r=r) for a in argv]])
     err = capsys.readouterr().err
     assert code == 2 and pattern in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("spec,msg", [
+    ("sc(threshold_edge=nan)", "parameter 'threshold_edge' must be a finite number, got 'nan'"),
+    ("sc(threshold_edge=1.5)", "parameter 'threshold_edge' must be in [-1, 1], got 1.5"),
+    ("sd(gamma_overlap=-5)", "parameter 'gamma_overlap' must be in [0, 1]"),
+    ("sc(damping=inf)", "parameter 'damping' must be a finite number"),
+    ("overall(sis=nan)", "parameter 'sis' must be a finite number"),
+    ("semdiv(alpha_vd=x)", "parameter 'alpha_vd' must be float"),
+    ("overall(w_sc=inf)", "parameter 'w_sc' must be a finite number"),
+    ("topic_diversity(topk=0)", "parameter 'topk' must be in [1, inf]"),
+    ("coherence(topn=0)", "parameter 'topn' must be in [1, inf]"),
+    ("sc(thresold_edge=0.2)", "did you mean 'threshold_edge'?"),
+    ("scc", "unknown topics metric 'scc'"),
+    ("coherence", "need a reference corpus (--corpus)"),
+])
+def test_bad_metric_specs_one_line_nothing_written(files, capsys, spec, msg):
+    """What the per-metric flags (--threshold-edge, --gamma, --sis, ...) checked, the declarations
+    check now: one line, exit 2, no output file."""
+    t, _, _, tmp = files
+    out = tmp / "bad.json"
+    assert main(["topics", "--topics", str(t), "-m", spec, "-o", str(out), "--allow-english-model"]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flag", ["--sis", "--threshold-edge", "--damping", "--gamma", "--semdiv-weights",
+                                  "--overall-weights", "--topk", "--topn"])
+def test_per_metric_flags_are_gone(files, capsys, flag):
+    """A measure's parameters have one way in: -m "sc(threshold_edge=0.2)"."""
+    t, *_ = files
+    assert main(["topics", "--topics", str(t), flag, "0.5"]) == 2
+    assert f"No such option '{flag}'" in capsys.readouterr().err

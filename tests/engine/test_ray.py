@@ -223,7 +223,8 @@ def test_topic_measures_on_ray_equal_one_process(engine):
     topics = [list(rng.choice(words, int(rng.integers(2, 7)), replace=False)) for _ in range(23)]
     vectors = [rng.normal(size=(len(t), 16)) for t in topics]
     corpus = [" ".join(rng.choice(words, 12)) for _ in range(60)]
-    kw = dict(word_vectors=vectors, corpus=corpus, tokenizer="whitespace", topn=4, topk=3, sis=0.3)
+    kw = dict(word_vectors=vectors, corpus=corpus, tokenizer="whitespace",
+              metrics=["sc", "sd", "cd", "semdiv", "overall(sis=0.3)", "coherence(topn=4)", "topic_diversity(topk=3)"])
     one = evaluate_topics(topics, **kw)
     engine.items_per_shard = 5
     try:

@@ -35,7 +35,7 @@ COMMANDS: dict[str, list[str]] = {
     "sweep": ["sweep", "--data", f"{EX}/summarization/news_en.jsonl", "--n", "5,10,20,30",
               "--summarizer", "lead,textrank,random", "--no-bertscore"],
     "topics_en": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--corpus", f"{EX}/topics/corpus_en.txt",
-                  "--ratings", f"{EX}/topics/ratings_en.csv", "--sis", "0.75", "--pairs", "3"],
+                  "--ratings", f"{EX}/topics/ratings_en.csv", "--pairs", "3"],
     "topics_ko": ["topics", "--topics", f"{EX}/topics/topics_ko.json", "--pairs", "4", "--allow-english-model"],
     # ABSA: run directories copied to {absa}; scorecards first (below), then these
     "absa_seed42": ["absa", "aggregate", "{absa}/cr_demo__seed42_proposed"],

@@ -90,3 +90,16 @@ def test_several_files_each_answer_in_the_contents(real):
     assert f"METEOR 1.5 {caption['metrics'][prim]:.4f} against the baseline" in toc
     assert f"Overall {real.json('topics_en')['metrics']['overall']:.4f}" in toc
     assert toc.count("Best on") == 1 and "tuple F1" in toc
+
+
+def test_topics_answer_leads_with_a_measure_written_with_parameters(real):
+    """`scorekit topics -m "overall(sis=0.75)"` keys Overall as written: the answer still leads
+    with it (before sc), as it does with a plain `overall`."""
+    import copy
+
+    data = copy.deepcopy(real.json("topics_en"))
+    m = data["metrics"]
+    data["metrics"] = {("overall(sis=0.75)" if k == "overall" else k): v for k, v in m.items()}
+    text = visible_text(answer_of(render_report([data])))
+    lead = text.index("overall(sis=0.75)")
+    assert f"{m['overall']:.4f}" in text[lead:lead + 40] and lead < text.index("semantic coherence")

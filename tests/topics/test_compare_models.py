@@ -26,8 +26,8 @@ def _vectors(topics, seed):
     return [rng.normal(size=(len(t), 8)) for t in topics.topics]
 
 
-def _model(topics, name, seed):
-    return evaluate_topics(topics.topics, names=topics.names, word_vectors=_vectors(topics, seed), corpus=CORPUS,
+def _model(topics, name, seed, corpus=CORPUS):
+    return evaluate_topics(topics.topics, names=topics.names, word_vectors=_vectors(topics, seed), corpus=corpus,
                            name=name, n_resamples=200)
 
 
@@ -72,6 +72,49 @@ def test_rows_paired_when_topics_match_unpaired_otherwise_and_holm():
                                            n_resamples=500, seed=3).p_value
     assert sc_a2["difference"] == pytest.approx(sc_a2["value"] - sc_a2["baseline_value"], abs=1e-12)
     json.dumps(doc, allow_nan=False)   # the JSON a report reads
+
+
+def test_holm_family_is_per_measure_over_the_models_as_in_stats_compare():
+    """The project's one Holm family (stats.compare.HOLM_FAMILY): a measure's corrected p depends
+    only on that measure's rows, not on how many other measures are compared, and equals
+    stats.compare.compare's on the same paired rows."""
+    from scorekit.stats.compare import HOLM_FAMILY, compare
+    from scorekit.stats.significance import holm_bonferroni
+
+    with_corpus = [_model(A, "a", 0), _model(B, "b", 1), _model(A, "a2", 2), _model(A, "a3", 4)]
+    without = [_model(A, "a", 0, None), _model(B, "b", 1, None), _model(A, "a2", 2, None), _model(A, "a3", 4, None)]
+    many = compare_topic_models(with_corpus, n_resamples=400, seed=5)["comparison"]
+    few = compare_topic_models(without, n_resamples=400, seed=5)["comparison"]
+    assert many["family"] == few["family"] == HOLM_FAMILY and many["correction"] == "holm"
+    assert {r["measure"] for r in many["rows"]} == {"sc", "sd_avg", "npmi", "c_v", "u_mass"}
+    assert {r["measure"] for r in few["rows"]} == {"sc", "sd_avg"}
+    for measure in ("sc", "sd_avg"):
+        m = [(r["system"], r["p_value"], r["p_adjusted"]) for r in many["rows"] if r["measure"] == measure]
+        f = [(r["system"], r["p_value"], r["p_adjusted"]) for r in few["rows"] if r["measure"] == measure]
+        assert m == f and len(m) == 3, measure
+    for measure in {r["measure"] for r in many["rows"]}:   # Holm over exactly this measure's systems
+        fam = [r for r in many["rows"] if r["measure"] == measure]
+        assert [r["p_adjusted"] for r in fam] == list(holm_bonferroni([r["p_value"] for r in fam]))
+    # models with the same topics: the per-topic columns are per-item values, so stats.compare
+    # pairs them itself; the same rows get the same raw and corrected p
+    same = [with_corpus[0], with_corpus[2], with_corpus[3]]
+    ours = compare_topic_models(same, n_resamples=400, seed=5)["comparison"]["rows"]
+    theirs = compare([m.to_dict() for m in same], method="randomization", metrics=["sc", "npmi"],
+                     n_resamples=400, seed=5)["rows"]
+    for t in theirs:
+        o = next(r for r in ours if r["system"] == t["system"] and r["measure"] == t["measure"])
+        assert (o["p_value"], o["p_adjusted"], o["significant"]) == (t["p_value"], t["p_adjusted"], t["significant"])
+        assert o["value"] == pytest.approx(t["value"], abs=1e-12)
+        assert o["improvement_pct"] == pytest.approx(t["improvement_pct"], abs=1e-9)
+
+
+def test_change_is_relative_to_the_absolute_baseline():
+    """u_mass is negative and higher is better: a rise shows as a positive change."""
+    doc = compare_topic_models([_model(A, "a", 0), _model(B, "b", 1)], n_resamples=200, seed=1)
+    for r in doc["comparison"]["rows"]:
+        want = (r["value"] - r["baseline_value"]) / abs(r["baseline_value"]) * 100
+        assert r["improvement_pct"] == pytest.approx(want, rel=1e-12), r["measure"]
+    assert any(r["baseline_value"] < 0 for r in doc["comparison"]["rows"])
 
 
 def test_one_model_or_duplicate_names_refused():

@@ -29,7 +29,7 @@ def _text(batch: TopicBatch, fn, everything: bool = True) -> TopicBatch:
     return TopicBatch([[fn(w) for w in t] for t in batch.topics], batch.word_vectors, batch.names,
                       None if batch.texts is None else [[fn(w) if everything else w for w in d] for d in batch.texts],
                       None if batch.corpus_topics is None else [[fn(w) for w in t] for t in batch.corpus_topics],
-                      batch.topn, batch.topn_cut)
+                      batch.first_in_vocab)
 
 
 TOPICS = Shape("topic set", size=len, slice=lambda b, a, c: b.slice(a, c), text=_text)
@@ -48,7 +48,7 @@ def topic_sets(draw, corpus: bool = False):
     if corpus:   # every word occurs; few word types, long documents (gensim's window quirks)
         texts = [list(rng.choice(WORDS, int(rng.integers(3, 30)))) for _ in range(int(rng.integers(2, 7)))]
         texts.append(list(WORDS))
-    return TopicBatch(topics, vectors, texts=texts, corpus_topics=topics if corpus else None, topn=3)
+    return TopicBatch(topics, vectors, texts=texts, corpus_topics=topics if corpus else None)
 
 
 P = SemanticParams(threshold_edge=0.2, gamma_overlap=0.6, alpha_vd=0.3, beta_cd=0.7, w_sc=0.5, w_sd=0.3,
@@ -76,7 +76,7 @@ def coherence_oracle(b):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cm = CoherenceModel(topics=b.topics, texts=b.texts, dictionary=Dictionary(b.texts), coherence=measure,
-                                topn=b.topn, processes=1)
+                                topn=3, processes=1)
             items[key] = list(cm.get_coherence_per_topic())
             corpus[key] = float(cm.get_coherence())
     return corpus, items
@@ -99,7 +99,7 @@ HARNESS_CASES = [
     case("cd", semantic_oracle(["cd"])),
     case("semdiv", semantic_oracle(["semdiv"]), single_na=("semdiv",)),
     case("overall", semantic_oracle(["overall"]), single_na=("overall",), rel=1e-8),
-    case("coherence", coherence_oracle, corpus=True, rel=1e-9),
+    case("coherence", coherence_oracle, corpus=True, rel=1e-9, params={"topn": 3}),
     case("topic_diversity", diversity_oracle, params={"topk": 2}),
 ]
 test_harness = harness_test(HARNESS_CASES)
@@ -113,7 +113,7 @@ def test_nfd_keywords_against_an_nfc_corpus_find_their_words():
     import unicodedata
 
     b = TopicBatch([["경제", "시장"], ["주식", "영화"]], [np.eye(2), np.eye(2)[::-1]],
-                   texts=[["경제", "시장", "주식"], ["영화", "주식"]], topn=None)
+                   texts=[["경제", "시장", "주식"], ["영화", "주식"]])
     nfd = dataclasses.replace(b, topics=[[unicodedata.normalize("NFD", w) for w in t] for t in b.topics])
     m = REGISTRY.metric_class("topics", "coherence")()
     assert m(nfd) == m(b) and all(np.isfinite(v) for v in m(b).values())

@@ -40,7 +40,9 @@ def random_set(seed: int, n: int):
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 9), size=st.integers(1, 4), corpus=st.booleans())
 def test_random_topic_sets_forked_equal_one_process(seed, n, size, corpus):
     topics, vectors = random_set(seed, n)
-    kw = dict(word_vectors=vectors, corpus=CORPUS if corpus else None, topn=3, topk=2, sis=0.5 if seed % 2 else None)
+    ms = ["sc", "sd", "cd", "semdiv", "overall(sis=0.5)" if seed % 2 else "overall"]
+    kw = dict(word_vectors=vectors, corpus=CORPUS if corpus else None,
+              metrics=ms + (["coherence(topn=3)", "topic_diversity(topk=2)"] if corpus else []))
     one = evaluate_topics(topics, **kw)
     same(one, evaluate_topics(topics, engine=Forked(workers=2, items_per_shard=size), **kw))
 
@@ -51,12 +53,12 @@ def test_topn_cut_is_decided_by_the_whole_set_on_every_shard():
     topics = [["car", "road", "engine", "bank"], ["bank", "loan"], ["stock", "market"],
               ["code", "software", "computer", "market"]]
     vectors = [np.eye(len(t), 4) for t in topics]
-    one = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, topn=3)
-    forked = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, topn=3,
+    one = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, metrics=["coherence(topn=3)"])
+    forked = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, metrics=["coherence(topn=3)"],
                              engine=Forked(workers=2, items_per_shard=2))
     same(one, forked)
-    uncut = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, topn=None)
-    assert uncut.per_item[3]["c_v"] != one.per_item[3]["c_v"]   # the cut changed topic 4
+    uncut = evaluate_topics(topics, word_vectors=vectors, corpus=CORPUS, metrics=["coherence"])   # topn 20
+    assert uncut.per_item[3]["c_v"] != one.per_item[3]["c_v(topn=3)"]   # the cut changed topic 4
 
 
 @pytest.mark.parametrize("form", ["NFC", "NFD"])

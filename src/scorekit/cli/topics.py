@@ -12,9 +12,10 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import SEED, count, finite, layers, parse_floats, resamples, usage_error
+from scorekit.cli._types import SEED, count, layers, resamples
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
+from scorekit.cli.metric_options import MetricsOption
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -31,6 +32,8 @@ def _nullable(x):
                epilog=example("scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv \\",
                               "    --report topics.html",
                               "scorekit topics --topics lda=lda.json --topics ctm=ctm.json --corpus corpus.txt -o cmp.json",
+                              "scorekit topics --topics topics.json --corpus corpus.txt \\",
+                              "    -m \"sc(threshold_edge=0.2),sd,cd,semdiv,overall(sis=0.75),coherence,topic_diversity(topk=5)\"",
                               heading="Examples:"))
 @click.option("--topics", "topics_paths", required=True, multiple=True, metavar="[NAME=]FILE",
               help="Topics JSON: a list of keyword lists, or {name: [keywords]}. Repeat it to rank several "
@@ -39,9 +42,6 @@ def _nullable(x):
               help="Ratings CSV (topic,rater1,rater2,... or topic,rater,score) for the meta-evaluation.")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
               help="Reference corpus, one document per line: adds npmi, c_v, u_mass, topic_diversity.")
-@click.option("--sis", type=finite(), default=None,
-              help="Semantic Integration Score for Overall (the spec never defines it; without it Overall "
-                   "leaves the lambda*SIS term out).")
 @click.option("--model", "model", type=str, default=None,
               help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
 @click.option("--num-layers", type=layers(0), default=None,
@@ -50,17 +50,11 @@ def _nullable(x):
               help="Embed Korean keywords with a model that cannot read Hangul (refused by default).")
 @click.option("--tokenizer", type=click.Choice(["auto", "kiwi", "regex", "whitespace"]), default="auto",
               show_default=True, help="How the corpus is tokenised (auto: Kiwi for Hangul, else \\w+ lower-cased).")
-@click.option("--threshold-edge", type=finite(-1, 1), default=0.3, show_default=True,
-              help="Keyword graph edge threshold on cosine similarity, in [-1, 1].")
-@click.option("--damping", type=finite(0, 1, min_open=True, max_open=True), default=0.85, show_default=True,
-              help="PageRank damping, in (0, 1).")
-@click.option("--gamma", "gamma_overlap", type=finite(0, 1), default=0.7, show_default=True,
-              help="SD's overlap weight gamma_direct, in [0, 1].")
-@click.option("--semdiv-weights", default="0.5,0.5", show_default=True, help="alpha,beta of SemDiv = a*VD + b*CD.")
-@click.option("--overall-weights", default="0.4,0.4,0.2,0.2", show_default=True,
-              help="Weights of SC, SD_avg, SemDiv, SIS in Overall.")
-@click.option("--topn", type=count(1), default=20, show_default=True, help="gensim's topn for the coherence anchors.")
-@click.option("--topk", type=count(1), default=10, show_default=True, help="Top-k words per topic for topic diversity.")
+@click.option("--metrics", "-m", default=None, cls=MetricsOption, family="topics",
+              lead="Comma-separated measures, parameters in parentheses, keyed as written: "
+                   "\"sc(threshold_edge=0.2),sd(gamma_overlap=0.5),cd,semdiv,overall(sis=0.75)\" (default: "
+                   "sc,sd,cd,semdiv,overall; with --corpus also coherence,topic_diversity). SemDiv and Overall "
+                   "are derived with their own parameters (overall(threshold_edge=0.2) too).")
 @click.option("--grid", is_flag=True, help=_GRID_HELP)
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
@@ -70,30 +64,24 @@ def _nullable(x):
               help="Seed of the bootstrap resampling.")
 @engine_options
 @output_options
-def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, allow_english_model, tokenizer, threshold_edge, damping,
-            gamma_overlap, semdiv_weights, overall_weights, topn, topk, grid, max_pairs, n_resamples,
-            seed, engine, address, output, fmt, quiet):
+def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_english_model, tokenizer, metrics,
+            grid, max_pairs, n_resamples, seed, engine, address, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass).
 
     With several --topics, every model is scored alike, ranked on every measure (with bootstrap
     CIs over its topics) and compared with the first: per-topic measures get a difference with its
     CI and a p-value (paired over topics when the models share topic ids, else a two-sample
-    permutation test), Holm-corrected.
+    permutation test), Holm-corrected per measure over the models compared with the first.
     """
     from scorekit.errors import ScorekitError
     from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.topics.evaluate import evaluate_topics
-    from scorekit.topics.semantic import SemanticParams
+    from scorekit.engine.driver import plan
+    from scorekit.metrics.registry import split_specs
 
-    def weights(text: str, n: int, what: str) -> list[float]:
-        return parse_floats(text, n, f"--{what}")
-
-    a_vd, b_cd = weights(semdiv_weights, 2, "semdiv-weights")
-    w_sc, w_sd, w_semdiv, w_sis = weights(overall_weights, 4, "overall-weights")
-    if not 0 < damping < 1:
-        raise usage_error(f"--damping must be between 0 and 1, got {damping}")
-    params = SemanticParams(threshold_edge=threshold_edge, damping=damping, gamma_overlap=gamma_overlap,
-                            alpha_vd=a_vd, beta_cd=b_cd, w_sc=w_sc, w_sd=w_sd, w_semdiv=w_semdiv, w_sis=w_sis)
+    specs = split_specs(metrics) if metrics else None
+    if specs is not None:
+        plan("topics", specs)   # a misspelt measure or parameter: one line, before any file is read
     models = _named_models(topics_paths)
     if len(models) > 1 and ratings_path:
         raise ScorekitError("--ratings rates the topics of one model: give it with a single --topics")
@@ -117,8 +105,8 @@ def command(topics_paths, ratings_path, corpus_path, sis, model, num_layers, all
             if corpus_path:
                 inputs["corpus"] = str(corpus_path)
             results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
-                                           params=params, sis=sis, corpus=corpus, tokenizer=tokenizer, topn=topn,
-                                           topk=topk, ratings=ratings, grid=grid, n_resamples=n_resamples,
+                                           metrics=specs, corpus=corpus, tokenizer=tokenizer,
+                                           ratings=ratings, grid=grid, n_resamples=n_resamples,
                                            seed=seed, name=name, inputs=inputs, num_layers=num_layers,
                                            allow_english_model=allow_english_model, engine=eng))
     if len(results) == 1:
@@ -193,7 +181,8 @@ def _print_models(doc: dict, fmt: str) -> None:
 def _print(result, fmt: str, max_pairs: int) -> None:
     m = result.metrics
     print_table(["metric", "value"], [[k, _nullable(v)] for k, v in m.items()], fmt, title="Topic metrics")
-    cols = [c for c in ("sc", "sd", "npmi", "c_v", "u_mass", "rating") if any(c in r for r in result.per_item)]
+    lists = ("id", "keywords", "pagerank", "cos_to_topic")   # the per-topic columns, keyed as written
+    cols = list(dict.fromkeys(k for r in result.per_item for k in r if k not in lists))
     rows = [[r["id"], _short(r["keywords"])] + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
     print_table(["topic", "keywords"] + cols, rows, fmt, title="Per topic (sd = mean SD to the other topics)")
     pairs = result.extra["pairs"][:max_pairs] if max_pairs > 0 else []

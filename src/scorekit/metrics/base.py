@@ -94,6 +94,8 @@ class Param:
                 raise ScorekitError(f"parameter {self.name!r} must be {self.type.__name__}, got {value!r}") from None
         if out is None:
             return out
+        if self.type is float and not np.isfinite(out):   # nan passes every range check
+            raise ScorekitError(f"parameter {self.name!r} must be a finite number, got {value!r}")
         if self.choices and out not in self.choices:
             raise UnknownNameError(f"value of parameter {self.name!r}", out, [str(c) for c in self.choices])
         if self.outside(out):

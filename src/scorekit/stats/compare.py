@@ -37,10 +37,11 @@ HOLM_FAMILY = "per measure, over the systems compared with the baseline"
 
 
 def improvement_pct(value: float, baseline: float) -> float:
-    """(value - baseline) / baseline * 100; +inf/-inf when the baseline is 0, 0 when both are."""
+    """(value - baseline) / |baseline| * 100 (so a rise is positive for a negative baseline too,
+    as UMass's); +inf/-inf when the baseline is 0, 0 when both are."""
     if baseline == 0:
         return 0.0 if value == 0 else math.copysign(math.inf, value)
-    return (value - baseline) / baseline * 100.0
+    return (value - baseline) / abs(baseline) * 100.0
 
 
 def _finite(x: Any) -> float | None:

@@ -45,16 +45,16 @@ class TopicBatch:
     """A topic set to score: keywords per topic, each topic's ``(|W|, d)`` keyword embeddings,
     topic names, and for the corpus anchors the tokenised reference corpus (``texts``), the
     topics as the corpus is matched (``corpus_topics``: lower-cased for the lower-casing
-    tokenizers) and gensim's ``topn`` cut (``topn_cut``, decided from the first topic of the whole
-    set and given to every shard)."""
+    tokenizers) and ``first_in_vocab``: how many words of the whole set's first topic the corpus
+    has (gensim cuts every topic to ``topn`` when that is more than ``topn``; decided for the whole
+    set and given to every shard, while ``topn`` is the coherence measure's parameter)."""
 
     topics: list[list[str]]
     word_vectors: list[np.ndarray] | None = None
     names: list[str] | None = None
     texts: list[list[str]] | None = field(default=None, repr=False)
     corpus_topics: list[list[str]] | None = None
-    topn: int | None = 20
-    topn_cut: bool | None = None
+    first_in_vocab: int | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -65,12 +65,12 @@ class TopicBatch:
             self.corpus_topics = [[nfc(w) for w in t] for t in self.corpus_topics]
         if self.texts is not None and not getattr(self.texts, "normalized", False):
             self.texts = _NfcTexts([[nfc(w) for w in doc] for doc in self.texts])
-        if self.texts is not None and self.topn_cut is None and self.topics:
+        if self.texts is not None and self.first_in_vocab is None and self.topics:
             # gensim cuts every topic to topn when its first topic, within the corpus vocabulary,
-            # is longer: decided here for the whole set, so every shard cuts alike
+            # is longer: counted here for the whole set, so every shard cuts alike
             vocab = {tok for doc in self.texts for tok in doc}
             first = (self.corpus_topics or self.topics)[0]
-            self.topn_cut = self.topn is not None and sum(w in vocab for w in first) > self.topn
+            self.first_in_vocab = sum(w in vocab for w in first)
         self.names = list(self.names) if self.names is not None else [f"t{i + 1}" for i in range(len(self.topics))]
         if self.word_vectors is not None and len(self.word_vectors) != len(self.topics):
             raise ScorekitError("one embedding matrix per topic expected")
@@ -81,7 +81,7 @@ class TopicBatch:
     def slice(self, a: int, b: int) -> "TopicBatch":
         return TopicBatch(self.topics[a:b], None if self.word_vectors is None else self.word_vectors[a:b],
                           self.names[a:b], self.texts, None if self.corpus_topics is None else self.corpus_topics[a:b],
-                          self.topn, self.topn_cut)
+                          self.first_in_vocab)
 
     def centres(self) -> np.ndarray:
         """``e_T`` of every topic (the mean of its keyword embeddings), computed once."""

@@ -312,6 +312,8 @@ class CorpusCoherence(TopicMetric):
 
     name = "coherence"
     keys = ("npmi", "c_v", "u_mass")
+    params = (Param("topn", int, 20, "gensim's topn: every topic is cut to its first topn words when the "
+                    "set's first topic has more in the corpus (decided for the whole set)", low=1),)
     key_info = {"npmi": {"doc": "NPMI coherence (gensim c_npmi, window 10), -1..1."},
                 "c_v": {"doc": "C_V coherence (gensim c_v, window 110), 0..1.", "kind": "rate"},
                 "u_mass": {"doc": "UMass coherence (gensim u_mass, document co-occurrence), <= 0."}}
@@ -327,7 +329,9 @@ class CorpusCoherence(TopicMetric):
             if not len(b):
                 cols[key] = np.zeros(0)
                 continue
-            res = coherence(topics, b.texts, measure, topn=b.topn, names=b.names, cut=b.topn_cut)
+            topn = self.values["topn"]
+            cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
+            res = coherence(topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
             cols[key] = res.per_topic
             for i, words in res.dropped.items():
                 missing[i] = words

@@ -29,37 +29,63 @@ def _undefined_coherence_notes(names, per_topic, metrics) -> list[str]:
     """Say exactly which corpus measures a topic lacks (a topic with one keyword in the corpus has
     no word pair: npmi and u_mass are null, while c_v compares the word with its own set and is
     1.0, as gensim computes it) and what that does to the model-level means."""
+    from scorekit.metrics.registry import split_name
+
     notes = []
+    asked = [k for k in per_topic if split_name(k)[0] in CORPUS_MEASURES]   # keyed as written
     for i, name in enumerate(names):
-        missing = [k for k in CORPUS_MEASURES if not np.isfinite(per_topic[k][i])]
+        missing = [k for k in asked if not np.isfinite(per_topic[k][i])]
         if not missing:
             continue
-        kept = [f"{k} = {per_topic[k][i]:.4g}" for k in CORPUS_MEASURES if k not in missing]
+        kept = [f"{k} = {per_topic[k][i]:.4g}" for k in asked if k not in missing]
         also = f"; {', '.join(kept)} (kept, and in the model's mean)" if kept else ""
         notes.append(f"topic {name!r}: fewer than two keywords in the corpus, so {'/'.join(missing)} "
                      f"{'is' if len(missing) == 1 else 'are'} null{also}")
-    nulls = [k for k in CORPUS_MEASURES if metrics.get(k) is None or not np.isfinite(metrics[k])]
+    nulls = [k for k in asked if k in metrics and (metrics[k] is None or not np.isfinite(metrics[k]))]
     if nulls:
         notes.append(f"model {'/'.join(nulls)} null: the mean over topics is undefined when a topic has "
                      "none (gensim's mean is NaN)")
     return notes
 
+DEFAULT_METRICS = ("sc", "sd", "cd", "semdiv", "overall")
+CORPUS_METRICS = ("coherence", "topic_diversity")   # added by default with a reference corpus
+_TOPIC_ONLY = ("sd",)   # a per-topic column, not a model-level measure (the model's is sd_avg)
+
+
+def _ident(m) -> tuple:
+    return type(m), tuple(sorted((k, repr(v)) for k, v in m.values.items()))
+
+
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
                     word_vectors: Sequence[np.ndarray] | None = None, model: str | None = None,
-                    embedder=None, params: SemanticParams = SemanticParams(), sis: float | None = None,
-                    corpus: Sequence[str] | None = None, tokenizer: str = "auto", topn: int | None = 20,
-                    topk: int | None = 10, ratings=None, grid: bool = False, n_resamples: int = 1000,
+                    embedder=None, metrics: Sequence[object] | None = None,
+                    corpus: Sequence[str] | None = None, tokenizer: str = "auto",
+                    ratings=None, grid: bool = False, n_resamples: int = 1000,
                     seed: int = 42, name: str | None = None, inputs: dict | None = None,
                     num_layers: int | None = None, allow_english_model: bool = False, engine=None) -> Result:
     """Score ``topics`` (keyword lists). Embeddings come from ``word_vectors`` (one ``(|W|, d)``
     matrix per topic) or are computed with all-MiniLM-L6-v2 (``model`` overrides the folder).
-    ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the meta-evaluation. The measures
-    (:mod:`scorekit.topics.metrics`) run through the one driver: ``engine`` None (this process),
+
+    ``metrics``: specs of the name grammar, parameters from each measure's declaration and results
+    keyed as written (``["sc(threshold_edge=0.2)", "overall(sis=0.75)", "topic_diversity(topk=5)"]``);
+    default :data:`DEFAULT_METRICS`, plus :data:`CORPUS_METRICS` with a ``corpus``. SemDiv and
+    Overall are derived from SC/SD/CD with their own parameters (computed once when they equal a
+    listed measure's); ``coherence(topn=10)`` sets gensim's cut. ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the
+    meta-evaluation. The measures run through the one driver: ``engine`` None (this process),
     ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
-    if sis is not None and not np.isfinite(sis):
-        raise ScorekitError(f"SIS must be a finite number, got {sis}")
+    from scorekit.engine.driver import Planned, plan, run
+    from scorekit.topics.batch import TopicBatch
+    from scorekit.topics.coherence import CorpusCoherence
+    from scorekit.topics.semantic import (ContentDiversity, Overall, SemanticCoherence, SemanticDistinctiveness,
+                                          SemanticDiversity)
+
+    specs = list(metrics) if metrics is not None else \
+        list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
+    planned = plan("topics", specs)   # validates every spec before any model is loaded
+    if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
+        raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig: dict[str, object] = {"norm": NORM}
@@ -74,13 +100,25 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         if len(word_vectors) != len(topics):
             raise ScorekitError("one embedding matrix per topic expected")
         sig["model"] = "given-vectors"
-    sig.update(params.signature_params())
-    sig["sis"] = "none" if sis is None else sis
+    for p in planned:
+        sig.update(p.metric.signature_params())
 
-    from scorekit.engine.driver import Planned, run
-    from scorekit.topics.batch import TopicBatch
-    from scorekit.topics.coherence import CorpusCoherence, TopicDiversity
-    from scorekit.topics.semantic import semantic_metrics
+    # SemDiv and Overall are derived (combine) from SC, SD and CD built with their parameters:
+    # those parts run with the plan, shared with a listed measure of the same parameters
+    computed = {_ident(p.metric): p for p in planned if not hasattr(p.metric, "combine")}
+
+    def part(m):
+        return computed.setdefault(_ident(m), Planned(m, [])).metric
+
+    derived: list[tuple[Planned, list]] = []
+    for p in planned:
+        m = p.metric
+        if isinstance(m, Overall):
+            derived.append((p, [part(m._part(SemanticCoherence)), part(m._part(SemanticDistinctiveness)),
+                                part(ContentDiversity())]))
+        elif isinstance(m, SemanticDiversity):
+            derived.append((p, [part(SemanticDistinctiveness(gamma_overlap=m.values["gamma_overlap"])),
+                                part(ContentDiversity())]))
 
     texts = lowered = None
     if corpus is not None:
@@ -88,25 +126,52 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered, topn)
-    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
-    own = [sc_m, sd_m, cd_m] + ([CorpusCoherence(), TopicDiversity(topk=topk)] if corpus is not None else [])
-    planned = [Planned(m, [(k, k) for k in m.result_keys()]) for m in own]
-    scored = run(planned, batch, engine)
-    metrics: dict[str, float] = {k: scored.metrics[k] for k in ("sc", "sd_avg", "vd", "cd")}
-    metrics["semdiv"] = semdiv_m.combine(metrics)
-    metrics["overall"] = overall_m.combine(metrics)
-    sc_stats = scored.stats[id(sc_m)]
-    dist = sd_m.detail(scored.stats[id(sd_m)])
-    per_topic: dict[str, np.ndarray] = {"sc": scored.per_item["sc"], "sd": dist.per_topic}
-    notes = semantic_notes(sis, params, len(topics))
+    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered)
+    scored = run(list(computed.values()), batch, engine)
+    derived_values: dict[str, float] = {}
+    for p, parts in derived:
+        values: dict[str, float] = {}
+        for m in parts:
+            values.update(m.score(scored.stats[id(m)]))
+        m = p.metric
+        if isinstance(m, Overall):
+            values["semdiv"] = m._part(SemanticDiversity).combine(values)
+        for key, label in p.keys:
+            derived_values[label] = m.combine(values)
+    metrics_out: dict[str, float] = {}
+    per_topic: dict[str, np.ndarray] = {}
+    for p in planned:
+        for key, label in p.keys:
+            if label in derived_values:
+                metrics_out[label] = derived_values[label]
+                continue
+            if label in scored.per_item:
+                per_topic[label] = scored.per_item[label]
+            if key not in _TOPIC_ONLY:
+                metrics_out[label] = scored.metrics[label]
+    metrics = metrics_out
+
+    def first(cls):
+        return next((p.metric for p in computed.values() if type(p.metric) is cls), None)
+
+    # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
+    values: dict[str, object] = {}
+    for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
+        m = next((p.metric for p in planned if type(p.metric) is cls), None)
+        values.update(m.values if m is not None else {})
+    from dataclasses import fields
+
+    params = SemanticParams(**{f.name: values[f.name] for f in fields(SemanticParams) if f.name in values})
+    ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
+    sis = ov.values["sis"] if ov is not None else None
+    sd_m, sc_m = first(SemanticDistinctiveness), first(SemanticCoherence)
+    dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None
+    notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
+    cc = first(CorpusCoherence)
     if corpus is not None:
-        for key in CORPUS_MEASURES:
-            metrics[key] = scored.metrics[key]
-            per_topic[key] = scored.per_item[key]
-        metrics["topic_diversity"] = scored.metrics["topic_diversity"]
-        sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10", "topn": topn, "td_topk": topk})
-        dropped = scored.stats[id(own[3])].columns["dropped"]
+        sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
+    if cc is not None:
+        dropped = scored.stats[id(cc)].columns["dropped"]
         for i, words in enumerate(dropped):
             if not words:
                 continue
@@ -120,19 +185,21 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         row: dict[str, object] = {"id": names[i], "keywords": words}
         for key, vals in per_topic.items():
             row[key] = float(vals[i])
-        row["pagerank"] = [float(x) for x in sc_stats.columns["pagerank"][i]]
-        row["cos_to_topic"] = [float(x) for x in sc_stats.columns["cos_to_topic"][i]]
+        if sc_m is not None:
+            sc_stats = scored.stats[id(sc_m)]
+            row["pagerank"] = [float(x) for x in sc_stats.columns["pagerank"][i]]
+            row["cos_to_topic"] = [float(x) for x in sc_stats.columns["cos_to_topic"][i]]
         rows.append(row)
 
     extra: dict[str, object] = {
         "pairs": [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
-                  for i, j, s, c, o in dist.lowest],
-        "n_pairs": dist.n_pairs,
+                  for i, j, s, c, o in dist.lowest] if dist is not None else [],
+        "n_pairs": dist.n_pairs if dist is not None else 0,
         "params": asdict(params),
         "sis": sis,
         "notes": notes,
     }
-    if dist.n_pairs > len(extra["pairs"]):
+    if dist is not None and dist.n_pairs > len(extra["pairs"]):
         notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {dist.n_pairs} kept")
 
     meta: dict[str, object] = {}
@@ -156,7 +223,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
     if grid:
-        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(scored.stats[id(sd_m)].columns["centre"], topics,
+        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(batch.centres(), topics,
                                                                rating=rating, rated=rated)]
         meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(word_vectors, params=params,
                                                                        rating=rating, rated=rated)]
@@ -173,6 +240,16 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 PER_TOPIC_OF = {"sc": "sc", "sd_avg": "sd", "npmi": "npmi", "c_v": "c_v", "u_mass": "u_mass"}
 
 
+def _per_topic_column(key: str) -> str | None:
+    """The per-topic column of a model-level key as written: ``sd_avg(gamma_overlap=0.5)`` ->
+    ``sd(gamma_overlap=0.5)``; None for a set-level measure."""
+    from scorekit.metrics.registry import MetricSpec
+
+    spec = MetricSpec(key)
+    col = PER_TOPIC_OF.get(spec.name)
+    return None if col is None else spec.label(col)
+
+
 def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, seed: int = 42,
                          alpha: float = 0.05, confidence: float = 0.95) -> dict[str, object]:
     """Several topic models scored alike (:func:`evaluate_topics`, one :class:`Result` each),
@@ -184,12 +261,15 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     * ``comparison.rows``: per other model and per-topic measure, the difference of the means
       against the baseline with a bootstrap CI (topics resampled within each model) and a
       two-sided p-value — a paired randomization test over topics when both models have the same
-      topic ids, else a two-sample permutation test — Holm–Bonferroni across all rows.
+      topic ids, else a two-sample permutation test — corrected with the project's one Holm
+      family (:data:`scorekit.stats.compare.HOLM_FAMILY`: per measure, over the models compared
+      with the baseline), so a measure's corrected p does not depend on the other measures.
 
-    Returns the multi-run JSON document (``runs``, ``comparison``, ``ranking``)."""
+    Returns the one multi-run JSON document (:mod:`scorekit.stats.compare`) with ``ranking`` added."""
     from scorekit.metrics import describe
     from scorekit.stats.bootstrap import bootstrap_mean_ci
-    from scorekit.stats.significance import holm_bonferroni, paired_test, unpaired_test
+    from scorekit.stats.compare import _finite, correct, document, row as comparison_row
+    from scorekit.stats.significance import paired_test, unpaired_test
 
     if len(results) < 2:
         raise ScorekitError("comparing topic models needs at least two")
@@ -210,8 +290,8 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
         for r in results:
             v = r.metrics.get(key)
             e: dict[str, object] = {"model": r.name, "value": v if v is not None and np.isfinite(v) else None}
-            if key in PER_TOPIC_OF:
-                _, lo, hi = bootstrap_mean_ci(column(r, PER_TOPIC_OF[key]), n_resamples=n_resamples,
+            if _per_topic_column(key) is not None:
+                _, lo, hi = bootstrap_mean_ci(column(r, _per_topic_column(key)), n_resamples=n_resamples,
                                               confidence=confidence, seed=seed)
                 e.update(ci_low=lo if np.isfinite(lo) else None, ci_high=hi if np.isfinite(hi) else None)
             entries.append(e)
@@ -226,8 +306,9 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     rng = np.random.default_rng(seed)
     for r in results[1:]:
         same_topics = [row["id"] for row in r.per_item] == [row["id"] for row in base.per_item]
-        for key, col in PER_TOPIC_OF.items():
-            if key not in keys:
+        for key in keys:
+            col = _per_topic_column(key)
+            if col is None:
                 continue
             if same_topics:   # the same topics under two settings: paired over topics
                 a = np.array([row.get(col, np.nan) for row in r.per_item], dtype=np.float64)
@@ -250,22 +331,17 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
                 lo, hi = (float(x) for x in np.quantile(diffs, [q, 1 - q]))
                 diff = float(a.mean() - b.mean())
                 test = "two-sample permutation over topics"
-            va, vb = float(b.mean()), float(a.mean())
-            rows.append({"system": r.name, "measure": key, "test": test, "value": vb, "baseline_value": va,
-                         "difference": diff, "ci_low": lo, "ci_high": hi,
-                         "improvement_pct": (vb - va) / abs(va) * 100 if va else None,
-                         "p_value": float(t.p_value), "n": int(a.size), "n_baseline": int(b.size)})
-    adjusted = holm_bonferroni([float(row["p_value"]) for row in rows]) if rows else []
-    for row, padj in zip(rows, adjusted):
-        row["p_adjusted"] = float(padj)
-        row["significant"] = bool(padj < alpha)
-    sigs = {r.signature for r in results}
-    return {"task": "topics", "metrics": dict(base.metrics), "signature": base.signature,
-            "runs": [r.to_dict() for r in results],
-            "ranking": ranking,
-            "comparison": {"baseline": base.name, "method": "randomization", "alpha": alpha,
-                           "confidence": confidence, "n_resamples": n_resamples, "seed": seed, "rows": rows,
-                           "signatures_differ": len(sigs) > 1}}
+            rows.append(comparison_row(str(r.name), key, float(a.mean()), float(b.mean()), t, test, int(a.size))
+                        | {"difference": diff, "ci_low": lo, "ci_high": hi, "n_baseline": int(b.size)})
+    correct(rows, alpha)   # the one Holm family: per measure, over the models compared with the baseline
+    for r in rows:
+        r["improvement_pct"] = _finite(r["improvement_pct"])
+    doc = document("topics", [r.to_dict() for r in results], test="randomization", alpha=alpha, rows=rows,
+                   signature=base.signature, n_shared=min((int(r["n"]) for r in rows), default=0))
+    doc["ranking"] = ranking
+    doc["comparison"].update(confidence=confidence, n_resamples=n_resamples, seed=seed,
+                             signatures_differ=len({r.signature for r in results}) > 1)
+    return doc
 
 
 __all__ = ["compare_topic_models", "evaluate_topics"]

@@ -276,7 +276,7 @@ def semantic_notes(sis: float | None, params: SemanticParams, n_topics: int) -> 
     """What a reader of the semantic measures must know: Overall without SIS, one topic."""
     notes = []
     if sis is None:
-        notes.append("SIS is not defined by the spec and was not given (--sis): overall = "
+        notes.append("SIS is not defined by the spec and was not given (overall(sis=X)): overall = "
                      f"{params.w_sc}*sc + {params.w_sd}*sd_avg + {params.w_semdiv}*semdiv, "
                      "without the lambda*SIS term")
     if n_topics < 2:

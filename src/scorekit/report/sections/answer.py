@@ -428,14 +428,17 @@ def rl_answer(doc: Doc) -> str:
 # ----------------------------------------------------------------------------------- topics
 @answer("topics")
 def topics_answer(doc: Doc) -> str:
+    from scorekit.metrics.registry import split_name
+
     order = ("overall", "sc", "sd_avg", "semdiv", "npmi", "c_v", "u_mass", "topic_diversity", "vd", "cd")
     names = doc.metric_names()
-    keys = [k for k in order if k in names] + [k for k in names if k not in order]
+    base = {k: split_name(k)[0] for k in names}   # "overall(sis=0.75)" is an overall, keyed as written
+    keys = sorted(names, key=lambda k: order.index(base[k]) if base[k] in order else len(order))
     if doc.multi:
         return ranked_runs(doc, keys[:TILES])
     m = _metrics(doc)
     n = len(doc.runs[0].get("per_item") or [])
-    lead = [k for k in ("overall", "sc", "sd_avg") if is_number(m.get(k))]
+    lead = [k for b in ("overall", "sc", "sd_avg") for k in keys if base[k] == b and is_number(m.get(k))][:3]
     said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
     return (headline((f"{said} over " if said else "") + (f"{n} topics of " if n else "")
                      + f"<b>{text_html(doc.run_name(0))}</b>.")
