@@ -370,11 +370,21 @@ def _bsum(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
 
 def _upto(qi: np.ndarray, pos: np.ndarray, weights: np.ndarray, q: np.ndarray, cut: np.ndarray) -> np.ndarray:
     """For each pair (``q[i]``, ``cut[i]``): the sum of ``weights`` over the rows of query q with
-    pos < cut (segment prefix sums looked up by binary search on (query, position) keys)."""
+    pos < cut ((query, position) pairs are unique). Each query's prefix sums run in rank order
+    from 0 on a dense (query x position) table, so a query's value does not depend on the other
+    queries in the batch (shards give the whole's numbers bit for bit); beyond 2**25 cells, global
+    prefix sums looked up by binary search (the same to a few ulps)."""
     q = np.asarray(q, np.int64)
     cut = np.asarray(cut, np.int64)
     if not len(qi):
         return np.zeros(len(q))
+    n_q = int(max(int(qi.max()), int(q.max()) if len(q) else 0)) + 1
+    width = int(pos.max()) + 1
+    if n_q * (width + 1) <= 1 << 25:
+        table = np.zeros((n_q, width + 1))
+        table[qi, np.asarray(pos, np.int64) + 1] = weights
+        np.cumsum(table, axis=1, out=table)
+        return table[q, np.clip(cut, 0, width)]
     span = int(pos.max()) + 2
     key = qi.astype(np.int64) * span + pos
     order = np.argsort(key, kind="stable")
