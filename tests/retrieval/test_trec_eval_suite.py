@@ -11,8 +11,8 @@ after the run name (``results.trunc``).
 
 Every measure is compared on every line, ``iprec_at_recall`` and ``11pt_avg`` included (scorekit
 takes trec_eval 10's cut-off ``lround(L·R)`` for trec_eval's names; ``iprec_v9`` / ``IPrec`` keep
-trec_eval 9's, which pytrec_eval computes). The lines scorekit does not print: ``relstring`` (the
-first grades as text, not a measure) and, in ``out.test.meas_params``, the measures given lists of
+trec_eval 9's, which pytrec_eval computes), and ``relstring`` (the first grades as text; ``-m
+relstring.20`` in ``out.test.aql``). The lines scorekit does not print: in ``out.test.meas_params``, the measures given lists of
 coefficients or gains (``utility.2,-1,0,0``, ``11pt_avg..25,.5,.75``, ``ndcg.1=3,...``) and the
 fractional cut-off ``ndcg_cut.23.4``.
 """
@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from scorekit.cli import main
-from scorekit.retrieval.names import TREC_NOT_MEASURES
 
 DATA = Path(__file__).resolve().parent / "data" / "trec_eval"
 
@@ -44,8 +43,8 @@ def _ours(args: list[str], capsys) -> tuple[str, dict[tuple[str, str], str]]:
     return out, _parse(out)
 
 
-def _family(name: str) -> str:
-    return name.rsplit("_", 1)[0] if name[-1].isdigit() and "_" in name else name
+def wanted_lines_of(expected: str) -> list[str]:
+    return (DATA / expected).read_text().splitlines()
 
 
 CASES = [  # (trec_eval's flags as scorekit takes them, qrels, run, expected output)
@@ -55,7 +54,9 @@ CASES = [  # (trec_eval's flags as scorekit takes them, qrels, run, expected out
     (["-m", "all_trec"], "qrels.test", "results.test", "out.test.a"),
     (["-m", "all_trec"], "qrels.test", "results.test", "out.test.aq"),
     (["-m", "all_trec"], "qrels.test", "results.trunc", "out.test.aqc"),
-    (["-m", "all_trec", "--rel-threshold", "2"], "qrels.rel_level", "results.test", "out.test.aql"),
+    # trec_eval -m all_trec -mrelstring.20 -q -l2
+    (["-m", "all_trec", "-m", "relstring.20", "--rel-threshold", "2"], "qrels.rel_level", "results.test",
+     "out.test.aql"),
     # trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 -m Rprec_mult.5.0,0.2,0.35
     #   ... -mndcg_cut.10,20,23.4 -msuccess.2,5,20
     (["-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
@@ -73,28 +74,37 @@ def test_trec_eval_expected_output(flags, qrels, run, expected, capsys):
         ours = {k: v for k, v in ours.items() if k[1] == "all"}
     skipped = 0
     for (name, qid), value in want.items():
-        if _family(name) in TREC_NOT_MEASURES or "=" in name or "," in name or name == "ndcg_cut_23":
+        if "=" in name or "," in name or name == "ndcg_cut_23":
             skipped += 1
-            continue  # relstring; measures given coefficient or gain lists; the cut-off written 23.4
+            continue  # measures given coefficient or gain lists; the cut-off written 23.4
         assert (name, qid) in ours, f"{expected}: scorekit printed no {name} for {qid}"
         assert ours[(name, qid)] == value, f"{expected}: {name} {qid}: scorekit {ours[(name, qid)]}, trec_eval {value}"
     # every line scorekit printed is one trec_eval printed too (same names, same queries)
     assert set(ours) <= set(want), sorted(set(ours) - set(want))[:5]
     assert skipped <= 4 * len({q for _, q in want})   # at most four names per query left out
+    if "all_trec" in flags and per_query:   # every relstring line compared, and in trec_eval's place
+        rel = [ln for ln in text.splitlines() if ln.startswith("relstring")]
+        assert rel and rel == [ln for ln in wanted_lines_of(expected) if ln.startswith("relstring")]
+        assert text.splitlines() == wanted_lines_of(expected)
     # the layout itself: name padded to 22 columns, tab, query, tab, value
-    wanted_lines = {ln for ln in (DATA / expected).read_text().splitlines()}
+    wanted_lines = set(wanted_lines_of(expected))
     assert any(ln in wanted_lines for ln in text.splitlines())
 
 
 def test_all_trec_is_trec_eval_10s_set_in_its_order():
     """all_trec parses into exactly the measures of trec_eval 10's out.test.a, in its order
-    (runid is an output line, relstring not a measure)."""
-    from scorekit.retrieval.names import asks_runid, parse_measures
+    (runid is an output line; relstring, printed per query only, sits where out.test.aq's
+    per-query lines put it; trec_items keeps both, parse_measures leaves them out)."""
+    from scorekit.retrieval.names import RELSTRING, asks_runid, parse_measures, trec_items
 
     want = [name for name, _ in _parse((DATA / "out.test.a").read_text())]
     assert want[0] == "runid" and asks_runid("all_trec") and asks_runid(["official"])
     assert not asks_runid("map,P.5")
-    assert [k for k, _ in parse_measures("all_trec")] == [n for n in want[1:] if n not in TREC_NOT_MEASURES]
+    assert RELSTRING not in want   # without -q trec_eval prints no relstring line
+    per_q = [name for name, qid in _parse((DATA / "out.test.aq").read_text()) if qid == "301"]
+    want.insert(want.index(per_q[per_q.index(RELSTRING) - 1]) + 1, RELSTRING)
+    assert [k for k, _ in trec_items("all_trec")] == want
+    assert [k for k, _ in parse_measures("all_trec")] == [n for n in want[1:] if n != RELSTRING]
 
 
 def test_runid_line_names_the_run(capsys):

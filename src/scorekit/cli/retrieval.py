@@ -40,7 +40,8 @@ TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
               help="Comma-separated measures in ranx, ir_measures or trec_eval syntax, e.g. ndcg@10, nDCG@10, "
                    "ndcg_cut_10, AP@100, RR@10, P(rel=2)@5, R@100, Rprec, bpref, infAP, gm_map, ERR@10, "
                    "RBP(p=0.8,rel=1), Judged@10, set_F, NumRelRet, iprec_at_recall_0.50, and trec_eval's -m forms "
-                   "P.5,10,20, ndcg_cut.5,10, set_F.0.5, official, all_trec (see docs/retrieval.md). "
+                   "P.5,10,20, ndcg_cut.5,10, set_F.0.5, official, all_trec, relstring.N (--per-query - only; "
+                   "see docs/retrieval.md). "
                    "Results are keyed by the names as written (trec_eval's -m forms as trec_eval prints them). "
                    "Repeatable, as trec_eval's -m: -m P.5,10 -m map is -m P.5,10,map.")
 @click.option("--rel-threshold", type=click.IntRange(-MAX_COUNT - 1, MAX_COUNT), default=1, show_default=True,
@@ -83,7 +84,7 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     with eng or contextlib.nullcontext(), warnings.catch_warnings():
         warnings.simplefilter("ignore")    # comp.warnings are printed below, once
         comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha, n_resamples=n_resamples,
-                       seed=seed, names=list(names) or None, engine=eng)
+                       seed=seed, names=list(names) or None, engine=eng, texts=trec_layout)
     for msg in comp.warnings:
         warn(msg)
     for r in comp.results:

@@ -21,10 +21,10 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, build_result,
-                                         per_query_scores, signature)
+from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, build_result, judge,
+                                         relstrings, score, signature)
 from scorekit.retrieval.inputs import as_qrels, as_run
-from scorekit.retrieval.names import parse_measures
+from scorekit.retrieval.names import Relstring, parse_measures, trec_items
 from scorekit.stats import compare as engine
 from scorekit.stats.compare import improvement_pct  # noqa: F401  (re-exported)
 from scorekit.stats.significance import normalise_method, paired_test
@@ -41,6 +41,7 @@ class Comparison:
     alpha: float
     signature: str
     warnings: list[str] = field(default_factory=list)
+    texts: dict[str, list[str]] = field(default_factory=dict)   # the first run's relstring per query
 
     def to_dict(self) -> dict[str, Any]:
         """The multi-system JSON shape (interfaces.md): baseline metrics on top, every run,
@@ -55,23 +56,27 @@ class Comparison:
         4 decimals); queries in trec_eval's order (byte order of the ids); ``runid`` (the run's
         name) first when ``metrics`` (the ``-m`` text as written) asks for it. A measure trec_eval
         prints as a summary only (gm_map, gm_bpref, num_q) has an ``all`` line only, as in
-        trec_eval."""
+        trec_eval; ``relstring`` (when computed: :attr:`texts`) per-query lines only, quoted."""
         from scorekit.retrieval.measures import FAMILIES
         from scorekit.retrieval.names import RUNID, asks_runid
 
         res = self.results[0]
-        measures = parse_measures(metrics if metrics is not None else list(res.metrics))
-        kinds = {key: FAMILIES[m.family].kind for key, m in measures}
-        per_query = [key for key, m in measures if not FAMILIES[m.family].summary_only]
+        items = trec_items(metrics if metrics is not None else list(res.metrics))
+        kinds = {key: FAMILIES[m.family].kind for key, m in items if not isinstance(m, (Relstring, type(None)))}
+        per_query = [key for key, m in items
+                     if key in self.texts or (key in kinds and not FAMILIES[m.family].summary_only)]
 
-        def line(name: str, qid: str, value: float) -> str:
-            shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
+        def line(name: str, qid: str, value: float | str) -> str:
+            if isinstance(value, str):
+                shown = f"'{value}'"
+            else:
+                shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
             return f"{name:<22}\t{qid}\t{shown}\n"
 
-        qids, values = self.query_ids, self.per_query[res.name]
+        qids, values = self.query_ids, {**self.per_query[res.name], **self.texts}
         out = []
         for i in sorted(range(len(qids)), key=lambda i: str(qids[i]).encode("utf-8")):
-            out += [line(m, qids[i], float(values[m][i])) for m in per_query]
+            out += [line(m, qids[i], values[m][i] if m in self.texts else float(values[m][i])) for m in per_query]
         if metrics is not None and asks_runid(metrics):
             out.append(f"{RUNID:<22}\tall\t{res.name}\n")
         out += [line(m, "all", float(v)) for m, v in res.metrics.items()]
@@ -103,17 +108,22 @@ def _unique_names(runs) -> list[str]:
 def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None = None,
             rel_threshold: int = 1, *, test: str = "t", alpha: float = 0.05,
             n_resamples: int = 10000, seed: int = 42, names: Sequence[str] | None = None,
-            engine: Any = None) -> Comparison:
+            engine: Any = None, texts: bool = False) -> Comparison:
     """Score every run, compare each with the first. ``test``: ``t`` | ``randomization`` |
     ``wilcoxon`` | ``bootstrap``. With a started Ray ``engine`` each run (a file, a folder of
-    shards or a glob) is scored on Ray as hash-partitioned shards; the numbers are the same."""
+    shards or a glob) is scored on Ray as hash-partitioned shards; the numbers are the same.
+    ``texts``: also take trec_eval's ``relstring`` for the first run (:attr:`Comparison.texts`,
+    for :meth:`Comparison.trec_eval_lines`; not with ``engine``, where all_trec's is left out)."""
     threshold = _check_threshold(rel_threshold)
     method = normalise_method(test)
     if not 0 < alpha < 1:
         raise ScorekitError(f"alpha must be between 0 and 1, got {alpha}")
     if not runs:
         raise ScorekitError("no runs to evaluate")
-    measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
+    wanted = DEFAULT_MEASURES if metrics is None else metrics
+    measures = parse_measures(wanted, texts=texts and engine is None)
+    text = (next(((k, m) for k, m in trec_items(wanted) if isinstance(m, Relstring)), None)
+            if texts and engine is None else None)   # (the name it prints, Relstring)
     q = as_qrels(qrels)
     if engine is not None:
         return _compare_sharded(engine, q, runs, metrics, measures, threshold, names, method=method,
@@ -122,9 +132,12 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
     for r, n in zip(rs, _unique_names(rs)):
         r.name = n
     index = _index(q, threshold)
-    results, per_query, warns = [], {}, []
+    results, per_query, warns, strings = [], {}, [], {}
     for r in rs:
-        scores, run_only = per_query_scores(q, r, measures, threshold, index)
+        j, run_only = judge(q, r, threshold, index)
+        scores = score(j, measures)
+        if text is not None and not strings:
+            strings = {text[0]: relstrings(j, text[1].n)}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = build_result(q, r, measures, threshold, scores, run_only)
@@ -134,8 +147,10 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
         per_query[r.name] = scores
     for w in warns:
         warnings.warn(w, stacklevel=2)
-    return compare_scored(results, per_query, q.qids.to_pylist(), measures, threshold, method=method,
+    comp = compare_scored(results, per_query, q.qids.to_pylist(), measures, threshold, method=method,
                           alpha=alpha, n_resamples=n_resamples, seed=seed, warns=warns)
+    comp.texts = strings
+    return comp
 
 
 def _compare_sharded(engine, q, runs, metrics, measures, threshold, names, **test) -> Comparison:

@@ -228,13 +228,33 @@ def per_query_scores(qrels: Qrels, run: Run, measures: Sequence, threshold: int 
     """Per-query values keyed by each measure's key (``(key, Measure)`` pairs, or Measures keyed
     by their canonical name); a measure written several ways is computed once."""
     j, run_only = judge(qrels, run, threshold, index)
+    return score(j, measures), run_only
+
+
+def score(j: Judged, measures: Sequence) -> dict[str, np.ndarray]:
+    """Every measure's per-query values on one join (see :func:`per_query_scores`)."""
     done: dict[Measure, np.ndarray] = {}
     out = {}
     for key, m in _pairs(measures):
         if m not in done:
             done[m] = m(j)
         out[key] = done[m]
-    return out, run_only
+    return out
+
+
+def relstrings(j: Judged, n: int) -> list[str]:
+    """trec_eval's ``relstring.n`` per qrels query: the first ``min(n, retrieved)`` documents in
+    ranked order, one character each: the grade 0..9, ``>`` above 9, ``-`` for a document not in
+    the query's qrels (RELVALUE_NONPOOL), ``.`` for a negative qrels grade (trec_eval makes every
+    one RELVALUE_UNJUDGED, so its ``<`` never shows); ``''`` for a query the run misses."""
+    length = np.minimum(j.n_ret, n)
+    width = int(length.max()) if len(length) else 0
+    chars = np.full((j.n_queries, max(width, 1)), ord("-"), np.uint8)
+    top = j.pos < width
+    rel = j.rel[top]
+    chars[j.qi[top], j.pos[top]] = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9),
+                                                                        ord(".")))
+    return [chars[i, :length[i]].tobytes().decode("ascii") for i in range(j.n_queries)]
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, rel_threshold: int = 1,

@@ -14,7 +14,8 @@
   ``num_nonrel_judged_ret``, ``num_q``; and trec_eval's ``-m`` syntax: ``P.5,10,20``,
   ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``, ``set_F.0.5``, a bare cut-off family (``P``:
   trec_eval's default cut-offs) and the sets ``official`` and ``all_trec`` (trec_eval 10's
-  layout, ``runid`` first; all but ``relstring``, the grades as text).
+  layout, ``runid`` first); ``relstring`` / ``relstring.N`` (trec_eval's first N grades as text:
+  not a number, printed in trec_eval's layout only, see :class:`Relstring`).
 
 Every spelling, cut-off name, default and parameter bound comes from the declarations in
 :data:`~scorekit.retrieval.measures.FAMILIES`; the only tables here are trec_eval's two sets.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics.base import Param
@@ -39,15 +41,27 @@ from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
 # another measure in scorekit (ranx's ``rbp``); "runid" is the run's name, an output line, not a
 # measure.
 RUNID = "runid"
+RELSTRING = "relstring"
 _OFFICIAL = [RUNID, "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
              "recip_rank", "iprec_at_recall", "P"]
 _ALL_TREC = _OFFICIAL + [
+    RELSTRING,
     *[f"recall.{c}" for c in FAMILIES["precision"].trec_defaults],   # bare ``recall`` is ranx's recall
     "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
     "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
     "set_F", "num_nonrel_judged_ret", ("rbp", "rbp_trec"), "rbp_resid", "unj"]
-# trec_eval's all_trec line it prints and scorekit does not (relstring: the first ten grades as text)
-TREC_NOT_MEASURES = ("relstring",)
+_RELSTRING = re.compile(r"^relstring(?:[._](?P<n>\d+))?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Relstring:
+    """trec_eval's ``relstring.N``: per query, the grades of the first ``n`` retrieved documents
+    as text, one character each (see :func:`scorekit.retrieval.evaluate.relstrings`). Not a
+    number: no mean, no JSON; only trec_eval's layout (``--per-query -``) prints it.
+    ``explicit``: named by the user, not only brought in by ``all_trec``."""
+
+    n: int = 10
+    explicit: bool = True
 _SETS = {"official": _OFFICIAL, "alltrec": _ALL_TREC}
 
 
@@ -92,7 +106,8 @@ def known_names() -> list[str]:
         if spec.trec_cut:
             out.append(f"{spec.trec_cut}.{spec.param.name if spec.param_at or spec.cutoff == 'none' else 'k,k'}")
     return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
-                  "NumRet", "NumRelRet", "P_k", "ndcg_cut_k", "map_cut_k", "recip_rank", "official", "all_trec"]
+                  "NumRet", "NumRelRet", "P_k", "ndcg_cut_k", "map_cut_k", "recip_rank", "official", "all_trec",
+                  "relstring.N"]
 
 
 def _bad(text: str, why: str) -> ScorekitError:
@@ -233,12 +248,13 @@ def _trec_measure(name: str, value: str) -> tuple[str, Measure]:
     return printed, parse_measure(printed)
 
 
-def _expand(parts: list) -> list[tuple[str, Measure | None]]:
+def _expand(parts: list, in_set: bool = False) -> list[tuple[str, Measure | Relstring | None]]:
     """trec_eval's ``-m`` syntax -> one entry per measure: ``P.5,10`` (the comma list continues
     the name before it), bare cut-off families (``P``: trec_eval's default cut-offs) and the sets
-    ``official``/``all_trec``. Any other name passes through (Measure None: parsed later)."""
+    ``official``/``all_trec``; ``relstring.N`` -> a :class:`Relstring`. Any other name passes
+    through (Measure None: parsed later)."""
     cuts = _tables()[1]
-    out: list[tuple[str, Measure | None]] = []
+    out: list[tuple[str, Measure | Relstring | None]] = []
     last: str | None = None          # the trec_eval name a bare number continues
     for part in parts:
         if isinstance(part, tuple):  # a set member trec_eval prints as part[0]
@@ -257,7 +273,12 @@ def _expand(parts: list) -> list[tuple[str, Measure | None]]:
             out.append((RUNID, None))
             continue
         if key in _SETS:
-            out += _expand(_SETS[key])
+            out += _expand(_SETS[key], in_set=True)
+            continue
+        m = _RELSTRING.match(part)
+        if m:   # trec_eval prints relstring_N when N is given, relstring for its default
+            n = _int(part, m.group("n"), "relstring's number of documents") if m.group("n") else 10
+            out.append((f"{RELSTRING}_{n}" if m.group("n") else RELSTRING, Relstring(n, not in_set)))
             continue
         if key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
             out += [_trec_measure(part, v) for v in FAMILIES[cuts[key]].trec_defaults]
@@ -271,13 +292,13 @@ def _expand(parts: list) -> list[tuple[str, Measure | None]]:
     return out
 
 
-def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
-    """``"nDCG@10,P_10,recall(rel=2)@100"`` or a list -> ``[(name as written, Measure), ...]``
-    (a name written twice counts once). trec_eval's ``-m`` forms (``P.5,10``, ``all_trec``) are
-    keyed by the names trec_eval prints (``P_5``, ``P_10``)."""
+def trec_items(names: str | Iterable) -> list[tuple[str, Measure | Relstring | None]]:
+    """Every name in order as trec_eval's layout prints it: ``(key, Measure)``, ``(runid, None)``
+    and at most one ``(relstring[_N], Relstring)`` (named again, the last N wins, at the first
+    one's place, as trec_eval's parameters do); a name written twice counts once."""
     if isinstance(names, (str, Measure)):
         names = split_specs(names) if isinstance(names, str) else [names]
-    items: list[tuple[str, Measure | None] | Measure] = []
+    items: list[tuple[str, Measure | Relstring | None] | Measure] = []
     strings: list[str] = []
     for n in list(names) + [None]:
         if isinstance(n, str):
@@ -287,20 +308,42 @@ def parse_measures(names: str | Iterable) -> list[tuple[str, Measure]]:
         strings = []
         if n is not None:
             items.append(n)
-    out: list[tuple[str, Measure]] = []
-    seen = set()
+    out: list[tuple[str, Measure | Relstring | None]] = []
+    seen: set[str] = set()
+    text_at = None
     for n in items:
-        if n == (RUNID, None):
-            continue   # the run's name: an output line (see asks_runid), not a measure
         if isinstance(n, Measure):
             key, meas = n.name, n
         else:
             key, meas = n
-            meas = meas if meas is not None else parse_measure(key)
+            if isinstance(meas, Relstring):
+                if text_at is None:
+                    text_at = len(out)
+                    out.append((key, meas))
+                else:
+                    old = out[text_at][1]
+                    out[text_at] = (key, replace(meas, explicit=meas.explicit or old.explicit))
+                continue
+            meas = meas if meas is not None or key == RUNID else parse_measure(key)
         if key not in seen:
             seen.add(key)
             out.append((key, meas))
-    if not out:
+    return out
+
+
+def parse_measures(names: str | Iterable, *, texts: bool = False) -> list[tuple[str, Measure]]:
+    """``"nDCG@10,P_10,recall(rel=2)@100"`` or a list -> ``[(name as written, Measure), ...]``
+    (a name written twice counts once). trec_eval's ``-m`` forms (``P.5,10``, ``all_trec``) are
+    keyed by the names trec_eval prints (``P_5``, ``P_10``). ``runid`` and ``relstring`` are not
+    measures and are left out; ``relstring`` named by the user is refused unless ``texts`` (the
+    caller prints trec_eval's layout, see :func:`trec_items`), then it alone is enough."""
+    items = trec_items(names)
+    text = next((m for _, m in items if isinstance(m, Relstring)), None)
+    if text is not None and text.explicit and not texts:
+        raise ScorekitError("measure 'relstring' (the first grades as text) is printed only in "
+                            "trec_eval's layout: add --per-query - (without --engine ray)")
+    out = [(k, m) for k, m in items if isinstance(m, Measure)]
+    if not out and not (texts and text is not None):
         raise ScorekitError("no measures given (e.g. ndcg@10,map@100,mrr)")
     return out
 
@@ -313,5 +356,5 @@ def asks_runid(names: str | Iterable) -> bool:
     return any(key == RUNID and meas is None for key, meas in _expand(parts))
 
 
-__all__ = ["parse_measure", "parse_measures", "asks_runid", "known_names", "DEFAULT_MEASURES", "RUNID",
-           "TREC_NOT_MEASURES"]
+__all__ = ["parse_measure", "parse_measures", "trec_items", "asks_runid", "known_names", "DEFAULT_MEASURES",
+           "RUNID", "RELSTRING", "Relstring"]
