@@ -87,14 +87,17 @@ def trec_batches(draw):
 
 def family_params(fam: str) -> dict:
     """The parameters a family's case runs with: a cutoff where the family takes one (none where
-    trec_eval spells the family without one, so pytrec_eval can be its oracle), a recall level
-    for a family whose parameter is one, the family's default otherwise."""
+    trec_eval spells the family without one, so pytrec_eval can be its oracle), a relevance level
+    where the family needs one (binary rbp), a recall level for a family whose parameter is one,
+    the family's default otherwise."""
     spec = FAMILIES[fam]
     names = [n.strip() for n in spec.trec_eval.split("/") if n.strip()]
     params: dict = {}
     if spec.cutoff == "required" or (spec.cutoff == "optional" and
                                      (not names or any(n.endswith("_k") for n in names))):
         params["k"] = CUTOFF
+    if spec.rel == "required":
+        params["rel"] = 1
     if spec.param is not None and spec.param.default is None:   # a level the family needs
         params[spec.param.name] = RECALL_LEVEL if spec.param.name == "recall" else 1.0
     return params
@@ -160,7 +163,7 @@ def family_case(fam: str, rel: int | None = None) -> MetricCase:
 
 HARNESS_CASES = [family_case(fam) for fam in FAMILIES] + [
     # the relevance level as a parameter (recall(rel=2)@3), where pytrec_eval can check it: -l 2
-    family_case(fam, rel=2) for fam, spec in FAMILIES.items() if not spec.graded and trec_eval_name(fam, family_params(fam))]
+    family_case(fam, rel=2) for fam, spec in FAMILIES.items() if spec.takes_rel and trec_eval_name(fam, family_params(fam))]
 
 test_harness = harness_test(HARNESS_CASES)
 
@@ -173,18 +176,18 @@ def test_pytrec_eval_is_the_oracle_of_every_family_it_has():
             "iprec_v9", "hit_rate", "r_precision"} <= with_oracle
 
 
-def _parsed_family(case: MetricCase) -> str:
+def _parsed(case: MetricCase):
     from scorekit.retrieval.names import parse_measure
 
-    return parse_measure(case.make().key()).family
+    return parse_measure(case.make().key())
 
 
 @settings(max_examples=10, deadline=None)
 @given(batch=trec_batches())
 def test_the_generated_classes_compute_what_evaluate_reports(batch):
     """The classes the harness checks are the numbers `scorekit retrieval` reports: for every
-    family (and level) whose key reads back as that family, evaluate() gives the class's corpus
-    and per-query values exactly (the keys that do not: the xfail test below)."""
+    family (and level), evaluate() of the class's key gives the class's corpus and per-query
+    values exactly."""
     import warnings
 
     from scorekit.retrieval import evaluate
@@ -192,8 +195,6 @@ def test_the_generated_classes_compute_what_evaluate_reports(batch):
     for case in HARNESS_CASES:
         m = case.make()
         key = m.key()
-        if _parsed_family(case) != m.measure_family:
-            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = evaluate(batch.qrels, batch.run, [key])
@@ -202,9 +203,10 @@ def test_the_generated_classes_compute_what_evaluate_reports(batch):
         np.testing.assert_array_equal([row[key] for row in res.per_item], m.item_scores(stats)[key], err_msg=key)
 
 
-@pytest.mark.xfail(strict=True, reason="known (#26 item 4): the generated class's key rbp@3 reads back as "
-                   "ranx's graded rbp (rbp_graded), num_ret(rel=2) as ir_measures' NumRet(rel=2) = num_rel_ret; "
-                   "when retrieval computes through its classes, these names must mean one measure")
 def test_every_generated_class_key_reads_back_as_its_family():
-    clash = {c.make().key(): _parsed_family(c) for c in HARNESS_CASES if _parsed_family(c) != c.cls.name}
-    assert not clash, clash
+    """Each case's key (the canonical name) parses back to the very measure its class computes:
+    binary rbp's key carries its rel (``rbp(rel=1,p=0.8)@3``), so it is not read as ranx's graded
+    rbp; num_ret has no rel to print, so its key is not ir_measures' NumRet(rel=2)."""
+    wrong = {c.make().key(): _parsed(c) for c in HARNESS_CASES if _parsed(c) != c.make().measure()}
+    assert not wrong, wrong
+    assert {c.make().key() for c in HARNESS_CASES if c.cls.name == "rbp"} == {"rbp(rel=1,p=0.8)@3"}

@@ -3,7 +3,11 @@ keyed by the name as written, canonical names in the signature, per-measure rele
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.retrieval import compare, evaluate
@@ -49,6 +53,10 @@ SAME = [  # (canonical, spellings in the three syntaxes)
     ("err@10", ["ERR@10", "err@10"]),
     ("rbp(rel=1,p=0.8)", ["RBP(rel=1)", "RBP(p=0.8,rel=1)"]),
     ("rbp_graded(p=0.95)", ["rbp.95", "RBP(p=0.95)"]),
+    # ranx's rbp and ir_measures' RBP without rel are graded; ranx's -lN suffix keeps it graded
+    ("rbp_graded(p=0.8)", ["rbp", "RBP", "rbp_graded"]), ("rbp_graded(p=0.8)@5", ["rbp@5", "RBP@5"]),
+    ("rbp_graded(rel=2,p=0.8)@5", ["rbp@5-l2", "rbp_graded(rel=2)@5"]),
+    ("rbp(rel=2,p=0.5)@5", ["RBP(p=0.5,rel=2)@5", "rbp(rel=2,p=0.5)@5"]),
     ("dcg@5", ["dcg@5", "DCG@5"]),
     ("f1@5", ["f1@5", "F1@5"]),
 ]
@@ -60,12 +68,70 @@ def test_spellings_map_to_one_canonical_measure(canonical, spellings):
         assert parse_measure(s).name == canonical, s
 
 
-def test_every_family_round_trips_through_its_canonical_name():
-    for fam, spec in FAMILIES.items():
-        k = 5 if spec.cutoff == "required" else None
-        rel = 1 if fam == "rbp" else None  # binary RBP is spelled with its rel
-        m = Measure(fam, k, rel, param=0.5 if spec.param_at else spec.default)
-        assert parse_measure(m.name) == m, m.name
+@st.composite
+def measures(draw):
+    """Any valid Measure of any family: a cutoff, relevance level and parameter wherever the
+    family's declaration takes one (required ones always drawn), within its declared bounds."""
+    fam = draw(st.sampled_from(sorted(FAMILIES)))
+    spec = FAMILIES[fam]
+    ks = st.integers(1, 10**6)
+    k = None if spec.cutoff == "none" or spec.param_at else draw(
+        ks if spec.cutoff == "required" else st.none() | ks)
+    rels = st.integers(1, 50)
+    rel = draw(rels if spec.rel == "required" else st.none() | rels if spec.takes_rel else st.none())
+    param = None
+    if spec.param is not None:
+        p = spec.param
+        values = st.floats(p.low, p.high, exclude_min=p.strict and p.low is not None,
+                           exclude_max=p.strict and p.high is not None, allow_nan=False, allow_infinity=False)
+        param = draw(values if p.default is None else st.none() | values | st.sampled_from([p.default, 0.5]))
+    return Measure(fam, k, rel, param)
+
+
+@settings(max_examples=400, deadline=None)
+@given(m=measures())
+def test_every_measure_reads_back_from_its_canonical_name(m):
+    """parse(Measure.name) is that very Measure (family, cutoff, level, parameter), for every
+    family and any valid parameters; the generated metric class of those parameters prints the
+    same name and computes the same Measure (issue #26: one name, one measure)."""
+    from scorekit.metrics import REGISTRY
+
+    assert parse_measure(m.name) == m, m.name
+    spec = FAMILIES[m.family]
+    params = {"k": m.k} if m.k is not None else {}
+    if m.rel is not None:
+        params["rel"] = m.rel
+    if spec.param is not None:
+        params[spec.param.name] = m.param
+    metric = REGISTRY.metric_class("retrieval", m.family)(**params)
+    assert metric.key() == m.name and metric.measure() == m
+
+
+@pytest.mark.parametrize("family,k,rel,param,message", [
+    ("rbp", 5, None, 0.8, "rbp needs a relevance level, e.g. rbp(rel=1) (written without one, it names rbp_graded)"),
+    ("num_ret", None, 2, None, "num_ret does not depend on the relevance level"),
+    ("ndcg", 10, 2, None, "uses the grades themselves as gains"),
+    ("bpref", 10, None, None, "bpref takes no cutoff"), ("precision", None, None, None, "needs a cutoff"),
+    ("iprec_at_recall", None, None, None, "needs a recall level"), ("rbp_graded", None, None, 1.0, "between 0 and 1"),
+    ("set_f", None, None, float("nan"), "finite"), ("precision", 0, None, None, "positive integer"),
+])
+def test_a_measure_built_in_code_is_checked_against_its_declaration(family, k, rel, param, message):
+    """Measure() and the generated classes refuse what the family's declaration does not take,
+    so no name can be printed that reads back as another measure."""
+    from scorekit.metrics import REGISTRY
+
+    with pytest.raises(ScorekitError, match=re.escape(message)):
+        Measure(family, k, rel, param)
+    params = {n: v for n, v in (("k", k), ("rel", rel)) if v is not None}
+    if param is not None:
+        params[FAMILIES[family].param.name] = param
+    with pytest.raises(ScorekitError):
+        REGISTRY.metric_class("retrieval", family)(**params)
+
+
+def test_a_parameter_at_its_default_is_the_same_measure():
+    assert Measure("set_f") == Measure("set_f", param=1.0) == parse_measure("set_F")
+    assert Measure("rbp_trec").name == "rbp_trec(p=0.9)"
 
 
 def test_results_keyed_as_written_and_signature_canonical():
@@ -106,6 +172,10 @@ def test_comma_lists_keep_parenthesised_parameters_whole():
     ("P(judged_only=True)@5", "unsupported parameter"), ("Bpref@10", "takes no cutoff"),
     ("P(rel)@5", "name=value"), ("SetF(beta=0)", "beta must be positive"),
     ("nDCG(dcg='exp')@10", "dcg must be"), ("P_5-l2(rel=3)", "unknown"),
+    ("num_ret-l2", "num_ret does not depend on the relevance level"),
+    ("Judged(rel=2)@10", "takes no relevance level"), ("unj_10-l2", "takes no relevance level"),
+    ("rbp_trec(rel=2)", "takes no relevance level"), ("RBP(p=nan,rel=1)", "finite"),
+    ("Rprec_mult@inf", "finite"),
 ])
 def test_bad_names(name, message):
     with pytest.raises(ScorekitError, match=message.replace("(", r"\(")):

@@ -9,8 +9,10 @@ score aggregates them over *every* query in the qrels (a query the run missed sc
 ranking, as ``trec_eval -c``).
 
 Each measure carries its own relevance level ``rel`` (a document is relevant when its grade is
-``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Gain measures
-(nDCG, DCG, ERR, graded RBP) use the grades themselves and take no ``rel``. As in trec_eval, a
+``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Each family
+declares whether it takes one (:attr:`Family.rel`): gain measures (nDCG, DCG, ERR, trec_eval's
+RBP) use the grades themselves and take none, nor do counts that no grade changes (num_ret,
+Judged, unj); ir_measures' binary RBP needs one. As in trec_eval, a
 negative grade marks a document that was pooled but not judged: never relevant, never judged
 non-relevant (bpref, infAP).
 
@@ -104,9 +106,20 @@ class Measure:
     rel: int | None = None
     param: float | None = None
 
+    def __post_init__(self) -> None:
+        spec = FAMILIES.get(self.family)
+        if spec is None:
+            raise ScorekitError(f"unknown retrieval measure family {self.family!r}")
+        if self.param is None and spec.param is not None and spec.param.default is not None:
+            object.__setattr__(self, "param", float(spec.param.default))   # one Measure per meaning
+        why = spec.problem(self.family, self.k, self.rel, self.param)
+        if why:
+            raise ScorekitError(f"measure {self.family}: {why}")
+
     @property
     def name(self) -> str:
-        """Canonical name: ``family``, ``family(rel=2,p=0.9)``, ``family@k``."""
+        """Canonical name: ``family``, ``family(rel=2,p=0.9)``, ``family@k``, ``family@0.50``; it
+        reads back (:func:`scorekit.retrieval.names.parse_measure`) as this very Measure."""
         spec = FAMILIES[self.family]
         args = []
         if self.rel is not None:
@@ -128,7 +141,29 @@ class Measure:
 
 
 def _num(x: float) -> str:
-    return repr(float(x)).rstrip("0").rstrip(".") if float(x) != int(x) else str(int(x))
+    """The shortest text that reads back as ``x`` (``0.8``, ``2``, ``1e-05``)."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def outside_text(param: Param, value: float) -> str | None:
+    """Why ``value`` is not a valid ``param`` (a finite number within its declared bounds), or None."""
+    if not np.isfinite(value):
+        return f"{param.name} must be a finite number, got {value!r}"
+    if not param.outside(value):
+        return None
+    lo, hi = param.low, param.high
+    if lo is not None and hi is not None:
+        rng = f"between {lo:g} and {hi:g}" + (" (exclusive)" if param.strict else "")
+    elif lo is not None:
+        rng = ("positive" if lo == 0 else f"above {lo:g}") if param.strict else f">= {lo:g}"
+    else:
+        rng = f"< {hi:g}" if param.strict else f"<= {hi:g}"
+    return f"{param.name} must be {rng}, got {value:g}"
+
+
+def _positive_int(x: object) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 1
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -692,6 +727,10 @@ _P_TREC = Param("p", float, 0.9, "persistence", low=0.0, high=1.0, strict=True)
 _RECALL = Param("recall", float, None, "recall level", low=0.0, high=1.0)
 
 
+CUTOFFS = ("required", "optional", "none")
+RELS = ("optional", "required", "gains", "none")
+
+
 @dataclass(frozen=True)
 class Family:
     """One measure family, declared once: everything that parses, computes, aggregates, reports
@@ -704,7 +743,13 @@ class Family:
     (``iprec_at_recall@0.5``). ``trec_cut``: trec_eval's name whose ``_v`` / ``-m name.v,v``
     suffix is the cut-off, or the parameter of a family without cut-off (``P_5``, ``P.5,10``,
     ``iprec_at_recall_0.50``, ``set_F.0.5``); ``trec_defaults``: the values trec_eval takes for a bare ``-m name``.
-    ``summary_only``: trec_eval prints its ``all`` line only (no per-query lines)."""
+    ``summary_only``: trec_eval prints its ``all`` line only (no per-query lines).
+    ``rel``: the relevance level it takes: ``"optional"`` (default: the evaluation's threshold),
+    ``"required"`` (ir_measures' binary ``RBP(rel=1)``), ``"gains"`` (the grades are the gains: none)
+    or ``"none"`` (no grade changes it: num_ret, Judged). ``rel_switch``: the family the
+    spellings of this one name when ir_measures' ``rel=`` breaks that rule (``RBP(p=0.9)``
+    without rel is ``rbp_graded``, ``NumRet(rel=2)`` is ``num_rel_ret``); ranx's ``-lN`` suffix
+    never switches (ranx's ``rbp-l2`` is its graded rbp at level 2)."""
 
     fn: Callable[[Judged, Measure], np.ndarray]
     cutoff: str            # "required" | "optional" | "none"
@@ -713,7 +758,8 @@ class Family:
     aggregate: str = "mean"  # "mean" | "geometric" | "sum" over every qrels query
     higher_is_better: bool = True
     kind: str = "rate"     # "rate" (in [0, 1]) | "count" | "score"
-    graded: bool = False   # uses the grades as gains (takes no rel)
+    rel: str = "optional"  # "optional" | "required" | "gains" | "none"
+    rel_switch: str = ""
     param: Param | None = None
     param_at: bool = False
     aliases: tuple[str, ...] = ()
@@ -721,9 +767,42 @@ class Family:
     trec_defaults: tuple[str, ...] = ()
     summary_only: bool = False
 
+    def __post_init__(self) -> None:
+        if self.cutoff not in CUTOFFS or self.rel not in RELS:
+            raise ValueError(f"Family cutoff must be one of {CUTOFFS} and rel one of {RELS}")
+
     @property
     def default(self) -> float | None:
         return None if self.param is None else self.param.default
+
+    @property
+    def takes_rel(self) -> bool:
+        return self.rel in ("optional", "required")
+
+    def problem(self, fam: str, k: object, rel: object, param: float | None) -> str | None:
+        """Why ``Measure(fam, k, rel, param)`` is not a measure of this family, or None: the one
+        check of the declaration, shared by the parser and every Measure built in code."""
+        if self.param_at or self.cutoff == "none":
+            if k is not None:
+                return f"{fam} takes no cutoff"
+        elif k is None and self.cutoff == "required":
+            return f"needs a cutoff, e.g. {fam}@10"
+        elif k is not None and not _positive_int(k):
+            return f"the cutoff must be a positive integer, got {k!r}"
+        if rel is not None and not _positive_int(rel):
+            return f"the relevance level must be a positive integer, got {rel!r}"
+        if rel is not None and self.rel == "gains":
+            return f"{fam} uses the grades themselves as gains and takes no relevance level"
+        if rel is not None and self.rel == "none":
+            return f"{fam} does not depend on the relevance level and takes no relevance level"
+        if rel is None and self.rel == "required":
+            other = f" (written without one, it names {self.rel_switch})" if self.rel_switch else ""
+            return f"{fam} needs a relevance level, e.g. {fam}(rel=1){other}"
+        if self.param is None:
+            return None if param is None else f"{fam} takes no parameter, got {param!r}"
+        if param is None:
+            return f"needs a {self.param.doc or self.param.name}, e.g. {fam}@0.5" if self.param_at else None
+        return outside_text(self.param, float(param))
 
 
 FAMILIES: dict[str, Family] = {
@@ -743,20 +822,22 @@ FAMILIES: dict[str, Family] = {
                      summary_only=True),
     "bpref": Family(bpref, "none", "bpref", "pytrec_eval bpref"),
     "infap": Family(inf_ap, "none", "infAP", "pytrec_eval infAP"),
-    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k", "pytrec_eval ndcg_cut", graded=True,
+    "ndcg": Family(ndcg, "optional", "ndcg / ndcg_cut_k", "pytrec_eval ndcg_cut", rel="gains",
                    trec_cut="ndcg_cut", trec_defaults=_TREC_CUTS),
-    "ndcg_burges": Family(ndcg_burges, "optional", "", "ranx ndcg_burges", graded=True),
-    "dcg": Family(dcg, "optional", "", "ranx dcg", kind="score", graded=True),
-    "dcg_burges": Family(dcg_burges, "optional", "", "ranx dcg_burges", kind="score", graded=True),
-    "err": Family(err, "optional", "", "ir_measures ERR (gdeval)", graded=True),
-    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param=_P),
+    "ndcg_burges": Family(ndcg_burges, "optional", "", "ranx ndcg_burges", rel="gains"),
+    "dcg": Family(dcg, "optional", "", "ranx dcg", kind="score", rel="gains"),
+    "dcg_burges": Family(dcg_burges, "optional", "", "ranx dcg_burges", kind="score", rel="gains"),
+    "err": Family(err, "optional", "", "ir_measures ERR (gdeval)", rel="gains"),
+    "rbp": Family(rbp, "optional", "", "ir_measures RBP(rel=...) (cwl_eval)", param=_P, rel="required",
+                  rel_switch="rbp_graded"),
     "rbp_graded": Family(rbp_graded, "optional", "", "ranx rbp", param=_P),
-    "judged": Family(judged, "optional", "", "ir_measures Judged"),
+    "judged": Family(judged, "optional", "", "ir_measures Judged", rel="none"),
     "set_p": Family(set_p, "none", "set_P", "pytrec_eval set_P"),
     "set_recall": Family(set_recall, "none", "set_recall", "pytrec_eval set_recall", aliases=("SetR",)),
     "set_f": Family(set_f, "none", "set_F", "pytrec_eval set_F", trec_cut="set_F",
                     param=Param("beta", float, 1.0, "weight of recall", low=0.0, strict=True)),
-    "num_ret": Family(num_ret, "none", "num_ret", "pytrec_eval num_ret", aggregate="sum", kind="count"),
+    "num_ret": Family(num_ret, "none", "num_ret", "pytrec_eval num_ret", aggregate="sum", kind="count", rel="none",
+                      rel_switch="num_rel_ret"),
     "num_rel": Family(num_rel, "none", "num_rel", "pytrec_eval num_rel", aggregate="sum", kind="count"),
     "num_rel_ret": Family(num_rel_ret, "none", "num_rel_ret", "pytrec_eval num_rel_ret", aggregate="sum",
                           kind="count"),
@@ -773,8 +854,8 @@ FAMILIES: dict[str, Family] = {
     "utility": Family(utility, "none", "utility", "pytrec_eval utility", kind="score"),
     "11pt_avg": Family(eleven_pt_avg, "none", "11pt_avg", "trec_eval 10 11pt_avg", aliases=("11-pt_avg",)),
     "bin_g": Family(bin_g, "none", "binG", "pytrec_eval binG"),
-    "norm_gain": Family(norm_gain, "none", "G", "pytrec_eval G", graded=True, aliases=("G",)),
-    "ndcg_rel": Family(ndcg_rel, "none", "ndcg_rel", "pytrec_eval ndcg_rel", graded=True),
+    "norm_gain": Family(norm_gain, "none", "G", "pytrec_eval G", rel="gains", aliases=("G",)),
+    "ndcg_rel": Family(ndcg_rel, "none", "ndcg_rel", "pytrec_eval ndcg_rel", rel="gains"),
     "rndcg": Family(rndcg, "none", "Rndcg", "pytrec_eval Rndcg"),
     "relative_p": Family(relative_p, "required", "relative_P_k", "pytrec_eval relative_P", trec_cut="relative_P",
                          trec_defaults=_TREC_CUTS),
@@ -783,13 +864,13 @@ FAMILIES: dict[str, Family] = {
     "num_nonrel_judged_ret": Family(num_nonrel_judged_ret, "none", "num_nonrel_judged_ret",
                                     "pytrec_eval num_nonrel_judged_ret", aggregate="sum", kind="count",
                                     higher_is_better=False),
-    "rbp_trec": Family(rbp_trec, "none", "rbp", "trec_eval 10 rbp", graded=True, param=_P_TREC),
-    "rbp_resid": Family(rbp_resid, "none", "rbp_resid", "trec_eval 10 rbp_resid", graded=True, param=_P_TREC,
+    "rbp_trec": Family(rbp_trec, "none", "rbp", "trec_eval 10 rbp", rel="gains", param=_P_TREC),
+    "rbp_resid": Family(rbp_resid, "none", "rbp_resid", "trec_eval 10 rbp_resid", rel="none", param=_P_TREC,
                         higher_is_better=False),
     "unj": Family(unj, "required", "unj_k", "trec_eval 10 unj", trec_cut="unj", trec_defaults=("5", "10", "20"),
-                  higher_is_better=False),
+                  higher_is_better=False, rel="none"),
     "num_q": Family(num_q, "none", "num_q", "pytrec_eval num_q", aggregate="sum", kind="count",
-                    summary_only=True),
+                    summary_only=True, rel="none"),
 }
 
 DEFAULT_MEASURES = ("ndcg@10", "map@100", "mrr", "hit_rate@10", "precision@10", "recall@100")

@@ -7,7 +7,9 @@ concatenation and the score is the family's own aggregate over every query in th
 ``trec_eval -c`` (the mean; geometric for gm_map; the sum for counts). Parameters: ``k`` (the
 cutoff of ``ndcg@10``), ``rel`` (the relevance level of ``recall(rel=2)@10``) and the family's
 own declared :class:`~scorekit.metrics.Param` where it has one (RBP's ``p``, set_F's ``beta``,
-iprec's ``recall`` level), with its default and bounds.
+iprec's ``recall`` level), with its default and bounds — each only where the family's
+declaration takes it (no ``k`` for bpref, no ``rel`` for nDCG; binary ``rbp`` needs ``rel``), so
+:meth:`RetrievalMeasure.key` is the canonical name, which reads back as this family.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ class RetrievalMeasure(Metric):
     kind = "rate"
     higher_is_better = True
     corpus = False
-    params = (Param("k", int, None, "rank cutoff (ndcg@10)", low=1), Param("rel", int, None, "relevance level", low=1))
     measure_family = ""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.measure()   # the family's declaration refuses what is no measure (rbp without rel)
 
     def measure(self) -> "M.Measure":
         spec = M.FAMILIES[self.measure_family]
         param = None if spec.param is None else self.values[spec.param.name]
-        return M.Measure(self.measure_family, self.values["k"], self.values["rel"], param)
+        return M.Measure(self.measure_family, self.values.get("k"), self.values.get("rel"), param)
 
     def key(self) -> str:
         return self.measure().name
@@ -55,11 +60,22 @@ def _doc(fam: str) -> str:
     return " ".join(first.split())
 
 
+K = Param("k", int, None, "rank cutoff (ndcg@10)", low=1)
+REL = Param("rel", int, None, "relevance level (default: the evaluation's threshold)", low=1)
+
+
+def _params(spec: "M.Family") -> tuple[Param, ...]:
+    """The parameters the family declares: a cutoff where it takes one, a relevance level where
+    it takes one, its own real parameter."""
+    return (((K,) if spec.cutoff != "none" and not spec.param_at else ())
+            + ((REL,) if spec.takes_rel else ()) + ((spec.param,) if spec.param is not None else ()))
+
+
 def _make(fam: str) -> type[RetrievalMeasure]:
     spec = M.FAMILIES[fam]
     cls = type(f"Retrieval_{fam}", (RetrievalMeasure,),
                {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
-                "params": RetrievalMeasure.params + ((spec.param,) if spec.param is not None else ()),
+                "params": _params(spec),
                 "kind": spec.kind, "higher_is_better": spec.higher_is_better})
     return register(cls)
 

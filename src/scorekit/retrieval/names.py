@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics.base import Param
 from scorekit.metrics.registry import split_specs
-from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure
+from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Measure, outside_text
 
 # trec_eval 10's measure sets, in its output order (its measure table's). A member is a trec_eval
 # name, or (the name trec_eval prints, the spelling scorekit parses) where trec_eval's name means
@@ -143,15 +143,9 @@ def _value(text: str, raw: str, param: Param) -> float:
         v = float(raw)
     except ValueError:
         raise _bad(text, f"the {what} {param.name} must be a number, got {raw!r}") from None
-    if param.outside(v):
-        lo, hi = param.low, param.high
-        if lo is not None and hi is not None:
-            rng = f"between {lo:g} and {hi:g}" + (" (exclusive)" if param.strict else "")
-        elif lo is not None:
-            rng = ("positive" if lo == 0 else f"above {lo:g}") if param.strict else f">= {lo:g}"
-        else:
-            rng = f"< {hi:g}" if param.strict else f"<= {hi:g}"
-        raise _bad(text, f"{param.name} must be {rng}, got {v:g}")
+    why = outside_text(param, v)
+    if why:
+        raise _bad(text, why)
     return v
 
 
@@ -187,11 +181,10 @@ def parse_measure(text: str) -> Measure:
     fam = spell.get(_key(name))
     if fam is None:
         raise UnknownNameError("retrieval measure", raw, known_names())
-    # ir_measures spellings that pick another family through a parameter
-    if fam == "num_ret" and "rel" in params:
-        fam = "num_rel_ret"
-    if fam == "rbp" and "rel" not in params:
-        fam = "rbp_graded"   # ranx's rbp.P and ir_measures' RBP without rel use the grades
+    # a spelling that names another family through ir_measures' rel= (declared: Family.rel_switch)
+    spec = FAMILIES[fam]
+    if spec.rel_switch and ("rel" in params) != (spec.rel == "required"):
+        fam = spec.rel_switch
     if fam == "ndcg" and "dcg" in params:
         dcg = params.pop("dcg")
         if dcg not in ("log2", "exp-log2"):
@@ -202,8 +195,6 @@ def parse_measure(text: str) -> Measure:
         if rel is not None:
             raise _bad(raw, "the relevance level is given twice")
         rel = _int(raw, params.pop("rel"), "rel")
-    if rel is not None and spec.graded:
-        raise _bad(raw, f"{fam} uses the grades themselves as gains and takes no relevance level")
     param = None
     if spec.param is not None and not spec.param_at:
         given = params.pop(spec.param.name, None)
@@ -212,21 +203,20 @@ def parse_measure(text: str) -> Measure:
         raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
     k = None
     if spec.param_at:
-        if k_raw is None:
-            raise _bad(raw, f"needs a {spec.param.doc or spec.param.name}, e.g. {fam}@0.5")
-        param = _value(raw, k_raw, spec.param)
-    elif k_raw is None:
-        if spec.cutoff == "required":
-            raise ScorekitError(f"measure {raw!r} needs a cutoff, e.g. {fam}@10")
-    elif spec.cutoff == "none":
-        raise ScorekitError(f"measure {fam!r} takes no cutoff (got {raw!r})")
-    else:
+        if k_raw is not None:
+            param = _value(raw, k_raw, spec.param)
+    elif k_raw is not None:
+        if spec.cutoff == "none":
+            raise _bad(raw, f"{fam} takes no cutoff")
         try:
             k = int(k_raw)
         except ValueError:
-            raise ScorekitError(f"cutoff in {raw!r} must be a positive integer, got {k_raw!r}") from None
+            raise _bad(raw, f"the cutoff must be a positive integer, got {k_raw!r}") from None
         if k <= 0:
-            raise ScorekitError(f"cutoff in {raw!r} must be a positive integer (k >= 1), got {k}")
+            raise _bad(raw, f"the cutoff must be a positive integer (k >= 1), got {k}")
+    why = spec.problem(fam, k, rel, param)
+    if why:
+        raise _bad(raw, why)
     return Measure(fam, k, rel, param)
 
 
