@@ -34,6 +34,9 @@ SAME = [  # (canonical, spellings in the three syntaxes)
     ("num_ret", ["NumRet", "num_ret"]),
     ("num_rel_ret", ["NumRelRet", "num_rel_ret"]),
     ("num_rel_ret(rel=2)", ["NumRet(rel=2)", "num_rel_ret-l2"]),
+    # no level changes these: trec_eval's -l 2 num_ret is num_ret (ir_measures' rel= switches)
+    ("num_ret", ["num_ret-l2"]), ("judged@10", ["Judged(rel=2)@10"]), ("unj@10", ["unj_10-l2"]),
+    ("rbp_resid(p=0.9)", ["rbp_resid-l2"]), ("num_q", ["num_q-l3"]),
     ("num_rel", ["NumRel", "num_rel"]),
     ("set_p", ["set_P", "SetP"]),
     ("set_recall", ["set_recall", "SetR"]),
@@ -109,7 +112,6 @@ def test_every_measure_reads_back_from_its_canonical_name(m):
 
 @pytest.mark.parametrize("family,k,rel,param,message", [
     ("rbp", 5, None, 0.8, "rbp needs a relevance level, e.g. rbp(rel=1) (written without one, it names rbp_graded)"),
-    ("num_ret", None, 2, None, "num_ret does not depend on the relevance level"),
     ("ndcg", 10, 2, None, "uses the grades themselves as gains"),
     ("bpref", 10, None, None, "bpref takes no cutoff"), ("precision", None, None, None, "needs a cutoff"),
     ("iprec_at_recall", None, None, None, "needs a recall level"), ("rbp_graded", None, None, 1.0, "between 0 and 1"),
@@ -129,9 +131,14 @@ def test_a_measure_built_in_code_is_checked_against_its_declaration(family, k, r
         REGISTRY.metric_class("retrieval", family)(**params)
 
 
-def test_a_parameter_at_its_default_is_the_same_measure():
+def test_a_parameter_at_its_default_or_a_level_that_changes_nothing_is_the_same_measure():
     assert Measure("set_f") == Measure("set_f", param=1.0) == parse_measure("set_F")
     assert Measure("rbp_trec").name == "rbp_trec(p=0.9)"
+    assert Measure("num_ret", rel=2) == Measure("num_ret") and Measure("num_ret", rel=2).name == "num_ret"
+    from scorekit.metrics import REGISTRY
+
+    with pytest.raises(UnknownNameError):   # the class declares no level to set
+        REGISTRY.metric_class("retrieval", "num_ret")(rel=2)
 
 
 def test_results_keyed_as_written_and_signature_canonical():
@@ -172,8 +179,6 @@ def test_comma_lists_keep_parenthesised_parameters_whole():
     ("P(judged_only=True)@5", "unsupported parameter"), ("Bpref@10", "takes no cutoff"),
     ("P(rel)@5", "name=value"), ("SetF(beta=0)", "beta must be positive"),
     ("nDCG(dcg='exp')@10", "dcg must be"), ("P_5-l2(rel=3)", "unknown"),
-    ("num_ret-l2", "num_ret does not depend on the relevance level"),
-    ("Judged(rel=2)@10", "takes no relevance level"), ("unj_10-l2", "takes no relevance level"),
     ("rbp_trec(rel=2)", "takes no relevance level"), ("RBP(p=nan,rel=1)", "finite"),
     ("Rprec_mult@inf", "finite"),
 ])

@@ -11,8 +11,8 @@ ranking, as ``trec_eval -c``).
 Each measure carries its own relevance level ``rel`` (a document is relevant when its grade is
 ``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Each family
 declares whether it takes one (:attr:`Family.rel`): gain measures (nDCG, DCG, ERR, trec_eval's
-RBP) use the grades themselves and take none, nor do counts that no grade changes (num_ret,
-Judged, unj); ir_measures' binary RBP needs one. As in trec_eval, a
+RBP) use the grades themselves and refuse one; counts that no level changes (num_ret, Judged,
+unj) are the same measure at every level; ir_measures' binary RBP needs one. As in trec_eval, a
 negative grade marks a document that was pooled but not judged: never relevant, never judged
 non-relevant (bpref, infAP).
 
@@ -112,6 +112,8 @@ class Measure:
             raise ScorekitError(f"unknown retrieval measure family {self.family!r}")
         if self.param is None and spec.param is not None and spec.param.default is not None:
             object.__setattr__(self, "param", float(spec.param.default))   # one Measure per meaning
+        if spec.rel == "none":
+            object.__setattr__(self, "rel", None)   # the same measure at every level
         why = spec.problem(self.family, self.k, self.rel, self.param)
         if why:
             raise ScorekitError(f"measure {self.family}: {why}")
@@ -745,8 +747,9 @@ class Family:
     ``iprec_at_recall_0.50``, ``set_F.0.5``); ``trec_defaults``: the values trec_eval takes for a bare ``-m name``.
     ``summary_only``: trec_eval prints its ``all`` line only (no per-query lines).
     ``rel``: the relevance level it takes: ``"optional"`` (default: the evaluation's threshold),
-    ``"required"`` (ir_measures' binary ``RBP(rel=1)``), ``"gains"`` (the grades are the gains: none)
-    or ``"none"`` (no grade changes it: num_ret, Judged). ``rel_switch``: the family the
+    ``"required"`` (ir_measures' binary ``RBP(rel=1)``), ``"gains"`` (the grades are the gains: a
+    level is refused) or ``"none"`` (no level changes it: num_ret, Judged; a level given, as
+    ``num_ret-l2`` = trec_eval ``-l 2 -m num_ret``, is the same measure). ``rel_switch``: the family the
     spellings of this one name when ir_measures' ``rel=`` breaks that rule (``RBP(p=0.9)``
     without rel is ``rbp_graded``, ``NumRet(rel=2)`` is ``num_rel_ret``); ranx's ``-lN`` suffix
     never switches (ranx's ``rbp-l2`` is its graded rbp at level 2)."""
@@ -793,8 +796,6 @@ class Family:
             return f"the relevance level must be a positive integer, got {rel!r}"
         if rel is not None and self.rel == "gains":
             return f"{fam} uses the grades themselves as gains and takes no relevance level"
-        if rel is not None and self.rel == "none":
-            return f"{fam} does not depend on the relevance level and takes no relevance level"
         if rel is None and self.rel == "required":
             other = f" (written without one, it names {self.rel_switch})" if self.rel_switch else ""
             return f"{fam} needs a relevance level, e.g. {fam}(rel=1){other}"

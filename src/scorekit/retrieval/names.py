@@ -195,6 +195,8 @@ def parse_measure(text: str) -> Measure:
         if rel is not None:
             raise _bad(raw, "the relevance level is given twice")
         rel = _int(raw, params.pop("rel"), "rel")
+    if spec.rel == "none":
+        rel = None   # no level changes it: num_ret-l2 is trec_eval's -l 2 num_ret, num_ret itself
     param = None
     if spec.param is not None and not spec.param_at:
         given = params.pop(spec.param.name, None)
