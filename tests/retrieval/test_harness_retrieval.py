@@ -163,7 +163,8 @@ def family_case(fam: str, rel: int | None = None) -> MetricCase:
 
 HARNESS_CASES = [family_case(fam) for fam in FAMILIES] + [
     # the relevance level as a parameter (recall(rel=2)@3), where pytrec_eval can check it: -l 2
-    family_case(fam, rel=2) for fam, spec in FAMILIES.items() if spec.takes_rel and trec_eval_name(fam, family_params(fam))]
+    family_case(fam, rel=2) for fam, spec in FAMILIES.items()
+    if spec.takes_rel and trec_eval_name(fam, family_params(fam))]
 
 test_harness = harness_test(HARNESS_CASES)
 

@@ -17,8 +17,10 @@
   layout, ``runid`` first); ``relstring`` / ``relstring.N`` (trec_eval's first N grades as text:
   not a number, printed in trec_eval's layout only, see :class:`Relstring`).
 
-Every spelling, cut-off name, default and parameter bound comes from the declarations in
-:data:`~scorekit.retrieval.measures.FAMILIES`; the only tables here are trec_eval's two sets.
+Every spelling, cut-off name, default, parameter bound and relevance-level rule comes from the
+declarations in :data:`~scorekit.retrieval.measures.FAMILIES` (``Family.rel``/``rel_switch``:
+ir_measures' ``RBP`` without ``rel`` is ``rbp_graded``, ``NumRet(rel=2)`` is ``num_rel_ret``);
+the only tables here are trec_eval's two sets. :attr:`Measure.name` reads back as that Measure.
 
 Names are case-insensitive. :func:`parse_measures` returns ``(name as written, Measure)`` pairs:
 results are keyed by the user's spelling (a ``-m`` parameter list or a set by the names
