@@ -110,6 +110,38 @@ def test_every_measure_reads_back_from_its_canonical_name(m):
     assert metric.key() == m.name and metric.measure() == m
 
 
+@st.composite
+def trec_parameters(draw):
+    """A family trec_eval names with a parameter suffix (``P.5``, ``set_F.0.5``,
+    ``iprec_at_recall.0.25``, ``Rprec_mult.1.40``) and one value as trec_eval's -m takes it."""
+    fam = draw(st.sampled_from(sorted(f for f, spec in FAMILIES.items() if spec.trec_cut)))
+    spec = FAMILIES[fam]
+    if spec.param_at:   # trec_eval prints the level with two decimals
+        value = f"{draw(st.integers(0, 100 if spec.param.high else 1000)) / 100:.2f}"
+    elif spec.cutoff != "none":
+        value = str(draw(st.integers(1, 10**6)))
+    else:
+        value = repr(draw(st.integers(1, 10**4)) / 100)
+    return fam, value
+
+
+@settings(max_examples=200, deadline=None)
+@given(fam_value=trec_parameters(), level=st.none() | st.integers(2, 9))
+def test_trec_eval_parameter_suffixes_read_back(fam_value, level):
+    """``-m P.5`` is keyed ``P_5``: that key, and the canonical name in the signature, read back
+    as the measure computed, with ranx's level suffix too where the family takes a level."""
+    from scorekit.retrieval.names import trec_items
+
+    fam, value = fam_value
+    spec = FAMILIES[fam]
+    [(key, m)] = trec_items(f"{spec.trec_cut}.{value}")
+    assert m.family == fam and parse_measure(key) == m and parse_measure(m.name) == m, (key, m)
+    if level is not None and spec.rel != "gains":
+        leveled = parse_measure(f"{key}-l{level}")
+        assert leveled == Measure(fam, m.k, level if spec.takes_rel else None, m.param)
+        assert parse_measure(leveled.name) == leveled
+
+
 @pytest.mark.parametrize("family,k,rel,param,message", [
     ("rbp", 5, None, 0.8, "rbp needs a relevance level, e.g. rbp(rel=1) (written without one, it names rbp_graded)"),
     ("ndcg", 10, 2, None, "uses the grades themselves as gains"),
