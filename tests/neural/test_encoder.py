@@ -127,3 +127,20 @@ def test_directory_that_is_not_a_model(tmp_path):
     with pytest.raises(InputError, match="not a Hugging Face model directory") as err:
         Encoder.load(tmp_path)
     assert str(tmp_path) in str(err.value)
+
+
+def test_precision_is_fp32_unless_asked_on_every_device(monkeypatch):
+    """bf16 on a GPU moved BERTScore 3.5e-4 away from bert_score and was no faster on an H100
+    (BENCHMARKS.md, "Neural metrics on a GPU"): the default is fp32 even where CUDA is present."""
+    import torch
+
+    from scorekit.errors import ScorekitError
+    from scorekit.neural import _hf
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    assert _hf.pick_device(None) == "cuda"
+    assert _hf.pick_dtype(None) == ("fp32", torch.float32)
+    assert _hf.pick_dtype("bf16") == ("bf16", torch.bfloat16)
+    with pytest.raises(ScorekitError, match="precision"):
+        _hf.pick_dtype("fp8")

@@ -125,21 +125,19 @@ def pick_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def pick_dtype(device: str, precision: str | None):
-    """fp32 on CPU; on GPU bf16 where supported, else fp16 (unless ``precision`` says otherwise)."""
+def pick_dtype(precision: str | None):
+    """fp32 on every device unless ``precision`` says ``fp16``/``bf16``: on an H100, bf16 moved
+    BERTScore 3.5e-4 away from bert_score and was no faster for MiniLM- and bert-base-sized models
+    (BENCHMARKS.md, "Neural metrics on a GPU")."""
     torch = require_torch()
     table = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-    if precision is not None:
-        if precision not in table:
-            from scorekit.errors import UnknownNameError
+    if precision is None:
+        precision = "fp32"
+    if precision not in table:
+        from scorekit.errors import UnknownNameError
 
-            raise UnknownNameError("precision", precision, table)
-        return precision, table[precision]
-    if device.startswith("cuda"):
-        if torch.cuda.is_bf16_supported():
-            return "bf16", torch.bfloat16
-        return "fp16", torch.float16
-    return "fp32", torch.float32
+        raise UnknownNameError("precision", precision, table)
+    return precision, table[precision]
 
 
 @dataclass
@@ -250,7 +248,7 @@ def load(model: str | os.PathLike, *, device: str | None = None, precision: str 
     torch = require_torch()
     model_dir = resolve_model_dir(model)
     dev = pick_device(device)
-    prec, dtype = pick_dtype(dev, precision)
+    prec, dtype = pick_dtype(precision)
     key = (str(model_dir), dev, prec, model_class, num_layers)
     with _lock:
         if key in _cache:

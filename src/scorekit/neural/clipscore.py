@@ -87,7 +87,7 @@ class CLIPScorer:
             raise ScorekitError(f"batch size must be at least 1, got {batch_size}")
         model_dir = _hf.resolve_model_dir(model)
         self.device = _hf.pick_device(device)
-        self.precision, dtype = _hf.pick_dtype(self.device, precision)
+        self.precision, dtype = _hf.pick_dtype(precision)
         key = (str(model_dir), self.device, self.precision)
         with self._lock:
             if key not in self._models:

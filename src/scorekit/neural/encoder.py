@@ -159,7 +159,7 @@ class Encoder:
         """Load (once per argument set) an encoder from a local dir or the local HF cache only.
 
         ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
-        defaults to fp32 on CPU and bf16 (else fp16) on CUDA. ``num_layers`` pools the states of
+        defaults to fp32 on every device. ``num_layers`` pools the states of
         that layer instead of the last (the model keeps only its first ``num_layers`` layers).
         """
         _hf.require_torch()   # say torch is missing before looking for any model
