@@ -20,7 +20,7 @@ echo "JSON written: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])
 echo
 echo "== 3. Korean topics (same model, Kiwi-tokenised corpus, long-form ratings)"
 # the shipped MiniLM cannot read Hangul (it sees jamo): allowed here only to show the machinery;
-# give a Korean-capable model with --model PATH for real numbers
+# give a Korean-capable model for real numbers: -m "sc(model=PATH),sd(model=PATH),cd,semdiv(model=PATH),overall(model=PATH)"
 $SK topics --topics $D/topics_ko.json --corpus $D/corpus_ko.txt --ratings $D/ratings_ko.csv --pairs 4 \
   --allow-english-model -o "$OUT/topics_ko.json" --report "$OUT/topics_ko.html"
 

@@ -67,10 +67,30 @@ def test_runs_without_shared_scorecards_cannot_be_compared(runs, tmp_path):
         c["text_id"] = "x-" + str(c["text_id"])
     (other / "scorecards.jsonl").write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cards),
                                             encoding="utf-8")
-    done = aggregate_runs([runs[0], other])
+    done = aggregate_runs([runs[0], other])   # by default: aggregated, and told why not compared
     assert done.comparison is None and "comparison" not in done.payload()
+    assert done.warnings == ["runs not compared: the runs share none (--no-compare silences this)"]
     with pytest.raises(ScorekitError, match="share none"):
         aggregate_runs([runs[0], other], compare_runs=True)
+    assert aggregate_runs([runs[0], other], compare_runs=False).warnings == []
+
+
+def test_several_runs_are_compared_by_default_and_not_when_asked(runs):
+    default, asked, off = (aggregate_runs(runs, compare_runs=c) for c in (None, True, False))
+    assert default.comparison == asked.comparison and default.warnings == []
+    assert off.comparison is None and off.warnings == [] and "comparison" not in off.payload()
+    assert aggregate_runs(runs[:1]).comparison is None       # one run: nothing to compare
+
+
+def test_runs_that_cannot_be_paired_say_why(runs):
+    from scorekit.absa.runs import _unpaired
+
+    done = aggregate_runs(runs[:2], compare_runs=False)
+    assert _unpaired(done.runs) is None
+    done.runs[1].ids = None                                   # read from shards on Ray: no ids
+    assert "read from shards on Ray" in _unpaired(done.runs)
+    done.runs[1].ids = done.runs[0].ids + done.runs[0].ids[:1]
+    assert _unpaired(done.runs) == f"{runs[1].name} repeats a text_id"
 
 
 def test_seed_runs_mean_and_std_from_the_library(runs):
@@ -84,11 +104,20 @@ def test_seed_runs_mean_and_std_from_the_library(runs):
 def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
     from scorekit.cli import main
 
-    out = tmp_path / "cmp.json"
-    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m"), "--compare",
-                 "-o", str(out)]) == 0
+    out, off = tmp_path / "cmp.json", tmp_path / "off.json"
+    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m"),
+                 "-o", str(out)]) == 0         # compared without asking
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert "metrics" not in doc and doc["comparison"]["family"] == HOLM_FAMILY
     row = next(r for r in doc["comparison"]["rows"] if r["measure"] == "tuple_f1_s2")
     assert row["value"] == doc["runs"][1]["metrics"]["tuple_f1_s2"]
     assert "compared with cr_demo__seed42_proposed" in capsys.readouterr().out
+    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m2"), "--compare",
+                 "-o", str(tmp_path / "asked.json")]) == 0
+    assert json.loads((tmp_path / "asked.json").read_text(encoding="utf-8"))["comparison"] == doc["comparison"]
+    capsys.readouterr()
+    assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m3"), "--no-compare",
+                 "-o", str(off)]) == 0
+    no = json.loads(off.read_text(encoding="utf-8"))
+    assert "comparison" not in no and no["runs"] == doc["runs"]
+    assert "compared with" not in capsys.readouterr().out

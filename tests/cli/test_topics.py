@@ -39,7 +39,7 @@ def test_full_run_writes_json(files, capsys):
     assert set(data["metrics"]) == {"sc", "sd_avg", "vd", "cd", "semdiv", "overall(sis=0.5)", "npmi", "c_v",
                                     "u_mass", "topic_diversity"}
     m = data["metrics"]
-    assert "|overall(sis=0.5):-|" in data["signature"]
+    assert "|overall(sis=0.5):model=all-MiniLM-L6-v2/pool=mean_tokens/trunc=256/dtype=fp32|" in data["signature"]
     assert m["overall(sis=0.5)"] == pytest.approx(0.4 * m["sc"] + 0.4 * m["sd_avg"] + 0.2 * m["semdiv"] + 0.2 * 0.5)
     assert [row["id"] for row in data["per_item"]] == ["tech", "cars", "경제"]
     assert all("npmi" in row and "rating" in row for row in data["per_item"])
@@ -49,7 +49,7 @@ def test_full_run_writes_json(files, capsys):
     assert "ICC(2,1)" in meta["icc"]
     assert [g["value"] for g in meta["gamma_grid"]] == [0.5, 0.6, 0.7, 0.8, 0.9]
     assert sum(g["selected"] for g in meta["threshold_grid"]) == 1
-    assert data["signature"].startswith("task:topics|norm:nfc+invisible|model:all-MiniLM-L6-v2")
+    assert data["signature"].startswith("task:topics|norm:nfc+invisible|sc:model=all-MiniLM-L6-v2/")
     printed = capsys.readouterr().out
     assert "gamma_direct grid search" in printed and "| sc |" in printed
 
@@ -94,7 +94,8 @@ def test_bad_ratings_and_options(files, capsys):
 
 
 def test_num_layers_pools_another_layer_and_is_signed(tmp_path):
-    """--num-layers 3 embeds with MiniLM's third layer: other numbers, the layer in the signature."""
+    """-m "sc(num_layers=3)" embeds with MiniLM's third layer: other numbers, the layer pinned in
+    that measure's signature; the run without it is the default run, unchanged."""
     import json as _json
     import subprocess as _sp
     import sys as _sys
@@ -106,12 +107,13 @@ def test_num_layers_pools_another_layer_and_is_signed(tmp_path):
         o = tmp_path / f"o{layers}.json"
         args = [_sys.executable, "-m", "scorekit", "topics", "--topics", str(topics), "-o", str(o), "-q"]
         if layers:
-            args += ["--num-layers", str(layers)]
+            args += ["-m", f"sc(num_layers={layers})"]
         r = _sp.run(args, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         outs[layers] = _json.loads(o.read_text())
-    assert "|layer:3|" in outs[3]["signature"] and "|layer:" not in outs[None]["signature"]
-    assert outs[3]["metrics"]["sc"] != outs[None]["metrics"]["sc"]
+    assert "|sc(num_layers=3):model=all-MiniLM-L6-v2/pool=mean_tokens/trunc=256/dtype=fp32/layer=3|" \
+        in outs[3]["signature"] and "layer=" not in outs[None]["signature"]
+    assert outs[3]["metrics"]["sc(num_layers=3)"] != outs[None]["metrics"]["sc"]
 
 
 # -- several topic models in one command -------------------------------------------------------
@@ -169,6 +171,9 @@ def test_several_models_errors_are_one_line(files, capsys, argv, pattern):
     ("sc(thresold_edge=0.2)", "did you mean 'threshold_edge'?"),
     ("scc", "unknown topics metric 'scc'"),
     ("coherence", "need a reference corpus (--corpus)"),
+    ("sc(num_layers=-1)", "parameter 'num_layers' must be in [0, 1000], got -1"),
+    ("overall(allow_english_model=true)", "allow_english_model is set for the whole batch (--allow-english-model)"),
+    ("sc(model=no/such-model)", "model 'no/such-model' is not on disk"),
 ])
 def test_bad_metric_specs_one_line_nothing_written(files, capsys, spec, msg):
     """What the per-metric flags (--threshold-edge, --gamma, --sis, ...) checked, the declarations
@@ -182,9 +187,9 @@ def test_bad_metric_specs_one_line_nothing_written(files, capsys, spec, msg):
 
 
 @pytest.mark.parametrize("flag", ["--sis", "--threshold-edge", "--damping", "--gamma", "--semdiv-weights",
-                                  "--overall-weights", "--topk", "--topn"])
+                                  "--overall-weights", "--topk", "--topn", "--model", "--num-layers"])
 def test_per_metric_flags_are_gone(files, capsys, flag):
-    """A measure's parameters have one way in: -m "sc(threshold_edge=0.2)"."""
+    """A measure's parameters have one way in: -m "sc(threshold_edge=0.2)", "sc(model=DIR,num_layers=4)"."""
     t, *_ = files
     assert main(["topics", "--topics", str(t), flag, "0.5"]) == 2
     assert f"No such option '{flag}'" in capsys.readouterr().err

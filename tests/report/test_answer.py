@@ -103,3 +103,35 @@ def test_topics_answer_leads_with_a_measure_written_with_parameters(real):
     text = visible_text(answer_of(render_report([data])))
     lead = text.index("overall(sis=0.75)")
     assert f"{m['overall']:.4f}" in text[lead:lead + 40] and lead < text.index("semantic coherence")
+
+
+def test_absa_runs_compared_by_default_keep_their_own_answer_with_marks(real):
+    """`absa aggregate RUN RUN` compares the runs with the first by default: the answer stays the
+    ABSA headline of every run (not the generic best-system answer), each other run's numbers
+    marked ▲/▼/○ from the comparison rows, the count of significant differences first."""
+    data = copy.deepcopy(real.json("absa_both"))
+    comp = data["comparison"]
+    base, other = (r["name"] for r in data["runs"])
+    assert comp["baseline"] == base and {r["system"] for r in comp["rows"]} == {other}
+    el = Elements(answer_of(render_report([data])))
+    for name in (base, other):
+        for key in ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate", "net_gain"):
+            (b,) = el.find(data_answer=f"{name}/{key}")
+            assert float(b["data-value"]) == next(r for r in data["runs"] if r["name"] == name)["metrics"][key]
+    marks = {a["data-answer"]: a["data-sig"] for a in el.find(data_answer=True) if a["data-answer"].endswith("/sig")}
+    assert set(marks) == {f"{other}/{k}/sig" for k in ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate",
+                                                          "net_gain")}
+    (count,) = el.find(data_answer="compared/significant")
+    assert int(count["data-value"]) == sum(bool(r["significant"]) for r in comp["rows"])
+    assert "Best on" not in visible_text(answer_of(render_report([data])))
+    # a significant drop of the break rate (lower is better) is marked better, a rise of F1 too
+    for row in comp["rows"]:
+        if row["measure"] in ("break_rate", "tuple_f1_s2"):
+            row.update(significant=True, p_adjusted=0.01)
+            row["value"], row["baseline_value"] = (0.1, 0.3) if row["measure"] == "break_rate" else (0.9, 0.8)
+    el = Elements(answer_of(render_report([data])))
+    (br,) = el.find(data_answer=f"{other}/break_rate/sig")
+    (f1,) = el.find(data_answer=f"{other}/tuple_f1_s2/sig")
+    assert br["data-sig"] == f1["data-sig"] == "sig-better" and "Holm p = 0.0100" in br["title"]
+    (count,) = el.find(data_answer="compared/significant")
+    assert int(count["data-value"]) == 2

@@ -42,7 +42,7 @@ def test_result_with_corpus_ratings_and_grid():
     assert len(meta["gamma_grid"]) == 5 and len(meta["threshold_grid"]) == 5
     assert r.extra["n_pairs"] == 6 and len(r.extra["pairs"]) == 6
     assert r.extra["pairs"] == sorted(r.extra["pairs"], key=lambda p: p["sd"])
-    assert "model:given-vectors" in r.signature and "corpus_tok:auto" in r.signature
+    assert "|sc:model=given-vectors|" in r.signature and "corpus_tok:auto" in r.signature
     json.loads(r.to_json())                                       # JSON-clean (no NaN)
 
 

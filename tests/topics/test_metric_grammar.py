@@ -50,8 +50,10 @@ def test_grammar_equals_the_formulas_with_the_same_parameters(seed, n, thr, gamm
     assert m["topic_diversity(topk=2)"] == topic_diversity(topics, 2)
     assert [row[specs[0]] for row in r.per_item] == pytest.approx(
         list(score_embeddings(topics, vectors, params=p).coherence.sc), abs=1e-12)
-    for spec in specs:   # the signature pins each measure as written (canonical order of its Params)
-        assert f"|{spec}:-|" in r.signature or f"|{spec}:-" in r.signature, spec
+    for spec in specs:   # the signature pins each measure as written (canonical order of its Params),
+        # with what its keywords were embedded with
+        pin = "-" if spec.startswith(("cd", "topic_diversity")) else "model=given-vectors"
+        assert f"|{spec}:{pin}|" in r.signature, spec
 
 
 def test_defaults_written_or_not_give_the_same_numbers_and_keys():
@@ -69,6 +71,101 @@ def test_one_measure_alone_and_overall_with_its_own_parameters():
     want = score_embeddings(topics, vectors, params=SemanticParams(threshold_edge=0.2), sis=0.5).metrics
     assert r.metrics["overall(threshold_edge=0.2,sis=0.5)"] == pytest.approx(want["overall"], abs=1e-12)
     assert r.metrics["sc"] == pytest.approx(score_embeddings(topics, vectors).metrics["sc"], abs=1e-12)
-    assert "overall(threshold_edge=0.2,sis=0.5):-" in r.signature
+    assert "|overall(threshold_edge=0.2,sis=0.5):model=given-vectors|" in r.signature
     with pytest.raises(ScorekitError, match="must be in"):
         evaluate_topics(topics, word_vectors=vectors, metrics=["sd(gamma_overlap=2)"])
+
+
+# -- the keyword embedder: a parameter of the measures over embeddings, embedded once per model ------
+class FakeEmbedder:
+    """Stands for :class:`scorekit.topics.embed.KeywordEmbedder`: deterministic vectors per
+    (model, num_layers), every construction and embedding recorded."""
+
+    calls: list = []
+
+    def __init__(self, model=None, *, num_layers=None, allow_english_model=False, option=""):
+        self.key, self.allow, self.option = (model, num_layers), allow_english_model, option
+
+    def table(self):
+        rng = np.random.default_rng(abs(hash(self.key)) % 2**32)
+        return {w: rng.normal(size=6) for w in WORDS}
+
+    def topic_vectors(self, topics):
+        FakeEmbedder.calls.append((self.key, self.allow, self.option))
+        t = self.table()
+        return [np.stack([t[w] for w in words]) for words in topics]
+
+    def signature_params(self):
+        return {"model": f"fake-{self.key[0]}", "pool": "mean_tokens"} | (
+            {"layer": self.key[1]} if self.key[1] is not None else {})
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    import scorekit.topics.embed as embed
+
+    FakeEmbedder.calls = []
+    monkeypatch.setattr(embed, "KeywordEmbedder", FakeEmbedder)
+    return FakeEmbedder
+
+
+def test_each_embedder_configuration_is_embedded_once_and_pinned(fake):
+    topics, _ = random_set(3, 5)
+    specs = ["sc", "sd", "cd", "semdiv", "overall", "sc(model=m2)", "sd(model=m2,num_layers=2)",
+             "overall(model=m2,sis=0.5)"]
+    r = evaluate_topics(topics, metrics=specs)
+    assert sorted((c[0] for c in fake.calls), key=repr) == sorted([(None, None), ("m2", None), ("m2", 2)], key=repr)
+    for key in ((None, None), ("m2", None), ("m2", 2)):
+        vectors = FakeEmbedder(key[0], num_layers=key[1]).topic_vectors(topics)
+        want = score_embeddings(topics, vectors, sis=0.5).metrics
+        if key == (None, None):
+            assert r.metrics["sc"] == want["sc"] and r.metrics["overall"] == pytest.approx(
+                score_embeddings(topics, vectors).metrics["overall"], abs=1e-12)
+        elif key == ("m2", None):
+            assert r.metrics["sc(model=m2)"] == want["sc"]
+            assert r.metrics["overall(model=m2,sis=0.5)"] == pytest.approx(want["overall"], abs=1e-12)
+        else:
+            assert r.metrics["sd_avg(model=m2,num_layers=2)"] == pytest.approx(want["sd_avg"], abs=1e-12)
+    assert r.metrics["sc(model=m2)"] != r.metrics["sc"]
+    sig = r.signature
+    assert "|sc:model=fake-None/pool=mean_tokens|" in sig and "|cd:-|" in sig
+    assert "|sc(model=m2):model=fake-m2/pool=mean_tokens|" in sig
+    assert "|sd(model=m2,num_layers=2):model=fake-m2/pool=mean_tokens/layer=2|" in sig
+
+
+def test_the_default_run_embeds_once_and_a_corpus_measure_alone_embeds_nothing(fake):
+    topics, _ = random_set(4, 4)
+    evaluate_topics(topics)
+    assert [c[0] for c in fake.calls] == [(None, None)]
+    fake.calls.clear()
+    r = evaluate_topics(topics, metrics=["cd", "topic_diversity"])
+    assert fake.calls == [] and "model=" not in r.signature
+
+
+def test_the_english_model_guard_is_set_for_the_run_and_named(fake):
+    topics, _ = random_set(5, 3)
+    evaluate_topics(topics, metrics=["sc(threshold_edge=0.2)", "overall"], allow_english_model=True)
+    (key, allow, option), = fake.calls
+    assert allow is True and option == 'model=PATH on sc, overall: -m "sc(model=PATH),overall(model=PATH)"'
+    with pytest.raises(ScorekitError, match=r"allow_english_model is set for the whole batch \(--allow-english-model\)"):
+        evaluate_topics(topics, metrics=["sc(allow_english_model=true)"])
+
+
+def test_given_vectors_and_a_model_parameter_contradict(fake):
+    topics, vectors = random_set(6, 3)
+    with pytest.raises(ScorekitError, match=r"^sd: word_vectors are given, so no model embeds the keywords"):
+        evaluate_topics(topics, word_vectors=vectors, metrics=["sc", "sd(num_layers=3)"])
+    with pytest.raises(ScorekitError, match="must be in \\[0, 1000\\]"):
+        evaluate_topics(topics, metrics=["sc(num_layers=-1)"])
+    assert fake.calls == []
+
+
+def test_forked_parts_give_the_numbers_of_one_process_with_two_embedders(fake):
+    from scorekit.engine.executors import Forked
+
+    topics, _ = random_set(7, 9)
+    specs = ["sc", "sd(model=m2)", "overall(model=m2,num_layers=1)", "cd"]
+    one = evaluate_topics(topics, metrics=specs)
+    parts = evaluate_topics(topics, metrics=specs, engine=Forked(3, items_per_shard=2))
+    assert one.metrics == parts.metrics and one.signature == parts.signature
+    assert one.per_item == parts.per_item

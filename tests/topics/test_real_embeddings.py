@@ -25,8 +25,7 @@ def embedder():
 
 
 def test_spec_toy_topic_with_real_embeddings(embedder):
-    r = evaluate_topics(list(EN.values()), names=list(EN), embedder=embedder,
-                       metrics=["sc", "sd", "cd", "semdiv", "overall(sis=0.75)"])
+    r = evaluate_topics(list(EN.values()), names=list(EN), metrics=["sc", "sd", "cd", "semdiv", "overall(sis=0.75)"])
     tech = r.per_item[0]
     # real PageRank weights of the spec's topic round to the spec's λ (0.32, 0.35, 0.33)
     assert [round(x, 2) for x in tech["pagerank"]] == [0.32, 0.35, 0.33]
@@ -35,12 +34,12 @@ def test_spec_toy_topic_with_real_embeddings(embedder):
     assert r.metrics["sd_avg"] == r.metrics["vd"]
     m = r.metrics
     assert m["overall(sis=0.75)"] == pytest.approx(0.4 * m["sc"] + 0.4 * m["sd_avg"] + 0.2 * m["semdiv"] + 0.2 * 0.75)
-    assert "overall(sis=0.75):-" in r.signature and "all-MiniLM-L6-v2" in r.signature
+    assert "|overall(sis=0.75):model=all-MiniLM-L6-v2/pool=mean_tokens/trunc=256/dtype=fp32|" in r.signature
 
 
 def test_korean_topics_whole_path_against_naive(embedder):
     names, topics = list(KO), list(KO.values())
-    r = evaluate_topics(topics, names=names, embedder=embedder)
+    r = evaluate_topics(topics, names=names, allow_english_model=True)
     vec = {w: v for t in topics for w, v in zip(t, embedder.embed(t))}
     centres = [np.mean([vec[w] for w in t], axis=0) for t in topics]
     sds = {}
@@ -62,7 +61,23 @@ def test_unembeddable_keyword(embedder):
 
 
 def test_korean_keywords_are_refused_with_an_english_only_model():
+    """The refusal names the parameter of the measures that would use the model, and the run's flag."""
     from scorekit.neural.hangul import EnglishModelError
 
-    with pytest.raises(EnglishModelError, match="embedding model all-MiniLM-L6-v2 cannot read Hangul.*--model PATH"):
+    with pytest.raises(EnglishModelError, match="embedding model all-MiniLM-L6-v2 cannot read Hangul.*model=PATH"):
         KeywordEmbedder().embed(["바다", "파도", "해변"])
+    with pytest.raises(EnglishModelError) as err:
+        evaluate_topics(list(KO.values()), metrics=["sc(threshold_edge=0.2)", "cd", "overall"])
+    msg = str(err.value)
+    assert 'model=PATH on sc, overall: -m "sc(model=PATH),overall(model=PATH)"' in msg
+    assert "--allow-english-model" in msg and "\n" not in msg
+
+
+def test_a_layer_is_a_parameter_of_the_measure():
+    """sc(num_layers=3) pools MiniLM's third layer: other numbers, the layer pinned; sc beside it
+    keeps the last layer (two embeddings, one per configuration)."""
+    r = evaluate_topics(list(EN.values()), metrics=["sc", "sc(num_layers=3)"])
+    assert r.metrics["sc(num_layers=3)"] != r.metrics["sc"]
+    assert "|sc(num_layers=3):model=all-MiniLM-L6-v2/pool=mean_tokens/trunc=256/dtype=fp32/layer=3|" in r.signature
+    assert "|sc:model=all-MiniLM-L6-v2/pool=mean_tokens/trunc=256/dtype=fp32|" in r.signature
+    assert r.metrics["sc"] == evaluate_topics(list(EN.values()), metrics=["sc"]).metrics["sc"]

@@ -154,11 +154,25 @@ def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
             for n, i in enumerate(run.ids or ())]
 
 
+def _unpaired(runs: Sequence[AggregatedRun]) -> str | None:
+    """Why the runs' scorecards cannot be paired by text_id, or None when they can."""
+    if any(r.ids is None for r in runs):
+        return "a run was read from shards on Ray (compare without --engine ray)"
+    for r in runs:
+        if len(set(r.ids)) != len(r.ids):
+            return f"{r.run_dir.name} repeats a text_id"
+    if not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
+        return "the runs share none"
+    return None
+
+
 def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,
-                   engine=None, compare_runs: bool = False) -> Aggregated:
+                   engine=None, compare_runs: bool | None = None) -> Aggregated:
     """Every RUN (a run directory or its scorecards.jsonl; with a started RayEngine also a folder
-    of scorecard shards) aggregated; with ``compare_runs``, several runs over the same scorecard
-    ids are compared with the first (an error when they share none)."""
+    of scorecard shards) aggregated; several runs over the same scorecard ids (seeds or systems on
+    one data set) are compared with the first. ``compare_runs``: None (default) compares them when
+    they can be paired and says why not otherwise (a warning); True insists (an error when they
+    cannot be paired); False never compares."""
     runs: list[AggregatedRun] = []
     warnings: list[str] = []
     for path in paths:
@@ -173,14 +187,16 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
         runs.append(run)
         warnings += warns
     comparison = None
-    if compare_runs and len(runs) > 1:
+    if compare_runs is not False and len(runs) > 1:
         from scorekit.errors import ScorekitError
         from scorekit.stats.compare import compare
 
-        if not all(r.ids and len(set(r.ids)) == len(r.ids) for r in runs) or \
-                not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
-            raise ScorekitError("--compare pairs the runs' scorecards by text_id: the runs share none (or a "
-                                "run repeats one, or was read from shards on Ray)")
+        why = _unpaired(runs)
+        if why and compare_runs:
+            raise ScorekitError(f"--compare pairs the runs' scorecards by text_id: {why}")
+        if why:
+            warnings.append(f"runs not compared: {why} (--no-compare silences this)")
+            return Aggregated(runs, warnings, None)
 
         from scorekit.stats.compare import _finite, improvement_pct
 

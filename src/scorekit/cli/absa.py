@@ -84,7 +84,7 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
                  epilog=example("scorekit absa aggregate results/run__seed42_proposed results/run__seed123_proposed \\",
                                 "    -o absa.json --report absa.html",
                                 "scorekit absa aggregate results/run__seed42_proposed \\",
-                                "    results/run__seed123_proposed --compare"))
+                                "    results/run__seed123_proposed --no-compare"))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
@@ -92,18 +92,20 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
-@click.option("--compare", "compare_runs", is_flag=True,
-              help="Compare every RUN with the first (seeds or systems over the same scorecards): a paired t-test "
-                   "over the scorecards per measure, Holm per measure over the runs (JSON: the comparison block).")
+@click.option("--compare/--no-compare", "compare_runs", default=None,
+              help="Several RUNs over the same scorecards (seeds, systems) are compared with the first by default: "
+                   "a paired t-test over the scorecards per measure, Holm per measure over the runs (JSON: the "
+                   "comparison block); runs that share no scorecard are only aggregated, with a warning. "
+                   "--compare makes that an error, --no-compare turns the comparison off.")
 @engine_options
 @output_options
 def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  compare_runs: bool, engine: str, address: str | None, output: Path | None, fmt: str,
+                  compare_runs: bool | None, engine: str, address: str | None, output: Path | None, fmt: str,
                   quiet: bool) -> None:
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
     With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel.
-    With --compare, several runs over the same scorecards (seeds, systems) are compared with the
-    first by the one comparison engine."""
+    Several runs over the same scorecards (seeds, systems) are compared with the first by the one
+    comparison engine (--no-compare: only aggregated)."""
     from contextlib import nullcontext
 
     from scorekit.absa.aggregate import structural_metrics_csv, structural_metrics_md

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import SEED, count, layers, resamples
+from scorekit.cli._types import SEED, count, resamples
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
@@ -34,6 +34,7 @@ def _nullable(x):
                               "scorekit topics --topics lda=lda.json --topics ctm=ctm.json --corpus corpus.txt -o cmp.json",
                               "scorekit topics --topics topics.json --corpus corpus.txt \\",
                               "    -m \"sc(threshold_edge=0.2),sd,cd,semdiv,overall(sis=0.75),coherence,topic_diversity(topk=5)\"",
+                              "scorekit topics --topics topics_ko.json -m \"sc(model=DIR,num_layers=4),sd(model=DIR),cd\"",
                               heading="Examples:"))
 @click.option("--topics", "topics_paths", required=True, multiple=True, metavar="[NAME=]FILE",
               help="Topics JSON: a list of keyword lists, or {name: [keywords]}. Repeat it to rank several "
@@ -42,19 +43,18 @@ def _nullable(x):
               help="Ratings CSV (topic,rater1,rater2,... or topic,rater,score) for the meta-evaluation.")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
               help="Reference corpus, one document per line: adds npmi, c_v, u_mass, topic_diversity.")
-@click.option("--model", "model", type=str, default=None,
-              help="Embedding model directory (default: the shipped all-MiniLM-L6-v2).")
-@click.option("--num-layers", type=layers(0), default=None,
-              help="Pool the states of this layer of the model instead of its last one.")
 @click.option("--allow-english-model", is_flag=True,
-              help="Embed Korean keywords with a model that cannot read Hangul (refused by default).")
+              help="Embed Korean keywords with a model that cannot read Hangul (refused by default; "
+                   "the model is each measure's: -m \"sc(model=DIR)\").")
 @click.option("--tokenizer", type=click.Choice(["auto", "kiwi", "regex", "whitespace"]), default="auto",
               show_default=True, help="How the corpus is tokenised (auto: Kiwi for Hangul, else \\w+ lower-cased).")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="topics",
               lead="Comma-separated measures, parameters in parentheses, keyed as written: "
                    "\"sc(threshold_edge=0.2),sd(gamma_overlap=0.5),cd,semdiv,overall(sis=0.75)\" (default: "
                    "sc,sd,cd,semdiv,overall; with --corpus also coherence,topic_diversity). SemDiv and Overall "
-                   "are derived with their own parameters (overall(threshold_edge=0.2) too).")
+                   "are derived with their own parameters (overall(threshold_edge=0.2) too). The keyword "
+                   "embedder is a parameter of sc, sd, semdiv and overall: sc(model=DIR,num_layers=4) "
+                   "(default: the shipped all-MiniLM-L6-v2), embedded once per model and layer.")
 @click.option("--grid", is_flag=True, help=_GRID_HELP)
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
@@ -64,7 +64,7 @@ def _nullable(x):
               help="Seed of the bootstrap resampling.")
 @engine_options
 @output_options
-def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_english_model, tokenizer, metrics,
+def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokenizer, metrics,
             grid, max_pairs, n_resamples, seed, engine, address, output, fmt, quiet):
     """Semantic coherence, distinctiveness and diversity of a topic set (and NPMI/C_V/UMass).
 
@@ -88,11 +88,6 @@ def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_en
     topic_sets = [(name, path, read_topics(path)) for name, path in models]
     ratings = read_ratings(ratings_path, topic_sets[0][2]) if ratings_path else None
     corpus = read_corpus(corpus_path) if corpus_path else None
-    embedder = None
-    if len(models) > 1:   # one model load for every topic set
-        from scorekit.topics.embed import KeywordEmbedder
-
-        embedder = KeywordEmbedder(model, num_layers=num_layers, allow_english_model=allow_english_model)
     from contextlib import nullcontext
 
     eng = open_engine(engine, address, quiet)
@@ -104,10 +99,9 @@ def command(topics_paths, ratings_path, corpus_path, model, num_layers, allow_en
                 inputs["ratings"] = str(ratings_path)
             if corpus_path:
                 inputs["corpus"] = str(corpus_path)
-            results.append(evaluate_topics(topic_set.topics, names=topic_set.names, model=model, embedder=embedder,
-                                           metrics=specs, corpus=corpus, tokenizer=tokenizer,
-                                           ratings=ratings, grid=grid, n_resamples=n_resamples,
-                                           seed=seed, name=name, inputs=inputs, num_layers=num_layers,
+            results.append(evaluate_topics(topic_set.topics, names=topic_set.names, metrics=specs, corpus=corpus,
+                                           tokenizer=tokenizer, ratings=ratings, grid=grid,
+                                           n_resamples=n_resamples, seed=seed, name=name, inputs=inputs,
                                            allow_english_model=allow_english_model, engine=eng))
     if len(results) == 1:
         result = results[0]

@@ -34,6 +34,9 @@ def topic_centres(word_vectors: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
+DEFAULT_EMBEDDER = (None, None)   # (model, num_layers): the shipped all-MiniLM-L6-v2, its last layer
+
+
 class _NfcTexts(list):
     """A tokenised corpus already in NFC (shards share it without normalising it again)."""
 
@@ -42,15 +45,16 @@ class _NfcTexts(list):
 
 @dataclass
 class TopicBatch:
-    """A topic set to score: keywords per topic, each topic's ``(|W|, d)`` keyword embeddings,
-    topic names, and for the corpus anchors the tokenised reference corpus (``texts``), the
+    """A topic set to score: keywords per topic, each topic's ``(|W|, d)`` keyword embeddings
+    (``word_vectors``: one list every measure uses, or ``{embedder: list}``, one list per embedder
+    configuration ``(model, num_layers)`` the measures name — computed once each), topic names, and for the corpus anchors the tokenised reference corpus (``texts``), the
     topics as the corpus is matched (``corpus_topics``: lower-cased for the lower-casing
     tokenizers) and ``first_in_vocab``: how many words of the whole set's first topic the corpus
     has (gensim cuts every topic to ``topn`` when that is more than ``topn``; decided for the whole
     set and given to every shard, while ``topn`` is the coherence measure's parameter)."""
 
     topics: list[list[str]]
-    word_vectors: list[np.ndarray] | None = None
+    word_vectors: list[np.ndarray] | dict[tuple, list[np.ndarray]] | None = None
     names: list[str] | None = None
     texts: list[list[str]] | None = field(default=None, repr=False)
     corpus_topics: list[list[str]] | None = None
@@ -72,34 +76,58 @@ class TopicBatch:
             first = (self.corpus_topics or self.topics)[0]
             self.first_in_vocab = sum(w in vocab for w in first)
         self.names = list(self.names) if self.names is not None else [f"t{i + 1}" for i in range(len(self.topics))]
-        if self.word_vectors is not None and len(self.word_vectors) != len(self.topics):
+        sets = self.word_vectors.values() if isinstance(self.word_vectors, dict) else [self.word_vectors]
+        if any(v is not None and len(v) != len(self.topics) for v in sets):
             raise ScorekitError("one embedding matrix per topic expected")
 
     def __len__(self) -> int:
         return len(self.topics)
 
     def slice(self, a: int, b: int) -> "TopicBatch":
-        return TopicBatch(self.topics[a:b], None if self.word_vectors is None else self.word_vectors[a:b],
+        vec = self.word_vectors
+        vec = {k: v[a:b] for k, v in vec.items()} if isinstance(vec, dict) else None if vec is None else vec[a:b]
+        return TopicBatch(self.topics[a:b], vec,
                           self.names[a:b], self.texts, None if self.corpus_topics is None else self.corpus_topics[a:b],
                           self.first_in_vocab)
 
-    def centres(self) -> np.ndarray:
-        """``e_T`` of every topic (the mean of its keyword embeddings), computed once."""
-        if "centres" not in self._cache:
-            self._cache["centres"] = topic_centres(self.vectors())
-        return self._cache["centres"]
+    def centres(self, embedder: tuple | None = None) -> np.ndarray:
+        """``e_T`` of every topic (the mean of its keyword embeddings), computed once per embedder."""
+        key = ("centres", embedder if isinstance(self.word_vectors, dict) else None)
+        if key not in self._cache:
+            self._cache[key] = topic_centres(self.vectors(embedder))
+        return self._cache[key]
 
-    def vectors(self) -> list[np.ndarray]:
+    def vectors(self, embedder: tuple | None = None) -> list[np.ndarray]:
+        """The keyword embeddings of ``embedder`` (``(model, num_layers)``; default the shipped
+        model); a single list given for the batch serves every embedder."""
         if self.word_vectors is None:
             raise ScorekitError("the semantic topic measures need keyword embeddings")
+        if isinstance(self.word_vectors, dict):
+            return self.word_vectors[embedder or DEFAULT_EMBEDDER]
         return self.word_vectors
 
 
 class TopicMetric(Metric):
-    """Base of the topic measures: a batch is a :class:`TopicBatch` (or ``(topics, vectors)``)."""
+    """Base of the topic measures: a batch is a :class:`TopicBatch` (or ``(topics, vectors)``).
+    A measure over keyword embeddings declares ``model`` and ``num_layers``
+    (:data:`scorekit.topics.semantic.EMBEDDER`); ``embedded_with`` is what the driver embedded its
+    keywords with (the encoder's signature fields), pinned in its signature."""
 
     family = "topics"
     kind = "score"
+    embedded_with: dict | None = None
+
+    def embedder(self) -> tuple | None:
+        """``(model, num_layers)`` of a measure over keyword embeddings; None for one that reads none."""
+        v = self.values
+        return (v["model"], v["num_layers"]) if "model" in v else None
+
+    def pins(self) -> dict:
+        return dict(self.embedded_with or {})
+
+    def _part(self, cls: type["TopicMetric"]) -> "TopicMetric":
+        """A measure this one is derived from, with this one's values of its parameters."""
+        return cls(**{p.name: self.values[p.name] for p in cls.params if p.name in self.values})
 
     def batch(self, batch: Any) -> TopicBatch:
         if isinstance(batch, TopicBatch):
@@ -116,4 +144,4 @@ def mean_or_nan(x: np.ndarray) -> float:
 
 
 
-__all__ = ["TopicBatch", "TopicMetric", "mean_or_nan", "topic_centres"]
+__all__ = ["DEFAULT_EMBEDDER", "TopicBatch", "TopicMetric", "mean_or_nan", "topic_centres"]

@@ -17,15 +17,18 @@ from scorekit.topics.validate import validate_topics
 
 
 class KeywordEmbedder:
-    """Embeds keywords with the shared encoder, checking that the tokenizer yields a token."""
+    """Embeds keywords with the shared encoder, checking that the tokenizer yields a token.
+    ``option``: how the user gives another model, named when the model cannot read Hangul."""
 
     def __init__(self, model: str | None = None, *, cache_dir=None, batch_size: int = 256,
-                 num_layers: int | None = None, allow_english_model: bool = False):
+                 num_layers: int | None = None, allow_english_model: bool = False,
+                 option: str = "model=PATH"):
         from scorekit.neural.encoder import Encoder
 
         self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size, num_layers=num_layers)
         self.name = self.encoder.name
         self.allow_english_model = allow_english_model
+        self.option = option
 
     def signature_params(self) -> dict[str, object]:
         return self.encoder.signature_params()
@@ -46,7 +49,7 @@ class KeywordEmbedder:
             from scorekit.neural.hangul import check_hangul
 
             check_hangul(tok, words, self.name, allow=self.allow_english_model, what="embedding model",
-                         option="--model PATH")
+                         option=self.option)
         self._check_tokens(words)
         return self.encoder.embed(words)
 

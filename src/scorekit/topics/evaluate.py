@@ -52,57 +52,86 @@ CORPUS_METRICS = ("coherence", "topic_diversity")   # added by default with a re
 _TOPIC_ONLY = ("sd",)   # a per-topic column, not a model-level measure (the model's is sd_avg)
 
 
+def _embed(topics, planned, computed, grid_embedders, word_vectors, allow_english_model):
+    """The keyword embeddings of every ``(model, num_layers)`` the measures (and the grids) name,
+    each computed once, and each measure's ``embedded_with`` set (its signature's pin); or the
+    ``word_vectors`` given, which no model parameter may then contradict."""
+    from scorekit.topics.batch import DEFAULT_EMBEDDER
+
+    users: dict[tuple, list[str]] = {}       # embedder -> the measures (as listed) that use it
+    for p in planned:
+        if p.metric.embedder() is not None:
+            users.setdefault(p.metric.embedder(), []).append(p.metric.name)
+    for e in grid_embedders:
+        users.setdefault(e, ["--grid"])
+    if word_vectors is not None:
+        if len(word_vectors) != len(topics):
+            raise ScorekitError("one embedding matrix per topic expected")
+        named = [n for e, ns in users.items() if e != DEFAULT_EMBEDDER for n in ns]
+        if named:
+            raise ScorekitError(f"{named[0]}: word_vectors are given, so no model embeds the keywords "
+                                "(leave out model= and num_layers=)")
+        pins = dict.fromkeys(users, {"model": "given-vectors"})
+        vectors = list(word_vectors)
+    else:
+        from scorekit.topics.embed import KeywordEmbedder
+
+        pins, vectors = {}, {}
+        for e, measures in users.items():
+            ms = [m for m in dict.fromkeys(measures) if m != "--grid"] or ["sc"]
+            option = (f"model=PATH on {', '.join(ms)}: -m \"{','.join(f'{m}(model=PATH)' for m in ms)}\"")
+            embedder = KeywordEmbedder(e[0], num_layers=e[1], allow_english_model=bool(allow_english_model),
+                                       option=option)
+            vectors[e] = embedder.topic_vectors(topics)
+            fields = embedder.signature_params()   # one pin, as BERTScore's: name/pool=.../layer=...
+            pins[e] = {"model": "/".join([str(fields.pop("model"))] + [f"{k}={v}" for k, v in fields.items()])}
+    for m in [p.metric for p in planned] + [p.metric for p in computed]:
+        if m.embedder() is not None:
+            m.embedded_with = pins[m.embedder()]
+    return vectors
+
+
 def _ident(m) -> tuple:
     return type(m), tuple(sorted((k, repr(v)) for k, v in m.values.items()))
 
 
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
-                    word_vectors: Sequence[np.ndarray] | None = None, model: str | None = None,
-                    embedder=None, metrics: Sequence[object] | None = None,
+                    word_vectors: Sequence[np.ndarray] | None = None, metrics: Sequence[object] | None = None,
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto",
                     ratings=None, grid: bool = False, n_resamples: int = 1000,
                     seed: int = 42, name: str | None = None, inputs: dict | None = None,
-                    num_layers: int | None = None, allow_english_model: bool = False, engine=None) -> Result:
-    """Score ``topics`` (keyword lists). Embeddings come from ``word_vectors`` (one ``(|W|, d)``
-    matrix per topic) or are computed with all-MiniLM-L6-v2 (``model`` overrides the folder).
+                    allow_english_model: bool = False, engine=None) -> Result:
+    """Score ``topics`` (keyword lists).
 
     ``metrics``: specs of the name grammar, parameters from each measure's declaration and results
     keyed as written (``["sc(threshold_edge=0.2)", "overall(sis=0.75)", "topic_diversity(topk=5)"]``);
     default :data:`DEFAULT_METRICS`, plus :data:`CORPUS_METRICS` with a ``corpus``. SemDiv and
     Overall are derived from SC/SD/CD with their own parameters (computed once when they equal a
-    listed measure's); ``coherence(topn=10)`` sets gensim's cut. ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the
+    listed measure's); ``coherence(topn=10)`` sets gensim's cut. The keyword embeddings are a
+    parameter of each measure over them (``sc(model=DIR,num_layers=4)``; default the shipped
+    all-MiniLM-L6-v2), computed once per distinct ``(model, num_layers)``, or given as
+    ``word_vectors`` (one ``(|W|, d)`` matrix per topic, for every measure). ``allow_english_model``
+    (the run's ``--allow-english-model``) embeds Korean keywords with a model that cannot read
+    Hangul, which is refused otherwise. ``ratings`` is a :class:`scorekit.io.topics.Ratings` for the
     meta-evaluation. The measures run through the one driver: ``engine`` None (this process),
     ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
     from scorekit.engine.driver import Planned, plan, run
-    from scorekit.topics.batch import TopicBatch
+    from scorekit.topics.batch import DEFAULT_EMBEDDER, TopicBatch
     from scorekit.topics.coherence import CorpusCoherence
     from scorekit.topics.semantic import (ContentDiversity, Overall, SemanticCoherence, SemanticDistinctiveness,
                                           SemanticDiversity)
 
     specs = list(metrics) if metrics is not None else \
         list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
-    planned = plan("topics", specs)   # validates every spec before any model is loaded
+    # validates every spec before any model is loaded
+    planned = plan("topics", specs, {"allow_english_model": bool(allow_english_model)})
     if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
         raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig: dict[str, object] = {"norm": NORM}
-    if word_vectors is None:
-        from scorekit.topics.embed import KeywordEmbedder
-
-        embedder = embedder or KeywordEmbedder(model, num_layers=num_layers,
-                                               allow_english_model=allow_english_model)
-        word_vectors = embedder.topic_vectors(topics)
-        sig.update(embedder.signature_params())
-    else:
-        if len(word_vectors) != len(topics):
-            raise ScorekitError("one embedding matrix per topic expected")
-        sig["model"] = "given-vectors"
-    for p in planned:
-        sig.update(p.metric.signature_params())
-
     # SemDiv and Overall are derived (combine) from SC, SD and CD built with their parameters:
     # those parts run with the plan, shared with a listed measure of the same parameters
     computed = {_ident(p.metric): p for p in planned if not hasattr(p.metric, "combine")}
@@ -117,8 +146,14 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
             derived.append((p, [part(m._part(SemanticCoherence)), part(m._part(SemanticDistinctiveness)),
                                 part(ContentDiversity())]))
         elif isinstance(m, SemanticDiversity):
-            derived.append((p, [part(SemanticDistinctiveness(gamma_overlap=m.values["gamma_overlap"])),
-                                part(ContentDiversity())]))
+            derived.append((p, [part(m._part(SemanticDistinctiveness)), part(ContentDiversity())]))
+
+    def first(cls):
+        return next((p.metric for p in computed.values() if type(p.metric) is cls), None)
+
+    sd_m, sc_m = first(SemanticDistinctiveness), first(SemanticCoherence)
+    grid_embedders = [m.embedder() if m is not None else DEFAULT_EMBEDDER for m in (sd_m, sc_m)] if grid else []
+    vectors = _embed(topics, planned, computed.values(), grid_embedders, word_vectors, allow_english_model)
 
     texts = lowered = None
     if corpus is not None:
@@ -126,7 +161,9 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
-    batch = TopicBatch(topics, list(word_vectors), names, texts, lowered)
+    batch = TopicBatch(topics, vectors, names, texts, lowered)
+    for p in planned:
+        sig.update(p.metric.signature_params())
     scored = run(list(computed.values()), batch, engine)
     derived_values: dict[str, float] = {}
     for p, parts in derived:
@@ -151,9 +188,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                 metrics_out[label] = scored.metrics[label]
     metrics = metrics_out
 
-    def first(cls):
-        return next((p.metric for p in computed.values() if type(p.metric) is cls), None)
-
     # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
     values: dict[str, object] = {}
     for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
@@ -164,7 +198,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     params = SemanticParams(**{f.name: values[f.name] for f in fields(SemanticParams) if f.name in values})
     ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
     sis = ov.values["sis"] if ov is not None else None
-    sd_m, sc_m = first(SemanticDistinctiveness), first(SemanticCoherence)
     dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None
     notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
     cc = first(CorpusCoherence)
@@ -223,10 +256,11 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
     if grid:
-        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(batch.centres(), topics,
+        # the grids move SD's gamma and SC's threshold: over the listed SD's and SC's embeddings
+        meta["gamma_grid"] = [r.as_dict() for r in gamma_grid(batch.centres(grid_embedders[0]), topics,
                                                                rating=rating, rated=rated)]
-        meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(word_vectors, params=params,
-                                                                       rating=rating, rated=rated)]
+        meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(batch.vectors(grid_embedders[1]),
+                                                                       params=params, rating=rating, rated=rated)]
     extra["meta"] = meta
     all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics))}
     if corpus is not None:

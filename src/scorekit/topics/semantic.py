@@ -330,6 +330,14 @@ W_SC, W_SD, W_SEMDIV, W_SIS = (Param(n, float, _f(n), d) for n, d in (
     ("w_sc", "Overall weight of SC"), ("w_sd", "Overall weight of SD_avg"), ("w_semdiv", "Overall weight of SemDiv"),
     ("w_sis", "Overall weight of SIS")))
 SIS = Param("sis", float, None, "the Semantic Integration Score (an input; without it Overall leaves its term out)")
+# the keyword embedder of a measure over embeddings: computed once per (model, num_layers) that the
+# measures of a run name, pinned in each one's signature (the encoder's name, pooling, window, dtype)
+MODEL = Param("model", str, None, "local embedding model folder (default: the shipped all-MiniLM-L6-v2)")
+NUM_LAYERS = Param("num_layers", int, None, "pool the states of this layer instead of the model's last",
+                   low=0, high=1000)
+ALLOW_ENGLISH = Param("allow_english_model", bool, False, "embed Korean keywords with a model that cannot read "
+                      "Hangul (set for the run: --allow-english-model)", signature=False, batch=True)
+EMBEDDER = (MODEL, NUM_LAYERS, ALLOW_ENGLISH)
 
 
 
@@ -348,14 +356,15 @@ class SemanticCoherence(TopicMetric):
     each keyword."""
 
     name = "sc"
-    params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER)
+    params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER) + EMBEDDER
 
     def item_stats(self, batch: Any) -> Stats:
         b = self.batch(batch)
         if not len(b):
             return Stats({"sc": np.zeros(0), "pagerank": [], "cos_to_topic": []})
-        coh = semantic_coherence(b.vectors(), params=_semantic_params(self))
-        b._cache.setdefault("centres", coh.topic_vectors)
+        coh = semantic_coherence(b.vectors(self.embedder()), params=_semantic_params(self))
+        b._cache.setdefault(("centres", self.embedder() if isinstance(b.word_vectors, dict) else None),
+                            coh.topic_vectors)
         return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
 
     def score(self, stats: Stats) -> dict[str, float]:
@@ -373,7 +382,7 @@ class SemanticDistinctiveness(TopicMetric):
 
     name = "sd"
     keys = ("sd_avg", "vd", "sd")
-    params = (GAMMA,)
+    params = (GAMMA,) + EMBEDDER
     key_info = {"sd_avg": {"doc": "Mean pairwise semantic distinctiveness SD(Ti, Tj) (§2, §4)."},
                 "vd": {"doc": "VD = mean over topic pairs of SD(Ti, Tj) (§3)."},
                 "sd": {"doc": "Semantic distinctiveness of a topic: mean over the other topics of "
@@ -381,7 +390,7 @@ class SemanticDistinctiveness(TopicMetric):
 
     def item_stats(self, batch: Any) -> Stats:
         b = self.batch(batch)
-        centres = b.centres() if len(b) else np.zeros((0, 0))
+        centres = b.centres(self.embedder()) if len(b) else np.zeros((0, 0))
         return Stats({"centre": centres, "keywords": list(b.topics)})
 
     def detail(self, stats: Stats, lowest: int = PAIRS_KEPT) -> DistinctivenessDetail:
@@ -426,18 +435,17 @@ class SemanticDiversity(TopicMetric):
     """SemDiv = alpha VD + beta CD (§3), derived from VD and CD."""
 
     name = "semdiv"
-    params = (GAMMA, ALPHA_VD, BETA_CD)
+    params = (GAMMA, ALPHA_VD, BETA_CD) + EMBEDDER
 
     def combine(self, values: dict[str, float]) -> float:
         return semantic_diversity(values["vd"], values["cd"], alpha=self.values["alpha_vd"],
                                     beta=self.values["beta_cd"])
 
     def parts(self, stats: Stats) -> dict[str, float]:
-        return {**SemanticDistinctiveness(gamma_overlap=self.values["gamma_overlap"]).score(stats),
-                **ContentDiversity().score(stats)}
+        return {**self._part(SemanticDistinctiveness).score(stats), **ContentDiversity().score(stats)}
 
     def item_stats(self, batch: Any) -> Stats:
-        return SemanticDistinctiveness(gamma_overlap=self.values["gamma_overlap"]).item_stats(batch)
+        return self._part(SemanticDistinctiveness).item_stats(batch)
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {"semdiv": self.combine(self.parts(stats)) if len(stats) else float("nan")}
@@ -449,10 +457,7 @@ class Overall(TopicMetric):
 
     name = "overall"
     params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER, GAMMA, ALPHA_VD, BETA_CD, W_SC, W_SD, W_SEMDIV,
-              W_SIS, SIS)
-
-    def _part(self, cls: type[TopicMetric]) -> TopicMetric:
-        return cls(**{p.name: self.values[p.name] for p in cls.params})
+              W_SIS, SIS) + EMBEDDER
 
     def combine(self, values: dict[str, float]) -> float:
         v = self.values
@@ -495,5 +500,5 @@ __all__ = [
     "content_diversity", "hierarchical_overlap", "overall_score", "score_embeddings",
     "semantic_coherence", "semantic_coherence_from_parts", "semantic_distinctiveness",
     "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity", "SemanticCoherence",
-    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "semantic_metrics",
+    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "semantic_metrics", "EMBEDDER",
 ]

@@ -38,7 +38,8 @@ def answer(*tasks: str) -> Callable[[AnswerFn], AnswerFn]:
 def answer_html(doc: Doc) -> str:
     # several systems compared against a baseline (retrieval, `runs compare` of any task, ...):
     # the best system, its margin and its significance; else the task's own answer
-    fn = comparison_answer if doc.multi and doc.comparison else ANSWERS.get(doc.task, generic_answer)
+    own = doc.task in OWN_COMPARISON
+    fn = comparison_answer if doc.multi and doc.comparison and not own else ANSWERS.get(doc.task, generic_answer)
     body = fn(doc) or generic_answer(doc)
     if not body:
         return ""
@@ -447,6 +448,7 @@ def topics_answer(doc: Doc) -> str:
 
 # ------------------------------------------------------------------------------------- ABSA
 ABSA_HEAD = ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate", "net_gain")
+OWN_COMPARISON = {"absa"}   # tasks whose answer shows the comparison in their own headline numbers
 
 
 @answer("absa")
@@ -458,12 +460,24 @@ def absa_answer(doc: Doc) -> str:
     if not keys:
         return generic_answer(doc)
 
+    # several runs compared with the first (seeds or systems over the same scorecards): each other
+    # run's headline number carries its significance mark, the counts lead
+    comp = doc.comparison if doc.multi and isinstance(doc.comparison, dict) else {}
+    compared = {(str(r.get("system")), str(r.get("measure"))): r for r in comp.get("rows") or []
+                if isinstance(r, dict)}
+
     def cell(i: int, k: str) -> str:
         v = _metrics(doc, i).get(k)
         what = f"{doc.run_name(i)}/{k}" if doc.multi else k
         s = std.get(k)
         spread = (f' <small>± <span data-answer="{esc(k)}/std" data-value="{num_attr(s)}">{fmt(s)}</span></small>'
                   if is_number(s) else "")
+        r = compared.get((doc.run_name(i), k))
+        if r is not None:   # the shape alone here (the legend below says it in words)
+            sym, p = significance(r, lower_is_better(k, doc)), r.get("p_adjusted")
+            spread += (f' <span class="sk-sig {SIG_CLASS[sym]}" data-answer="{esc(what)}/sig" '
+                       f'data-sig="{SIG_CLASS[sym]}" title="{SIG_TEXT[sym]}'
+                       + (f' (Holm p = {fmt(p)})' if is_number(p) else "") + f'">{sym}</span>')
         return num(v, what) + spread
 
     out = []
@@ -479,5 +493,20 @@ def absa_answer(doc: Doc) -> str:
                             ["mean ± std" if std else "value"])
     rows = [[esc(label(k, doc.task)) + (' <span class="sk-dir">↓ better</span>' if lower_is_better(k, doc) else "")]
             + [cell(i, k) for i in range(len(doc.runs))] for k in keys]
+    if compared:
+        base = str(comp.get("baseline"))
+        counts = {SIG_BETTER: 0, SIG_WORSE: 0, SIG_NONE: 0}
+        for (system, measure), r in compared.items():
+            counts[significance(r, lower_is_better(measure, doc))] += 1
+        out.append(headline(
+            f"{len(doc.runs) - 1} run{'s' if len(doc.runs) > 2 else ''} compared with <b>{text_html(base)}</b> "
+            f"over the shared scorecards: significantly different on "
+            f'<b data-answer="compared/significant" data-value="{counts[SIG_BETTER] + counts[SIG_WORSE]}">'
+            f"{counts[SIG_BETTER] + counts[SIG_WORSE]}</b> of {len(compared)} measure comparisons."))
     out.append(mini_table(header, rows, cls="sk-absa-answer"))
+    if compared:
+        test = {"t": "paired t-test"}.get(str(comp.get("test") or "t"), f"paired {comp.get('test')} test")
+        out.append(f'<p class="note">{sig_mark(SIG_BETTER, short=True)} · {sig_mark(SIG_WORSE, short=True)} · '
+                   f"{sig_mark(SIG_NONE, short=True)} against the baseline: {esc(str(test))} over the scorecards, "
+                   f"Holm per measure over the runs (α = {esc(str(comp.get('alpha', 0.05)))}).</p>")
     return "".join(out)
