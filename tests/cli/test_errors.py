@@ -499,3 +499,24 @@ def test_caption_reference_csv_with_a_huge_field(tmp_path, capsys):
     assert code == 0, err
     items = {r["id"]: r for r in json.loads(out.read_text())["per_item"]}
     assert items["huge"]["references"] == [long]
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["topics", "--topics", "t.json", "--model", "m"], '--model is now set in the metric names: -m "sc(model=DIR),'),
+    (["topics", "--topics", "t.json", "--topn", "3"], '--topn is now set in the metric names: -m "coherence(topn=N)"'),
+    (["summary", "-p", "a", "-r", "b", "--bertscore-model", "m"], '-m "bertscore(model=DIR)"'),
+])
+def test_an_option_moved_into_the_name_grammar_says_how_to_write_it(argv, want, capsys):
+    """#26 deleted per-metric flags; typing one names its spelling in the grammar, in one line."""
+    code, _, err = run(argv, capsys)
+    assert code == 2 and want in one_line(err) and "Traceback" not in err
+
+
+def test_every_moved_option_is_really_gone():
+    """The hints table names only options the commands no longer take (else it would shadow one)."""
+    from scorekit.cli import MOVED_TO_GRAMMAR, cli
+
+    for name, moved in MOVED_TO_GRAMMAR.items():
+        cmd = cli.get_command(None, name)
+        taken = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
+        assert not taken & set(moved), (name, taken & set(moved))

@@ -86,9 +86,28 @@ def _plain(message: str) -> str:
     return " ".join(_NUMPY_SCALAR.sub(r"\1", message).split())
 
 
+# Options that became metric parameters of the name grammar (#26): what to write instead.
+MOVED_TO_GRAMMAR = {
+    "topics": {"--model": "sc(model=DIR),sd(model=DIR),cd,semdiv(model=DIR),overall(model=DIR)",
+               "--num-layers": "sc(num_layers=N),sd(num_layers=N),cd,semdiv(num_layers=N),overall(num_layers=N)",
+               "--threshold-edge": "sc(threshold_edge=X)", "--damping": "sc(damping=X)",
+               "--gamma": "sd(gamma_overlap=X)", "--topk": "topic_diversity(topk=K)",
+               "--topn": "coherence(topn=N)", "--sis": "overall(sis=X)",
+               "--semdiv-weights": "semdiv(alpha_vd=A,beta_cd=B)",
+               "--overall-weights": "overall(w_sc=A,w_sd=B,w_semdiv=C,w_sis=D)"},
+    "summary": {"--bertscore": "rouge,bertscore", "--bertscore-model": "bertscore(model=DIR)",
+                "--num-layers": "bertscore(num_layers=N)"},
+}
+
+
 def _usage_line(exc: click.UsageError) -> str:
-    """click's Usage/Try/Error block as ONE line: ``scorekit <cmd>: error: ...``."""
+    """click's Usage/Try/Error block as ONE line: ``scorekit <cmd>: error: ...``; an option that
+    moved into the name grammar says how to write it now."""
     prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
+    if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
+        moved = MOVED_TO_GRAMMAR.get(exc.ctx.command.name, {}).get(exc.option_name)
+        if moved:
+            return f"{prog}: error: {exc.option_name} is now set in the metric names: -m \"{moved}\""
     return f"{prog}: error: {_plain(exc.format_message())}"
 
 
