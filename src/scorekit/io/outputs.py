@@ -139,10 +139,6 @@ class FileOutput(_Dest):
         with self.open("w") as fh:
             fh.write(text)
 
-    def write_bytes(self, data: bytes) -> None:
-        with self.open("wb") as fh:
-            fh.write(data)
-
     def discard(self) -> None:
         if self.tmp is not None:
             try:

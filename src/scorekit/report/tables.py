@@ -12,9 +12,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-FORMATS = ("table", "csv", "markdown", "latex", "json")
-
-
 def fmt_cell(value: Any, digits: int = 4) -> str:
     if value is None:
         return "–"
