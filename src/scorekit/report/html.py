@@ -98,9 +98,7 @@ def overview_html(docs: Sequence[Doc]) -> str:
     for task, runs in by_task.items():
         if len(runs) < 2 or sum(1 for d in docs if d.task == task) < 2:
             continue
-        names: list[str] = []
-        for _, _, m in runs:
-            names += [k for k in m if k not in names]
+        names = list(dict.fromkeys(k for _, _, m in runs for k in m))
         # ranked by the task's headline metric (else the first), the best value of each column in bold
         lowered = {k.lower(): k for k in names}
         prim = next((lowered[c] for c in PRIMARY_METRICS.get(task, ()) if c in lowered), names[0] if names else None)

@@ -9,6 +9,7 @@ result's ``extra["lower_is_better"]`` hint, then to the name (error, loss, laten
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,10 +76,7 @@ class Doc:
         return (self.runs[0].get("extra") or {}).get(key)
 
     def metric_names(self) -> list[str]:
-        names: list[str] = []
-        for r in self.runs:
-            names += [m for m in (r.get("metrics") or {}) if m not in names]
-        return names
+        return list(dict.fromkeys(m for r in self.runs for m in (r.get("metrics") or {})))
 
 
 def read_result(path: Any) -> dict[str, Any]:
@@ -122,6 +120,14 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
 
 def is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
+    """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last.
+    (Best first is ``sort_key(value, not lower_better)``.)"""
+    if not is_number(value) or not math.isfinite(value):
+        return (1, 0.0)
+    return (0, -value if lower_better else value)
 
 
 def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:

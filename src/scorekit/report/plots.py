@@ -195,10 +195,7 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
         while stem in used:
             stem += f"_{i + 1}"
         used.add(stem)
-        names = [doc.run_name(k) for k in range(len(doc.runs))]
-        metric_names: list[str] = []
-        for r in doc.runs:
-            metric_names += [m for m in (r.get("metrics") or {}) if m not in metric_names]
+        names, metric_names = doc.names(), doc.metric_names()
 
         # metrics: LaTeX table and a bar chart (significance markers from the comparison)
         rows = [[n] + [(r.get("metrics") or {}).get(m) for m in metric_names] for n, r in zip(names, doc.runs)]

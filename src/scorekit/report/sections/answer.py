@@ -8,12 +8,11 @@ metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its fu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric
+from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric, sort_key
 from scorekit.report.parts import delta_text, pct_text, text_html
 
 AnswerFn = Callable[[Doc], str]
@@ -130,7 +129,7 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
         return ""
     measures = list(measures or [prim] + [m for m in doc.metric_names() if m != prim][:TILES - 1])
     lb = {m: lower_is_better(m, doc) for m in measures}
-    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb[prim]))
+    order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb[prim]))
     best = {}
     for m in measures:
         vals = [_metrics(doc, i).get(m) for i in range(len(doc.runs)) if is_number(_metrics(doc, i).get(m))]
@@ -150,12 +149,6 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
     return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "")
                                              for m in measures],
                              rows, cls="sk-ranked")
-
-
-def _rank_key(v: Any, lower_better: bool) -> tuple[int, float]:
-    if not is_number(v) or not math.isfinite(v):
-        return (1, 0.0)
-    return (0, v if lower_better else -v)
 
 
 # ------------------------------------------------------------------------------- retrieval
@@ -196,7 +189,7 @@ def comparison_answer(doc: Doc) -> str:
     b = names.index(base) if base in names else 0
     base = names[b]
     lb = lower_is_better(prim, doc)
-    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb))
+    order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb))
     best = order[0]
     by_sys = {str(r.get("system")): r for r in rows if r.get("measure") == prim}
     test = comp.get("test") or comp.get("method")
@@ -370,7 +363,7 @@ def sweep_answer(doc: Doc) -> str:
         def at(s: str) -> float | None:
             v = ((series.get(s) or {}).get(metric) or {}).get("mean") or []
             return v[j] if j < len(v) else None
-        for s in sorted(series, key=lambda s: _rank_key(at(s), False)):
+        for s in sorted(series, key=lambda s: sort_key(at(s), True)):
             vals = (series[s].get(metric) or {})
             low, high = (vals.get("low") or [None] * (j + 1)), (vals.get("high") or [None] * (j + 1))
             ci = (f"[{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
