@@ -55,6 +55,13 @@ def check_special(path: str | os.PathLike, option: str | None = None) -> str | N
     return kind
 
 
+def umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def resolve_link(path: str | os.PathLike) -> Path:
     """The file a destination really is: a symlink's target (so writing replaces the target and
     the link stays a link), otherwise ``path`` itself."""
@@ -100,10 +107,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        # mkstemp creates 0600 files; give the result the permissions a plain open() would
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~umask())   # mkstemp made it 0600; a plain open() would not
         os.replace(tmp, path)
     except BaseException:
         try:

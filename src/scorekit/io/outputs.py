@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from scorekit.errors import ScorekitError
-from scorekit.io.atomic import check_special, resolve_link, write_through
+from scorekit.io.atomic import check_special, resolve_link, umask, write_through
 
 STDOUT = "-"
 
@@ -59,12 +59,6 @@ def _nearest_existing(path: Path) -> Path:
             break
         p = parent
     return p
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _oserror_line(option: str, path: Path, exc: OSError) -> str:
@@ -306,7 +300,7 @@ class Outputs:
                     continue
                 try:
                     made_dirs += self._make_parents(f.target.parent)
-                    os.chmod(f.tmp, 0o666 & ~_umask())
+                    os.chmod(f.tmp, 0o666 & ~umask())
                     _place(f.tmp, f.target, backups, new_paths)
                     f.tmp = None
                 except OSError as exc:

@@ -31,8 +31,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from scorekit.errors import ScorekitError
+from scorekit.io.atomic import special_kind
 
 APPLICATION_ID = 0x53434B52   # "SCKR": marks a scorekit run store
 SCHEMA_VERSION = 1
@@ -87,9 +89,8 @@ def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
         raise ScorekitError(f"{option} {path}: cannot read the run store: {exc.strerror}") from None
     if stat.S_ISREG(mode):
         return
-    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
-            "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
-            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    special = special_kind(path)
+    kind = "a folder" if stat.S_ISDIR(mode) else f"a {special}" if special else "not a regular file"
     raise ScorekitError(f"{option} {path}: the run store must be a regular file, found {kind}")
 
 
@@ -237,8 +238,6 @@ class RunStore:
         way SQLite readers do: read-only, with locks and the WAL. With none, the checkpoint that
         fooled the first look has finished (the WAL goes only after it): a second lock-free look
         sees the finished file, and a damaged file gets no companions."""
-        from urllib.parse import quote
-
         for _ in range(3):
             if os.path.exists(f"{self.path}-wal"):
                 uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
@@ -268,8 +267,6 @@ class RunStore:
     def _peek(self, sql: str) -> list[tuple]:
         """Run a query on the main file alone, read-only and immutable: SQLite creates no
         journal, WAL or shared-memory file beside it."""
-        from urllib.parse import quote
-
         conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1", uri=True)
         try:
             return conn.execute(sql).fetchall()
@@ -334,8 +331,6 @@ class RunStore:
         if self._ro is None:
             if not os.path.lexists(self.path):
                 raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
-            from urllib.parse import quote
-
             if os.access(self.path, os.R_OK | os.W_OK) and os.access(self.path.resolve().parent, os.W_OK | os.X_OK):
                 # A store we could write is read through an ordinary connection made query-only:
                 # when it closes, SQLite checkpoints and removes the -wal/-shm files it made, so a
@@ -629,17 +624,13 @@ def _digest(obj: Any) -> str:
 def _file_digest(path: str) -> str | None:
     import hashlib
 
-    p = Path(path)
-    if not p.is_file():
+    if not Path(path).is_file():   # (a FIFO would block)
         return None
-    h = hashlib.sha256()
     try:
-        with open(p, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
