@@ -26,7 +26,7 @@ Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--
         ...work...
         table.write_text(text)
         savefig(plots.staging / "a.png")
-        tx.record(results, store_path, source=...)
+        tx.store(store_path).add(results, source=...)
     # leaving the block without an exception commits
 """
 
@@ -47,29 +47,13 @@ from scorekit.io.atomic import check_special, resolve_link, umask, write_through
 STDOUT = "-"
 
 
-def _is_stdout(path: str | os.PathLike | None) -> bool:
-    return path is not None and str(path) == STDOUT
-
-
-def _nearest_existing(path: Path) -> Path:
-    p = path
-    while not os.path.lexists(p):
-        parent = p.parent
-        if parent == p:
-            break
-        p = parent
-    return p
-
-
-def _oserror_line(option: str, path: Path, exc: OSError) -> str:
-    return f"{option} {path}: cannot write: {exc.strerror or exc}"
-
-
 def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Path:
     """The folder ``path`` will be written into: it (or its nearest existing ancestor, when
     ``create_parents``) must be a writable folder. Returns that existing folder."""
     parent = path.parent if str(path.parent) else Path(".")
-    anchor = _nearest_existing(parent)
+    anchor = parent
+    while not os.path.lexists(anchor) and anchor.parent != anchor:
+        anchor = anchor.parent
     if anchor != parent and not create_parents:
         raise ScorekitError(f"{option} {path}: output directory does not exist ({parent})")
     if not anchor.is_dir():
@@ -82,19 +66,19 @@ def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Pat
 class _Dest:
     """One registered destination."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str):
-        self.tx, self.path, self.option = tx, path, option
+    def __init__(self, path: Path, option: str):
+        self.path, self.option = path, option
 
     def _fail(self, exc: OSError) -> ScorekitError:
-        return ScorekitError(_oserror_line(self.option, self.path, exc))
+        return ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}")
 
 
 class FileOutput(_Dest):
     """A file written through a temporary beside it."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str, create_parents: bool):
-        super().__init__(tx, path, option)
-        if _is_stdout(path):
+    def __init__(self, path: Path, option: str, create_parents: bool):
+        super().__init__(path, option)
+        if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a file name (only -o/--output can write to stdout)")
         if path.is_dir():
             raise ScorekitError(f"{option} {path}: is a folder; expected a file name")
@@ -158,8 +142,8 @@ class DirOutput(_Dest):
     """A folder of files (PNG plots, LaTeX tables): writers put files into :attr:`staging`; at
     commit they move into the folder (created, with its parents, if missing)."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str):
-        super().__init__(tx, path, option)
+    def __init__(self, path: Path, option: str):
+        super().__init__(path, option)
         if os.path.lexists(path) and not path.is_dir():
             raise ScorekitError(f"{option} {path}: is a file; expected a folder")
         if path.is_dir():
@@ -188,11 +172,11 @@ class DirOutput(_Dest):
 class StoreOutput(_Dest):
     """The run store: validated now (an existing file must be a scorekit store), written at commit."""
 
-    def __init__(self, tx: Outputs, path: Path | None, option: str):
+    def __init__(self, path: Path | None, option: str):
         from scorekit.io.run_store import RunStore, check_store_file, store_path
 
         resolved = store_path(path)
-        super().__init__(tx, resolved, option)
+        super().__init__(resolved, option)
         self.pending: list[tuple[Any, str | None]] = []
         check_store_file(resolved, option)   # a folder, FIFO or device: refused before opening it
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
@@ -231,21 +215,21 @@ class Outputs:
     def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
         path = Path(path)
         self._same(path, option)
-        dest = FileOutput(self, path, option, create_parents)
+        dest = FileOutput(path, option, create_parents)
         self.files.append(dest)
         return dest
 
     def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
-        if _is_stdout(path):
+        if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a folder name")
         path = Path(path)
         self._same(path, option)
-        dest = DirOutput(self, path, option)
+        dest = DirOutput(path, option)
         self.dirs.append(dest)
         return dest
 
     def store(self, path: str | os.PathLike | None, option: str = "--store") -> StoreOutput:
-        dest = StoreOutput(self, Path(path) if path else None, option)
+        dest = StoreOutput(Path(path) if path else None, option)
         for s in self.stores:
             if os.path.abspath(s.path) == os.path.abspath(dest.path):
                 return s

@@ -29,33 +29,36 @@ def text_html(value: Any, limit: int | None = None) -> str:
 
 
 # ------------------------------------------------------------------------- change vs baseline
-def delta_text(d: float | None, digits: int = DIGITS) -> str:
+def delta_text(d: float | None, digits: int = DIGITS, unit: str = "") -> str:
     """An absolute change, always signed: ``+0.6000``, ``−0.1000``, ``±0.0000``."""
     if d is None or not math.isfinite(d):
         return "–"
     if round(d, digits) == 0:
-        return f"±{0:.{digits}f}"
-    return f"{'+' if d > 0 else MINUS}{abs(d):.{digits}f}"
+        return f"±{0:.{digits}f}{unit}"
+    return f"{'+' if d > 0 else MINUS}{abs(d):.{digits}f}{unit}"
 
 
 def pct_text(p: float | None) -> str:
     """A relative change in percent, always signed with one decimal: ``+12.3%``."""
-    if p is None or not math.isfinite(p):
-        return "–"
-    if round(p, 1) == 0:
-        return "±0.0%"
-    return f"{'+' if p > 0 else MINUS}{abs(p):.1f}%"
+    return delta_text(p, 1, "%")
+
+
+def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | None:
+    """``value − baseline`` and the relative change in percent: ``pct`` (an ``improvement_pct``
+    from the JSON) as given when present, else computed (None for a zero baseline); None when
+    either number is missing."""
+    if not (is_number(value) and is_number(baseline)):
+        return None
+    d = float(value) - float(baseline)
+    return d, pct if is_number(pct) else (d / abs(baseline) * 100.0) if baseline else None
 
 
 def change_cell(value: Any, baseline: Any, pct: Any = None, cls: str = "") -> str:
     """One table cell for a change against a baseline, the same everywhere in the report:
-    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined.
-    ``pct`` (an ``improvement_pct`` from the JSON) is used as given when present."""
-    if not (is_number(value) and is_number(baseline)):
+    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined."""
+    if (ch := change(value, baseline, pct)) is None:
         return f'<td class="num change{(" " + cls) if cls else ""}" data-value="nan">–</td>'
-    d = float(value) - float(baseline)
-    if not is_number(pct):
-        pct = (d / abs(baseline) * 100.0) if baseline else None
+    d, pct = ch
     rel = f" ({pct_text(pct)})" if is_number(pct) and math.isfinite(pct) else ""
     return (f'<td class="num change{(" " + cls) if cls else ""}" data-value="{num_attr(d)}" '
             f'data-pct="{num_attr(pct if is_number(pct) else None)}">{delta_text(d)}{rel}</td>')

@@ -13,10 +13,13 @@ from typing import Any
 
 from scorekit.report.charts import esc, fmt, num_attr
 from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric, sort_key
+from scorekit.report import parts
 from scorekit.report.parts import delta_text, pct_text, text_html
+from scorekit.report.sections.base import registrar
 
 AnswerFn = Callable[[Doc], str]
 ANSWERS: dict[str, AnswerFn] = {}
+answer = registrar(ANSWERS)
 TILES = 6   # metrics shown as tiles by the generic answer
 
 # significance: shape AND colour (never colour alone)
@@ -24,14 +27,6 @@ SIG_BETTER, SIG_WORSE, SIG_NONE = "▲", "▼", "○"
 SIG_TEXT = {SIG_BETTER: "significantly better", SIG_WORSE: "significantly worse", SIG_NONE: "not significant"}
 SIG_SHORT = {SIG_BETTER: "better", SIG_WORSE: "worse", SIG_NONE: "n.s."}
 SIG_CLASS = {SIG_BETTER: "sig-better", SIG_WORSE: "sig-worse", SIG_NONE: "sig-none"}
-
-
-def answer(*tasks: str) -> Callable[[AnswerFn], AnswerFn]:
-    def register(func: AnswerFn) -> AnswerFn:
-        for t in tasks:
-            ANSWERS[t] = func
-        return func
-    return register
 
 
 def answer_html(doc: Doc) -> str:
@@ -54,11 +49,9 @@ def num(value: Any, what: str, digits: int = 4, cls: str = "") -> str:
 
 def change(value: Any, base: Any, what: str, pct: Any = None) -> str:
     """``+0.6000 (+150.0%)``: the absolute change, then the relative one (as everywhere)."""
-    if not (is_number(value) and is_number(base)):
+    if (ch := parts.change(value, base, pct)) is None:
         return "–"
-    d = float(value) - float(base)
-    if not is_number(pct):
-        pct = d / abs(base) * 100.0 if base else None
+    d, pct = ch
     rel = f' (<span data-answer="{esc(what)}_pct" data-value="{num_attr(pct)}">{pct_text(pct)}</span>)' \
         if is_number(pct) else ""
     return f'<span data-answer="{esc(what)}" data-value="{num_attr(d)}">{delta_text(d)}</span>{rel}'
