@@ -267,7 +267,8 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     if domain is None:
         lo, hi = _domain(values)
     else:
-        lo, hi = domain if all(domain[0] <= v <= domain[1] for v in values) else _domain(values + list(domain))
+        inside = all(domain[0] <= v <= domain[1] for v in values)
+        lo, hi = domain if inside else _domain(values + list(domain))
     pick = (lambda i: colors[i % len(colors)]) if colors else color
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width, pick)
     plot_top = y
@@ -304,6 +305,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
     names = list(series)
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width)
+    x0 = label_w
     body: list[str] = []
     for ci, cat in enumerate(categories):
         vals = [_at(series[n], ci) for n in names]
@@ -312,21 +314,21 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
         finite += [v + e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v + e)]
         finite += [v - e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v - e)]
         lo, hi = _domain(finite)
-        sx = lambda v, lo=lo, hi=hi: label_w + (v - lo) / (hi - lo) * (x1 - label_w)  # noqa: E731
+        sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
         lines = wrap_label(cat, label_w - 10)
         group_h = max(BAR_H * len(names), (FONT + 1) * len(lines) + 2)
         body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat))
         body.append(f'<g class="sk-panel" data-category="{esc(cat)}" data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}">'
-                    f'<line x1="{label_w:.2f}" y1="{y + group_h + 1:.2f}" x2="{x1:.2f}" y2="{y + group_h + 1:.2f}" stroke="#bbb"/>'
-                    f'<text class="sk-tick" x="{label_w:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
+                    f'<line x1="{x0:.2f}" y1="{y + group_h + 1:.2f}" x2="{x1:.2f}" y2="{y + group_h + 1:.2f}" stroke="#bbb"/>'
+                    f'<text class="sk-tick" x="{x0:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
                     f'fill="#555">{lo:g}</text>'
                     f'<text class="sk-tick" x="{x1:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
                     f'text-anchor="end" fill="#555">{hi:g}</text></g>')
         y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
-            body += _hbar(cat, name, vals[si], errs[si], (markers or {}).get((cat, name), ""), digits, sx, lo, hi,
-                          label_w, y_bars + si * BAR_H, color(si), tip_tail=f" (axis {lo:g} to {hi:g})",
-                          extra=f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"')
+            mark = (markers or {}).get((cat, name), "")
+            body += _hbar(cat, name, vals[si], errs[si], mark, digits, sx, lo, hi, x0, y_bars + si * BAR_H,
+                          color(si), tip_tail=f" (axis {lo:g} to {hi:g})", extra=f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"')
         y += group_h + FONT + 10
     out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
     return "\n".join(out + legend + body + ["</svg>"])
@@ -409,7 +411,8 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     return "\n".join(out + ["</svg>"])
 
 
-def _x_labels(ticks: Sequence[tuple[float, str]], x0: float, x1: float, y1: float, xlabel: str | None) -> list[str]:
+def _x_labels(ticks: Sequence[tuple[float, str]], x0: float, x1: float, y1: float,
+              xlabel: str | None) -> list[str]:
     """Tick labels ``(x, text)`` under the plot's bottom edge ``y1``, and the axis label."""
     out = [f'<text class="sk-tick" x="{x:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
            f'text-anchor="middle" fill="#555">{text}</text>' for x, text in ticks]

@@ -27,7 +27,7 @@ from typing import Any
 from scorekit import __version__
 from scorekit.errors import ScorekitError
 from scorekit.report.charts import esc
-from scorekit.report.model import (PRIMARY_METRICS, Doc, is_number, load_doc, lower_is_better,
+from scorekit.report.model import (PRIMARY_METRICS, Doc, best_values, is_number, load_doc, lower_is_better,
                                    numeric_item_fields, primary_metric, text_item_fields)
 from scorekit.report.parts import cell, section, table, text_html
 from scorekit.report.sections import TASK_SECTIONS, task_section
@@ -106,11 +106,7 @@ def overview_html(docs: Sequence[Doc]) -> str:
         if prim:
             runs.sort(key=lambda r: (not is_number(r[2].get(prim)),
                                      (r[2].get(prim) if lb[prim] else -r[2].get(prim)) if is_number(r[2].get(prim)) else 0))
-        best = {}
-        for k in names:
-            vals = [m.get(k) for _, _, m in runs if is_number(m.get(k))]
-            if len(vals) > 1:
-                best[k] = min(vals) if lb[k] else max(vals)
+        best = best_values([m for _, _, m in runs], names, lb.get)
         rows = [[cell(j + 1), cell(n), cell(s)] + [cell(m.get(k), cls="best" if k in best and m.get(k) == best[k] else "")
                                                    for k in names] for j, (n, s, m) in enumerate(runs)]
         out.append(table(["#", "system", "file"] + names, rows, raw_cells=True,

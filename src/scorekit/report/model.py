@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -120,6 +120,18 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
 
 def is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
+                lower_better: Callable[[str], bool], at_least: int = 2) -> dict[str, Any]:
+    """Each metric's best value over the runs' ``metrics`` (what the tables set in bold), for
+    the metrics that at least ``at_least`` runs give a number."""
+    best = {}
+    for k in names:
+        vals = [m.get(k) for m in metrics if is_number(m.get(k))]
+        if len(vals) >= at_least:
+            best[k] = min(vals) if lower_better(k) else max(vals)
+    return best
 
 
 def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric, sort_key
+from scorekit.report.model import (LABELS, Doc, best_values, is_number, label, lower_is_better,
+                                   primary_metric, sort_key)
 from scorekit.report import parts
 from scorekit.report.parts import delta_text, pct_text, text_html
 from scorekit.report.sections.base import registrar
@@ -123,11 +124,7 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
     measures = list(measures or [prim] + [m for m in doc.metric_names() if m != prim][:TILES - 1])
     lb = {m: lower_is_better(m, doc) for m in measures}
     order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb[prim]))
-    best = {}
-    for m in measures:
-        vals = [_metrics(doc, i).get(m) for i in range(len(doc.runs)) if is_number(_metrics(doc, i).get(m))]
-        if vals:
-            best[m] = min(vals) if lb[m] else max(vals)
+    best = best_values([_metrics(doc, i) for i in range(len(doc.runs))], measures, lb.get, at_least=1)
     rows = []
     for rank, i in enumerate(order, 1):
         name = doc.run_name(i)

@@ -11,9 +11,9 @@ from typing import Any
 
 from scorekit.report import charts
 from scorekit.report.charts import esc
-from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
-                                   describe_key, metric_kind, numeric_item_fields, primary_metric,
-                                   sort_key, text_item_fields)
+from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, best_values, describe_key, is_number,
+                                   lower_is_better, metric_doc, metric_kind, numeric_item_fields,
+                                   primary_metric, sort_key, text_item_fields)
 from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
                                    table, text_html)
 from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
@@ -47,8 +47,8 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
 
     def bars(idx: Sequence[int], what: str, scale: str, **kw: Any) -> None:
         svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
-                                  title=f"{title}: {what}", errors=pick(idx, errors), scale=scale, lower=lower,
-                                  kind="grouped-bars" if kind_name != "bar" else "bar", **kw)
+                                  title=f"{title}: {what}", errors=pick(idx, errors), scale=scale,
+                                  lower=lower, kind="grouped-bars" if kind_name != "bar" else "bar", **kw)
         out.append(figure(svg, cls=f"sk-kind-{scale}"))
 
     if by_kind.get("rate"):
@@ -89,11 +89,7 @@ def metrics_section(doc: Doc) -> str:
     names = doc.metric_names()
     if not names:
         return ""
-    best: dict[str, float] = {}
-    for m in names:
-        vals = [r["metrics"].get(m) for r in doc.runs if is_number((r.get("metrics") or {}).get(m))]
-        if len(vals) > 1:
-            best[m] = min(vals) if lower_is_better(m, doc) else max(vals)
+    best = best_values([r.get("metrics") or {} for r in doc.runs], names, lambda m: lower_is_better(m, doc))
     rows = []
     for i, r in enumerate(doc.runs):
         cells = [cell(doc.run_name(i))]
