@@ -328,7 +328,8 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
         for si, name in enumerate(names):
             mark = (markers or {}).get((cat, name), "")
             body += _hbar(cat, name, vals[si], errs[si], mark, digits, sx, lo, hi, x0, y_bars + si * BAR_H,
-                          color(si), tip_tail=f" (axis {lo:g} to {hi:g})", extra=f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"')
+                          color(si), tip_tail=f" (axis {lo:g} to {hi:g})",
+                          extra=f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"')
         y += group_h + FONT + 10
     out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
     return "\n".join(out + legend + body + ["</svg>"])
