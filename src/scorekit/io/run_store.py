@@ -65,16 +65,12 @@ CREATE INDEX IF NOT EXISTS metrics_metric ON metrics(metric, value);
 """
 
 
-def default_store_path() -> Path:
-    return Path.home() / ".scorekit" / "runs.db"
-
-
 def store_path(path: str | os.PathLike | None = None) -> Path:
     """``path`` if given, else ``$SCOREKIT_STORE``, else ``~/.scorekit/runs.db``."""
     if path:
         return Path(path).expanduser()
     env = os.environ.get(ENV_STORE)
-    return Path(env).expanduser() if env else default_store_path()
+    return Path(env).expanduser() if env else Path.home() / ".scorekit" / "runs.db"
 
 
 def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
@@ -128,10 +124,6 @@ class RunRecord:
     source: str | None
     n_items: int
     metrics: dict[str, float | None]
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def _guarded(method):
@@ -436,7 +428,8 @@ class RunStore:
             cur = c.execute(
                 "INSERT INTO runs(task, name, signature, created, recorded, source, n_items, result) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (data["task"], data.get("name"), data.get("signature") or "", data.get("created"), _now(),
+                (data["task"], data.get("name"), data.get("signature") or "", data.get("created"),
+                 _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                  source, len(data.get("per_item") or []), blob))
             run_id = int(cur.lastrowid)
             c.executemany("INSERT INTO metrics(run_id, metric, value) VALUES (?, ?, ?)",

@@ -120,13 +120,6 @@ class Ratings:
         return np.nanmean(self.matrix, axis=1)
 
 
-def _topic_lookup(topics: TopicSet) -> dict[str, int]:
-    look = {n: i for i, n in enumerate(topics.names)}
-    if not topics.keyed:
-        look.update({str(i + 1): i for i in range(len(topics.names))})
-    return look
-
-
 def _number(value: str, path, line: int, what: str) -> float:
     try:
         x = float(value)
@@ -150,7 +143,9 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     if len(header) < 2 or header[0].lower() not in ("topic", "id", "name"):
         raise InputError("ratings header must start with a 'topic' column followed by rater columns "
                          "(wide) or be 'topic,rater,score' (long)", path, hline)
-    look = _topic_lookup(topics)
+    look = {n: i for i, n in enumerate(topics.names)}
+    if not topics.keyed:   # list-form topics may be named by position too
+        look.update({str(i + 1): i for i in range(len(topics.names))})
     long_form = [h.lower() for h in header] == ["topic", "rater", "score"]
     raters: list[str] = []
     scores: dict[int, dict[str, float]] = {}

@@ -236,17 +236,6 @@ def metric_doc(key: str, task: str) -> str:
 
 
 # ------------------------------------------------------------------------------ primary metric
-def sweep_primary(doc: Doc, fields: Sequence[str]) -> str | None:
-    """A sweep's per-item column for its recommended summarizer, metric and n."""
-    rec = doc.extra_value("recommendation")
-    if not isinstance(rec, dict):
-        return None
-    n = rec.get("interval") or []
-    n = n[0] if isinstance(n, list) and n else None
-    cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n}"
-    return cand if cand in fields else None
-
-
 def primary_metric(doc: Doc) -> str | None:
     """The metric the drill-down sorts by: ``extra["primary_metric"]``, else the task's usual
     headline metric, else the first corpus metric that is also per item."""
@@ -256,10 +245,12 @@ def primary_metric(doc: Doc) -> str | None:
     hint = doc.hints().get("primary_metric")
     if isinstance(hint, str) and (hint in fields or (not fields and hint in metrics)):
         return hint
-    if doc.task == "sweep":
-        sp = sweep_primary(doc, fields)
-        if sp:
-            return sp
+    rec = doc.extra_value("recommendation")
+    if doc.task == "sweep" and isinstance(rec, dict):   # the recommended summarizer, metric and n
+        n = rec.get("interval") or []
+        cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n[0] if isinstance(n, list) and n else None}"
+        if cand in fields:
+            return cand
     if doc.task == "retrieval":   # the first measure the user listed (results keep their order)
         first = next((m for m in metrics if m in fields or not fields), None)
         if first:

@@ -100,23 +100,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = ""
           header_titles: Sequence[str] | None = None) -> str:
     """A table inside a horizontal scroll container (wide tables never widen the page).
     With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
-    titles = list(header_titles or [])
-    head = "".join(f'<th scope="col"{_title(titles[i] if i < len(titles) else "")}>{text_html(h)}</th>'
-                   for i, h in enumerate(header))
-    body = []
-    for row in rows:
-        cells = "".join(c if raw_cells and isinstance(c, str) and c.startswith("<td") else cell(c) for c in row)
-        body.append(f"<tr>{cells}</tr>")
+    titles = [f' title="{esc(t)}"' if t else "" for t in list(header_titles or []) + [""] * len(header)]
+    head = "".join(f'<th scope="col"{t}>{text_html(h)}</th>' for h, t in zip(header, titles))
+    ready = lambda c: raw_cells and isinstance(c, str) and c.startswith("<td")  # noqa: E731
+    body = ["<tr>" + "".join(c if ready(c) else cell(c) for c in row) + "</tr>" for row in rows]
     # the caption sits above the scroll box (a <caption> would scroll away with a wide table)
     cap = f'<p class="sk-caption">{text_html(caption)}</p>' if caption else ""
     label = f' aria-label="{esc(caption)}"' if caption else ""
     sort = " sortable" if sortable else ""
     return (f'{cap}<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}{label}><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
-
-
-def _title(text: str) -> str:
-    return f' title="{esc(text)}"' if text else ""
 
 
 def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
@@ -150,10 +143,6 @@ def section(title: str, body: str, cls: str = "", open_: bool = True, anchor: st
     a = f' id="{esc(anchor)}"' if anchor else ""
     return (f'<details class="sk-section {cls}"{a}{" open" if open_ else ""}><summary><h3>{text_html(title)}</h3>'
             f"</summary>{body}</details>")
-
-
-def note(html_text: str, cls: str = "note") -> str:
-    return f'<p class="{cls}">{html_text}</p>'
 
 
 FILTER = '<input class="sk-filter" type="search" placeholder="filter rows…" aria-label="filter rows">'

@@ -245,11 +245,6 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
 REACHED = {"final": "final target", "target_2": "2nd target", "target_1": "1st target"}
 
 
-def caption_report(doc: Doc) -> dict[str, Any]:
-    rep = doc.extra_value("report")
-    return rep if isinstance(rep, dict) else {}
-
-
 def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
     out = []
@@ -264,7 +259,7 @@ def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 @answer("caption")
 def caption_answer(doc: Doc) -> str:
-    rep = caption_report(doc)
+    rep = doc.extra_value("report") if isinstance(doc.extra_value("report"), dict) else {}
     m = _metrics(doc)
     prim = rep.get("primary") if isinstance(rep.get("primary"), str) else primary_metric(doc)
     if not prim or prim not in m:
