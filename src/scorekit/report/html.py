@@ -55,10 +55,7 @@ def asset(name: str) -> str:
 def doc_html(doc: Doc) -> str:
     title = f"{doc.task} — {', '.join(doc.names())}"
     anchor = f"doc-{doc.index + 1}"
-    task_html, consumed = "", set()
-    renderer = TASK_SECTIONS.get(doc.task)
-    if renderer is not None:
-        task_html, consumed = renderer(doc)
+    task_html, consumed = TASK_SECTIONS.get(doc.task, lambda _: ("", set()))(doc)
     sweep_html, sweep_keys = sweep_section(doc)
     consumed = set(consumed) | sweep_keys
     parts = [
@@ -119,11 +116,8 @@ def overview_html(docs: Sequence[Doc]) -> str:
 def render_report(documents: Sequence[Any], *, title: str | None = None,
                   sources: Sequence[str | None] | None = None) -> str:
     """Render parsed result JSON objects (or :class:`~scorekit.result.Result`) as one HTML page."""
-    docs = []
-    for i, d in enumerate(documents):
-        if hasattr(d, "to_dict"):
-            d = d.to_dict()
-        docs.append(load_doc(d, sources[i] if sources else None, i))
+    docs = [load_doc(d.to_dict() if hasattr(d, "to_dict") else d, sources[i] if sources else None, i)
+            for i, d in enumerate(documents)]
     if not docs:
         raise ScorekitError("no results to report")
     title = nfc(title or "scorekit report")
