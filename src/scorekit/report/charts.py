@@ -99,9 +99,8 @@ def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float |
     """Width the longest value label (``0.9286 ± 0.0412 ▲``) needs right of its bar: never clipped."""
     widest = 30.0
     for name, vals in series.items():
-        errs = (errors or {}).get(name) or []
         for ci, v in enumerate(vals):
-            e = errs[ci] if ci < len(errs) else None
+            e = _at((errors or {}).get(name), ci)
             shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
             mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
             widest = max(widest, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)

@@ -64,10 +64,8 @@ class Doc:
 
     def hints(self) -> dict[str, Any]:
         """Hint keys from the top-level extra, else the first run's extra."""
-        out = {}
-        for src in (self.runs[0].get("extra") or {}, self.extra):
-            out.update({k: v for k, v in src.items() if k in HINT_KEYS})
-        return out
+        return {k: v for src in (self.runs[0].get("extra") or {}, self.extra) for k, v in src.items()
+                if k in HINT_KEYS}
 
     def extra_value(self, key: str) -> Any:
         """An ``extra`` entry from the top level, else the first run."""

@@ -188,7 +188,8 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
     written: list[Path] = []
     used: set[str] = set()
     for i, data in enumerate(documents):
-        doc = load_doc(data.to_dict() if hasattr(data, "to_dict") else data, sources[i] if sources else None, i)
+        data = data.to_dict() if hasattr(data, "to_dict") else data
+        doc = load_doc(data, sources[i] if sources else None, i)
         stem = _slug(Path(doc.source).stem) if doc.source else f"result{i + 1}"
         while stem in used:
             stem += f"_{i + 1}"

@@ -229,8 +229,8 @@ def drilldown_rows(doc: Doc, run: int = 0, limit: int = MAX_ITEMS) -> tuple[list
     items = doc.runs[run].get("per_item") or []
     prim = primary_metric(doc)
     lb = lower_is_better(prim, doc) if prim else False
-    order = sorted(range(len(items)), key=lambda i: (sort_key(items[i].get(prim), lb), i)) if prim else \
-        list(range(len(items)))
+    # (a stable sort: ties stay in file order)
+    order = sorted(range(len(items)), key=lambda i: sort_key(items[i].get(prim), lb))
     texts = text_item_fields(items)
     nums = numeric_item_fields(items)
     nums = ([prim] if prim in nums else []) + [n for n in nums if n != prim]
