@@ -16,7 +16,7 @@ import stat
 import tempfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -103,10 +103,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         os.chmod(tmp, 0o666 & ~umask())   # mkstemp made it 0600; a plain open() would not
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

@@ -37,7 +37,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -119,10 +119,8 @@ class FileOutput(_Dest):
 
     def discard(self) -> None:
         if self.tmp is not None:
-            try:
+            with suppress(OSError):
                 os.unlink(self.tmp)
-            except OSError:
-                pass
             self.tmp = None
 
 
@@ -247,10 +245,8 @@ class Outputs:
 
     # ------------------------------------------------------------------------------ finishing
     def abort(self) -> None:
-        for f in self.files:
-            f.discard()
-        for d in self.dirs:
-            d.discard()
+        for dest in [*self.files, *self.dirs]:
+            dest.discard()
         self.stdout_text.clear()
 
     def commit(self) -> None:
@@ -269,8 +265,7 @@ class Outputs:
                     continue
                 from scorekit.io.run_store import RunStore  # sqlite3: only when a run is recorded
 
-                existed = s.path.exists()
-                if not existed:
+                if not s.path.exists():
                     made_dirs += self._make_parents(s.path.parent)
                     new_stores.append(s.path)
                 with RunStore(s.path) as store:
@@ -312,20 +307,15 @@ class Outputs:
                         write_through(fh, target)
                 except OSError as exc:
                     raise dest._fail(exc) from None
-            for f in self.files:
-                if f.special:
-                    f.discard()
-            for d in self.dirs:
-                d.discard()
+            for dest in [*self.files, *self.dirs]:   # the staged copies of devices, FIFOs and folders
+                dest.discard()
         except BaseException:
             self._rollback(new_paths, backups, made_dirs, new_stores)
             self.abort()
             raise
         for backup, _ in backups:
-            try:
+            with suppress(OSError):
                 os.unlink(backup)
-            except OSError:
-                pass
         if self.stdout_text:
             sys.stdout.write("".join(self.stdout_text))
             sys.stdout.flush()
@@ -360,33 +350,22 @@ class Outputs:
         from scorekit.io.run_store import RunStore
 
         for p in new_paths:
-            try:
+            with suppress(OSError):
                 os.unlink(p)
-            except OSError:
-                pass
         for backup, original in backups:
-            try:
+            with suppress(OSError):
                 os.replace(backup, original)
-            except OSError:
-                pass
         for path, ids in self.recorded:
             if path in new_stores:
                 for suffix in ("", "-wal", "-shm", "-journal"):
-                    try:
+                    with suppress(OSError):
                         os.unlink(f"{path}{suffix}")
-                    except OSError:
-                        pass
             elif ids:
-                try:
-                    with RunStore(path, create=False) as store:
-                        store.remove(ids)
-                except Exception:
-                    pass
+                with suppress(Exception), RunStore(path, create=False) as store:
+                    store.remove(ids)
         for d in reversed(made_dirs):
-            try:
+            with suppress(OSError):
                 os.rmdir(d)
-            except OSError:
-                pass
 
     # ----------------------------------------------------------------------- context manager
     def __enter__(self) -> Outputs:

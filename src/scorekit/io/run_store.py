@@ -27,7 +27,7 @@ import stat
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -310,10 +310,8 @@ class RunStore:
             raise ScorekitError(f"{p}: cannot create the run store: {exc.strerror}") from None
         finally:
             for extra in ("", "-wal", "-shm", "-journal"):
-                try:
+                with suppress(OSError):
                     os.unlink(f"{tmp}{extra}")
-                except OSError:
-                    pass
 
     @property
     def conn(self) -> sqlite3.Connection:

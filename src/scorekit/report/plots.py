@@ -12,6 +12,7 @@ Korean labels use a Korean system font when one is installed (Noto Sans CJK KR, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
@@ -48,10 +49,8 @@ def _pyplot():
 
     for path in _KOREAN_FONT_FILES:   # fonts installed after matplotlib built its cache
         if Path(path).exists():
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 font_manager.fontManager.addfont(path)
-            except (OSError, RuntimeError):
-                pass
     known = {f.name for f in font_manager.fontManager.ttflist}
     families = [f for f in _KOREAN_FAMILIES if f in known]
     plt.rcParams["font.family"] = ["DejaVu Sans", *families]   # fallback per glyph (matplotlib ≥ 3.6)
