@@ -107,8 +107,7 @@ def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float |
     return widest + 10
 
 
-def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "end", cls: str = "sk-label",
-                 full: str | None = None, note: str | None = None) -> str:
+def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
     """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
     (e.g. "↓ better") is one more line, in its own colour."""
     lh = FONT + 1
@@ -118,8 +117,8 @@ def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "en
     if note:
         spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
                   f'font-size="{FONT - 1}">{esc(note)}</tspan>')
-    title = f"<title>{esc(full if full is not None else ''.join(lines))}</title>"
-    return f'<text class="{cls}" font-size="{FONT}" text-anchor="{anchor}">{title}{spans}</text>'
+    return (f'<text class="sk-label" font-size="{FONT}" text-anchor="end"><title>{esc(full)}</title>'
+            f"{spans}</text>")
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:

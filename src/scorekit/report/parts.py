@@ -96,7 +96,7 @@ def cell(value: Any, digits: int = DIGITS, cls: str = "", limit: int | None = 60
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "", caption: str | None = None,
-          attrs: str = "", sortable: bool = True, raw_cells: bool = False,
+          attrs: str = "", raw_cells: bool = False,
           header_titles: Sequence[str] | None = None) -> str:
     """A table inside a horizontal scroll container (wide tables never widen the page).
     With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
@@ -107,9 +107,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = ""
     # the caption sits above the scroll box (a <caption> would scroll away with a wide table)
     cap = f'<p class="sk-caption">{text_html(caption)}</p>' if caption else ""
     label = f' aria-label="{esc(caption)}"' if caption else ""
-    sort = " sortable" if sortable else ""
-    return (f'{cap}<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}{label}><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
+    return (f'{cap}<div class="scroll"><table class="sk-table {cls} sortable"{attrs}{label}>'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
@@ -127,9 +126,8 @@ def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
     return f'<div class="scroll"><table class="sk-table {cls}"><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def figure(svg: str, caption: str | None = None, cls: str = "") -> str:
-    cap = f"<figcaption>{text_html(caption)}</figcaption>" if caption else ""
-    return f'<figure class="sk-figure{(" " + cls) if cls else ""}">{svg}{cap}</figure>'
+def figure(svg: str, cls: str = "") -> str:
+    return f'<figure class="sk-figure{(" " + cls) if cls else ""}">{svg}</figure>'
 
 
 def grid(parts: Sequence[str]) -> str:
@@ -137,12 +135,11 @@ def grid(parts: Sequence[str]) -> str:
     return '<div class="sk-grid">' + "".join(parts) + "</div>" if parts else ""
 
 
-def section(title: str, body: str, cls: str = "", open_: bool = True, anchor: str | None = None) -> str:
+def section(title: str, body: str, cls: str = "", open_: bool = True) -> str:
     if not body:
         return ""
-    a = f' id="{esc(anchor)}"' if anchor else ""
-    return (f'<details class="sk-section {cls}"{a}{" open" if open_ else ""}><summary><h3>{text_html(title)}</h3>'
-            f"</summary>{body}</details>")
+    return (f'<details class="sk-section {cls}"{" open" if open_ else ""}>'
+            f"<summary><h3>{text_html(title)}</h3></summary>{body}</details>")
 
 
 FILTER = '<input class="sk-filter" type="search" placeholder="filter rows…" aria-label="filter rows">'
