@@ -136,19 +136,12 @@ def read_scorecards(path: str | os.PathLike, *, validate: bool = True) -> ReadRe
     return read_jsonl(path, Scorecard, what="scorecards.jsonl", validate=validate)
 
 
-def write_jsonl(path: str | os.PathLike, rows, *, ensure_dir: bool = True) -> int:
-    """Write rows atomically (never a half-written file); returns the number written."""
+def write_jsonl(path: str | os.PathLike, rows) -> int:
+    """Write rows atomically (never a half-written file), making the folder; returns the number written."""
     from scorekit.io.atomic import atomic_write
 
-    p = Path(path)
-    if ensure_dir:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with atomic_write(p) as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False))
-            fh.write("\n")
-            n += 1
-    return n
-
-
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows]
+    with atomic_write(path) as fh:
+        fh.writelines(lines)
+    return len(lines)

@@ -584,13 +584,13 @@ def record_files(paths: Sequence[str | os.PathLike], store: str | os.PathLike | 
     from scorekit.report.model import read_result
 
     docs = [(p, read_result(p)) for p in paths]
-    for p, data in docs:
-        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
+    docs = [(p, data, data["runs"] if isinstance(data.get("runs"), list) else [data]) for p, data in docs]
+    for p, _, runs in docs:
+        for r in runs:
             check_metrics(r, str(p))
     out = []
     with RunStore(store, create=True) as s:
-        for p, data in docs:
-            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
+        for p, data, runs in docs:
             recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
             for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
                 rec["inputs"].setdefault("test_set", run_test_set(rec))
