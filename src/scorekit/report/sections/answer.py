@@ -85,13 +85,6 @@ def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = No
     return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
 
 
-def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
-    """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
-    items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{text_html(n)} {num(v, k)}</span>'
-                       for k, n, v in pairs)
-    return f'<p class="sk-sub">{esc(lead) + ": " if lead else ""}{items}</p>' if items else ""
-
-
 def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
     """A small table of ready HTML cells (the answer's own: no sorting, no scroll box needed)."""
     head = "".join(f'<th scope="col">{h}</th>' for h in header)
@@ -293,7 +286,10 @@ def caption_answer(doc: Doc) -> str:
         out.append(mini_table(["metric", "value", "§7 targets 1st / 2nd / final", "reached"], rows, cls="sk-targets"))
     others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
     if others:
-        out.append(inline([(k, label(k, doc.task), m[k]) for k in others], "also"))
+        # on one wrapping line: "also: BLEU-4 0.1884 · ROUGE-L 0.4378"
+        out.append('<p class="sk-sub">also: ' + " · ".join(
+            f'<span class="sk-pairv" title="{esc(k)}">{text_html(label(k, doc.task))} {num(m[k], k)}</span>'
+            for k in others) + "</p>")
     known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
     rest = {k: v for k, v in rep.items()
             if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
