@@ -90,7 +90,8 @@ def test_invalid_utf8(tmp_path):
 def test_key_lines_in_one_pass_equal_the_per_key_search(data, indent, ascii_only):
     # (keys without quotes or backslashes: a key such as 'x"a' holds the text '"a":' of key 'a',
     # where the per-key search from the top would stop; the one-pass search finds the right one)
-    from scorekit.io.captions import _key_lines, _line_of
+    from scorekit.io.captions import _find_key, _key_lines
 
     text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
-    assert _key_lines(text, list(data)) == [_line_of(text, k) for k in data]
+    per_key = [text.count("\n", 0, pos) + 1 if (pos := _find_key(text, k)) >= 0 else None for k in data]
+    assert _key_lines(text, list(data)) == per_key

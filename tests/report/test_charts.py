@@ -87,7 +87,7 @@ def test_line_chart_points_and_band():
 
 def test_text_is_escaped_and_nfc():
     nfd = "\u1112\u1161\u11ab\u1100\u1173\u11af"  # 한글, decomposed
-    svg = charts.bar_chart([f"<script>{nfd}", "b&c"], [0.1, 0.2], title='"t"')
+    svg = charts.grouped_bars([f"<script>{nfd}", "b&c"], {"": [0.1, 0.2]}, title='"t"', kind="bar")
     root = parse(svg)
     assert "<script>" not in svg
     assert "한글" in svg and nfd not in svg

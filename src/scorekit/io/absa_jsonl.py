@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,15 +38,6 @@ def _clean_ids(row: dict[str, Any]) -> str | None:
                 except InputError:
                     return prefix + name
     return None
-
-
-def _loads(raw: bytes) -> Any:
-    """One JSON line; a key repeated inside one object raises DuplicateKeyError (plain ``json`` with
-    a pairs hook: as fast as ``json.loads`` alone, and unlike orjson it sees duplicates)."""
-    return json.loads(raw, object_pairs_hook=object_without_duplicates)
-
-
-_DecodeErrors: tuple[type[Exception], ...] = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -80,14 +70,6 @@ class ReadResult:
         return out
 
 
-def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    data = read_bytes(path, "JSONL file")  # a damaged .gz is one line naming the file
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    for i, raw in enumerate(data.split(b"\n"), start=1):
-        yield i, raw
-
-
 def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str = "JSONL file",
                validate: bool = True) -> ReadResult:
     """Read every JSON object line of ``path``; skip (and record) malformed ones.
@@ -100,7 +82,8 @@ def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str 
     p = check_readable(path, what)
     result = ReadResult(path=str(p))
     validator = model.model_validate if (model is not None and validate) else None
-    for lineno, raw in _raw_lines(p):
+    data = read_bytes(p, "JSONL file").removeprefix(b"\xef\xbb\xbf")  # a damaged .gz: one line naming it
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -108,12 +91,12 @@ def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str 
         except UnicodeDecodeError as exc:
             result.skipped.append(SkippedRow(lineno, None, f"invalid UTF-8 at byte {exc.start}"))
             continue
-        try:
-            row = _loads(raw)
+        try:   # plain json with a pairs hook: as fast as json.loads alone, and it sees duplicate keys
+            row = json.loads(raw, object_pairs_hook=object_without_duplicates)
         except DuplicateKeyError as dup:
             result.skipped.append(SkippedRow(lineno, dup.key, "duplicate key in one JSON object (each key may appear once)"))
             continue
-        except _DecodeErrors as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             result.skipped.append(SkippedRow(lineno, None, f"not valid JSON ({exc})"))
             continue
         if not isinstance(row, dict):
@@ -153,19 +136,12 @@ def read_scorecards(path: str | os.PathLike, *, validate: bool = True) -> ReadRe
     return read_jsonl(path, Scorecard, what="scorecards.jsonl", validate=validate)
 
 
-def write_jsonl(path: str | os.PathLike, rows, *, ensure_dir: bool = True) -> int:
-    """Write rows atomically (never a half-written file); returns the number written."""
+def write_jsonl(path: str | os.PathLike, rows) -> int:
+    """Write rows atomically (never a half-written file), making the folder; returns the number written."""
     from scorekit.io.atomic import atomic_write
 
-    p = Path(path)
-    if ensure_dir:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with atomic_write(p) as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False))
-            fh.write("\n")
-            n += 1
-    return n
-
-
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows]
+    with atomic_write(path) as fh:
+        fh.writelines(lines)
+    return len(lines)

@@ -16,7 +16,7 @@ import stat
 import tempfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -30,15 +30,9 @@ def special_kind(path: str | os.PathLike) -> str | None:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
         return None
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    return None
+    kinds = ((stat.S_ISCHR, "character device"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"),
+             (stat.S_ISBLK, "block device"))
+    return next((kind for test, kind in kinds if test(mode)), None)
 
 
 def check_special(path: str | os.PathLike, option: str | None = None) -> str | None:
@@ -46,13 +40,19 @@ def check_special(path: str | os.PathLike, option: str | None = None) -> str | N
     as ``/dev/null``, or a FIFO), None for an ordinary path; a socket or a block device is refused
     in one line (neither is something a command's output can go to)."""
     kind = special_kind(path)
+    where = f"{option} {path}" if option else str(path)
     if kind in ("socket", "block device"):
-        where = f"{option} {path}" if option else str(path)
         raise ScorekitError(f"{where}: is a {kind}; refusing to write to it")
     if kind is not None and not os.access(path, os.W_OK):
-        where = f"{option} {path}" if option else str(path)
         raise ScorekitError(f"{where}: the {kind} is not writable")
     return kind
+
+
+def umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def resolve_link(path: str | os.PathLike) -> Path:
@@ -100,16 +100,11 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        # mkstemp creates 0600 files; give the result the permissions a plain open() would
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~umask())   # mkstemp made it 0600; a plain open() would not
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 
@@ -141,12 +136,9 @@ def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
 
 
 def open_text(path: str | os.PathLike, what: str = "file") -> IO[str]:
-    """Open a UTF-8 text file, transparently gunzipping ``*.gz``; strict decoding.
-
-    Invalid UTF-8 surfaces as an ``InputError`` naming the file when it is read (callers that
-    iterate lines should catch ``UnicodeDecodeError`` via :func:`read_lines`). A ``.gz`` file is
-    decompressed up front, so a damaged one fails here with its name.
-    """
+    """Open a UTF-8 text file, transparently gunzipping ``*.gz``; strict decoding (invalid UTF-8
+    raises ``UnicodeDecodeError`` when read). A ``.gz`` file is decompressed up front, so a
+    damaged one fails here with its name."""
     p = check_readable(path, what)
     if p.suffix == ".gz":
         return io.TextIOWrapper(io.BytesIO(read_bytes(p, what)), encoding="utf-8", errors="strict")

@@ -134,26 +134,22 @@ def shard_files(path: str | Path, kind: str) -> list[Path]:
     return files
 
 
-def _line_of(text: str, key: str) -> int | None:
-    """Best-effort line of a JSON key, so errors point into the file."""
-    pos = text.find(json.dumps(key, ensure_ascii=False) + ":")
-    if pos < 0:
-        pos = text.find(json.dumps(key) + ":")
-    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+def _find_key(text: str, key: str, start: int = 0) -> int:
+    pos = text.find(json.dumps(key, ensure_ascii=False) + ":", start)
+    return pos if pos >= 0 else text.find(json.dumps(key) + ":", start)  # written with \\u escapes
 
 
 def _key_lines(text: str, keys) -> list[int | None]:
-    """:func:`_line_of` for every key of an object, in one pass: keys come in file order, so
-    each search starts where the previous key was found and newlines are counted once (calling
-    ``_line_of`` per key made reading quadratic in the file size)."""
+    """Best-effort line of every key of a JSON object, so errors point into the file; in one
+    pass: keys come in file order, so each search starts where the previous key was found and
+    newlines are counted once (a search per key from the start made reading quadratic)."""
     out: list[int | None] = []
     cursor, line = 0, 1
     for key in keys:
-        pos = text.find(json.dumps(key, ensure_ascii=False) + ":", cursor)
-        if pos < 0:
-            pos = text.find(json.dumps(key) + ":", cursor)  # written with \\u escapes
-        if pos < 0:
-            out.append(_line_of(text, key))  # out of order or escaped: the slow search
+        pos = _find_key(text, key, cursor)
+        if pos < 0:   # out of order or escaped: the slow search
+            pos = _find_key(text, key)
+            out.append(text.count("\n", 0, pos) + 1 if pos >= 0 else None)
             continue
         line += text.count("\n", cursor, pos)
         cursor = pos
@@ -199,13 +195,9 @@ def _pick(obj: dict, keys, path, line) -> object:
     raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
 
 
-def _records(path: Path, kind: str) -> list[tuple[str, object, int | None]]:
-    """(id, raw value, line) in file order."""
-    return _records_coco(path, kind)[0]
-
-
-def _records_coco(path: Path, kind: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
-    """:func:`_records` and the file's COCO kind ("annotations", "results" or None)."""
+def _records(path: Path, kind: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
+    """(id, raw value, line) in file order, and the file's COCO kind ("annotations", "results"
+    or None)."""
     fmt = _fmt(path)
     keys = PRED_KEYS if kind == "predictions" else REF_KEYS
     if fmt == "parquet":
@@ -263,7 +255,7 @@ def read_predictions(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
     seen: dict[str, tuple[Path, str]] = {}
     for shard in shard_files(path, "predictions"):
-        for raw, value, line in _records(shard, "predictions"):
+        for raw, value, line in _records(shard, "predictions")[0]:
             key = clean_id(raw, shard, line)
             if key in out:
                 raise _duplicate("prediction", key, raw, seen[key], shard, line)
@@ -284,7 +276,7 @@ def _read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
     shards = shard_files(path, "references")
     for shard in shards:
         fmt = _fmt(shard)
-        records, coco = _records_coco(shard, "references")
+        records, coco = _records(shard, "references")
         annotations |= coco == "annotations"
         for raw, value, line in records:
             key = clean_id(raw, shard, line)

@@ -46,8 +46,7 @@ def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _WS = json.decoder.WHITESPACE.match
 
 
-def _object_with_positions(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
-                           memo=None, _w=_WS):
+def _object_with_positions(s_and_end, strict, scan_once, *_hooks_and_memo, _w=_WS):
     """The stdlib's object parser, reduced to what locating a duplicate key needs."""
     s, end = s_and_end
     seen: set[str] = set()
@@ -84,22 +83,15 @@ class _Locator(json.JSONDecoder):
         self.scan_once = json.scanner.py_make_scanner(self)
 
 
-def _locate_duplicate(text: str) -> DuplicateKeyError | None:
+def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> InputError:
+    """The error for ``dup``, at the line where the key repeats (found by the slow parser)."""
     try:
         _Locator().decode(text)
-    except DuplicateKeyError as dup:
-        return dup
+    except DuplicateKeyError as located:
+        line += text.count("\n", 0, located.pos)
     except ValueError:
-        return None
-    return None
-
-
-def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> InputError:
-    located = _locate_duplicate(text)
-    where = line
-    if located is not None and located.pos is not None:
-        where = line + text.count("\n", 0, located.pos)
-    return InputError(f"duplicate key {dup.key!r} in one JSON object (each key may appear once)", path, where)
+        pass
+    return InputError(f"duplicate key {dup.key!r} in one JSON object (each key may appear once)", path, line)
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")

@@ -26,7 +26,7 @@ Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--
         ...work...
         table.write_text(text)
         savefig(plots.staging / "a.png")
-        tx.record(results, store_path, source=...)
+        tx.store(store_path).add(results, source=...)
     # leaving the block without an exception commits
 """
 
@@ -37,45 +37,23 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
 from scorekit.errors import ScorekitError
-from scorekit.io.atomic import check_special, resolve_link, write_through
+from scorekit.io.atomic import check_special, resolve_link, umask, write_through
 
 STDOUT = "-"
-
-
-def _is_stdout(path: str | os.PathLike | None) -> bool:
-    return path is not None and str(path) == STDOUT
-
-
-def _nearest_existing(path: Path) -> Path:
-    p = path
-    while not os.path.lexists(p):
-        parent = p.parent
-        if parent == p:
-            break
-        p = parent
-    return p
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _oserror_line(option: str, path: Path, exc: OSError) -> str:
-    return f"{option} {path}: cannot write: {exc.strerror or exc}"
 
 
 def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Path:
     """The folder ``path`` will be written into: it (or its nearest existing ancestor, when
     ``create_parents``) must be a writable folder. Returns that existing folder."""
     parent = path.parent if str(path.parent) else Path(".")
-    anchor = _nearest_existing(parent)
+    anchor = parent
+    while not os.path.lexists(anchor) and anchor.parent != anchor:
+        anchor = anchor.parent
     if anchor != parent and not create_parents:
         raise ScorekitError(f"{option} {path}: output directory does not exist ({parent})")
     if not anchor.is_dir():
@@ -88,19 +66,19 @@ def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Pat
 class _Dest:
     """One registered destination."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str):
-        self.tx, self.path, self.option = tx, path, option
+    def __init__(self, path: Path, option: str):
+        self.path, self.option = path, option
 
     def _fail(self, exc: OSError) -> ScorekitError:
-        return ScorekitError(_oserror_line(self.option, self.path, exc))
+        return ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}")
 
 
 class FileOutput(_Dest):
     """A file written through a temporary beside it."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str, create_parents: bool):
-        super().__init__(tx, path, option)
-        if _is_stdout(path):
+    def __init__(self, path: Path, option: str, create_parents: bool):
+        super().__init__(path, option)
+        if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a file name (only -o/--output can write to stdout)")
         if path.is_dir():
             raise ScorekitError(f"{option} {path}: is a folder; expected a file name")
@@ -139,16 +117,10 @@ class FileOutput(_Dest):
         with self.open("w") as fh:
             fh.write(text)
 
-    def write_bytes(self, data: bytes) -> None:
-        with self.open("wb") as fh:
-            fh.write(data)
-
     def discard(self) -> None:
         if self.tmp is not None:
-            try:
+            with suppress(OSError):
                 os.unlink(self.tmp)
-            except OSError:
-                pass
             self.tmp = None
 
 
@@ -168,8 +140,8 @@ class DirOutput(_Dest):
     """A folder of files (PNG plots, LaTeX tables): writers put files into :attr:`staging`; at
     commit they move into the folder (created, with its parents, if missing)."""
 
-    def __init__(self, tx: Outputs, path: Path, option: str):
-        super().__init__(tx, path, option)
+    def __init__(self, path: Path, option: str):
+        super().__init__(path, option)
         if os.path.lexists(path) and not path.is_dir():
             raise ScorekitError(f"{option} {path}: is a file; expected a folder")
         if path.is_dir():
@@ -198,11 +170,11 @@ class DirOutput(_Dest):
 class StoreOutput(_Dest):
     """The run store: validated now (an existing file must be a scorekit store), written at commit."""
 
-    def __init__(self, tx: Outputs, path: Path | None, option: str):
+    def __init__(self, path: Path | None, option: str):
         from scorekit.io.run_store import RunStore, check_store_file, store_path
 
         resolved = store_path(path)
-        super().__init__(tx, resolved, option)
+        super().__init__(resolved, option)
         self.pending: list[tuple[Any, str | None]] = []
         check_store_file(resolved, option)   # a folder, FIFO or device: refused before opening it
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
@@ -241,21 +213,21 @@ class Outputs:
     def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
         path = Path(path)
         self._same(path, option)
-        dest = FileOutput(self, path, option, create_parents)
+        dest = FileOutput(path, option, create_parents)
         self.files.append(dest)
         return dest
 
     def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
-        if _is_stdout(path):
+        if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a folder name")
         path = Path(path)
         self._same(path, option)
-        dest = DirOutput(self, path, option)
+        dest = DirOutput(path, option)
         self.dirs.append(dest)
         return dest
 
     def store(self, path: str | os.PathLike | None, option: str = "--store") -> StoreOutput:
-        dest = StoreOutput(self, Path(path) if path else None, option)
+        dest = StoreOutput(Path(path) if path else None, option)
         for s in self.stores:
             if os.path.abspath(s.path) == os.path.abspath(dest.path):
                 return s
@@ -273,10 +245,8 @@ class Outputs:
 
     # ------------------------------------------------------------------------------ finishing
     def abort(self) -> None:
-        for f in self.files:
-            f.discard()
-        for d in self.dirs:
-            d.discard()
+        for dest in [*self.files, *self.dirs]:
+            dest.discard()
         self.stdout_text.clear()
 
     def commit(self) -> None:
@@ -295,8 +265,7 @@ class Outputs:
                     continue
                 from scorekit.io.run_store import RunStore  # sqlite3: only when a run is recorded
 
-                existed = s.path.exists()
-                if not existed:
+                if not s.path.exists():
                     made_dirs += self._make_parents(s.path.parent)
                     new_stores.append(s.path)
                 with RunStore(s.path) as store:
@@ -310,7 +279,7 @@ class Outputs:
                     continue
                 try:
                     made_dirs += self._make_parents(f.target.parent)
-                    os.chmod(f.tmp, 0o666 & ~_umask())
+                    os.chmod(f.tmp, 0o666 & ~umask())
                     _place(f.tmp, f.target, backups, new_paths)
                     f.tmp = None
                 except OSError as exc:
@@ -338,20 +307,15 @@ class Outputs:
                         write_through(fh, target)
                 except OSError as exc:
                     raise dest._fail(exc) from None
-            for f in self.files:
-                if f.special:
-                    f.discard()
-            for d in self.dirs:
-                d.discard()
+            for dest in [*self.files, *self.dirs]:   # the staged copies of devices, FIFOs and folders
+                dest.discard()
         except BaseException:
             self._rollback(new_paths, backups, made_dirs, new_stores)
             self.abort()
             raise
         for backup, _ in backups:
-            try:
+            with suppress(OSError):
                 os.unlink(backup)
-            except OSError:
-                pass
         if self.stdout_text:
             sys.stdout.write("".join(self.stdout_text))
             sys.stdout.flush()
@@ -386,33 +350,22 @@ class Outputs:
         from scorekit.io.run_store import RunStore
 
         for p in new_paths:
-            try:
+            with suppress(OSError):
                 os.unlink(p)
-            except OSError:
-                pass
         for backup, original in backups:
-            try:
+            with suppress(OSError):
                 os.replace(backup, original)
-            except OSError:
-                pass
         for path, ids in self.recorded:
             if path in new_stores:
                 for suffix in ("", "-wal", "-shm", "-journal"):
-                    try:
+                    with suppress(OSError):
                         os.unlink(f"{path}{suffix}")
-                    except OSError:
-                        pass
             elif ids:
-                try:
-                    with RunStore(path, create=False) as store:
-                        store.remove(ids)
-                except Exception:
-                    pass
+                with suppress(Exception), RunStore(path, create=False) as store:
+                    store.remove(ids)
         for d in reversed(made_dirs):
-            try:
+            with suppress(OSError):
                 os.rmdir(d)
-            except OSError:
-                pass
 
     # ----------------------------------------------------------------------- context manager
     def __enter__(self) -> Outputs:

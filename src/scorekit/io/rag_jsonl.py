@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorekit.errors import InputError
-from scorekit.io.atomic import check_readable, read_bytes
+from scorekit.io.atomic import read_bytes
 from scorekit.io.jsonfile import DuplicateKeyError, object_without_duplicates
 
 
@@ -88,10 +88,7 @@ def check_unique(questions: list[RagQuestion], source: str) -> None:
 
 
 def read_rag_jsonl(path: str | os.PathLike, *, name: str | None = None) -> RagData:
-    p = check_readable(path, "RAG JSONL file")
-    data = read_bytes(p, "RAG JSONL file")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = read_bytes(path, "RAG JSONL file").removeprefix(b"\xef\xbb\xbf")
     src = str(path)
     questions: list[RagQuestion] = []
     for lineno, raw in enumerate(data.split(b"\n"), start=1):

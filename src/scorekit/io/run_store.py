@@ -27,12 +27,14 @@ import stat
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from scorekit.errors import ScorekitError
+from scorekit.io.atomic import special_kind
 
 APPLICATION_ID = 0x53434B52   # "SCKR": marks a scorekit run store
 SCHEMA_VERSION = 1
@@ -63,16 +65,12 @@ CREATE INDEX IF NOT EXISTS metrics_metric ON metrics(metric, value);
 """
 
 
-def default_store_path() -> Path:
-    return Path.home() / ".scorekit" / "runs.db"
-
-
 def store_path(path: str | os.PathLike | None = None) -> Path:
     """``path`` if given, else ``$SCOREKIT_STORE``, else ``~/.scorekit/runs.db``."""
     if path:
         return Path(path).expanduser()
     env = os.environ.get(ENV_STORE)
-    return Path(env).expanduser() if env else default_store_path()
+    return Path(env).expanduser() if env else Path.home() / ".scorekit" / "runs.db"
 
 
 def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
@@ -87,9 +85,8 @@ def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
         raise ScorekitError(f"{option} {path}: cannot read the run store: {exc.strerror}") from None
     if stat.S_ISREG(mode):
         return
-    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
-            "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
-            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    special = special_kind(path)
+    kind = "a folder" if stat.S_ISDIR(mode) else f"a {special}" if special else "not a regular file"
     raise ScorekitError(f"{option} {path}: the run store must be a regular file, found {kind}")
 
 
@@ -127,10 +124,6 @@ class RunRecord:
     source: str | None
     n_items: int
     metrics: dict[str, float | None]
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def _guarded(method):
@@ -237,8 +230,6 @@ class RunStore:
         way SQLite readers do: read-only, with locks and the WAL. With none, the checkpoint that
         fooled the first look has finished (the WAL goes only after it): a second lock-free look
         sees the finished file, and a damaged file gets no companions."""
-        from urllib.parse import quote
-
         for _ in range(3):
             if os.path.exists(f"{self.path}-wal"):
                 uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
@@ -268,8 +259,6 @@ class RunStore:
     def _peek(self, sql: str) -> list[tuple]:
         """Run a query on the main file alone, read-only and immutable: SQLite creates no
         journal, WAL or shared-memory file beside it."""
-        from urllib.parse import quote
-
         conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1", uri=True)
         try:
             return conn.execute(sql).fetchall()
@@ -321,10 +310,8 @@ class RunStore:
             raise ScorekitError(f"{p}: cannot create the run store: {exc.strerror}") from None
         finally:
             for extra in ("", "-wal", "-shm", "-journal"):
-                try:
+                with suppress(OSError):
                     os.unlink(f"{tmp}{extra}")
-                except OSError:
-                    pass
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -334,8 +321,6 @@ class RunStore:
         if self._ro is None:
             if not os.path.lexists(self.path):
                 raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
-            from urllib.parse import quote
-
             if os.access(self.path, os.R_OK | os.W_OK) and os.access(self.path.resolve().parent, os.W_OK | os.X_OK):
                 # A store we could write is read through an ordinary connection made query-only:
                 # when it closes, SQLite checkpoints and removes the -wal/-shm files it made, so a
@@ -441,7 +426,8 @@ class RunStore:
             cur = c.execute(
                 "INSERT INTO runs(task, name, signature, created, recorded, source, n_items, result) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (data["task"], data.get("name"), data.get("signature") or "", data.get("created"), _now(),
+                (data["task"], data.get("name"), data.get("signature") or "", data.get("created"),
+                 _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                  source, len(data.get("per_item") or []), blob))
             run_id = int(cur.lastrowid)
             c.executemany("INSERT INTO metrics(run_id, metric, value) VALUES (?, ?, ?)",
@@ -598,13 +584,13 @@ def record_files(paths: Sequence[str | os.PathLike], store: str | os.PathLike | 
     from scorekit.report.model import read_result
 
     docs = [(p, read_result(p)) for p in paths]
-    for p, data in docs:
-        for r in (data["runs"] if isinstance(data.get("runs"), list) else [data]):
+    docs = [(p, data, data["runs"] if isinstance(data.get("runs"), list) else [data]) for p, data in docs]
+    for p, _, runs in docs:
+        for r in runs:
             check_metrics(r, str(p))
     out = []
     with RunStore(store, create=True) as s:
-        for p, data in docs:
-            runs = data["runs"] if isinstance(data.get("runs"), list) else [data]
+        for p, data, runs in docs:
             recs = [dict(r, task=r.get("task") or data.get("task"), inputs=dict(r.get("inputs") or {})) for r in runs]
             for rec in recs:   # the files a JSON names may have moved or changed: fingerprint its rows
                 rec["inputs"].setdefault("test_set", run_test_set(rec))
@@ -629,17 +615,13 @@ def _digest(obj: Any) -> str:
 def _file_digest(path: str) -> str | None:
     import hashlib
 
-    p = Path(path)
-    if not p.is_file():
+    if not Path(path).is_file():   # (a FIFO would block)
         return None
-    h = hashlib.sha256()
     try:
-        with open(p, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:

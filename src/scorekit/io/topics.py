@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 from dataclasses import dataclass
@@ -32,35 +33,21 @@ from scorekit.io.jsonfile import parse_json
 
 
 def _element_lines(text: str) -> list[int]:
-    """Line where each top-level element (a list item, or an object's value) starts."""
-    lines, depth, line, in_str, esc = [], 0, 1, False, False
-    top_is_list, expect = False, False
-    for ch in text:
-        if ch == "\n":
-            line += 1
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch.isspace():
-            continue
-        if depth == 1 and expect:
-            lines.append(line)
-            expect = False
-        if ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            if depth == 1:
-                top_is_list, expect = ch == "[", ch == "["
-        elif ch in "]}":
-            depth -= 1
-        elif depth == 1 and (ch == ":" or (ch == "," and top_is_list)):
-            expect = True
+    """Line where each top-level element (a list item, or an object's value) starts, in a text
+    that is valid JSON (each element is skipped by the json module's scanner)."""
+    decode, skip = json.JSONDecoder().raw_decode, json.decoder.WHITESPACE.match
+    pos = skip(text).end()
+    if text[pos:pos + 1] not in ("[", "{"):
+        return []
+    keyed, lines, line, seen = text[pos] == "{", [], 1, 0
+    pos = skip(text, pos + 1).end()
+    while text[pos] not in "]}":
+        if keyed:   # the key, then the colon
+            pos = skip(text, skip(text, decode(text, pos)[1]).end() + 1).end()
+        line, seen = line + text.count("\n", seen, pos), pos
+        lines.append(line)
+        pos = skip(text, decode(text, pos)[1]).end()
+        pos = skip(text, pos + 1).end() if text[pos] == "," else pos
     return lines
 
 
@@ -120,13 +107,6 @@ class Ratings:
         return np.nanmean(self.matrix, axis=1)
 
 
-def _topic_lookup(topics: TopicSet) -> dict[str, int]:
-    look = {n: i for i, n in enumerate(topics.names)}
-    if not topics.keyed:
-        look.update({str(i + 1): i for i in range(len(topics.names))})
-    return look
-
-
 def _number(value: str, path, line: int, what: str) -> float:
     try:
         x = float(value)
@@ -150,7 +130,9 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     if len(header) < 2 or header[0].lower() not in ("topic", "id", "name"):
         raise InputError("ratings header must start with a 'topic' column followed by rater columns "
                          "(wide) or be 'topic,rater,score' (long)", path, hline)
-    look = _topic_lookup(topics)
+    look = {n: i for i, n in enumerate(topics.names)}
+    if not topics.keyed:   # list-form topics may be named by position too
+        look.update({str(i + 1): i for i in range(len(topics.names))})
     long_form = [h.lower() for h in header] == ["topic", "rater", "score"]
     raters: list[str] = []
     scores: dict[int, dict[str, float]] = {}

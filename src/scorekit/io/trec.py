@@ -226,14 +226,3 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
         name = _first_tag(p) or p.stem
     return Run.from_arrays(table.column("qid"), table.column("docid"), score, name=name,
                            source=str(p), line_of=line_of)
-
-
-def write_run(path: str | os.PathLike, run: dict[str, dict[str, float]], tag: str = "scorekit") -> None:
-    """Write ``{qid: {docid: score}}`` as a TREC run (ranks follow trec_eval's order)."""
-    from scorekit.io.atomic import atomic_write
-
-    with atomic_write(path) as fh:
-        for qid, docs in run.items():
-            ranked = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-            for rank, (docid, score) in enumerate(ranked, 1):
-                fh.write(f"{qid} Q0 {docid} {rank} {score!r} {tag}\n")

@@ -5,7 +5,7 @@ to a phone-width window) and every mark that encodes a number carries that numbe
 ``data-*`` attributes at full precision (what tests and scripts read) and in a ``<title>``
 tooltip (what a person hovering sees). Text is HTML-escaped and NFC-normalised.
 
-Primitives: :func:`bar_chart`, :func:`grouped_bars` (system comparisons, with significance
+Primitives: :func:`grouped_bars` (system comparisons, with significance
 markers), :func:`histogram` and :func:`box_plot` (per-item score distributions) and
 :func:`line_chart` (curves with a confidence band, e.g. the n-sweep).
 """
@@ -24,11 +24,12 @@ from scorekit.text.normalize import nfc
 # Okabe–Ito: distinguishable for colour-blind readers and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 FONT = 12
-CHAR_W = 7.3
+CHAR_W = 7.3   # rough average glyph width at FONT px, for layout only (Hangul is wider: 2x)
 # significance markers: a shape AND a colour each (▲ better, ▼ worse, ○ not significant)
 MARKER_COLORS = {"▲": "#007a55", "▼": "#c0392b", "○": "#666666"}
 LOWER_BETTER_COLOR = "#D55E00"   # single-series bars of a lower-is-better metric (with "↓" in its label)
-DASHES = ("", "6,3", "2,3", "8,3,2,3", "4,4", "1,2")   # line styles: equal lines stay visible  # rough average glyph width at FONT px, for layout only (Hangul is wider: 2x)
+DASHES = ("", "6,3", "2,3", "8,3,2,3", "4,4", "1,2")   # line styles: equal lines stay visible
+BAR_H = 14.0    # one bar's height
 
 
 def color(i: int) -> str:
@@ -98,17 +99,15 @@ def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float |
     """Width the longest value label (``0.9286 ± 0.0412 ▲``) needs right of its bar: never clipped."""
     widest = 30.0
     for name, vals in series.items():
-        errs = (errors or {}).get(name) or []
         for ci, v in enumerate(vals):
-            e = errs[ci] if ci < len(errs) else None
+            e = _at((errors or {}).get(name), ci)
             shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
             mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
             widest = max(widest, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
     return widest + 10
 
 
-def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "end", cls: str = "sk-label",
-                 full: str | None = None, note: str | None = None) -> str:
+def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
     """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
     (e.g. "↓ better") is one more line, in its own colour."""
     lh = FONT + 1
@@ -118,8 +117,8 @@ def _label_lines(lines: Sequence[str], x: float, y_mid: float, anchor: str = "en
     if note:
         spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
                   f'font-size="{FONT - 1}">{esc(note)}</tspan>')
-    title = f"<title>{esc(full if full is not None else ''.join(lines))}</title>"
-    return f'<text class="{cls}" font-size="{FONT}" text-anchor="{anchor}">{title}{spans}</text>'
+    return (f'<text class="sk-label" font-size="{FONT}" text-anchor="end"><title>{esc(full)}</title>'
+            f"{spans}</text>")
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
@@ -148,17 +147,15 @@ def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, 
     return ticks[0], ticks[-1]
 
 
-def _tick_label(t: float) -> str:
-    return f"{t:g}"
-
-
 def _open(kind: str, width: float, height: float, title: str | None, attrs: str = "") -> list[str]:
+    """The ``<svg>`` start tag, its accessible title and the wrapped heading."""
     label = esc(title or kind)
     return [
         f'<svg class="sk-chart" data-chart="{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-label="{label}" viewBox="0 0 {width:g} {height:g}" preserveAspectRatio="xMinYMin meet" '
         f'style="max-width:{width:g}px"{attrs}>',
         f"<title>{label}</title>",
+        _heading(title, width),
     ]
 
 
@@ -178,9 +175,10 @@ def _heading_h(title: str | None, width: float, extra: float, none: float) -> fl
     return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
 
 
-def _legend(names: Sequence[str], y: float, width: float, pick=color, lines: bool = False) -> tuple[list[str], float]:
-    """Legend swatches flowing left to right, wrapping; a name is never cut (a name wider than
-    the chart wraps onto several lines). Returns the elements and the height used."""
+def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
+    """Legend swatches (the series' line style and point shape) flowing left to right, wrapping;
+    a name is never cut (a name wider than the chart wraps onto several lines). Returns the
+    elements and the height used."""
     out, x, row_h = [], 0.0, FONT + 8
     yy = y
     line_h = 0.0
@@ -192,13 +190,10 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color, lines: boo
             line_h = 0.0
         spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
                         for k, line in enumerate(lines))
-        if lines:   # the series' line style and point shape
-            dash = DASHES[i % len(DASHES)]
-            swatch = (f'<line x1="{x - 4:g}" y1="{yy + 6:g}" x2="{x + 13:g}" y2="{yy + 6:g}" stroke="{pick(i)}" '
-                      f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>"
-                      + _point(i, x + 4.5, yy + 6, pick(i), 'class="sk-legend-point"', esc(name)))
-        else:
-            swatch = f'<rect x="{x:g}" y="{yy:g}" width="11" height="11" fill="{pick(i)}"/>'
+        dash = DASHES[i % len(DASHES)]
+        swatch = (f'<line x1="{x - 4:g}" y1="{yy + 6:g}" x2="{x + 13:g}" y2="{yy + 6:g}" stroke="{pick(i)}" '
+                  f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>"
+                  + _point(i, x + 4.5, yy + 6, pick(i), 'class="sk-legend-point"', esc(name)))
         out.append(f'<g class="sk-legend-item" data-series="{esc(name)}">{swatch}'
                    f'<text font-size="{FONT}">{spans}</text></g>')
         line_h = max(line_h, row_h + (len(lines) - 1) * (FONT + 2))
@@ -217,7 +212,7 @@ def _x_axis(x0: float, x1: float, y: float, lo: float, hi: float, height: float,
         out.append(f'<line class="sk-grid" x1="{x:.2f}" y1="{y - height:.2f}" x2="{x:.2f}" y2="{y:.2f}" '
                    f'stroke="#ddd" stroke-width="1"/>')
         out.append(f'<text class="sk-tick" x="{x:.2f}" y="{y + FONT + 2:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="middle" fill="#555">{_tick_label(t)}</text>')
+                   f'text-anchor="middle" fill="#555">{t:g}</text>')
     if label:
         out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y + 2 * FONT + 6:.2f}" '
                    f'font-size="{FONT - 1}" text-anchor="middle" fill="#333">{esc(label)}</text>')
@@ -235,18 +230,11 @@ def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
         out.append(f'<line class="sk-grid" x1="{x0:.2f}" y1="{y:.2f}" x2="{x1:.2f}" y2="{y:.2f}" '
                    f'stroke="#ddd" stroke-width="1"/>')
         out.append(f'<text class="sk-tick" x="{x0 - 4:.2f}" y="{y + 4:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="end" fill="#555">{_tick_label(t)}</text>')
+                   f'text-anchor="end" fill="#555">{t:g}</text>')
     if label:
         out.append(f'<text class="sk-axis-label" x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}" '
                    f'fill="#333">{esc(label)}</text>')
     return out
-
-
-def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str | None = None,
-              xlabel: str | None = None, digits: int = 4, width: float = 420) -> str:
-    """Horizontal bars, one per label (long labels fit, and it reads well on a phone)."""
-    return grouped_bars(list(labels), {"": list(values)}, title=title, xlabel=xlabel, digits=digits,
-                        width=width, kind="bar")
 
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
@@ -270,59 +258,40 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     lower = set(lower)
     names = list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
-    if errors:
-        for name, errs in errors.items():
-            for v, e in zip(series.get(name, ()), errs):
-                if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
-                    values += [v - e, v + e]
-    if domain is not None:
-        lo, hi = min([domain[0]] + values), max([domain[1]] + values)
-        if (lo, hi) != tuple(domain):
-            lo, hi = _domain(values + list(domain))
-    else:
+    for name, errs in (errors or {}).items():
+        for v, e in zip(series.get(name, ()), errs):
+            if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
+                values += [v - e, v + e]
+    if domain is None:
         lo, hi = _domain(values)
-    longest = max([text_width(c) for c in categories] + [40.0])
-    label_w = min(170.0, longest + 12)
-    x0, x1 = label_w, width - min(_value_room(categories, series, digits, errors, markers), width / 3)
-    bar_h, gap = 14.0, 10.0
-    top = _heading_h(title, width, 10, 0.0)
+    else:
+        inside = all(domain[0] <= v <= domain[1] for v in values)
+        lo, hi = domain if inside else _domain(values + list(domain))
     pick = (lambda i: colors[i % len(colors)]) if colors else color
-    single = names == [""]
-    legend, legend_h = _legend(names, top, width, pick) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
-    y = top + legend_h + 4
+    label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width, pick)
     plot_top = y
     body: list[str] = []
-    sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
+    sx = lambda v: label_w + (v - lo) / (hi - lo) * (x1 - label_w)  # noqa: E731
     for ci, cat in enumerate(categories):
         lines = wrap_label(cat, label_w - 10)
-        group_h = max(bar_h * len(names), (FONT + 1) * (len(lines) + (cat in lower)) + 2)
+        group_h = max(BAR_H * len(names), (FONT + 1) * (len(lines) + (cat in lower)) + 2)
         body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat,
                                  note="↓ better" if cat in lower else None))
-        y_bars = y + (group_h - bar_h * len(names)) / 2
+        y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
-            v = series[name][ci] if ci < len(series[name]) else None
-            fill = LOWER_BETTER_COLOR if single and cat in lower else pick(si)
-            err = (errors or {}).get(name, [])
-            e = err[ci] if ci < len(err) else None
-            yy = y_bars + si * bar_h
             mark = markers.get((cat, name), "")
-            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
-            tip = f"{cat}{' · ' + name if name else ''}: {shown}{' ' + mark if mark else ''}"
-            attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
-                     + (f' data-error="{num_attr(e)}"' if e is not None else "")
-                     + (f' data-marker="{esc(mark)}"' if mark else ""))
-            body += _hbar(attrs, tip, v, e, sx(min(max(0.0, lo), hi)), sx, x0, yy, bar_h, shown, mark, fill,
-                          ' data-lower-is-better="1"' if cat in lower else "")
-        y += group_h + gap
-    plot_bottom = y - gap + 2
-    axis = _x_axis(x0, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel, integer=integer)
+            body += _hbar(cat, name, _at(series[name], ci), _at((errors or {}).get(name), ci), mark, digits,
+                          sx, lo, hi, label_w, y_bars + si * BAR_H,
+                          LOWER_BETTER_COLOR if names == [""] and cat in lower else pick(si),
+                          tip_tail=" " + mark if mark else "",
+                          flag=' data-lower-is-better="1"' if cat in lower else "")
+        y += group_h + 10
+    plot_bottom = y - 10 + 2
+    axis = _x_axis(label_w, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel, integer=integer)
     height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
     out = _open(kind, width, height, title,
                 f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"' + (f' data-scale="{esc(scale)}"' if scale else ""))
-    out.append(_heading(title, width))
-    out += legend + axis + body
-    out.append("</svg>")
-    return "\n".join(out)
+    return "\n".join(out + legend + axis + body + ["</svg>"])
 
 
 def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
@@ -333,69 +302,79 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     round number above its largest value; ticks at both ends). For values of different kinds
     that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
     names = list(series)
-    longest = max([text_width(c) for c in categories] + [40.0])
-    label_w = min(170.0, longest + 12)
-    x0, x1 = label_w, width - min(_value_room(categories, series, digits, errors, markers), width / 3)
-    bar_h = 14.0
-    top = _heading_h(title, width, 10, 0.0)
-    legend, legend_h = _legend(names, top, width) if len(names) > 1 or names[:1] != [""] else ([], 0.0)
-    y = top + legend_h + 4
+    label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width)
+    x0 = label_w
     body: list[str] = []
     for ci, cat in enumerate(categories):
-        vals = [series[n][ci] if ci < len(series[n]) else None for n in names]
-        errs = [((errors or {}).get(n) or [None] * len(categories))[ci] for n in names]
+        vals = [_at(series[n], ci) for n in names]
+        errs = [_at((errors or {}).get(n), ci) for n in names]
         finite = [v for v in vals if v is not None and math.isfinite(v)]
         finite += [v + e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v + e)]
         finite += [v - e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v - e)]
         lo, hi = _domain(finite)
         sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
         lines = wrap_label(cat, label_w - 10)
-        group_h = max(bar_h * len(names), (FONT + 1) * len(lines) + 2)
+        group_h = max(BAR_H * len(names), (FONT + 1) * len(lines) + 2)
         body.append(_label_lines(lines, label_w - 6, y + group_h / 2, full=cat))
         body.append(f'<g class="sk-panel" data-category="{esc(cat)}" data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}">'
                     f'<line x1="{x0:.2f}" y1="{y + group_h + 1:.2f}" x2="{x1:.2f}" y2="{y + group_h + 1:.2f}" stroke="#bbb"/>'
                     f'<text class="sk-tick" x="{x0:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
-                    f'fill="#555">{_tick_label(lo)}</text>'
+                    f'fill="#555">{lo:g}</text>'
                     f'<text class="sk-tick" x="{x1:.2f}" y="{y + group_h + FONT:.2f}" font-size="{FONT - 2}" '
-                    f'text-anchor="end" fill="#555">{_tick_label(hi)}</text></g>')
-        y_bars = y + (group_h - bar_h * len(names)) / 2
+                    f'text-anchor="end" fill="#555">{hi:g}</text></g>')
+        y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
-            v, e = vals[si], errs[si]
-            yy = y_bars + si * bar_h
-            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
-            tip = f"{cat}{' · ' + name if name else ''}: {shown} (axis {_tick_label(lo)} to {_tick_label(hi)})"
             mark = (markers or {}).get((cat, name), "")
-            attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"'
-                     f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"'
-                     + (f' data-error="{num_attr(e)}"' if e is not None else "")
-                     + (f' data-marker="{esc(mark)}"' if mark else ""))
-            body += _hbar(attrs, tip, v, e, sx(min(max(0.0, lo), hi)), sx, x0, yy, bar_h, shown, mark, color(si))
+            body += _hbar(cat, name, vals[si], errs[si], mark, digits, sx, lo, hi, x0, y_bars + si * BAR_H,
+                          color(si), tip_tail=f" (axis {lo:g} to {hi:g})",
+                          extra=f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"')
         y += group_h + FONT + 10
     out = _open("panels", width, y + 2, title, f' data-scale="{esc(scale)}"')
-    out.append(_heading(title, width))
-    out += legend + body
-    out.append("</svg>")
-    return "\n".join(out)
+    return "\n".join(out + legend + body + ["</svg>"])
 
 
-def _hbar(attrs: str, tip: str, v, e, zero: float, sx, x0: float, yy: float, bar_h: float, shown: str, mark: str,
-          fill: str, flag: str = "") -> list[str]:
-    """One horizontal bar from ``zero`` to ``v`` (a dash for a missing value), its error bar and its
-    value label with the significance marker."""
+def _at(values: Sequence[Any] | None, i: int) -> Any:
+    """``values[i]``, None past the end (or without values)."""
+    return values[i] if values is not None and i < len(values) else None
+
+
+def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], digits: int,
+                errors: Mapping[str, Sequence[float | None]] | None,
+                markers: Mapping[tuple[str, str], str] | None, title: str | None, width: float,
+                pick=color) -> tuple[float, float, list[str], float]:
+    """The layout shared by the bar charts: the label column's width (where the value axis
+    starts), where the value axis ends, the legend, and the top of the first bar."""
+    label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
+    x1 = width - min(_value_room(categories, series, digits, errors, markers), width / 3)
+    top = _heading_h(title, width, 10, 0.0)
+    legend, legend_h = _legend(list(series), top, width, pick) if list(series) != [""] else ([], 0.0)
+    return label_w, x1, legend, top + legend_h + 4
+
+
+def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: float, x0: float, yy: float,
+          fill: str, *, tip_tail: str = "", extra: str = "", flag: str = "") -> list[str]:
+    """One horizontal bar of ``series`` ``name`` at ``category`` from zero (clamped into the axis)
+    to ``v`` (a dash for a missing value), its error bar and its value label with the
+    significance marker; every number in ``data-*`` attributes and the tooltip."""
+    shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+    tip = f"{cat}{' · ' + name if name else ''}: {shown}{tip_tail}"
+    attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"{extra}'
+             + (f' data-error="{num_attr(e)}"' if e is not None else "")
+             + (f' data-marker="{esc(mark)}"' if mark else ""))
     if v is None or not math.isfinite(v):
         return [f'<g class="sk-bar sk-missing" {attrs}><title>{esc(tip)}</title>'
-                f'<text x="{x0 + 2:g}" y="{yy + bar_h - 3:g}" font-size="{FONT - 1}" fill="#888">–</text></g>']
-    xv = sx(v)
+                f'<text x="{x0 + 2:g}" y="{yy + BAR_H - 3:g}" font-size="{FONT - 1}" fill="#888">–</text></g>']
+    zero, xv = sx(min(max(0.0, lo), hi)), sx(v)
     out = [f'<rect class="sk-bar" {attrs} x="{min(zero, xv):.2f}" y="{yy + 1:.2f}" width="{max(abs(xv - zero), 0.5):.2f}" '
-           f'height="{bar_h - 2:g}" fill="{fill}"{flag}><title>{esc(tip)}</title></rect>']
+           f'height="{BAR_H - 2:g}" fill="{fill}"{flag}><title>{esc(tip)}</title></rect>']
     end = max(zero, xv)
     if e is not None and math.isfinite(e) and e > 0:
         a, b = sx(v - e), sx(v + e)
-        cy = yy + bar_h / 2
+        cy = yy + BAR_H / 2
         out.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
                    f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
         end = max(end, b)
-    out.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + bar_h - 3:.2f}" font-size="{FONT - 1}">{esc(shown)}'
+    out.append(f'<text class="sk-value" x="{end + 4:.2f}" y="{yy + BAR_H - 3:.2f}" font-size="{FONT - 1}">{esc(shown)}'
                + (f'<tspan class="sk-marker" font-weight="700" fill="{marker_color(mark)}"> {esc(mark)}</tspan>'
                   if mark else "") + "</text>")
     return out
@@ -418,7 +397,6 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
     out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
                 f' data-n="{x.size}"')
-    out.append(_heading(title, width))
     out += _y_axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True)
     bw = (x1 - x0) / bins
     for i, c in enumerate(counts):
@@ -427,15 +405,20 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
         out.append(f'<rect class="sk-bin" data-count="{int(c)}" data-lo="{num_attr(edges[i])}" '
                    f'data-hi="{num_attr(edges[i + 1])}" x="{x0 + i * bw + 1:.2f}" y="{y1 - h:.2f}" '
                    f'width="{bw - 2:.2f}" height="{h:.2f}" fill="{color(0)}"><title>{esc(tip)}</title></rect>')
-    for i in range(0, bins + 1, max(1, bins // 5)):
-        xx = x0 + i * bw
-        out.append(f'<text class="sk-tick" x="{xx:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="middle" fill="#555">{edges[i]:.3g}</text>')
+    out += _x_labels([(x0 + i * bw, f"{edges[i]:.3g}") for i in range(0, bins + 1, max(1, bins // 5))],
+                     x0, x1, y1, xlabel)
+    return "\n".join(out + ["</svg>"])
+
+
+def _x_labels(ticks: Sequence[tuple[float, str]], x0: float, x1: float, y1: float,
+              xlabel: str | None) -> list[str]:
+    """Tick labels ``(x, text)`` under the plot's bottom edge ``y1``, and the axis label."""
+    out = [f'<text class="sk-tick" x="{x:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
+           f'text-anchor="middle" fill="#555">{text}</text>' for x, text in ticks]
     if xlabel:
         out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
                    f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
+    return out
 
 
 def box_stats(values: Sequence[float]) -> dict[str, float]:
@@ -502,10 +485,8 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
         y += row_h
     axis = _x_axis(x0, x1, y, lo, hi, y - top, xlabel)
     out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
-    out.append(_heading(title, width))
     out += axis + body
-    out.append("</svg>")
-    return "\n".join(out)
+    return "\n".join(out + ["</svg>"])
 
 
 def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
@@ -544,20 +525,14 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
     top = _heading_h(title, width, 14, 6.0)
-    legend, legend_h = _legend(names, top, width, lines=True)
+    legend, legend_h = _legend(names, top, width)
     x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
     sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
     sy = lambda v: y1 - (v - lo) / (hi - lo) * (y1 - y0)  # noqa: E731
     out = _open("line", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title)
-    out.append(_heading(title, width))
     out += legend + _y_axis(x0, x1, y0, y1, lo, hi, ylabel)
-    for xv in xs:
-        out.append(f'<text class="sk-tick" x="{sx(xv):.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="middle" fill="#555">{xv:g}</text>')
-    if xlabel:
-        out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 8:.2f}" '
-                   f'font-size="{FONT - 1}" text-anchor="middle">{esc(xlabel)}</text>')
+    out += _x_labels([(sx(xv), f"{xv:g}") for xv in xs], x0, x1, y1, xlabel)
     shown = [float(m) for m in marks if m is not None and math.isfinite(float(m)) and xlo <= float(m) <= xhi]
     for k, m in enumerate(shown):
         mx = sx(m)
@@ -600,5 +575,4 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
                             f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}"', esc(tip)))
         g.append("</g>")
         out += g
-    out.append("</svg>")
-    return "\n".join(out)
+    return "\n".join(out + ["</svg>"])

@@ -27,7 +27,7 @@ from typing import Any
 from scorekit import __version__
 from scorekit.errors import ScorekitError
 from scorekit.report.charts import esc
-from scorekit.report.model import (PRIMARY_METRICS, Doc, is_number, load_doc, lower_is_better,
+from scorekit.report.model import (PRIMARY_METRICS, Doc, best_values, is_number, load_doc, lower_is_better,
                                    numeric_item_fields, primary_metric, text_item_fields)
 from scorekit.report.parts import cell, section, table, text_html
 from scorekit.report.sections import TASK_SECTIONS, task_section
@@ -55,10 +55,7 @@ def asset(name: str) -> str:
 def doc_html(doc: Doc) -> str:
     title = f"{doc.task} — {', '.join(doc.names())}"
     anchor = f"doc-{doc.index + 1}"
-    task_html, consumed = "", set()
-    renderer = TASK_SECTIONS.get(doc.task)
-    if renderer is not None:
-        task_html, consumed = renderer(doc)
+    task_html, consumed = TASK_SECTIONS.get(doc.task, lambda _: ("", set()))(doc)
     sweep_html, sweep_keys = sweep_section(doc)
     consumed = set(consumed) | sweep_keys
     parts = [
@@ -98,9 +95,7 @@ def overview_html(docs: Sequence[Doc]) -> str:
     for task, runs in by_task.items():
         if len(runs) < 2 or sum(1 for d in docs if d.task == task) < 2:
             continue
-        names: list[str] = []
-        for _, _, m in runs:
-            names += [k for k in m if k not in names]
+        names = list(dict.fromkeys(k for _, _, m in runs for k in m))
         # ranked by the task's headline metric (else the first), the best value of each column in bold
         lowered = {k.lower(): k for k in names}
         prim = next((lowered[c] for c in PRIMARY_METRICS.get(task, ()) if c in lowered), names[0] if names else None)
@@ -108,11 +103,7 @@ def overview_html(docs: Sequence[Doc]) -> str:
         if prim:
             runs.sort(key=lambda r: (not is_number(r[2].get(prim)),
                                      (r[2].get(prim) if lb[prim] else -r[2].get(prim)) if is_number(r[2].get(prim)) else 0))
-        best = {}
-        for k in names:
-            vals = [m.get(k) for _, _, m in runs if is_number(m.get(k))]
-            if len(vals) > 1:
-                best[k] = min(vals) if lb[k] else max(vals)
+        best = best_values([m for _, _, m in runs], names, lb.get)
         rows = [[cell(j + 1), cell(n), cell(s)] + [cell(m.get(k), cls="best" if k in best and m.get(k) == best[k] else "")
                                                    for k in names] for j, (n, s, m) in enumerate(runs)]
         out.append(table(["#", "system", "file"] + names, rows, raw_cells=True,
@@ -125,11 +116,8 @@ def overview_html(docs: Sequence[Doc]) -> str:
 def render_report(documents: Sequence[Any], *, title: str | None = None,
                   sources: Sequence[str | None] | None = None) -> str:
     """Render parsed result JSON objects (or :class:`~scorekit.result.Result`) as one HTML page."""
-    docs = []
-    for i, d in enumerate(documents):
-        if hasattr(d, "to_dict"):
-            d = d.to_dict()
-        docs.append(load_doc(d, sources[i] if sources else None, i))
+    docs = [load_doc(d.to_dict() if hasattr(d, "to_dict") else d, sources[i] if sources else None, i)
+            for i, d in enumerate(documents)]
     if not docs:
         raise ScorekitError("no results to report")
     title = nfc(title or "scorekit report")

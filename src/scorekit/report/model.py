@@ -9,8 +9,9 @@ result's ``extra["lower_is_better"]`` hint, then to the name (error, loss, laten
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -63,10 +64,8 @@ class Doc:
 
     def hints(self) -> dict[str, Any]:
         """Hint keys from the top-level extra, else the first run's extra."""
-        out = {}
-        for src in (self.runs[0].get("extra") or {}, self.extra):
-            out.update({k: v for k, v in src.items() if k in HINT_KEYS})
-        return out
+        return {k: v for src in (self.runs[0].get("extra") or {}, self.extra) for k, v in src.items()
+                if k in HINT_KEYS}
 
     def extra_value(self, key: str) -> Any:
         """An ``extra`` entry from the top level, else the first run."""
@@ -75,10 +74,7 @@ class Doc:
         return (self.runs[0].get("extra") or {}).get(key)
 
     def metric_names(self) -> list[str]:
-        names: list[str] = []
-        for r in self.runs:
-            names += [m for m in (r.get("metrics") or {}) if m not in names]
-        return names
+        return list(dict.fromkeys(m for r in self.runs for m in (r.get("metrics") or {})))
 
 
 def read_result(path: Any) -> dict[str, Any]:
@@ -122,6 +118,26 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
 
 def is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
+                lower_better: Callable[[str], bool], at_least: int = 2) -> dict[str, Any]:
+    """Each metric's best value over the runs' ``metrics`` (what the tables set in bold), for
+    the metrics that at least ``at_least`` runs give a number."""
+    best = {}
+    for k in names:
+        vals = [m.get(k) for m in metrics if is_number(m.get(k))]
+        if len(vals) >= at_least:
+            best[k] = min(vals) if lower_better(k) else max(vals)
+    return best
+
+
+def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
+    """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last.
+    (Best first is ``sort_key(value, not lower_better)``.)"""
+    if not is_number(value) or not math.isfinite(value):
+        return (1, 0.0)
+    return (0, -value if lower_better else value)
 
 
 def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -218,17 +234,6 @@ def metric_doc(key: str, task: str) -> str:
 
 
 # ------------------------------------------------------------------------------ primary metric
-def sweep_primary(doc: Doc, fields: Sequence[str]) -> str | None:
-    """A sweep's per-item column for its recommended summarizer, metric and n."""
-    rec = doc.extra_value("recommendation")
-    if not isinstance(rec, dict):
-        return None
-    n = rec.get("interval") or []
-    n = n[0] if isinstance(n, list) and n else None
-    cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n}"
-    return cand if cand in fields else None
-
-
 def primary_metric(doc: Doc) -> str | None:
     """The metric the drill-down sorts by: ``extra["primary_metric"]``, else the task's usual
     headline metric, else the first corpus metric that is also per item."""
@@ -238,10 +243,12 @@ def primary_metric(doc: Doc) -> str | None:
     hint = doc.hints().get("primary_metric")
     if isinstance(hint, str) and (hint in fields or (not fields and hint in metrics)):
         return hint
-    if doc.task == "sweep":
-        sp = sweep_primary(doc, fields)
-        if sp:
-            return sp
+    rec = doc.extra_value("recommendation")
+    if doc.task == "sweep" and isinstance(rec, dict):   # the recommended summarizer, metric and n
+        n = rec.get("interval") or []
+        cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n[0] if isinstance(n, list) and n else None}"
+        if cand in fields:
+            return cand
     if doc.task == "retrieval":   # the first measure the user listed (results keep their order)
         first = next((m for m in metrics if m in fields or not fields), None)
         if first:

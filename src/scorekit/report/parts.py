@@ -29,33 +29,36 @@ def text_html(value: Any, limit: int | None = None) -> str:
 
 
 # ------------------------------------------------------------------------- change vs baseline
-def delta_text(d: float | None, digits: int = DIGITS) -> str:
+def delta_text(d: float | None, digits: int = DIGITS, unit: str = "") -> str:
     """An absolute change, always signed: ``+0.6000``, ``−0.1000``, ``±0.0000``."""
     if d is None or not math.isfinite(d):
         return "–"
     if round(d, digits) == 0:
-        return f"±{0:.{digits}f}"
-    return f"{'+' if d > 0 else MINUS}{abs(d):.{digits}f}"
+        return f"±{0:.{digits}f}{unit}"
+    return f"{'+' if d > 0 else MINUS}{abs(d):.{digits}f}{unit}"
 
 
 def pct_text(p: float | None) -> str:
     """A relative change in percent, always signed with one decimal: ``+12.3%``."""
-    if p is None or not math.isfinite(p):
-        return "–"
-    if round(p, 1) == 0:
-        return "±0.0%"
-    return f"{'+' if p > 0 else MINUS}{abs(p):.1f}%"
+    return delta_text(p, 1, "%")
+
+
+def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | None:
+    """``value − baseline`` and the relative change in percent: ``pct`` (an ``improvement_pct``
+    from the JSON) as given when present, else computed (None for a zero baseline); None when
+    either number is missing."""
+    if not (is_number(value) and is_number(baseline)):
+        return None
+    d = float(value) - float(baseline)
+    return d, pct if is_number(pct) else (d / abs(baseline) * 100.0) if baseline else None
 
 
 def change_cell(value: Any, baseline: Any, pct: Any = None, cls: str = "") -> str:
     """One table cell for a change against a baseline, the same everywhere in the report:
-    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined.
-    ``pct`` (an ``improvement_pct`` from the JSON) is used as given when present."""
-    if not (is_number(value) and is_number(baseline)):
+    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined."""
+    if (ch := change(value, baseline, pct)) is None:
         return f'<td class="num change{(" " + cls) if cls else ""}" data-value="nan">–</td>'
-    d = float(value) - float(baseline)
-    if not is_number(pct):
-        pct = (d / abs(baseline) * 100.0) if baseline else None
+    d, pct = ch
     rel = f" ({pct_text(pct)})" if is_number(pct) and math.isfinite(pct) else ""
     return (f'<td class="num change{(" " + cls) if cls else ""}" data-value="{num_attr(d)}" '
             f'data-pct="{num_attr(pct if is_number(pct) else None)}">{delta_text(d)}{rel}</td>')
@@ -93,27 +96,19 @@ def cell(value: Any, digits: int = DIGITS, cls: str = "", limit: int | None = 60
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "", caption: str | None = None,
-          attrs: str = "", sortable: bool = True, raw_cells: bool = False,
+          attrs: str = "", raw_cells: bool = False,
           header_titles: Sequence[str] | None = None) -> str:
     """A table inside a horizontal scroll container (wide tables never widen the page).
     With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
-    titles = list(header_titles or [])
-    head = "".join(f'<th scope="col"{_title(titles[i] if i < len(titles) else "")}>{text_html(h)}</th>'
-                   for i, h in enumerate(header))
-    body = []
-    for row in rows:
-        cells = "".join(c if raw_cells and isinstance(c, str) and c.startswith("<td") else cell(c) for c in row)
-        body.append(f"<tr>{cells}</tr>")
+    titles = [f' title="{esc(t)}"' if t else "" for t in list(header_titles or []) + [""] * len(header)]
+    head = "".join(f'<th scope="col"{t}>{text_html(h)}</th>' for h, t in zip(header, titles))
+    ready = lambda c: raw_cells and isinstance(c, str) and c.startswith("<td")  # noqa: E731
+    body = ["<tr>" + "".join(c if ready(c) else cell(c) for c in row) + "</tr>" for row in rows]
     # the caption sits above the scroll box (a <caption> would scroll away with a wide table)
     cap = f'<p class="sk-caption">{text_html(caption)}</p>' if caption else ""
     label = f' aria-label="{esc(caption)}"' if caption else ""
-    sort = " sortable" if sortable else ""
-    return (f'{cap}<div class="scroll"><table class="sk-table {cls}{sort}"{attrs}{label}><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
-
-
-def _title(text: str) -> str:
-    return f' title="{esc(text)}"' if text else ""
+    return (f'{cap}<div class="scroll"><table class="sk-table {cls} sortable"{attrs}{label}>'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
@@ -131,9 +126,8 @@ def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
     return f'<div class="scroll"><table class="sk-table {cls}"><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def figure(svg: str, caption: str | None = None, cls: str = "") -> str:
-    cap = f"<figcaption>{text_html(caption)}</figcaption>" if caption else ""
-    return f'<figure class="sk-figure{(" " + cls) if cls else ""}">{svg}{cap}</figure>'
+def figure(svg: str, cls: str = "") -> str:
+    return f'<figure class="sk-figure{(" " + cls) if cls else ""}">{svg}</figure>'
 
 
 def grid(parts: Sequence[str]) -> str:
@@ -141,16 +135,11 @@ def grid(parts: Sequence[str]) -> str:
     return '<div class="sk-grid">' + "".join(parts) + "</div>" if parts else ""
 
 
-def section(title: str, body: str, cls: str = "", open_: bool = True, anchor: str | None = None) -> str:
+def section(title: str, body: str, cls: str = "", open_: bool = True) -> str:
     if not body:
         return ""
-    a = f' id="{esc(anchor)}"' if anchor else ""
-    return (f'<details class="sk-section {cls}"{a}{" open" if open_ else ""}><summary><h3>{text_html(title)}</h3>'
-            f"</summary>{body}</details>")
-
-
-def note(html_text: str, cls: str = "note") -> str:
-    return f'<p class="{cls}">{html_text}</p>'
+    return (f'<details class="sk-section {cls}"{" open" if open_ else ""}>'
+            f"<summary><h3>{text_html(title)}</h3></summary>{body}</details>")
 
 
 FILTER = '<input class="sk-filter" type="search" placeholder="filter rows…" aria-label="filter rows">'

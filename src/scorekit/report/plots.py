@@ -12,6 +12,7 @@ Korean labels use a Korean system font when one is installed (Noto Sans CJK KR, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
@@ -48,10 +49,8 @@ def _pyplot():
 
     for path in _KOREAN_FONT_FILES:   # fonts installed after matplotlib built its cache
         if Path(path).exists():
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 font_manager.fontManager.addfont(path)
-            except (OSError, RuntimeError):
-                pass
     known = {f.name for f in font_manager.fontManager.ttflist}
     families = [f for f in _KOREAN_FAMILIES if f in known]
     plt.rcParams["font.family"] = ["DejaVu Sans", *families]   # fallback per glyph (matplotlib ≥ 3.6)
@@ -188,17 +187,13 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
     written: list[Path] = []
     used: set[str] = set()
     for i, data in enumerate(documents):
-        if hasattr(data, "to_dict"):
-            data = data.to_dict()
+        data = data.to_dict() if hasattr(data, "to_dict") else data
         doc = load_doc(data, sources[i] if sources else None, i)
         stem = _slug(Path(doc.source).stem) if doc.source else f"result{i + 1}"
         while stem in used:
             stem += f"_{i + 1}"
         used.add(stem)
-        names = [doc.run_name(k) for k in range(len(doc.runs))]
-        metric_names: list[str] = []
-        for r in doc.runs:
-            metric_names += [m for m in (r.get("metrics") or {}) if m not in metric_names]
+        names, metric_names = doc.names(), doc.metric_names()
 
         # metrics: LaTeX table and a bar chart (significance markers from the comparison)
         rows = [[n] + [(r.get("metrics") or {}).get(m) for m in metric_names] for n, r in zip(names, doc.runs)]

@@ -12,9 +12,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-FORMATS = ("table", "csv", "markdown", "latex", "json")
-
-
 def fmt_cell(value: Any, digits: int = 4) -> str:
     if value is None:
         return "–"
@@ -36,19 +33,15 @@ def to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
-def to_markdown(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+def _numeric(rows: Sequence[Sequence[Any]], j: int) -> bool:
+    """Column ``j`` holds numbers only (or nothing): aligned right."""
+    return bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
 
-    lines = ["| " + " | ".join(esc(str(h)) for h in header) + " |"]
-    aligns = []
-    for j in range(len(header)):
-        numeric = rows and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
-        aligns.append("---:" if numeric else ":---")
-    lines.append("| " + " | ".join(aligns) + " |")
-    for row in rows:
-        lines.append("| " + " | ".join(esc(fmt_cell(v, digits)) for v in row) + " |")
-    return "\n".join(lines) + "\n"
+
+def to_markdown(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
+    lines = [[str(h) for h in header], ["---:" if _numeric(rows, j) else ":---" for j in range(len(header))]]
+    lines += [[fmt_cell(v, digits) for v in row] for row in rows]
+    return "".join("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n" for line in lines)
 
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -89,8 +82,7 @@ def to_rich(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 
     table = Table(title=title, header_style="bold", title_justify="left",
                   min_width=len(title) + 2 if title else None)
     for j, h in enumerate(header):
-        numeric = bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
-        table.add_column(str(h), justify="right" if numeric else "left")
+        table.add_column(str(h), justify="right" if _numeric(rows, j) else "left")
     for row in rows:
         table.add_row(*(fmt_cell(v, digits) for v in row))
     return table

@@ -8,16 +8,19 @@ metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its fu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import LABELS, Doc, is_number, label, lower_is_better, primary_metric
+from scorekit.report.model import (LABELS, Doc, best_values, is_number, label, lower_is_better,
+                                   primary_metric, sort_key)
+from scorekit.report import parts
 from scorekit.report.parts import delta_text, pct_text, text_html
+from scorekit.report.sections.base import registrar
 
 AnswerFn = Callable[[Doc], str]
 ANSWERS: dict[str, AnswerFn] = {}
+answer = registrar(ANSWERS)
 TILES = 6   # metrics shown as tiles by the generic answer
 
 # significance: shape AND colour (never colour alone)
@@ -25,14 +28,6 @@ SIG_BETTER, SIG_WORSE, SIG_NONE = "▲", "▼", "○"
 SIG_TEXT = {SIG_BETTER: "significantly better", SIG_WORSE: "significantly worse", SIG_NONE: "not significant"}
 SIG_SHORT = {SIG_BETTER: "better", SIG_WORSE: "worse", SIG_NONE: "n.s."}
 SIG_CLASS = {SIG_BETTER: "sig-better", SIG_WORSE: "sig-worse", SIG_NONE: "sig-none"}
-
-
-def answer(*tasks: str) -> Callable[[AnswerFn], AnswerFn]:
-    def register(func: AnswerFn) -> AnswerFn:
-        for t in tasks:
-            ANSWERS[t] = func
-        return func
-    return register
 
 
 def answer_html(doc: Doc) -> str:
@@ -56,11 +51,9 @@ def num(value: Any, what: str, digits: int = 4, cls: str = "") -> str:
 
 def change(value: Any, base: Any, what: str, pct: Any = None) -> str:
     """``+0.6000 (+150.0%)``: the absolute change, then the relative one (as everywhere)."""
-    if not (is_number(value) and is_number(base)):
+    if (ch := parts.change(value, base, pct)) is None:
         return "–"
-    d = float(value) - float(base)
-    if not is_number(pct):
-        pct = d / abs(base) * 100.0 if base else None
+    d, pct = ch
     rel = f' (<span data-answer="{esc(what)}_pct" data-value="{num_attr(pct)}">{pct_text(pct)}</span>)' \
         if is_number(pct) else ""
     return f'<span data-answer="{esc(what)}" data-value="{num_attr(d)}">{delta_text(d)}</span>{rel}'
@@ -91,13 +84,6 @@ def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = No
                    f'<span class="sk-tile-label">{text_html(name)}{arrow}</span>'
                    f'{num(value, key)}</div>')
     return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
-
-
-def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
-    """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
-    items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{text_html(n)} {num(v, k)}</span>'
-                       for k, n, v in pairs)
-    return f'<p class="sk-sub">{esc(lead) + ": " if lead else ""}{items}</p>' if items else ""
 
 
 def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
@@ -131,12 +117,8 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
         return ""
     measures = list(measures or [prim] + [m for m in doc.metric_names() if m != prim][:TILES - 1])
     lb = {m: lower_is_better(m, doc) for m in measures}
-    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb[prim]))
-    best = {}
-    for m in measures:
-        vals = [_metrics(doc, i).get(m) for i in range(len(doc.runs)) if is_number(_metrics(doc, i).get(m))]
-        if vals:
-            best[m] = min(vals) if lb[m] else max(vals)
+    order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb[prim]))
+    best = best_values([_metrics(doc, i) for i in range(len(doc.runs))], measures, lb.get, at_least=1)
     rows = []
     for rank, i in enumerate(order, 1):
         name = doc.run_name(i)
@@ -151,12 +133,6 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
     return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "")
                                              for m in measures],
                              rows, cls="sk-ranked")
-
-
-def _rank_key(v: Any, lower_better: bool) -> tuple[int, float]:
-    if not is_number(v) or not math.isfinite(v):
-        return (1, 0.0)
-    return (0, v if lower_better else -v)
 
 
 # ------------------------------------------------------------------------------- retrieval
@@ -197,7 +173,7 @@ def comparison_answer(doc: Doc) -> str:
     b = names.index(base) if base in names else 0
     base = names[b]
     lb = lower_is_better(prim, doc)
-    order = sorted(range(len(doc.runs)), key=lambda i: _rank_key(_metrics(doc, i).get(prim), lb))
+    order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb))
     best = order[0]
     by_sys = {str(r.get("system")): r for r in rows if r.get("measure") == prim}
     test = comp.get("test") or comp.get("method")
@@ -263,11 +239,6 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
 REACHED = {"final": "final target", "target_2": "2nd target", "target_1": "1st target"}
 
 
-def caption_report(doc: Doc) -> dict[str, Any]:
-    rep = doc.extra_value("report")
-    return rep if isinstance(rep, dict) else {}
-
-
 def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
     out = []
@@ -282,7 +253,7 @@ def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 @answer("caption")
 def caption_answer(doc: Doc) -> str:
-    rep = caption_report(doc)
+    rep = doc.extra_value("report") if isinstance(doc.extra_value("report"), dict) else {}
     m = _metrics(doc)
     prim = rep.get("primary") if isinstance(rep.get("primary"), str) else primary_metric(doc)
     if not prim or prim not in m:
@@ -316,7 +287,10 @@ def caption_answer(doc: Doc) -> str:
         out.append(mini_table(["metric", "value", "§7 targets 1st / 2nd / final", "reached"], rows, cls="sk-targets"))
     others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
     if others:
-        out.append(inline([(k, label(k, doc.task), m[k]) for k in others], "also"))
+        # on one wrapping line: "also: BLEU-4 0.1884 · ROUGE-L 0.4378"
+        out.append('<p class="sk-sub">also: ' + " · ".join(
+            f'<span class="sk-pairv" title="{esc(k)}">{text_html(label(k, doc.task))} {num(m[k], k)}</span>'
+            for k in others) + "</p>")
     known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
     rest = {k: v for k, v in rep.items()
             if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
@@ -371,7 +345,7 @@ def sweep_answer(doc: Doc) -> str:
         def at(s: str) -> float | None:
             v = ((series.get(s) or {}).get(metric) or {}).get("mean") or []
             return v[j] if j < len(v) else None
-        for s in sorted(series, key=lambda s: _rank_key(at(s), False)):
+        for s in sorted(series, key=lambda s: sort_key(at(s), True)):
             vals = (series[s].get(metric) or {})
             low, high = (vals.get("low") or [None] * (j + 1)), (vals.get("high") or [None] * (j + 1))
             ci = (f"[{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)

@@ -13,9 +13,14 @@ TaskSection = Callable[[Doc], "tuple[str, set[str]]"]
 TASK_SECTIONS: dict[str, TaskSection] = {}
 
 
-def task_section(*tasks: str) -> Callable[[TaskSection], TaskSection]:
-    def register(func: TaskSection) -> TaskSection:
-        for t in tasks:
-            TASK_SECTIONS[t] = func
-        return func
-    return register
+def registrar(table: dict[str, Callable]) -> Callable[..., Callable[[Callable], Callable]]:
+    """A decorator ``@name("task", ...)`` that files the decorated function in ``table`` under each task."""
+    def for_tasks(*tasks: str) -> Callable[[Callable], Callable]:
+        def register(func: Callable) -> Callable:
+            table.update(dict.fromkeys(tasks, func))
+            return func
+        return register
+    return for_tasks
+
+
+task_section = registrar(TASK_SECTIONS)

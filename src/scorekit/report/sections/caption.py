@@ -4,10 +4,9 @@ on a phone, where a wide table would not)."""
 from __future__ import annotations
 
 from scorekit.report.charts import esc, fmt, num_attr
-from scorekit.report.model import Doc, is_number, lower_is_better, primary_metric
+from scorekit.report.model import Doc, is_number, lower_is_better, primary_metric, sort_key
 from scorekit.report.parts import section, text_html
 from scorekit.report.sections.base import task_section
-from scorekit.report.sections.common import sort_key
 
 
 @task_section("caption")

@@ -11,9 +11,9 @@ from typing import Any
 
 from scorekit.report import charts
 from scorekit.report.charts import esc
-from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, is_number, lower_is_better, metric_doc,
-                                   describe_key, metric_kind, numeric_item_fields, primary_metric,
-                                   text_item_fields)
+from scorekit.report.model import (HINT_KEYS, ID_KEYS, UNKNOWN, Doc, best_values, describe_key, is_number,
+                                   lower_is_better, metric_doc, metric_kind, numeric_item_fields,
+                                   primary_metric, sort_key, text_item_fields)
 from scorekit.report.parts import (FILTER, cell, change_cell, figure, grid, kv_table, pct_cell, section,
                                    table, text_html)
 from scorekit.report.sections.answer import SIG_CLASS, SIG_SHORT, SIG_TEXT, significance
@@ -23,7 +23,6 @@ MAX_DIST_METRICS = 6     # per-item distributions drawn per run
 WIDE_METRICS = 14        # more metrics than this: one row per metric (not one very wide row)
 
 WORD_LISTS = ("keywords", "words", "top_words")   # shown inline, comma-separated (not as a list)
-KIND_TITLES = {"rate": "rates (0–1 axis)", "count": "counts", "score": "", UNKNOWN: ""}
 
 
 # ----------------------------------------------------------------------- charts by kind of value
@@ -45,15 +44,17 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
         return {k: [v[j] if j < len(v) else None for j in idx] for k, v in src.items()}
 
     lower = [str(m) for m in categories if lower_is_better(str(m), task=task)]
-    for kind in ("rate", "count"):
-        idx = by_kind.get(kind)
-        if idx:
-            svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
-                                      title=f"{title}: {KIND_TITLES[kind]}", domain=(0.0, 1.0) if kind == "rate" else None,
-                                      integer=kind == "count", digits=4 if kind == "rate" else 2,
-                                      errors=pick(idx, errors), kind="grouped-bars" if kind_name != "bar" else "bar",
-                                      scale=kind, lower=lower)
-            out.append(figure(svg, cls=f"sk-kind-{kind}"))
+
+    def bars(idx: Sequence[int], what: str, scale: str, **kw: Any) -> None:
+        svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
+                                  title=f"{title}: {what}", errors=pick(idx, errors), scale=scale,
+                                  lower=lower, kind="grouped-bars" if kind_name != "bar" else "bar", **kw)
+        out.append(figure(svg, cls=f"sk-kind-{scale}"))
+
+    if by_kind.get("rate"):
+        bars(by_kind["rate"], "rates (0–1 axis)", "rate", domain=(0.0, 1.0))
+    if by_kind.get("count"):
+        bars(by_kind["count"], "counts", "count", integer=True, digits=2)
     # scores of one metric (BERTScore F1 of every system at every n) share one axis: the same
     # number is drawn the same length; scores of different metrics never share one
     same: dict[str, list[int]] = {}
@@ -61,13 +62,9 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
         info = describe_key(str(categories[j]), task)
         same.setdefault(info.metric if info is not None else str(categories[j]), []).append(j)
     for metric, idx in same.items():
-        if len(idx) < 2:
-            continue
-        svg = charts.grouped_bars([categories[j] for j in idx], pick(idx, series), markers=markers,
-                                  title=f"{title}: {metric} (one axis)", errors=pick(idx, errors),
-                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
-        out.append(figure(svg, cls="sk-kind-score"))
-        by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
+        if len(idx) > 1:
+            bars(idx, f"{metric} (one axis)", "score")
+            by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
     # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, Overall, ...) share one axis too,
     # so 0.07 is drawn a fifth as long as 0.37; a score outside it (UMass -11.2, CIDEr 2.6) keeps
     # an axis of its own
@@ -75,10 +72,7 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
             if all(v is None or not is_number(v) or abs(v) <= 1.0
                    for vals in series.values() for v in [vals[j] if j < len(vals) else None])]
     if len(unit) > 1:
-        svg = charts.grouped_bars([categories[j] for j in unit], pick(unit, series), markers=markers,
-                                  title=f"{title}: scores within [−1, 1] (one axis)", errors=pick(unit, errors),
-                                  kind="grouped-bars" if kind_name != "bar" else "bar", scale="score", lower=lower)
-        out.append(figure(svg, cls="sk-kind-score"))
+        bars(unit, "scores within [−1, 1] (one axis)", "score")
         by_kind["score"] = [j for j in by_kind["score"] if j not in unit]
     for kind, what in (("score", "scores, each on its own axis"),
                        (UNKNOWN, "not in the metric registry, each on its own axis")):
@@ -95,11 +89,7 @@ def metrics_section(doc: Doc) -> str:
     names = doc.metric_names()
     if not names:
         return ""
-    best: dict[str, float] = {}
-    for m in names:
-        vals = [r["metrics"].get(m) for r in doc.runs if is_number((r.get("metrics") or {}).get(m))]
-        if len(vals) > 1:
-            best[m] = min(vals) if lower_is_better(m, doc) else max(vals)
+    best = best_values([r.get("metrics") or {} for r in doc.runs], names, lambda m: lower_is_better(m, doc))
     rows = []
     for i, r in enumerate(doc.runs):
         cells = [cell(doc.run_name(i))]
@@ -166,9 +156,11 @@ def comparison_section(doc: Doc) -> str:
     method = comp.get("method") or comp.get("test")
     header = ["system", "measure", "value", "baseline", "change", "p", "p (Holm)", "sig."]
     body = []
+    markers: dict[tuple[str, str], str] = {}
     for r in rows:
         sig = bool(r.get("significant"))
         mark = significance(r, lower_is_better(str(r.get("measure")), doc))
+        markers[(str(r.get("measure")), str(r.get("system")))] = mark
         body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
                      cell(r.get("baseline_value")),
                      change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
@@ -180,22 +172,16 @@ def comparison_section(doc: Doc) -> str:
             + "; change = system − baseline (relative change); ▲ = significantly better, ▼ = significantly "
               "worse than the baseline after Holm–Bonferroni, ○ = not significant.</p>")
     out = note + table(header, body, cls="sk-comparison", raw_cells=True)
-    measures: list[str] = []
-    for r in rows:
-        if r.get("measure") not in measures:
-            measures.append(r.get("measure"))
+    measures = list(dict.fromkeys(r.get("measure") for r in rows))
     names = doc.names()
     if base is not None and base not in names:
         names.insert(0, str(base))
     series: dict[str, list[Any]] = {n: [None] * len(measures) for n in names}
-    markers: dict[tuple[str, str], str] = {}
     for r in rows:
         j = measures.index(r.get("measure"))
-        sysname = str(r.get("system"))
-        series.setdefault(sysname, [None] * len(measures))[j] = r.get("value")
+        series.setdefault(str(r.get("system")), [None] * len(measures))[j] = r.get("value")
         if base is not None:
             series[str(base)][j] = r.get("baseline_value")
-        markers[(str(r.get("measure")), sysname)] = significance(r, lower_is_better(str(r.get("measure")), doc))
     for i, run in enumerate(doc.runs):  # fill from the runs' own metrics where rows are silent
         vals = series.setdefault(doc.run_name(i), [None] * len(measures))
         for j, m in enumerate(measures):
@@ -238,20 +224,13 @@ def distributions_section(doc: Doc) -> str:
 
 
 # ------------------------------------------------------------------------------- drill-down
-def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
-    """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last."""
-    if not is_number(value) or not math.isfinite(value):
-        return (1, 0.0)
-    return (0, -value if lower_better else value)
-
-
 def drilldown_rows(doc: Doc, run: int = 0, limit: int = MAX_ITEMS) -> tuple[list[str], list[list[Any]], int]:
     """Per-item rows of one run, worst first by the primary metric."""
     items = doc.runs[run].get("per_item") or []
     prim = primary_metric(doc)
     lb = lower_is_better(prim, doc) if prim else False
-    order = sorted(range(len(items)), key=lambda i: (sort_key(items[i].get(prim), lb), i)) if prim else \
-        list(range(len(items)))
+    # (a stable sort: ties stay in file order)
+    order = sorted(range(len(items)), key=lambda i: sort_key(items[i].get(prim), lb))
     texts = text_item_fields(items)
     nums = numeric_item_fields(items)
     nums = ([prim] if prim in nums else []) + [n for n in nums if n != prim]
@@ -319,9 +298,7 @@ def render_extra_value(key: str, value: Any) -> str:
         return kv_table({key: value})
     if isinstance(value, list):
         if value and all(isinstance(v, dict) for v in value):
-            cols: list[str] = []
-            for v in value:
-                cols += [k for k in v if k not in cols]
+            cols = list(dict.fromkeys(k for v in value for k in v))
             rows = [[pct_cell(v.get(c)) if c.endswith("_pct") else v.get(c) for c in cols] for v in value[:MAX_ITEMS]]
             return table(cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"', raw_cells=True)
         if all(isinstance(v, (str, int, float)) or v is None for v in value):
@@ -331,9 +308,7 @@ def render_extra_value(key: str, value: Any) -> str:
             return f'<h4>{text_html(key)}</h4>' + kv_table(value)
         if all(isinstance(v, dict) and all(not isinstance(x, (dict, list)) for x in v.values())
                for v in value.values()):
-            cols = []
-            for v in value.values():
-                cols += [k for k in v if k not in cols]
+            cols = list(dict.fromkeys(k for v in value.values() for k in v))
             rows = [[k] + [v.get(c) for c in cols] for k, v in value.items()]
             return table([""] + cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"')
         simple = {k: v for k, v in value.items() if _simple(v)}

@@ -26,28 +26,15 @@ def retrieval_section(doc: Doc) -> tuple[str, set[str]]:
         base = (doc.comparison or {}).get("baseline")
         b = names.index(base) if base in names else 0
         lb = lower_is_better(prim, doc)
-        cats, wins, ties, losses = [], [], [], []
+        rows = []   # [system, wins, ties, losses] against the baseline, per query
         for k, p in enumerate(per):
-            if k == b:
-                continue
-            w = t = l_ = 0
-            for qid, v in p.items():
-                bv = per[b].get(qid)
-                if not (is_number(v) and is_number(bv)):
-                    continue
-                d = (bv - v) if lb else (v - bv)
-                if abs(d) < 1e-12:
-                    t += 1
-                elif d > 0:
-                    w += 1
-                else:
-                    l_ += 1
-            cats.append(names[k])
-            wins.append(w)
-            ties.append(t)
-            losses.append(l_)
-        if cats:
-            rows = [[c, w, t, l_] for c, w, t, l_ in zip(cats, wins, ties, losses)]
+            if k != b:
+                diffs = [(bv - v) if lb else (v - bv) for qid, v in p.items()
+                         if is_number(v) and is_number(bv := per[b].get(qid))]
+                wins, ties = sum(d >= 1e-12 for d in diffs), sum(abs(d) < 1e-12 for d in diffs)
+                rows.append([names[k], wins, ties, len(diffs) - wins - ties])
+        if rows:
+            cats, wins, ties, losses = (list(c) for c in zip(*rows))
             out.append(table(["system", "wins", "ties", "losses"], rows, cls="sk-wtl",
                              caption=f"per-query {prim} against {names[b]}"))
             out.append(figure(charts.grouped_bars(cats, {"wins": wins, "ties": ties, "losses": losses},

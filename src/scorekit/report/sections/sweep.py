@@ -42,9 +42,7 @@ def sweep_section(doc: Doc) -> tuple[str, set[str]]:
     n = list(sweep.get("n") or [])
     series: dict[str, dict] = sweep["series"]
     marks, rec_text = recommendation(doc)
-    metrics: list[str] = []
-    for per_metric in series.values():
-        metrics += [m for m in per_metric if m not in metrics]
+    metrics = list(dict.fromkeys(m for per_metric in series.values() for m in per_metric))
     figs = []
     for m in metrics:
         s = {name: per_metric[m] for name, per_metric in series.items() if isinstance(per_metric.get(m), dict)}
