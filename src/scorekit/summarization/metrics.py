@@ -127,8 +127,7 @@ def load_bertscorer(required: bool, **kwargs):
         if required:
             raise MissingDependencyError(
                 f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (summary: -m without bertscore/efficiency; "
-                "sweep: --no-bertscore)") from exc
+                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)") from exc
         return None
     try:
         return BERTScorer(**kwargs)
@@ -138,47 +137,24 @@ def load_bertscorer(required: bool, **kwargs):
         return None
 
 
-def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int | None = None,
-                   allow_english_model: bool = False, texts: Sequence[str] = (), warn=None):
-    """The BERTScorer of ``--bertscore/--no-bertscore``: ``True`` (or a ``model``) requires it,
-    ``False`` skips it, ``None`` uses it when torch and the model are available and else goes on
-    without (saying so through ``warn``). A default run on Korean ``texts`` with a model that
-    cannot read Hangul skips it too, visibly (#15)."""
-    say = warn or (lambda msg: None)
-    if flag is False:
-        return None
-    kwargs = {"model": model} if model else {}
-    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
-    scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
-    if scorer is None:
-        say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
-    elif texts and not (flag or model):
-        from scorekit.neural.hangul import EnglishModelError, check_hangul
-
-        try:
-            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
-        except EnglishModelError as exc:
-            say(f"skipped BERTScore: {exc}")
-            return None
-    return scorer
-
-
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
-                      bertscorer=None, stem: bool = False) -> dict[str, np.ndarray]:
+                      bertscorer=None, stem: bool = False, metrics: Sequence | None = None) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
-    every n of the sweep): the summary metrics' item statistics (:class:`SummaryRouge`,
-    :class:`SummaryBERTScore` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
-    sources, :class:`SummaryWords`) on one :class:`SummaryBatch`."""
+    every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
+    :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
+    :class:`SummaryEfficiency` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
+    sources, :class:`SummaryWords`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
     batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
                          contexts=list(contexts))
-    metrics: list[SummaryMetric] = [SummaryRouge()]
-    if bertscorer is not None:
-        metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
-    if contexts and all(c.source_set is not None for c in contexts):
-        metrics.append(SummaryDensity())
-    metrics.append(SummaryWords())
+    if metrics is None:
+        metrics = [SummaryRouge()]
+        if bertscorer is not None:
+            metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
+        if contexts and all(c.source_set is not None for c in contexts):
+            metrics.append(SummaryDensity())
+        metrics.append(SummaryWords())
     out: dict[str, np.ndarray] = {}
     for m in metrics:
         out.update(m.item_stats(batch).columns)

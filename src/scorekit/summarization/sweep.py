@@ -40,7 +40,7 @@ from scorekit.errors import ScorekitError
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    ROUGE_KINDS, bertscore_signature, prepare_contexts, score_predictions,
+    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, bertscore_signature, prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
     LeadSummarizer, check_n, make_summarizer, parse_summarizers,
@@ -147,6 +147,69 @@ def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[st
     return summ, metric
 
 
+def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, allow_english_model: bool = False,
+                  device: str | None = None, texts: Sequence[str] = (), warn=None) -> list:
+    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar
+    (``"rouge,bertscore(model=DIR,num_layers=9),efficiency,density,words"``, or
+    :class:`~scorekit.metrics.registry.MetricSpec`\\ s), each scored once and keyed by its plain
+    keys (``bertscore_f1``). None: :data:`DEFAULT_METRICS`, BERTScore and Efficiency only with a
+    ``bertscorer`` (an already loaded scorer they use). ``efficiency`` written bare follows the
+    ``bertscore(...)`` beside it; both share one scorer. A spec marked optional (the command's
+    default) is left out, saying so through ``warn``, when torch or the model is missing, or when
+    the model cannot read the Hangul of ``texts``."""
+    from scorekit.engine.driver import plan
+    from scorekit.errors import MissingDependencyError
+    from scorekit.metrics.registry import MetricSpec, split_specs
+
+    if metrics is None:
+        metrics = [m for m in DEFAULT_METRICS if bertscorer is not None or m not in ("bertscore", "efficiency")]
+    specs = [MetricSpec.of(m) for m in (split_specs(metrics) if isinstance(metrics, str) else metrics)]
+    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
+    if bert is not None:   # efficiency written bare follows the BERTScore beside it
+        specs = [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
+    planned = plan("summary", specs, {"device": device})
+    keys = [k for p in planned for k, _ in p.keys]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice:
+        raise ScorekitError(f"metric {twice!r} asked twice (the sweep scores each metric once)")
+    berts = [p for p in planned if isinstance(p.metric, SummaryBERTScore)]
+    for p in berts:
+        p.metric.values["allow_english_model"] |= allow_english_model
+    if len({tuple(sorted((k, repr(v)) for k, v in p.metric.values.items())) for p in berts}) > 1:
+        raise ScorekitError("bertscore and efficiency share one model in the sweep: give them the same parameters")
+    if berts and bertscorer is not None:
+        from scorekit.summarization.metrics import _scorer_params
+
+        for p in berts:
+            p.metric.values.update(_scorer_params(bertscorer))
+    elif berts:
+        say = warn or (lambda msg: None)
+        try:
+            bertscorer = berts[0].metric.scorer()
+        except MissingDependencyError:
+            if not all(p.optional for p in berts):
+                raise
+            say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
+            bertscorer = None
+        if bertscorer is not None and texts and all(p.optional for p in berts):
+            from scorekit.neural.hangul import EnglishModelError, check_hangul
+
+            try:
+                check_hangul(bertscorer.tokenizer, texts, bertscorer.name, option="-m 'bertscore(model=DIR)'",
+                             allow=bool(berts[0].metric.values["allow_english_model"]))
+            except EnglishModelError as exc:
+                say(f"skipped BERTScore: {exc}")
+                bertscorer = None
+        if bertscorer is None:
+            planned = [p for p in planned if not isinstance(p.metric, SummaryBERTScore)]
+    for p in berts:
+        p.metric.use(bertscorer)
+    if not {"rouge1", "bertscore_f1"} & {k for p in planned for k, _ in p.keys}:
+        raise ScorekitError("the sweep needs rouge or bertscore: the recommended n follows ROUGE-1 "
+                            "or BERTScore F1")
+    return [(p.metric, [k for k, _ in p.keys]) for p in planned]
+
+
 DOCS_PER_SHARD = 50   # documents per shard on an engine
 
 
@@ -156,8 +219,11 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
               stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
               band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False,
               systems: Sequence[SystemSummaries] = (), allow_english_model: bool = False,
-              pool=None, engine=None, docs_per_shard: int = DOCS_PER_SHARD) -> SweepResult:
-    """Summarise every document at every n with every summariser and score it.
+              pool=None, engine=None, docs_per_shard: int = DOCS_PER_SHARD, metrics: Any = None,
+              device: str | None = None, warn=None) -> SweepResult:
+    """Summarise every document at every n with every summariser and score it with ``metrics``
+    (:func:`sweep_metrics`; ``bertscorer``: an already loaded scorer for BERTScore and Efficiency;
+    ``device``: the torch device of the model metrics).
 
     ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
     replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
@@ -189,6 +255,11 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         raise ScorekitError(f"system name {(clash or [x.name for x in systems])[0]!r} is used twice "
                             "(a summariser or another --system has it)")
     system_texts = [x.texts(ids) for x in systems]   # missing ids: one line, before any work
+    refs = [r for rs in references[:64] for r in ([rs] if isinstance(rs, str) else rs)]
+    scoring = sweep_metrics(metrics, bertscorer=bertscorer, allow_english_model=allow_english_model, device=device,
+                            texts=[*documents[:64], *refs], warn=warn)
+    bert = next((m for m, _ in scoring if isinstance(m, SummaryBERTScore)), None)
+    rouge = next((m for m, _ in scoring if m.name == "rouge"), None)
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
               systems=[(x.name, x.source, x.digest) for x in systems],
               pool_args=dict(texts=[*documents[:64]], allow_english_model=allow_english_model))
@@ -207,7 +278,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
                 pool.get(spec.encoder)
     if engine is None:
         values, short, sig_params, summaries = _sweep_shard((documents, references, system_texts), kw,
-                                                            bertscorer, pool)
+                                                            scoring, pool)
     else:
         from scorekit.engine.executors import executor_for
 
@@ -215,13 +286,10 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         bounds = list(range(0, len(documents), docs_per_shard)) + [len(documents)]
         shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
                   for a, b in zip(bounds, bounds[1:])]
-        if bertscorer is not None:
-            from scorekit.summarization.metrics import _scorer_params
-
-            outs = ex.map_model(_load_scorer, (_scorer_params(bertscorer),), _sweep_with_scorer(kw), shards,
-                                desc="sweep shards")
+        if bert is not None:   # one model per worker
+            outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
         else:
-            outs = ex.map(_sweep_shard, shards, args=(kw, None), desc="sweep shards")
+            outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
         labels_out = list(outs[0][0])
         values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
                   for s in labels_out}
@@ -230,8 +298,9 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in labels_out}
                      if keep_summaries else {})
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
-              "confidence": confidence, "lang": lang, "stem": stem,
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "confidence": confidence, "lang": lang,
+              "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
+              "bertscore": bertscore_signature(bert.scorer()) if bert is not None else "no",
               "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
@@ -269,29 +338,39 @@ def _process_pool(args: dict[str, Any]):
     return pool
 
 
-def _load_scorer(bert: dict[str, Any]):
-    from scorekit.summarization.metrics import load_bertscorer
+def _loaded(scoring: list) -> list:
+    """The sweep's metrics with their model loaded (once per worker; a metric pickled to a worker
+    loads it from its parameters)."""
+    for m, _ in scoring:
+        if m.needs_model:
+            m.use(m.scorer())
+    return scoring
 
-    return load_bertscorer(True, **bert)
 
-
-class _sweep_with_scorer:
-    """``fn(scorer, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
+class _sweep_with_model:
+    """``fn(scoring, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
 
     def __init__(self, kw: dict[str, Any]):
         self.kw = kw
 
-    def __call__(self, scorer, shard):
-        return _sweep_shard(shard, self.kw, scorer)
+    def __call__(self, scoring, shard):
+        return _sweep_shard(shard, self.kw, scoring)
 
 
-def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
+def _sweep_shard(shard, kw: dict[str, Any], scoring: list, pool=None):
     """(values, short-document counts, summariser signature params, summaries) of one shard of
-    documents (and the external systems' summaries of those documents)."""
+    documents (and the external systems' summaries of those documents), scored with ``scoring``
+    (``[(metric, keys)]``)."""
     documents, references, system_texts = shard
     ns, specs, embed, lang, stem, seed = kw["ns"], kw["specs"], kw["embed"], kw["lang"], kw["stem"], kw["seed"]
     keep = kw["keep_summaries"]
     contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
+    metrics, keys = [m for m, _ in scoring], [k for _, ks in scoring for k in ks]
+
+    def score(preds: Sequence[str], ctx: list) -> dict[str, np.ndarray]:
+        per = score_predictions(preds, ctx, stem=stem, metrics=metrics)
+        return {k: per[k] for k in keys}
+
     if pool is None and _needs_pool(specs, embed):
         pool = _process_pool(kw["pool_args"])
 
@@ -308,7 +387,7 @@ def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
             short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
         # one scoring call over every (n, document): BERTScore batches across all of them
         preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
-        per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
+        per = score(preds, list(contexts) * len(ns))
         values[label] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
         if keep:
             summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
@@ -324,7 +403,7 @@ def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
     for (name, source, digest), texts in zip(kw["systems"], system_texts):
         sweep_one(name, LeadSummarizer(), texts)
         sig_params[name] = {"summarizer": "system", "source": source, "digest": digest}
-        per = score_predictions(texts, list(contexts), bertscorer=bertscorer, stem=stem)
+        per = score(texts, list(contexts))
         label = name + FULL
         values[label] = {k: np.tile(v, (len(ns), 1)) for k, v in per.items()}
         sig_params[label] = {"summarizer": "system-full", "digest": digest}
@@ -523,17 +602,18 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
 def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, dataset_files: Any = None,
                 split: str = "test", limit: int | None = None, ns: Sequence[int] = N_LIST,
                 summarizers: Any = "lead,textrank", systems: Sequence[tuple[str, str | Path]] = (),
-                bertscore: bool | None = None, bertscore_model: str | None = None, num_layers: int | None = None,
-                allow_english_model: bool = False, engine: Any = None, warn=None, **kw: Any):
+                metrics: Any = None, engine: Any = None, **kw: Any):
     """``scorekit sweep`` as one call: read ``data`` (a file, folder or glob of shards) or a
     local copy of ``dataset`` (cnn_dailymail, xsum), the external ``systems`` (``[(NAME,
-    FILE)]``), load BERTScore as ``bertscore`` says (:func:`~scorekit.summarization.metrics.bertscorer_for`),
-    run :func:`run_sweep` (``kw``: lang, stem, seed, n_resamples, band) and return ``(sweep,
-    result)``. ``engine``: an unstarted RayEngine is started for the sweep and stopped after."""
+    FILE)]``), run :func:`run_sweep` with ``metrics`` (the name grammar; default
+    :data:`DEFAULT_METRICS`, BERTScore and Efficiency left out with a warning when torch or the
+    model is missing) and ``kw`` (lang, stem, seed, n_resamples, band, allow_english_model, device, warn)
+    and return ``(sweep, result)``. ``engine``: an unstarted RayEngine is started for the sweep
+    and stopped after."""
     import contextlib
 
+    from scorekit.metrics.registry import MetricSpec
     from scorekit.summarization.data import load_corpus, read_pairs
-    from scorekit.summarization.metrics import bertscorer_for
 
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
@@ -546,13 +626,12 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
         known_ids = None if limit else pairs.ids
     external = read_systems(systems, pairs.ids, known_ids)
-    scorer = bertscorer_for(bertscore, bertscore_model, num_layers, allow_english_model,
-                            texts=[*pairs.documents[:64], *pairs.references[:64]], warn=warn)
+    if metrics is None:
+        metrics = [MetricSpec(m, optional=m in ("bertscore", "efficiency")) for m in DEFAULT_METRICS]
     specs = parse_summarizers(summarizers) if isinstance(summarizers, str) else summarizers
     with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
-        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, ns=ns,
-                          summarizers=specs, systems=external, allow_english_model=allow_english_model,
-                          engine=engine, **kw)
+        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, metrics=metrics, ns=ns,
+                          summarizers=specs, systems=external, engine=engine, **kw)
     result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
                              inputs={"data": pairs.source})
     return sweep, result
