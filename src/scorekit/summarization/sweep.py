@@ -96,8 +96,7 @@ class SweepResult:
     summaries: dict[str, list[list[str]]] | None = None  # summariser -> [n index][doc]
 
     def metrics(self) -> list[str]:
-        first = next(iter(self.series.values()))
-        return list(first)
+        return list(next(iter(self.series.values())))
 
 
 def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: float = 0.5,
@@ -276,27 +275,22 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         for spec in specs:
             if _pooled(spec, embed):
                 pool.get(spec.encoder)
-    if engine is None:
-        values, short, sig_params, summaries = _sweep_shard((documents, references, system_texts), kw,
-                                                            scoring, pool)
-    else:
-        from scorekit.engine.executors import executor_for
+    from scorekit.engine.executors import executor_for
 
-        ex = executor_for(engine)
-        bounds = list(range(0, len(documents), docs_per_shard)) + [len(documents)]
-        shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
-                  for a, b in zip(bounds, bounds[1:])]
-        if bert is not None:   # one model per worker
-            outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
-        else:
-            outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
-        labels_out = list(outs[0][0])
-        values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
-                  for s in labels_out}
-        short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
-        sig_params = outs[0][2]
-        summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in labels_out}
-                     if keep_summaries else {})
+    ex = executor_for(engine)
+    step = docs_per_shard if engine is not None else len(documents)   # in process: one shard
+    bounds = list(range(0, len(documents), step)) + [len(documents)]
+    shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
+              for a, b in zip(bounds, bounds[1:])]
+    if bert is not None:   # one model per worker
+        outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
+    else:
+        outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
+    values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]} for s in outs[0][0]}
+    short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
+    sig_params = outs[0][2]
+    summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in outs[0][0]}
+                 if keep_summaries else None)
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
               "confidence": confidence, "lang": lang,
               "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
@@ -304,8 +298,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
               "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
-    return finish_sweep(ns, order, ids, values, short, params,
-                        summaries if keep_summaries else None)
+    return finish_sweep(ns, order, ids, values, short, params, summaries)
 
 
 def _pooled(spec, embed) -> bool:
@@ -357,7 +350,7 @@ class _sweep_with_model:
         return _sweep_shard(shard, self.kw, scoring)
 
 
-def _sweep_shard(shard, kw: dict[str, Any], scoring: list, pool=None):
+def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     """(values, short-document counts, summariser signature params, summaries) of one shard of
     documents (and the external systems' summaries of those documents), scored with ``scoring``
     (``[(metric, keys)]``)."""
@@ -371,8 +364,7 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list, pool=None):
         per = score_predictions(preds, ctx, stem=stem, metrics=metrics)
         return {k: per[k] for k in keys}
 
-    if pool is None and _needs_pool(specs, embed):
-        pool = _process_pool(kw["pool_args"])
+    pool = _process_pool(kw["pool_args"]) if _needs_pool(specs, embed) else None
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}

@@ -66,6 +66,9 @@ class PolicyConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def signature(self) -> str:
+        return f"k{self.k_sentences}/h{self.hidden}/state={self.state}/{self.compress}"
+
 
 def static_width(config: PolicyConfig) -> int:
     f = config.features
