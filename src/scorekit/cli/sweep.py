@@ -1,11 +1,4 @@
-"""``scorekit sweep``: the magic-n sweep (nword-summarization.md Phase 1).
-
-    scorekit sweep --data docs.jsonl                       # N_LIST 1,3,...,21; lead + TextRank
-    scorekit sweep --data docs.jsonl --n 5,7,9 --summarizer lead,textrank,random --plot plots/
-    scorekit sweep --data docs.jsonl --summarizer 'lead,textrank(encoder=models/bert-base-uncased),centroid(encoder=models/electra-base-discriminator)' --system bart=bart.jsonl
-    scorekit sweep --data docs.jsonl -m "rouge,bertscore(model=DIR,num_layers=9),efficiency"
-    scorekit sweep --dataset cnn_dailymail --dataset-files test.parquet --limit 2000 -o sweep.json
-"""
+"""``scorekit sweep``: the magic-n sweep (nword-summarization.md Phase 1); examples in its epilog."""
 
 from __future__ import annotations
 
@@ -67,13 +60,6 @@ def table_format(path: Path) -> str:
     if fmt is None:
         raise usage_error(f"--table {path}: expected a file name ending in .csv, .md or .tex")
     return fmt
-
-
-def write_table_file(dest, header, rows) -> None:
-    """Stage the per-n table for ``dest`` (a registered output)."""
-    from scorekit.report import tables
-
-    dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
 
 
 @click.command("sweep",
@@ -143,7 +129,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
         raise usage_error("give exactly one of --data FILE or --dataset NAME")
     tx = outputs()
     if table_path is not None:
-        table_format(table_path)
+        fmt_table = table_format(table_path)
         table_out = tx.file(table_path, "--table")
     plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None and dataset_files is not None:
@@ -155,7 +141,9 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
                                 n_resamples=n_resamples, band=low_high)
     header, rows = sweep_table(sweep)
     if table_path is not None:
-        write_table_file(table_out, header, rows)
+        from scorekit.report import tables
+
+        table_out.write_text(tables.render(header, rows, fmt_table, digits=4))
     plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
              if plot_out is not None else [])
     if plots:

@@ -25,12 +25,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import MissingDependencyError, ScorekitError, UnknownNameError
 from scorekit.generation import rouge as R
+from scorekit.generation.batch import CaptionBatch, CaptionMetric
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import REGISTRY, MetricSpec, register
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
@@ -62,18 +65,19 @@ def token_density_from_tokens(pred_tokens: Sequence[str], source_set: set | froz
     return sum(1 for t in pred_tokens if t in source_set) / len(pred_tokens)
 
 
+def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
+    korean = has_hangul(pred) or has_hangul(source)
+    return simple_tokenize(pred, korean=korean), set(simple_tokenize(source, korean=korean))
+
+
 def density(pred: str, source: str) -> float:
     """Spec's ``compute_density``: distinct shared tokens / prediction token count."""
-    korean = has_hangul(pred) or has_hangul(source)
-    return density_from_tokens(simple_tokenize(pred, korean=korean),
-                               set(simple_tokenize(source, korean=korean)))
+    return density_from_tokens(*_density_tokens(pred, source))
 
 
 def token_density(pred: str, source: str) -> float:
     """Fraction of prediction tokens (with repetition) that occur in the source."""
-    korean = has_hangul(pred) or has_hangul(source)
-    return token_density_from_tokens(simple_tokenize(pred, korean=korean),
-                                      set(simple_tokenize(source, korean=korean)))
+    return token_density_from_tokens(*_density_tokens(pred, source))
 
 
 def efficiency(bertscore_f1: float, pred: str) -> float:
@@ -182,12 +186,6 @@ def bertscore_signature(bertscorer) -> str:
 
 
 # --------------------------------------------------------------------------- on the metric contract
-from dataclasses import field as _field  # noqa: E402
-
-from scorekit.generation.batch import CaptionBatch, CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
-
 
 @dataclass
 class SummaryBatch(CaptionBatch):
@@ -197,8 +195,8 @@ class SummaryBatch(CaptionBatch):
 
     sources: list[str] | None = None
     stem: bool = False
-    contexts: list | None = _field(default=None, repr=False)   # prepared already (the sweep's)
-    _prepared: dict | None = _field(default=None, repr=False)
+    contexts: list | None = field(default=None, repr=False)   # prepared already (the sweep's)
+    _prepared: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -438,9 +436,9 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
     driver (:mod:`scorekit.engine.driver`), the same numbers."""
     from scorekit.engine.driver import plan, run
-    from scorekit.metrics.registry import MetricSpec
     from scorekit.result import Result
     from scorekit.signature import Signature
+    from scorekit.text.normalize import SIGNATURE as NORM
 
     if len(predictions) != len(references):
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
@@ -452,17 +450,11 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
                  and (bertscorer is not None or m not in ("bertscore", "efficiency"))]
     else:
         specs = [MetricSpec.of(m) for m in metrics]
-    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
-    if bert is not None:   # efficiency written bare follows the BERTScore beside it
-        specs = [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
+    specs = follow_bertscore(specs)
     batch = SummaryBatch(predictions, references, lang, None, sources=sources, stem=stem)
-    from scorekit.metrics.registry import REGISTRY
-
     own = {n for c in REGISTRY.classes("summary") for n in (c.name, *c.result_keys())}
     for sp in specs:
         if sp.name not in own and REGISTRY.info(sp.name, "caption") is None:
-            from scorekit.errors import UnknownNameError
-
             raise UnknownNameError("summary metric", sp.name, sorted(own) + REGISTRY.names("caption")
                                    + REGISTRY.keys("caption"))
     common = {"lang": lang, "device": device}
@@ -475,8 +467,6 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     scored = run(planned, batch, engine, items_per_shard=500)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
-    from scorekit.text.normalize import SIGNATURE as NORM
-
     used = {m.name: m for m in scored.used}
     bert_used = used.get("bertscore") or used.get("efficiency")
     fields = {"norm": NORM}
@@ -498,6 +488,15 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
         inputs["engine"] = getattr(engine, "name", str(engine))
     return Result(task="summary", metrics=scored.metrics, signature=str(sig), per_item=per_item, inputs=inputs,
                   name=name)
+
+
+def follow_bertscore(specs: Sequence) -> list[MetricSpec]:
+    """``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it."""
+    specs = [MetricSpec.of(sp) for sp in specs]
+    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
+    if bert is None:
+        return specs
+    return [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
 
 
 def _scorer_params(scorer) -> dict:

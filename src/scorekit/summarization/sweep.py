@@ -40,7 +40,8 @@ from scorekit.errors import ScorekitError
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, bertscore_signature, prepare_contexts, score_predictions,
+    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, _scorer_params, bertscore_signature, follow_bertscore,
+    prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
     LeadSummarizer, check_n, make_summarizer, parse_summarizers,
@@ -123,12 +124,6 @@ def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: floa
     return chosen
 
 
-def external_labels(params: Mapping[str, Any]) -> set[str]:
-    """The labels of the external systems' entries (cut and full)."""
-    names = list(params.get("systems") or {})
-    return {*names, *(n + FULL for n in names)}
-
-
 def full_labels(params: Mapping[str, Any]) -> list[str]:
     return [n + FULL for n in (params.get("systems") or {})]
 
@@ -137,7 +132,7 @@ def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[st
                     ) -> tuple[str, str]:
     params = params or {}
     base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
-    external = external_labels(params)
+    external = {*(params.get("systems") or {}), *full_labels(params)}
     own = [s for s in summarizers if s not in external]
     candidates = ([s for s in own if base.get(s, s) == "textrank"]
                   + [s for s in own if base.get(s, s) != "random"])
@@ -158,14 +153,11 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, all
     the model cannot read the Hangul of ``texts``."""
     from scorekit.engine.driver import plan
     from scorekit.errors import MissingDependencyError
-    from scorekit.metrics.registry import MetricSpec, split_specs
+    from scorekit.metrics.registry import split_specs
 
     if metrics is None:
         metrics = [m for m in DEFAULT_METRICS if bertscorer is not None or m not in ("bertscore", "efficiency")]
-    specs = [MetricSpec.of(m) for m in (split_specs(metrics) if isinstance(metrics, str) else metrics)]
-    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
-    if bert is not None:   # efficiency written bare follows the BERTScore beside it
-        specs = [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
+    specs = follow_bertscore(split_specs(metrics) if isinstance(metrics, str) else metrics)
     planned = plan("summary", specs, {"device": device})
     keys = [k for p in planned for k, _ in p.keys]
     twice = next((k for k in keys if keys.count(k) > 1), None)
@@ -177,8 +169,6 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, all
     if len({tuple(sorted((k, repr(v)) for k, v in p.metric.values.items())) for p in berts}) > 1:
         raise ScorekitError("bertscore and efficiency share one model in the sweep: give them the same parameters")
     if berts and bertscorer is not None:
-        from scorekit.summarization.metrics import _scorer_params
-
         for p in berts:
             p.metric.values.update(_scorer_params(bertscorer))
     elif berts:
