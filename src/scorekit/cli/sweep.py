@@ -68,7 +68,8 @@ def table_format(path: Path) -> str:
                               "scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\",
                               "    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\",
                               "    --system bart=bart_xsum.jsonl",
-                              "scorekit sweep --data docs.jsonl -m \"rouge,bertscore(model=DIR,num_layers=9),efficiency\"",
+                              "scorekit sweep --data docs.jsonl \\",
+                              "    -m \"rouge,bertscore(model=DIR,num_layers=9),efficiency\"",
                               "scorekit sweep --data docs.jsonl -m rouge,density,words   # no model needed",
                               heading="Examples:"))
 @click.option("--data", type=click.Path(path_type=Path),
@@ -94,7 +95,8 @@ def table_format(path: Path) -> str:
               lead="Comma-separated metrics, parameters in parentheses, each scored once (default: "
                    "rouge,bertscore,efficiency,density,words; BERTScore and Efficiency skipped when torch or "
                    "the model is missing); efficiency follows the bertscore(...) beside it.")
-@click.option("--device", default=None, help="Torch device for the model metrics (default: cuda when available).")
+@click.option("--device", default=None,
+              help="Torch device for the model metrics (default: cuda when available).")
 @click.option("--allow-english-model", is_flag=True,
               help="Embed or score Korean with a model that cannot read Hangul (encoders and BERTScore; "
                    "refused by default).")

@@ -131,7 +131,8 @@ def load_bertscorer(required: bool, **kwargs):
         if required:
             raise MissingDependencyError(
                 f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)") from exc
+                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
+            ) from exc
         return None
     try:
         return BERTScorer(**kwargs)
@@ -142,7 +143,8 @@ def load_bertscorer(required: bool, **kwargs):
 
 
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
-                      bertscorer=None, stem: bool = False, metrics: Sequence | None = None) -> dict[str, np.ndarray]:
+                      bertscorer=None, stem: bool = False, metrics: Sequence | None = None
+                      ) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
     every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
     :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
@@ -496,7 +498,8 @@ def follow_bertscore(specs: Sequence) -> list[MetricSpec]:
     bert = next((sp for sp in specs if sp.name == "bertscore"), None)
     if bert is None:
         return specs
-    return [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
+    return [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp
+            for sp in specs]
 
 
 def _scorer_params(scorer) -> dict:

@@ -141,8 +141,9 @@ def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[st
     return summ, metric
 
 
-def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, allow_english_model: bool = False,
-                  device: str | None = None, texts: Sequence[str] = (), warn=None) -> list:
+def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
+                  allow_english_model: bool = False, device: str | None = None, texts: Sequence[str] = (),
+                  warn=None) -> list:
     """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar
     (``"rouge,bertscore(model=DIR,num_layers=9),efficiency,density,words"``, or
     :class:`~scorekit.metrics.registry.MetricSpec`\\ s), each scored once and keyed by its plain
@@ -156,7 +157,8 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, all
     from scorekit.metrics.registry import split_specs
 
     if metrics is None:
-        metrics = [m for m in DEFAULT_METRICS if bertscorer is not None or m not in ("bertscore", "efficiency")]
+        metrics = [m for m in DEFAULT_METRICS
+                   if bertscorer is not None or m not in ("bertscore", "efficiency")]
     specs = follow_bertscore(split_specs(metrics) if isinstance(metrics, str) else metrics)
     planned = plan("summary", specs, {"device": device})
     keys = [k for p in planned for k, _ in p.keys]
@@ -167,7 +169,8 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None, all
     for p in berts:
         p.metric.values["allow_english_model"] |= allow_english_model
     if len({tuple(sorted((k, repr(v)) for k, v in p.metric.values.items())) for p in berts}) > 1:
-        raise ScorekitError("bertscore and efficiency share one model in the sweep: give them the same parameters")
+        raise ScorekitError("bertscore and efficiency share one model in the sweep: "
+                            "give them the same parameters")
     if berts and bertscorer is not None:
         for p in berts:
             p.metric.values.update(_scorer_params(bertscorer))
@@ -245,8 +248,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
                             "(a summariser or another --system has it)")
     system_texts = [x.texts(ids) for x in systems]   # missing ids: one line, before any work
     refs = [r for rs in references[:64] for r in ([rs] if isinstance(rs, str) else rs)]
-    scoring = sweep_metrics(metrics, bertscorer=bertscorer, allow_english_model=allow_english_model, device=device,
-                            texts=[*documents[:64], *refs], warn=warn)
+    scoring = sweep_metrics(metrics, bertscorer=bertscorer, allow_english_model=allow_english_model,
+                            device=device, texts=[*documents[:64], *refs], warn=warn)
     bert = next((m for m, _ in scoring if isinstance(m, SummaryBERTScore)), None)
     rouge = next((m for m, _ in scoring if m.name == "rouge"), None)
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
@@ -276,7 +279,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
     else:
         outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
-    values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]} for s in outs[0][0]}
+    values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
+              for s in outs[0][0]}
     short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
     sig_params = outs[0][2]
     summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in outs[0][0]}

@@ -153,7 +153,8 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
         for n, (m, lo, hi) in zip([*n_list, "all"], [*cells, bootstrap_mean_ci(overall[s], seed=seed)]):
             metrics[f"{s}@{n}/bertscore_f1" if n != "all" else f"{s}/bertscore_f1"] = m
             table.append({"system": s, "n": n, "bertscore_f1": m, "low": lo, "high": hi})
-        series[s] = {"bertscore_f1": {k: [c[i] for c in cells] for i, k in enumerate(("mean", "low", "high"))}}
+        series[s] = {"bertscore_f1": {k: [c[i] for c in cells]
+                                      for i, k in enumerate(("mean", "low", "high"))}}
     comparisons = []
     for other in COMPARED:
         if other not in systems:
@@ -164,9 +165,11 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
     final = {c["against"]: c for c in comparisons if c["n"] == "all"}
     verdict = {}
     if "lead" in final:
-        verdict["not_worse_than_lead"] = not (final["lead"]["diff"] < 0 and final["lead"]["p_t"] < ALPHA)
+        lead = final["lead"]
+        verdict["not_worse_than_lead"] = not (lead["diff"] < 0 and lead["p_t"] < ALPHA)
     if "textrank" in final:
-        verdict["better_than_textrank"] = bool(final["textrank"]["diff"] > 0 and final["textrank"]["p_t"] < ALPHA)
+        tr = final["textrank"]
+        verdict["better_than_textrank"] = bool(tr["diff"] > 0 and tr["p_t"] < ALPHA)
     if len(verdict) == 2:
         verdict["goal_reached"] = verdict["not_worse_than_lead"] and verdict["better_than_textrank"]
     epochs_curve = []
