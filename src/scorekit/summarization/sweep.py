@@ -259,12 +259,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
         # once. A new pool per sweep (a folder's files may have changed since the last one); it is
         # this process's pool for the sweep, so forked workers inherit the loaded models
-        if pool is None:
-            from scorekit.summarization.encoders import EncoderPool
-
-            pool = EncoderPool(**kw["pool_args"])
-        _POOLS.clear()
-        _POOLS[_pool_key(kw["pool_args"])] = pool
+        pool = _process_pool(kw["pool_args"], pool, fresh=True)
         for spec in specs:
             if _pooled(spec, embed):
                 pool.get(spec.encoder)
@@ -308,21 +303,16 @@ def _needs_pool(specs, embed) -> bool:
 _POOLS: dict[tuple, object] = {}   # this process's encoder pools (a worker sweeps many shards)
 
 
-def _pool_key(args: dict[str, Any]) -> tuple:
-    return tuple(args["texts"]), args["allow_english_model"]
+def _process_pool(args: dict[str, Any], pool=None, *, fresh: bool = False):
+    """The encoder pool of this process's sweep: the driver's (``fresh``: ``pool`` or a new one;
+    inherited by forked workers), or a Ray worker's own, built on its first shard and kept."""
+    key = (tuple(args["texts"]), args["allow_english_model"])
+    if fresh or key not in _POOLS:
+        from scorekit.summarization.encoders import EncoderPool
 
-
-def _process_pool(args: dict[str, Any]):
-    """The encoder pool of this process's sweep: the driver's (inherited by forked workers), or a
-    Ray worker's own, built on its first shard and kept for the next."""
-    from scorekit.summarization.encoders import EncoderPool
-
-    key = _pool_key(args)
-    pool = _POOLS.get(key)
-    if pool is None:
         _POOLS.clear()
-        pool = _POOLS[key] = EncoderPool(**args)
-    return pool
+        _POOLS[key] = pool if pool is not None else EncoderPool(**args)
+    return _POOLS[key]
 
 
 def _loaded(scoring: list) -> list:
