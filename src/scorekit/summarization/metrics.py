@@ -176,14 +176,10 @@ def bertscore_signature(bertscorer) -> str:
         from scorekit.neural.bertscore import compact_signature
 
         return compact_signature(fields())
-    name = getattr(bertscorer, "name", None) or type(bertscorer).__name__
-    parts = [str(name)]
+    parts = [str(getattr(bertscorer, "name", None) or type(bertscorer).__name__)]
     if getattr(bertscorer, "num_layers", None) is not None:
         parts.append(f"L{bertscorer.num_layers}")
-    if getattr(bertscorer, "idf", False):
-        parts.append("idf")
-    if getattr(bertscorer, "rescale", False):
-        parts.append("rescaled")
+    parts += [tag for attr, tag in (("idf", "idf"), ("rescale", "rescaled")) if getattr(bertscorer, attr, False)]
     return "/".join(parts)
 
 
