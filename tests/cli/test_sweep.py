@@ -180,3 +180,20 @@ def test_bertscore_parameters_in_the_name_grammar(tmp_path, capsys):
     assert list(series) == ["rouge1", "rouge1_r", "rouge2", "rouge2_r", "bertscore_f1", "efficiency"]
     f1 = [row["lead/bertscore_f1@3"] for row in data["per_item"]]
     assert series["efficiency"]["mean"][0] == pytest.approx(sum(x / 3 for x in f1) / 4, abs=1e-12)
+
+
+def test_default_bertscore_is_skipped_on_korean_with_an_english_model(tmp_path, capsys):
+    """The default selection leaves BERTScore out, visibly, when its model cannot read Hangul
+    (the warning names the -m spelling); --allow-english-model scores it anyway."""
+    pytest.importorskip("torch")
+    out = tmp_path / "s.json"
+    args = ["sweep", "--data", "examples/summarization/news_ko.jsonl", "--limit", "3", "--n", "3",
+            "--summarizer", "lead", "--bootstrap", "20", "-q", "-o", str(out)]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    assert "skipped BERTScore" in err and "-m 'bertscore(model=DIR)'" in err
+    assert "bertscore_f1" not in json.loads(out.read_text())["extra"]["sweep"]["series"]["lead"]
+    code, _, err = run(args + ["--allow-english-model"], capsys)
+    assert code == 0 and "skipped" not in err, err
+    series = json.loads(out.read_text())["extra"]["sweep"]["series"]["lead"]
+    assert {"bertscore_f1", "efficiency"} <= set(series)
