@@ -43,11 +43,9 @@ _WORD_RE = re.compile(r"\w+")
 
 # --------------------------------------------------------------------------- single-item formulas
 
-def simple_tokenize(text: str, *, korean: bool | None = None) -> list[str]:
+def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     """Tokens for Density: lower-cased ``\\w+`` runs; Kiwi morphs (no particles) for Korean."""
     text = nfc(text)
-    if korean is None:
-        korean = has_hangul(text)
     if korean:
         return R.rouge_tokenize(text, lang="ko")
     return _WORD_RE.findall(text.lower())
