@@ -86,9 +86,9 @@ def sweep(shape: dict) -> Case:
         "sweep", "documents",
         make,
         lambda i, o: _quiet(SK() + ["sweep", "--data", str(i["f"]), "--summarizer", "lead,textrank",
-                                    "--no-bertscore"], o),
+                                    "-m", "rouge,density,words"], o),
         {}, None,
-        note="`scorekit sweep --summarizer lead,textrank --no-bertscore`; no outside library runs the "
+        note="`scorekit sweep --summarizer lead,textrank -m rouge,density,words`; no outside library runs the "
              "magic-n sweep, so no anchor",
     )
 

@@ -8,13 +8,13 @@ OUT=${OUT:-out}/summarization   # kept after the demo (git-ignored)
 mkdir -p "$OUT"
 
 echo "== 1. The magic-n sweep over 30 English news items (lead-n, TextRank, random), ROUGE only =="
-$SK sweep --data $HERE/news_en.jsonl --summarizer lead,textrank,random --no-bertscore \
+$SK sweep --data $HERE/news_en.jsonl --summarizer lead,textrank,random -m rouge,density,words \
     --plot "$OUT/plots" -o "$OUT/sweep_en.json" --table "$OUT/sweep_en.md" --report "$OUT/sweep_en.html"
 echo "(plots written: $(ls "$OUT"/plots/*.png | wc -l) PNG files in $OUT/plots; the report opens on the recommended n)"
 
 echo
 echo "== 2. The same sweep on 10 Korean items (Kiwi tokens; rouge-score would score 0 here) =="
-$SK sweep --data $HERE/news_ko.jsonl --n 3,7,11,15 --summarizer lead,textrank --no-bertscore \
+$SK sweep --data $HERE/news_ko.jsonl --n 3,7,11,15 --summarizer lead,textrank -m rouge,density,words \
     -o "$OUT/sweep_ko.json" --report "$OUT/sweep_ko.html"
 
 # summaries.jsonl mixes English (en..) and Korean (ko..) rows; the shipped BERTScore model reads

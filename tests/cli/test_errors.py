@@ -139,7 +139,7 @@ def _gz_cases(tmp: Path):
         (["topics", "--topics", "{}"], TOPICS, ".json.gz"),
         (["topics", "--topics", TOPICS, "--corpus", "{}"], ex / "topics" / "corpus_en.txt", ".txt.gz"),
         (["topics", "--topics", TOPICS, "--ratings", "{}"], ex / "topics" / "ratings_en.csv", ".csv.gz"),
-        (["sweep", "--data", "{}", "--no-bertscore"], NEWS, ".jsonl.gz"),
+        (["sweep", "--data", "{}", "-m", "rouge,density,words"], NEWS, ".jsonl.gz"),
         (["summary", "-p", "{}", "-r", ex / "summarization" / "summaries.jsonl", "-m", "rouge"],
          ex / "summarization" / "summaries.jsonl", ".jsonl.gz"),
         (["absa", "scorecards", "{}", "--out", tmp / "sc.jsonl"],
@@ -211,8 +211,8 @@ DEST_OPTIONS = [
     (["retrieval", "--qrels", QRELS, "--run", RUN1, "--report"], "r.html"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1, "--per-query"], "pq.csv"),
     (["retrieval", "--qrels", QRELS, "--run", RUN1, "--record", "--store"], "runs.db"),
-    (["sweep", "--data", NEWS, "--no-bertscore", "--plot"], "plots"),
-    (["sweep", "--data", NEWS, "--no-bertscore", "--table"], "t.csv"),
+    (["sweep", "--data", NEWS, "-m", "rouge,density,words", "--plot"], "plots"),
+    (["sweep", "--data", NEWS, "-m", "rouge,density,words", "--table"], "t.csv"),
 ]
 
 

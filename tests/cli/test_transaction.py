@@ -97,7 +97,7 @@ def test_retrieval_side_outputs_not_left_behind(tmp_path, capsys, garbage_store,
                                   ["-o", "s.json", "--table", "t.csv", "--plot", "plots"]])
 def test_sweep_side_outputs_not_left_behind(tmp_path, capsys, garbage_store, side):
     before = snapshot(tmp_path)
-    args = ["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "--no-bertscore",
+    args = ["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "-m", "rouge,density,words",
             "--bootstrap", "20", "--limit", "5", "--record", "--store", garbage_store,
             *[str(tmp_path / a) if not a.startswith("-") else a for a in side]]
     code, _, err = run(args, capsys)
@@ -108,7 +108,7 @@ def test_sweep_side_outputs_not_left_behind(tmp_path, capsys, garbage_store, sid
 
 def test_sweep_plot_folder_is_created(tmp_path, capsys):
     plots = tmp_path / "plots" / "deeper"
-    code, stdout, err = run(["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "--no-bertscore",
+    code, stdout, err = run(["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "-m", "rouge,density,words",
                              "--bootstrap", "20", "--limit", "5", "--plot", plots], capsys)
     assert code == 0, err
     assert sorted(p.suffix for p in plots.iterdir()) and all(p.suffix == ".png" for p in plots.iterdir())
@@ -203,7 +203,7 @@ def test_sweep_destinations_checked_before_the_sweep(tmp_path, capsys, monkeypat
     afile.write_text("x")
     for args in (["--plot", afile], ["--table", afile / "t.csv"], ["--table", tmp_path / "t.xlsx"],
                  ["--record", "--store", afile / "runs.db"]):
-        code, _, err = run(["sweep", "--data", NEWS, "--no-bertscore", *args], capsys)
+        code, _, err = run(["sweep", "--data", NEWS, "-m", "rouge,density,words", *args], capsys)
         assert code == 2, args
         one_error_line(err)
 

@@ -85,7 +85,7 @@ def test_summary_and_sweep_ray_equal_local(tmp_path):
     assert {"chrf", "bleu_4", "chrf(beta=3)"} <= set(local["metrics"])   # corpus scores, merged (#26)
     assert ray == local
     local, ray = _both(tmp_path, "sweep", "--data", s / "news_en.jsonl", "--n", "5,9",
-                       "--summarizer", "lead,random", "--no-bertscore", "--bootstrap", "100")
+                       "--summarizer", "lead,random", "-m", "rouge,density,words", "--bootstrap", "100")
     assert ray == local
 
 

@@ -28,7 +28,7 @@ SUMMARIES = str(EX / "summarization" / "summaries.jsonl")
 CAP_P = str(EX / "caption" / "predictions_en.jsonl")
 CAP_R = str(EX / "caption" / "references_en.csv")
 TOPICS = str(EX / "topics" / "topics_en.json")
-SWEEP = ["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "--no-bertscore", "--bootstrap", "20",
+SWEEP = ["sweep", "--data", NEWS, "--n", "3,5", "--summarizer", "lead", "-m", "rouge,density,words", "--bootstrap", "20",
          "--limit", "5", "-q"]
 
 

@@ -33,7 +33,7 @@ COMMANDS: dict[str, list[str]] = {
                 f"{EX}/summarization/summaries.jsonl", "--sources", f"{EX}/summarization/summaries.jsonl",
                 "-m", "rouge,density,words"],
     "sweep": ["sweep", "--data", f"{EX}/summarization/news_en.jsonl", "--n", "5,10,20,30",
-              "--summarizer", "lead,textrank,random", "--no-bertscore"],
+              "--summarizer", "lead,textrank,random", "-m", "rouge,density,words"],
     "topics_en": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--corpus", f"{EX}/topics/corpus_en.txt",
                   "--ratings", f"{EX}/topics/ratings_en.csv", "--pairs", "3"],
     "topics_ko": ["topics", "--topics", f"{EX}/topics/topics_ko.json", "--pairs", "4", "--allow-english-model"],

@@ -203,7 +203,7 @@ def test_cli_sweeps_three_encoders_and_an_external_system(tiny_encoders, tmp_pat
     out = tmp_path / "s.json"
     names = (f"lead,random,textrank(encoder={tiny_encoders['bert']}),textrank(encoder={tiny_encoders['xlnet']}),"
              f"centroid(encoder={tiny_encoders['electra']})")
-    code = main(["sweep", "--data", NEWS, "--limit", "5", "--n", "3,7,11", "--no-bertscore", "--bootstrap", "20",
+    code = main(["sweep", "--data", NEWS, "--limit", "5", "--n", "3,7,11", "-m", "rouge,density,words", "--bootstrap", "20",
                  "--summarizer", names, "--system", f"llm={system}", "-q", "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     data = json.loads(out.read_text())

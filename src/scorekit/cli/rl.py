@@ -14,6 +14,7 @@ import click
 
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._types import MAX_COUNT, MAX_LAYERS, MAX_SEED, usage_error
+from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
 # defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
@@ -58,12 +59,6 @@ POSITIVE_INT = _Number(int, 1, high=MAX_COUNT)
 MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
 
 
-def _parse_n(value: str) -> list[int]:
-    from scorekit.cli.sweep import parse_int_list
-
-    return parse_int_list(value, "--n")
-
-
 def _require_torch(command: str) -> None:
     try:
         import torch  # noqa: F401
@@ -84,15 +79,6 @@ def _check_writable(path: Path, option: str) -> None:
         raise InputError(f"{option}: folder {parent} does not exist", path)
     if not os.access(parent, os.W_OK):
         raise InputError(f"{option}: folder {parent} is not writable", path)
-
-
-def _check_state(state: str) -> None:
-    from scorekit.summarization.rl.policy import parse_state
-
-    try:
-        parse_state(state)
-    except ScorekitError as exc:
-        raise usage_error(f"--state: {exc}") from None
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
@@ -144,11 +130,6 @@ def _with(options):
     return deco
 
 
-def _echo_err(msg: str, quiet: bool) -> None:
-    if not quiet:
-        click.echo(msg, err=True)
-
-
 # --------------------------------------------------------------------------- train-summarizer
 
 @click.command("train-summarizer",
@@ -191,9 +172,14 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
     held-out articles.
     """
-    ns = _parse_n(n_list)
+    ns = parse_int_list(n_list, "--n")
     _require_torch("train-summarizer")
-    _check_state(state)
+    from scorekit.summarization.rl.policy import parse_state
+
+    try:
+        parse_state(state)
+    except ScorekitError as exc:
+        raise usage_error(f"--state: {exc}") from None
     _check_models(lang, encoder, bert_model, allow_english_model)
     if checkpoint is None and folds is None:
         raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
@@ -213,8 +199,8 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
         cv, policy, log = train(pairs, n_list=ns, epochs=epochs, k_sentences=k_sentences, lr=lr, hidden=hidden,
                                 state=state, compress=compress, baseline=baseline, baseline_momentum=baseline_momentum,
                                 seed=seed, folds=folds, final=checkpoint is not None,
-                                say=lambda m: _echo_err(m, quiet), progress=bar, encoder=encoder,
-                                bert_model=bert_model, num_layers=num_layers, lang=lang,
+                                say=None if quiet else (lambda m: click.echo(m, err=True)), progress=bar,
+                                encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
                                 allow_english_model=allow_english_model)
     if cv is not None:
         if not quiet:
@@ -299,7 +285,7 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
     """
-    ns = _parse_n(n_list)
+    ns = parse_int_list(n_list, "--n")
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
     _require_torch("summarize")

@@ -1,10 +1,4 @@
-"""``scorekit sweep``: the magic-n sweep (nword-summarization.md Phase 1).
-
-    scorekit sweep --data docs.jsonl                       # N_LIST 1,3,...,21; lead + TextRank
-    scorekit sweep --data docs.jsonl --n 5,7,9 --summarizer lead,textrank,random --plot plots/
-    scorekit sweep --data docs.jsonl --summarizer 'lead,textrank(encoder=models/bert-base-uncased),centroid(encoder=models/electra-base-discriminator)' --system bart=bart.jsonl
-    scorekit sweep --dataset cnn_dailymail --dataset-files test.parquet --limit 2000 -o sweep.json
-"""
+"""``scorekit sweep``: the magic-n sweep (nword-summarization.md Phase 1); examples in its epilog."""
 
 from __future__ import annotations
 
@@ -12,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import SEED, count, layers, parse_floats, resamples, usage_error
+from scorekit.cli._types import SEED, count, parse_floats, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
+from scorekit.cli.metric_options import MetricsOption
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
 MAX_WORDS = 1_000_000   # a summary length past any document
@@ -43,24 +38,6 @@ def parse_band(text: str) -> tuple[float, float]:
     return low, high
 
 
-def bert_layer_options(f):
-    """``--num-layers`` and ``--allow-english-model`` for the commands that take a BERT model."""
-    f = click.option("--allow-english-model", is_flag=True,
-                     help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")(f)
-    return click.option("--num-layers", type=layers(1), default=None,
-                        help="BERTScore layer (default: bert_score's layer for a known model name, "
-                             "else the last layer).")(f)
-
-
-def load_bertscorer_option(flag: bool | None, model: str | None, num_layers: int | None = None,
-                           allow_english_model: bool = False, texts=()):
-    """``--bertscore`` forces it (error if unavailable), ``--no-bertscore`` skips it, default:
-    use it when available, else warn and go on without."""
-    from scorekit.summarization.metrics import bertscorer_for
-
-    return bertscorer_for(flag, model, num_layers, allow_english_model, texts, warn=warn)
-
-
 def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
     """``--system NAME=FILE`` values -> ``[(NAME, FILE)]``; names unique and unlike any summariser."""
     out: list[tuple[str, Path]] = []
@@ -85,19 +62,15 @@ def table_format(path: Path) -> str:
     return fmt
 
 
-def write_table_file(dest, header, rows) -> None:
-    """Stage the per-n table for ``dest`` (a registered output)."""
-    from scorekit.report import tables
-
-    dest.write_text(tables.render(header, rows, table_format(dest.path), digits=4))
-
-
 @click.command("sweep",
                epilog=example("scorekit sweep --data docs.jsonl --n 5,10,20 --summarizer lead,textrank,random \\",
                               "    --report sweep.html",
                               "scorekit sweep --data news.jsonl --plot plots/ -o sweep.json \\",
                               "    --summarizer 'lead,random,textrank(encoder=models/bert-base-uncased),textrank(encoder=models/xlnet-base-cased),centroid(encoder=models/electra-base-discriminator)' \\",
                               "    --system bart=bart_xsum.jsonl",
+                              "scorekit sweep --data docs.jsonl \\",
+                              "    -m \"rouge,bertscore(model=DIR,num_layers=9),efficiency\"",
+                              "scorekit sweep --data docs.jsonl -m rouge,density,words   # no model needed",
                               heading="Examples:"))
 @click.option("--data", type=click.Path(path_type=Path),
               help="JSONL/JSON/CSV/Parquet of (document, reference) records, or a folder or quoted "
@@ -118,10 +91,15 @@ def write_table_file(dest, header, rows) -> None:
               help="An external system's summaries (JSONL/JSON/CSV/Parquet with id and prediction/summary "
                    "fields, one per document): swept cut to its first n words at every n, and at full "
                    "length as 'NAME (full)'. Repeatable.")
-@click.option("--bertscore/--no-bertscore", default=None,
-              help="BERTScore F1 and Efficiency (default: when torch and the model are available).")
-@click.option("--bertscore-model", help="Local model directory for BERTScore (default all-MiniLM-L6-v2).")
-@bert_layer_options
+@click.option("--metrics", "-m", default=None, cls=MetricsOption, family="summary",
+              lead="Comma-separated metrics, parameters in parentheses, each scored once (default: "
+                   "rouge,bertscore,efficiency,density,words; BERTScore and Efficiency skipped when torch or "
+                   "the model is missing); efficiency follows the bertscore(...) beside it.")
+@click.option("--device", default=None,
+              help="Torch device for the model metrics (default: cuda when available).")
+@click.option("--allow-english-model", is_flag=True,
+              help="Embed or score Korean with a model that cannot read Hangul (encoders and BERTScore; "
+                   "refused by default).")
 @click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
@@ -136,8 +114,8 @@ def write_table_file(dest, header, rows) -> None:
               help="Also write the per-n table to this .csv/.md/.tex file.")
 @engine_options
 @output_options
-def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, bertscore, bertscore_model,
-            num_layers, allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
+def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, metrics, device,
+            allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
             address, output, fmt, quiet, **options):
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
@@ -153,19 +131,21 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
         raise usage_error("give exactly one of --data FILE or --dataset NAME")
     tx = outputs()
     if table_path is not None:
-        table_format(table_path)
+        fmt_table = table_format(table_path)
         table_out = tx.file(table_path, "--table")
     plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None and dataset_files is not None:
         raise usage_error("--dataset-files goes with --dataset, not --data")
     sweep, result = sweep_files(data=data, dataset=dataset, dataset_files=dataset_files, split=split, limit=limit,
-                                ns=ns, summarizers=names, systems=system_files, bertscore=bertscore,
-                                bertscore_model=bertscore_model, num_layers=num_layers,
-                                allow_english_model=allow_english_model, engine=open_engine(engine, address, quiet),
-                                warn=warn, lang=lang, stem=stem, seed=seed, n_resamples=n_resamples, band=low_high)
+                                ns=ns, summarizers=names, systems=system_files, metrics=metrics or None,
+                                device=device, allow_english_model=allow_english_model, warn=warn,
+                                engine=open_engine(engine, address, quiet), lang=lang, stem=stem, seed=seed,
+                                n_resamples=n_resamples, band=low_high)
     header, rows = sweep_table(sweep)
     if table_path is not None:
-        write_table_file(table_out, header, rows)
+        from scorekit.report import tables
+
+        table_out.write_text(tables.render(header, rows, fmt_table, digits=4))
     plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
              if plot_out is not None else [])
     if plots:

@@ -25,12 +25,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import MissingDependencyError, ScorekitError, UnknownNameError
 from scorekit.generation import rouge as R
+from scorekit.generation.batch import CaptionBatch, CaptionMetric
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import REGISTRY, MetricSpec, register
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
@@ -40,11 +43,9 @@ _WORD_RE = re.compile(r"\w+")
 
 # --------------------------------------------------------------------------- single-item formulas
 
-def simple_tokenize(text: str, *, korean: bool | None = None) -> list[str]:
+def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     """Tokens for Density: lower-cased ``\\w+`` runs; Kiwi morphs (no particles) for Korean."""
     text = nfc(text)
-    if korean is None:
-        korean = has_hangul(text)
     if korean:
         return R.rouge_tokenize(text, lang="ko")
     return _WORD_RE.findall(text.lower())
@@ -62,18 +63,19 @@ def token_density_from_tokens(pred_tokens: Sequence[str], source_set: set | froz
     return sum(1 for t in pred_tokens if t in source_set) / len(pred_tokens)
 
 
+def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
+    korean = has_hangul(pred) or has_hangul(source)
+    return simple_tokenize(pred, korean=korean), set(simple_tokenize(source, korean=korean))
+
+
 def density(pred: str, source: str) -> float:
     """Spec's ``compute_density``: distinct shared tokens / prediction token count."""
-    korean = has_hangul(pred) or has_hangul(source)
-    return density_from_tokens(simple_tokenize(pred, korean=korean),
-                               set(simple_tokenize(source, korean=korean)))
+    return density_from_tokens(*_density_tokens(pred, source))
 
 
 def token_density(pred: str, source: str) -> float:
     """Fraction of prediction tokens (with repetition) that occur in the source."""
-    korean = has_hangul(pred) or has_hangul(source)
-    return token_density_from_tokens(simple_tokenize(pred, korean=korean),
-                                      set(simple_tokenize(source, korean=korean)))
+    return token_density_from_tokens(*_density_tokens(pred, source))
 
 
 def efficiency(bertscore_f1: float, pred: str) -> float:
@@ -127,8 +129,8 @@ def load_bertscorer(required: bool, **kwargs):
         if required:
             raise MissingDependencyError(
                 f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (summary: -m without bertscore/efficiency; "
-                "sweep: --no-bertscore)") from exc
+                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
+            ) from exc
         return None
     try:
         return BERTScorer(**kwargs)
@@ -138,47 +140,25 @@ def load_bertscorer(required: bool, **kwargs):
         return None
 
 
-def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int | None = None,
-                   allow_english_model: bool = False, texts: Sequence[str] = (), warn=None):
-    """The BERTScorer of ``--bertscore/--no-bertscore``: ``True`` (or a ``model``) requires it,
-    ``False`` skips it, ``None`` uses it when torch and the model are available and else goes on
-    without (saying so through ``warn``). A default run on Korean ``texts`` with a model that
-    cannot read Hangul skips it too, visibly (#15)."""
-    say = warn or (lambda msg: None)
-    if flag is False:
-        return None
-    kwargs = {"model": model} if model else {}
-    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
-    scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
-    if scorer is None:
-        say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
-    elif texts and not (flag or model):
-        from scorekit.neural.hangul import EnglishModelError, check_hangul
-
-        try:
-            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
-        except EnglishModelError as exc:
-            say(f"skipped BERTScore: {exc}")
-            return None
-    return scorer
-
-
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
-                      bertscorer=None, stem: bool = False) -> dict[str, np.ndarray]:
+                      bertscorer=None, stem: bool = False, metrics: Sequence | None = None
+                      ) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
-    every n of the sweep): the summary metrics' item statistics (:class:`SummaryRouge`,
-    :class:`SummaryBERTScore` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
-    sources, :class:`SummaryWords`) on one :class:`SummaryBatch`."""
+    every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
+    :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
+    :class:`SummaryEfficiency` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
+    sources, :class:`SummaryWords`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
     batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
                          contexts=list(contexts))
-    metrics: list[SummaryMetric] = [SummaryRouge()]
-    if bertscorer is not None:
-        metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
-    if contexts and all(c.source_set is not None for c in contexts):
-        metrics.append(SummaryDensity())
-    metrics.append(SummaryWords())
+    if metrics is None:
+        metrics = [SummaryRouge()]
+        if bertscorer is not None:
+            metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
+        if contexts and all(c.source_set is not None for c in contexts):
+            metrics.append(SummaryDensity())
+        metrics.append(SummaryWords())
     out: dict[str, np.ndarray] = {}
     for m in metrics:
         out.update(m.item_stats(batch).columns)
@@ -194,24 +174,14 @@ def bertscore_signature(bertscorer) -> str:
         from scorekit.neural.bertscore import compact_signature
 
         return compact_signature(fields())
-    name = getattr(bertscorer, "name", None) or type(bertscorer).__name__
-    parts = [str(name)]
+    parts = [str(getattr(bertscorer, "name", None) or type(bertscorer).__name__)]
     if getattr(bertscorer, "num_layers", None) is not None:
         parts.append(f"L{bertscorer.num_layers}")
-    if getattr(bertscorer, "idf", False):
-        parts.append("idf")
-    if getattr(bertscorer, "rescale", False):
-        parts.append("rescaled")
+    parts += [tag for attr, tag in (("idf", "idf"), ("rescale", "rescaled")) if getattr(bertscorer, attr, False)]
     return "/".join(parts)
 
 
 # --------------------------------------------------------------------------- on the metric contract
-from dataclasses import field as _field  # noqa: E402
-
-from scorekit.generation.batch import CaptionBatch, CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
-
 
 @dataclass
 class SummaryBatch(CaptionBatch):
@@ -221,8 +191,8 @@ class SummaryBatch(CaptionBatch):
 
     sources: list[str] | None = None
     stem: bool = False
-    contexts: list | None = _field(default=None, repr=False)   # prepared already (the sweep's)
-    _prepared: dict | None = _field(default=None, repr=False)
+    contexts: list | None = field(default=None, repr=False)   # prepared already (the sweep's)
+    _prepared: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -462,9 +432,9 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
     driver (:mod:`scorekit.engine.driver`), the same numbers."""
     from scorekit.engine.driver import plan, run
-    from scorekit.metrics.registry import MetricSpec
     from scorekit.result import Result
     from scorekit.signature import Signature
+    from scorekit.text.normalize import SIGNATURE as NORM
 
     if len(predictions) != len(references):
         raise ScorekitError(f"{len(predictions)} predictions but {len(references)} references")
@@ -476,17 +446,11 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
                  and (bertscorer is not None or m not in ("bertscore", "efficiency"))]
     else:
         specs = [MetricSpec.of(m) for m in metrics]
-    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
-    if bert is not None:   # efficiency written bare follows the BERTScore beside it
-        specs = [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp for sp in specs]
+    specs = follow_bertscore(specs)
     batch = SummaryBatch(predictions, references, lang, None, sources=sources, stem=stem)
-    from scorekit.metrics.registry import REGISTRY
-
     own = {n for c in REGISTRY.classes("summary") for n in (c.name, *c.result_keys())}
     for sp in specs:
         if sp.name not in own and REGISTRY.info(sp.name, "caption") is None:
-            from scorekit.errors import UnknownNameError
-
             raise UnknownNameError("summary metric", sp.name, sorted(own) + REGISTRY.names("caption")
                                    + REGISTRY.keys("caption"))
     common = {"lang": lang, "device": device}
@@ -499,8 +463,6 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     scored = run(planned, batch, engine, items_per_shard=500)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
-    from scorekit.text.normalize import SIGNATURE as NORM
-
     used = {m.name: m for m in scored.used}
     bert_used = used.get("bertscore") or used.get("efficiency")
     fields = {"norm": NORM}
@@ -522,6 +484,16 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
         inputs["engine"] = getattr(engine, "name", str(engine))
     return Result(task="summary", metrics=scored.metrics, signature=str(sig), per_item=per_item, inputs=inputs,
                   name=name)
+
+
+def follow_bertscore(specs: Sequence) -> list[MetricSpec]:
+    """``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it."""
+    specs = [MetricSpec.of(sp) for sp in specs]
+    bert = next((sp for sp in specs if sp.name == "bertscore"), None)
+    if bert is None:
+        return specs
+    return [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp
+            for sp in specs]
 
 
 def _scorer_params(scorer) -> dict:

@@ -40,7 +40,8 @@ from scorekit.errors import ScorekitError
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    ROUGE_KINDS, bertscore_signature, prepare_contexts, score_predictions,
+    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, _scorer_params, bertscore_signature, follow_bertscore,
+    prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
     LeadSummarizer, check_n, make_summarizer, parse_summarizers,
@@ -96,8 +97,7 @@ class SweepResult:
     summaries: dict[str, list[list[str]]] | None = None  # summariser -> [n index][doc]
 
     def metrics(self) -> list[str]:
-        first = next(iter(self.series.values()))
-        return list(first)
+        return list(next(iter(self.series.values())))
 
 
 def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: float = 0.5,
@@ -124,12 +124,6 @@ def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: floa
     return chosen
 
 
-def external_labels(params: Mapping[str, Any]) -> set[str]:
-    """The labels of the external systems' entries (cut and full)."""
-    names = list(params.get("systems") or {})
-    return {*names, *(n + FULL for n in names)}
-
-
 def full_labels(params: Mapping[str, Any]) -> list[str]:
     return [n + FULL for n in (params.get("systems") or {})]
 
@@ -138,13 +132,74 @@ def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[st
                     ) -> tuple[str, str]:
     params = params or {}
     base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
-    external = external_labels(params)
+    external = {*(params.get("systems") or {}), *full_labels(params)}
     own = [s for s in summarizers if s not in external]
     candidates = ([s for s in own if base.get(s, s) == "textrank"]
                   + [s for s in own if base.get(s, s) != "random"])
     summ = candidates[0] if candidates else (own or list(summarizers))[0]
     metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
     return summ, metric
+
+
+def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
+                  allow_english_model: bool = False, device: str | None = None, texts: Sequence[str] = (),
+                  warn=None) -> list:
+    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar
+    (``"rouge,bertscore(model=DIR,num_layers=9),efficiency,density,words"``, or
+    :class:`~scorekit.metrics.registry.MetricSpec`\\ s), each scored once and keyed by its plain
+    keys (``bertscore_f1``). None: :data:`DEFAULT_METRICS`, BERTScore and Efficiency only with a
+    ``bertscorer`` (an already loaded scorer they use). ``efficiency`` written bare follows the
+    ``bertscore(...)`` beside it; both share one scorer. A spec marked optional (the command's
+    default) is left out, saying so through ``warn``, when torch or the model is missing, or when
+    the model cannot read the Hangul of ``texts``."""
+    from scorekit.engine.driver import plan
+    from scorekit.errors import MissingDependencyError
+    from scorekit.metrics.registry import split_specs
+
+    if metrics is None:
+        metrics = [m for m in DEFAULT_METRICS
+                   if bertscorer is not None or m not in ("bertscore", "efficiency")]
+    specs = follow_bertscore(split_specs(metrics) if isinstance(metrics, str) else metrics)
+    planned = plan("summary", specs, {"device": device})
+    keys = [k for p in planned for k, _ in p.keys]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice:
+        raise ScorekitError(f"metric {twice!r} asked twice (the sweep scores each metric once)")
+    berts = [p for p in planned if isinstance(p.metric, SummaryBERTScore)]
+    for p in berts:
+        p.metric.values["allow_english_model"] |= allow_english_model
+    if len({tuple(sorted((k, repr(v)) for k, v in p.metric.values.items())) for p in berts}) > 1:
+        raise ScorekitError("bertscore and efficiency share one model in the sweep: "
+                            "give them the same parameters")
+    if berts and bertscorer is not None:
+        for p in berts:
+            p.metric.values.update(_scorer_params(bertscorer))
+    elif berts:
+        say = warn or (lambda msg: None)
+        try:
+            bertscorer = berts[0].metric.scorer()
+        except MissingDependencyError:
+            if not all(p.optional for p in berts):
+                raise
+            say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
+            bertscorer = None
+        if bertscorer is not None and texts and all(p.optional for p in berts):
+            from scorekit.neural.hangul import EnglishModelError, check_hangul
+
+            try:
+                check_hangul(bertscorer.tokenizer, texts, bertscorer.name, option="-m 'bertscore(model=DIR)'",
+                             allow=bool(berts[0].metric.values["allow_english_model"]))
+            except EnglishModelError as exc:
+                say(f"skipped BERTScore: {exc}")
+                bertscorer = None
+        if bertscorer is None:
+            planned = [p for p in planned if not isinstance(p.metric, SummaryBERTScore)]
+    for p in berts:
+        p.metric.use(bertscorer)
+    if not {"rouge1", "bertscore_f1"} & {k for p in planned for k, _ in p.keys}:
+        raise ScorekitError("the sweep needs rouge or bertscore: the recommended n follows ROUGE-1 "
+                            "or BERTScore F1")
+    return [(p.metric, [k for k, _ in p.keys]) for p in planned]
 
 
 DOCS_PER_SHARD = 50   # documents per shard on an engine
@@ -156,8 +211,11 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
               stem: bool = False, seed: int = 42, n_resamples: int = 1000, confidence: float = 0.95,
               band: tuple[float, float] = (0.5, 0.9), keep_summaries: bool = False,
               systems: Sequence[SystemSummaries] = (), allow_english_model: bool = False,
-              pool=None, engine=None, docs_per_shard: int = DOCS_PER_SHARD) -> SweepResult:
-    """Summarise every document at every n with every summariser and score it.
+              pool=None, engine=None, docs_per_shard: int = DOCS_PER_SHARD, metrics: Any = None,
+              device: str | None = None, warn=None) -> SweepResult:
+    """Summarise every document at every n with every summariser and score it with ``metrics``
+    (:func:`sweep_metrics`; ``bertscorer``: an already loaded scorer for BERTScore and Efficiency;
+    ``device``: the torch device of the model metrics).
 
     ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
     replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
@@ -189,6 +247,11 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         raise ScorekitError(f"system name {(clash or [x.name for x in systems])[0]!r} is used twice "
                             "(a summariser or another --system has it)")
     system_texts = [x.texts(ids) for x in systems]   # missing ids: one line, before any work
+    refs = [r for rs in references[:64] for r in ([rs] if isinstance(rs, str) else rs)]
+    scoring = sweep_metrics(metrics, bertscorer=bertscorer, allow_english_model=allow_english_model,
+                            device=device, texts=[*documents[:64], *refs], warn=warn)
+    bert = next((m for m, _ in scoring if isinstance(m, SummaryBERTScore)), None)
+    rouge = next((m for m, _ in scoring if m.name == "rouge"), None)
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
               systems=[(x.name, x.source, x.digest) for x in systems],
               pool_args=dict(texts=[*documents[:64]], allow_english_model=allow_english_model))
@@ -196,47 +259,35 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
         # once. A new pool per sweep (a folder's files may have changed since the last one); it is
         # this process's pool for the sweep, so forked workers inherit the loaded models
-        if pool is None:
-            from scorekit.summarization.encoders import EncoderPool
-
-            pool = EncoderPool(**kw["pool_args"])
-        _POOLS.clear()
-        _POOLS[_pool_key(kw["pool_args"])] = pool
+        pool = _process_pool(kw["pool_args"], pool, fresh=True)
         for spec in specs:
             if _pooled(spec, embed):
                 pool.get(spec.encoder)
-    if engine is None:
-        values, short, sig_params, summaries = _sweep_shard((documents, references, system_texts), kw,
-                                                            bertscorer, pool)
+    from scorekit.engine.executors import executor_for
+
+    ex = executor_for(engine)
+    step = docs_per_shard if engine is not None else len(documents)   # in process: one shard
+    bounds = list(range(0, len(documents), step)) + [len(documents)]
+    shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
+              for a, b in zip(bounds, bounds[1:])]
+    if bert is not None:   # one model per worker
+        outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
     else:
-        from scorekit.engine.executors import executor_for
-
-        ex = executor_for(engine)
-        bounds = list(range(0, len(documents), docs_per_shard)) + [len(documents)]
-        shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
-                  for a, b in zip(bounds, bounds[1:])]
-        if bertscorer is not None:
-            from scorekit.summarization.metrics import _scorer_params
-
-            outs = ex.map_model(_load_scorer, (_scorer_params(bertscorer),), _sweep_with_scorer(kw), shards,
-                                desc="sweep shards")
-        else:
-            outs = ex.map(_sweep_shard, shards, args=(kw, None), desc="sweep shards")
-        labels_out = list(outs[0][0])
-        values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
-                  for s in labels_out}
-        short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
-        sig_params = outs[0][2]
-        summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in labels_out}
-                     if keep_summaries else {})
+        outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
+    values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
+              for s in outs[0][0]}
+    short = {n: sum(o[1][n] for o in outs) for n in outs[0][1]}
+    sig_params = outs[0][2]
+    summaries = ({s: [sum((o[3][s][i] for o in outs), []) for i in range(len(ns))] for s in outs[0][0]}
+                 if keep_summaries else None)
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
-              "confidence": confidence, "lang": lang, "stem": stem,
-              "bertscore": bertscore_signature(bertscorer) if bertscorer is not None else "no",
+              "confidence": confidence, "lang": lang,
+              "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
+              "bertscore": bertscore_signature(bert.scorer()) if bert is not None else "no",
               "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
-    return finish_sweep(ns, order, ids, values, short, params,
-                        summaries if keep_summaries else None)
+    return finish_sweep(ns, order, ids, values, short, params, summaries)
 
 
 def _pooled(spec, embed) -> bool:
@@ -252,48 +303,52 @@ def _needs_pool(specs, embed) -> bool:
 _POOLS: dict[tuple, object] = {}   # this process's encoder pools (a worker sweeps many shards)
 
 
-def _pool_key(args: dict[str, Any]) -> tuple:
-    return tuple(args["texts"]), args["allow_english_model"]
+def _process_pool(args: dict[str, Any], pool=None, *, fresh: bool = False):
+    """The encoder pool of this process's sweep: the driver's (``fresh``: ``pool`` or a new one;
+    inherited by forked workers), or a Ray worker's own, built on its first shard and kept."""
+    key = (tuple(args["texts"]), args["allow_english_model"])
+    if fresh or key not in _POOLS:
+        from scorekit.summarization.encoders import EncoderPool
 
-
-def _process_pool(args: dict[str, Any]):
-    """The encoder pool of this process's sweep: the driver's (inherited by forked workers), or a
-    Ray worker's own, built on its first shard and kept for the next."""
-    from scorekit.summarization.encoders import EncoderPool
-
-    key = _pool_key(args)
-    pool = _POOLS.get(key)
-    if pool is None:
         _POOLS.clear()
-        pool = _POOLS[key] = EncoderPool(**args)
-    return pool
+        _POOLS[key] = pool if pool is not None else EncoderPool(**args)
+    return _POOLS[key]
 
 
-def _load_scorer(bert: dict[str, Any]):
-    from scorekit.summarization.metrics import load_bertscorer
+def _loaded(scoring: list) -> list:
+    """The sweep's metrics with their model loaded (once per worker; a metric pickled to a worker
+    loads it from its parameters)."""
+    for m, _ in scoring:
+        if m.needs_model:
+            m.use(m.scorer())
+    return scoring
 
-    return load_bertscorer(True, **bert)
 
-
-class _sweep_with_scorer:
-    """``fn(scorer, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
+class _sweep_with_model:
+    """``fn(scoring, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
 
     def __init__(self, kw: dict[str, Any]):
         self.kw = kw
 
-    def __call__(self, scorer, shard):
-        return _sweep_shard(shard, self.kw, scorer)
+    def __call__(self, scoring, shard):
+        return _sweep_shard(shard, self.kw, scoring)
 
 
-def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
+def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     """(values, short-document counts, summariser signature params, summaries) of one shard of
-    documents (and the external systems' summaries of those documents)."""
+    documents (and the external systems' summaries of those documents), scored with ``scoring``
+    (``[(metric, keys)]``)."""
     documents, references, system_texts = shard
     ns, specs, embed, lang, stem, seed = kw["ns"], kw["specs"], kw["embed"], kw["lang"], kw["stem"], kw["seed"]
     keep = kw["keep_summaries"]
     contexts = prepare_contexts(references, documents, lang=lang, stem=stem)
-    if pool is None and _needs_pool(specs, embed):
-        pool = _process_pool(kw["pool_args"])
+    metrics, keys = [m for m, _ in scoring], [k for _, ks in scoring for k in ks]
+
+    def score(preds: Sequence[str], ctx: list) -> dict[str, np.ndarray]:
+        per = score_predictions(preds, ctx, stem=stem, metrics=metrics)
+        return {k: per[k] for k in keys}
+
+    pool = _process_pool(kw["pool_args"]) if _needs_pool(specs, embed) else None
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}
@@ -308,7 +363,7 @@ def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
             short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
         # one scoring call over every (n, document): BERTScore batches across all of them
         preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
-        per = score_predictions(preds, list(contexts) * len(ns), bertscorer=bertscorer, stem=stem)
+        per = score(preds, list(contexts) * len(ns))
         values[label] = {k: v.reshape(len(ns), len(documents)) for k, v in per.items()}
         if keep:
             summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
@@ -324,7 +379,7 @@ def _sweep_shard(shard, kw: dict[str, Any], bertscorer, pool=None):
     for (name, source, digest), texts in zip(kw["systems"], system_texts):
         sweep_one(name, LeadSummarizer(), texts)
         sig_params[name] = {"summarizer": "system", "source": source, "digest": digest}
-        per = score_predictions(texts, list(contexts), bertscorer=bertscorer, stem=stem)
+        per = score(texts, list(contexts))
         label = name + FULL
         values[label] = {k: np.tile(v, (len(ns), 1)) for k, v in per.items()}
         sig_params[label] = {"summarizer": "system-full", "digest": digest}
@@ -523,17 +578,18 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
 def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, dataset_files: Any = None,
                 split: str = "test", limit: int | None = None, ns: Sequence[int] = N_LIST,
                 summarizers: Any = "lead,textrank", systems: Sequence[tuple[str, str | Path]] = (),
-                bertscore: bool | None = None, bertscore_model: str | None = None, num_layers: int | None = None,
-                allow_english_model: bool = False, engine: Any = None, warn=None, **kw: Any):
+                metrics: Any = None, engine: Any = None, **kw: Any):
     """``scorekit sweep`` as one call: read ``data`` (a file, folder or glob of shards) or a
     local copy of ``dataset`` (cnn_dailymail, xsum), the external ``systems`` (``[(NAME,
-    FILE)]``), load BERTScore as ``bertscore`` says (:func:`~scorekit.summarization.metrics.bertscorer_for`),
-    run :func:`run_sweep` (``kw``: lang, stem, seed, n_resamples, band) and return ``(sweep,
-    result)``. ``engine``: an unstarted RayEngine is started for the sweep and stopped after."""
+    FILE)]``), run :func:`run_sweep` with ``metrics`` (the name grammar; default
+    :data:`DEFAULT_METRICS`, BERTScore and Efficiency left out with a warning when torch or the
+    model is missing) and ``kw`` (lang, stem, seed, n_resamples, band, allow_english_model, device, warn)
+    and return ``(sweep, result)``. ``engine``: an unstarted RayEngine is started for the sweep
+    and stopped after."""
     import contextlib
 
+    from scorekit.metrics.registry import MetricSpec
     from scorekit.summarization.data import load_corpus, read_pairs
-    from scorekit.summarization.metrics import bertscorer_for
 
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
@@ -546,13 +602,12 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
         pairs = load_corpus(dataset, split=split, limit=limit, files=dataset_files)
         known_ids = None if limit else pairs.ids
     external = read_systems(systems, pairs.ids, known_ids)
-    scorer = bertscorer_for(bertscore, bertscore_model, num_layers, allow_english_model,
-                            texts=[*pairs.documents[:64], *pairs.references[:64]], warn=warn)
+    if metrics is None:
+        metrics = [MetricSpec(m, optional=m in ("bertscore", "efficiency")) for m in DEFAULT_METRICS]
     specs = parse_summarizers(summarizers) if isinstance(summarizers, str) else summarizers
     with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
-        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, bertscorer=scorer, ns=ns,
-                          summarizers=specs, systems=external, allow_english_model=allow_english_model,
-                          engine=engine, **kw)
+        sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, metrics=metrics, ns=ns,
+                          summarizers=specs, systems=external, engine=engine, **kw)
     result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
                              inputs={"data": pairs.source})
     return sweep, result

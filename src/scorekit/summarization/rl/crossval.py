@@ -149,18 +149,12 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
     metrics: dict[str, float] = {}
     table, series = [], {}
     for s in systems:
-        means, lows, highs = [], [], []
-        for j, n in enumerate(n_list):
-            m, lo, hi = bootstrap_mean_ci(scores[s][:, j], seed=seed)
-            metrics[f"{s}@{n}/bertscore_f1"] = m
+        cells = [bootstrap_mean_ci(scores[s][:, j], seed=seed) for j in range(len(n_list))]
+        for n, (m, lo, hi) in zip([*n_list, "all"], [*cells, bootstrap_mean_ci(overall[s], seed=seed)]):
+            metrics[f"{s}@{n}/bertscore_f1" if n != "all" else f"{s}/bertscore_f1"] = m
             table.append({"system": s, "n": n, "bertscore_f1": m, "low": lo, "high": hi})
-            means.append(m)
-            lows.append(lo)
-            highs.append(hi)
-        m, lo, hi = bootstrap_mean_ci(overall[s], seed=seed)
-        metrics[f"{s}/bertscore_f1"] = m
-        table.append({"system": s, "n": "all", "bertscore_f1": m, "low": lo, "high": hi})
-        series[s] = {"bertscore_f1": {"mean": means, "low": lows, "high": highs}}
+        series[s] = {"bertscore_f1": {k: [c[i] for c in cells]
+                                      for i, k in enumerate(("mean", "low", "high"))}}
     comparisons = []
     for other in COMPARED:
         if other not in systems:
@@ -168,14 +162,14 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
         for j, n in enumerate(n_list):
             comparisons.append({"against": other, "n": n, **compare(scores["rl"][:, j], scores[other][:, j], seed)})
         comparisons.append({"against": other, "n": "all", **compare(overall["rl"], overall[other], seed)})
+    final = {c["against"]: c for c in comparisons if c["n"] == "all"}
     verdict = {}
-    for c in comparisons:
-        if c["n"] != "all":
-            continue
-        if c["against"] == "lead":
-            verdict["not_worse_than_lead"] = not (c["diff"] < 0 and c["p_t"] < ALPHA)
-        if c["against"] == "textrank":
-            verdict["better_than_textrank"] = bool(c["diff"] > 0 and c["p_t"] < ALPHA)
+    if "lead" in final:
+        lead = final["lead"]
+        verdict["not_worse_than_lead"] = not (lead["diff"] < 0 and lead["p_t"] < ALPHA)
+    if "textrank" in final:
+        tr = final["textrank"]
+        verdict["better_than_textrank"] = bool(tr["diff"] > 0 and tr["p_t"] < ALPHA)
     if len(verdict) == 2:
         verdict["goal_reached"] = verdict["not_worse_than_lead"] and verdict["better_than_textrank"]
     epochs_curve = []
@@ -192,7 +186,7 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
         per_item.append(row)
     sig = make_signature("summarize-rl-cv", {
         "folds": folds, "seed": seed, "epochs": epochs, "lr": lr, "baseline": baseline,
-        "policy": f"k{config.k_sentences}/h{config.hidden}/state={config.state}/{config.compress}",
+        "policy": config.signature(),
         **signature_params, "n": n_list})
     extra = {
         "table": table,

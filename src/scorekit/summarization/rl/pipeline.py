@@ -70,27 +70,19 @@ class Toolkit:
                                 embed=self.embed, textrank=textrank_scores, lang=self.lang)
 
 
-def policy_signature(policy: Policy) -> str:
-    c = policy.config
-    return f"k{c.k_sentences}/h{c.hidden}/state={c.state}/{c.compress}"
-
-
 def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit: Toolkit, *,
                     n_list: Sequence[int] = N_LIST, baselines: Sequence[str] = ("textrank", "lead"),
                     name: str | None = None, chunker: str = "rules") -> Result:
     """The spec's comparison: RL policy vs TextRank vs lead-n on BERTScore F1, ROUGE-1/2,
     Efficiency and Density at each n. ``metrics`` holds ``<system>@<n>/<metric>`` means."""
-    from scorekit.summarization.summarizers import compress_to_n_words, rank_order
     from scorekit.summarization.metrics import bertscore_signature, prepare_contexts, score_predictions
+    from scorekit.summarization.rl.crossval import baseline_summary
 
     if not articles:
         raise ScorekitError("no articles to evaluate")
     contexts = prepare_contexts([a.reference for a in articles], [a.source for a in articles], lang=toolkit.lang)
     systems: dict[str, Callable[[PreparedArticle, int], str]] = {"rl": policy.summarize}
-    if "textrank" in baselines:
-        systems["textrank"] = lambda a, n: compress_to_n_words(a.sentences, rank_order(a.textrank), n)
-    if "lead" in baselines:
-        systems["lead"] = lambda a, n: " ".join(a.source.split()[:n])
+    systems.update({b: (lambda a, n, b=b: baseline_summary(b, a, n)) for b in baselines})
     rows, metrics = [], {}
     per_item = [{"id": a.id, "document": a.source[:300], "reference": a.reference} for a in articles]
     for n in n_list:
@@ -108,7 +100,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                 if f is not None:
                     item[f"{system}@{n}/bertscore_f1"] = float(f)
     sig = make_signature("summarize-rl", {
-        "policy": policy_signature(policy),
+        "policy": policy.config.signature(),
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
         "bertscore": bertscore_signature(toolkit.bertscorer),

@@ -66,6 +66,9 @@ class PolicyConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def signature(self) -> str:
+        return f"k{self.k_sentences}/h{self.hidden}/state={self.state}/{self.compress}"
+
 
 def static_width(config: PolicyConfig) -> int:
     f = config.features
@@ -93,6 +96,12 @@ def sentence_features(config: PolicyConfig, embeddings: torch.Tensor, textrank: 
     return torch.cat(cols, dim=-1)
 
 
+def _mlp(width: int, config: PolicyConfig) -> nn.Sequential:
+    """width -> hidden (tanh, dropout) -> one logit."""
+    return nn.Sequential(nn.Linear(width, config.hidden), nn.Tanh(), nn.Dropout(config.dropout),
+                         nn.Linear(config.hidden, 1))
+
+
 class SentencePolicyModel(nn.Module):
     """logit_i = MLP(static features of sentence i) [+ w · novelty_i, recomputed after each pick].
 
@@ -103,12 +112,7 @@ class SentencePolicyModel(nn.Module):
     def __init__(self, config: PolicyConfig = PolicyConfig()):
         super().__init__()
         self.config = config
-        self.net = nn.Sequential(
-            nn.Linear(static_width(config), config.hidden),
-            nn.Tanh(),
-            nn.Dropout(config.dropout),
-            nn.Linear(config.hidden, 1),
-        )
+        self.net = _mlp(static_width(config), config)
         self.uses_novelty = "novelty" in config.features
         if self.uses_novelty:
             self.novelty_weight = nn.Parameter(torch.zeros(()))
@@ -144,12 +148,7 @@ class ChunkPolicyModel(nn.Module):
     def __init__(self, config: PolicyConfig = PolicyConfig()):
         super().__init__()
         self.config = config
-        self.net = nn.Sequential(
-            nn.Linear(config.embed_dim, config.hidden),
-            nn.Tanh(),
-            nn.Dropout(config.dropout),
-            nn.Linear(config.hidden, 1),
-        )
+        self.net = _mlp(config.embed_dim, config)
         self.sim_weights = nn.Parameter(torch.ones(2))
 
     def forward(self, chunk_emb: torch.Tensor, doc_sim: torch.Tensor, sent_sim: torch.Tensor) -> torch.Tensor:

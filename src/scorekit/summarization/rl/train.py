@@ -16,7 +16,6 @@ Everything is seeded: parameter initialisation and sampling.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,7 +197,3 @@ def check_disjoint(train_articles: Sequence[PreparedArticle], heldout: Sequence[
         raise ScorekitError(f"{len(clash)} evaluation article(s) are also training articles "
                             f"(ids {', '.join(clash[:5])}{', ...' if len(clash) > 5 else ''}): "
                             "train and evaluate on disjoint data")
-
-
-def describe(policy: Policy) -> str:
-    return json.dumps({"config": policy.config.to_dict(), **policy.meta}, ensure_ascii=False)
