@@ -97,6 +97,9 @@ MOVED_TO_GRAMMAR = {
                "--overall-weights": "overall(w_sc=A,w_sd=B,w_semdiv=C,w_sis=D)"},
     "summary": {"--bertscore": "rouge,bertscore", "--bertscore-model": "bertscore(model=DIR)",
                 "--num-layers": "bertscore(num_layers=N)"},
+    "sweep": {"--bertscore": "rouge,bertscore,efficiency,density,words", "--no-bertscore": "rouge,density,words",
+              "--bertscore-model": "rouge,bertscore(model=DIR),efficiency,density,words",
+              "--num-layers": "rouge,bertscore(num_layers=N),efficiency,density,words"},
 }
 
 
