@@ -120,12 +120,16 @@ def _check_spec_options(ctx: click.Context, lang: str) -> None:
 
 
 def _print_report(result, fmt: str) -> None:
+    from scorekit.metrics.registry import first_written
+
     m, rep = result.metrics, result.extra["report"]
     prim = rep["primary"]
     spec = rep.get("recipe") == "spec"
-    order = [prim, "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]
-    role = {prim: "primary", "cider": "secondary", "bertscore_f1": "secondary",
-            "bleu_4": "reference", "rouge_l": "reference"}
+    written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
+    order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
+                                                  "bleu_4", "rouge_l"))]
+    role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
+            **dict.fromkeys(rep["reference"], "reference")}
     if spec:
         order = [prim, "bleu_4", "spec_rouge_l", "rouge_l", "spec_cider", "cider"]
         role = {prim: "primary (spec)", "bleu_4": "reference (spec)", "spec_rouge_l": "reference (spec; 0 on Korean)",
