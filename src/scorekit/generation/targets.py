@@ -114,13 +114,14 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
 def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Sequence[Any] | None = None,
                    recipe: str = "scorekit", scale: int = 1, tokenizer: str | None = None, images: Any = None,
                    videos: Any = None, strict: bool = False, baseline_meteor: float | None = None,
-                   engine: Any = None, warn: Any = None) -> Result:
+                   engine: Any = None, warn: Any = None, allow_english_model: bool = False) -> Result:
     """``scorekit caption`` as one call: read the prediction and reference files (JSON, JSONL,
     CSV, COCO), score them (:func:`~scorekit.generation.driver.evaluate`, or the caption spec's own code with ``recipe="spec"``),
     put sacrebleu's metrics on ``scale`` (1 or 100) and add the spec's report (the headline METEOR
     against its baseline, the §7 targets) as ``extra["report"]``. ``images``/``videos``: a folder
     of ``<id>.jpg|png|...`` / ``<id>.mp4|...`` for CLIPScore. ``engine``: an unstarted RayEngine is
-    started once the inputs are read and stopped at the end. ``warn`` is called with each warning
+    started once the inputs are read and stopped at the end. ``allow_english_model``: the run's
+    ``--allow-english-model`` (:func:`~scorekit.generation.driver.evaluate`). ``warn`` is called with each warning
     (ids on one side only, metrics skipped) as it arises; they are in ``extra`` too."""
     import contextlib
     from pathlib import Path
@@ -144,7 +145,8 @@ def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Seq
     else:
         with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
             result = evaluate(data.predictions, data.references, lang=lang, metrics=metrics, tokenizer=tokenizer,
-                              media=media, media_kind=kind, ids=data.ids, name=name, engine=engine)
+                              media=media, media_kind=kind, ids=data.ids, name=name, engine=engine,
+                              allow_english_model=allow_english_model)
     rescale(result, int(scale))
     skipped = result.extra.get("skipped", {})
     for key, why in skipped.items():
