@@ -86,6 +86,7 @@ def test_korean_with_the_english_model_is_refused_or_skipped(caption_set):
     tmp, _, _ = caption_set
     proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "--metrics", "bertscore_f1")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cannot read Hangul" in proc.stderr
+    assert '-m "bertscore(model=PATH)"' in proc.stderr and "--bert-model" not in proc.stderr   # what caption takes
     out = tmp / "d.json"
     proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "-o", str(out))
     assert proc.returncode == 0 and "skipped bertscore" in proc.stderr

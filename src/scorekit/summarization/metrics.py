@@ -138,6 +138,9 @@ def load_bertscorer(required: bool, **kwargs):
         return None
 
 
+SWEEP_OPTION = "--bertscore-model PATH"   # how sweep names its BERTScore model (the Hangul refusal says it)
+
+
 def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int | None = None,
                    allow_english_model: bool = False, texts: Sequence[str] = (), warn=None):
     """The BERTScorer of ``--bertscore/--no-bertscore``: ``True`` (or a ``model``) requires it,
@@ -148,7 +151,7 @@ def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int 
     if flag is False:
         return None
     kwargs = {"model": model} if model else {}
-    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model)
+    kwargs.update(num_layers=num_layers, allow_english_model=allow_english_model, model_option=SWEEP_OPTION)
     scorer = load_bertscorer(required=bool(flag) or model is not None, **kwargs)
     if scorer is None:
         say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
@@ -156,7 +159,7 @@ def bertscorer_for(flag: bool | None, model: str | None = None, num_layers: int 
         from scorekit.neural.hangul import EnglishModelError, check_hangul
 
         try:
-            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model)
+            check_hangul(scorer.tokenizer, texts, scorer.name, allow=allow_english_model, option=SWEEP_OPTION)
         except EnglishModelError as exc:
             say(f"skipped BERTScore: {exc}")
             return None
@@ -527,7 +530,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
 def _scorer_params(scorer) -> dict:
     """The parameters that rebuild ``scorer`` in another worker (model directory and layer)."""
     model = getattr(scorer, "model_path", None)
-    out = {"num_layers": getattr(scorer, "num_layers", None),
+    out = {"num_layers": getattr(scorer, "num_layers", None), "model_option": getattr(scorer, "model_option", None),
            "allow_english_model": bool(getattr(scorer, "allow_english_model", False))}
     if isinstance(model, (str, os.PathLike)):
         out["model"] = str(model)
