@@ -97,7 +97,9 @@ def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
     """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
     def name(n: str) -> str:   # a label's parameters may wrap: BERTScore F1 (model=…/a/b)
         head, sep, args = n.partition(" (")
-        return text_html(head) + (f' <span class="sk-args">({text_html(args)}</span>' if sep else "")
+        if not sep or "=" not in args:
+            return text_html(n)
+        return f'{text_html(head)} <span class="sk-args">({text_html(args)}</span>'
 
     items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{name(n)} {num(v, k)}</span>'
                        for k, n, v in pairs)
