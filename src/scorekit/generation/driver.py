@@ -70,9 +70,10 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     ``metrics``: names in the grammar ``chrf(beta=3)``, ``meteor(alpha=0.85,beta=0.2,gamma=0.6)``,
     ``bleu_4`` (results keyed as written); ``tokenizer``, ``media`` (CLIPScore's images or videos,
     one per item) are set for the whole batch, as is ``allow_english_model`` (BERTScore on Korean
-    with a model that cannot read Hangul: allowed, it changes no number); ``engine``: None (this process), ``"fork"`` (parts
-    over this machine's cores) or a started :class:`~scorekit.engine.ray_engine.RayEngine` — the
-    numbers are the same (:mod:`scorekit.engine.driver`).
+    with a model that cannot read Hangul: allowed, it changes no number); ``engine``: None (this
+    process), ``"fork"`` (parts over this machine's cores) or a started
+    :class:`~scorekit.engine.ray_engine.RayEngine` — the numbers are the same
+    (:mod:`scorekit.engine.driver`).
 
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
     """
