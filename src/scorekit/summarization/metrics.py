@@ -530,7 +530,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
 def _scorer_params(scorer) -> dict:
     """The parameters that rebuild ``scorer`` in another worker (model directory and layer)."""
     model = getattr(scorer, "model_path", None)
-    out = {"num_layers": getattr(scorer, "num_layers", None), "model_option": getattr(scorer, "model_option", None),
+    out = {"num_layers": getattr(scorer, "num_layers", None),
            "allow_english_model": bool(getattr(scorer, "allow_english_model", False))}
     if isinstance(model, (str, os.PathLike)):
         out["model"] = str(model)

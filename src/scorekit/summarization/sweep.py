@@ -218,8 +218,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
         if bertscorer is not None:
             from scorekit.summarization.metrics import _scorer_params
 
-            outs = ex.map_model(_load_scorer, (_scorer_params(bertscorer),), _sweep_with_scorer(kw), shards,
-                                desc="sweep shards")
+            bert = {**_scorer_params(bertscorer), "model_option": getattr(bertscorer, "model_option", None)}
+            outs = ex.map_model(_load_scorer, (bert,), _sweep_with_scorer(kw), shards, desc="sweep shards")
         else:
             outs = ex.map(_sweep_shard, shards, args=(kw, None), desc="sweep shards")
         labels_out = list(outs[0][0])
