@@ -117,6 +117,8 @@ def test_korean_units_and_meteor_delta_in_the_name_grammar():
     (["--lang", "ko", "-m", "bleu(ko_units=surface)", "--tokenizer", "whitespace"], "give one or the other"),
     (["--lang", "ko", "-m", "meteor(delta=2)"], "'delta' must be in [0, 1]"),
     (["--lang", "ko", "-m", "chrf(betta=3)"], "did you mean 'beta'"),
+    (["--lang", "ko", "-m", "bertscore(allow_english_model=true)"],
+     "allow_english_model is set for the whole batch (--allow-english-model)"),
 ])
 def test_korean_flags_misused(tmp_path, args, needle):
     out = tmp_path / "o.json"
@@ -144,6 +146,27 @@ def test_yardstick_follows_the_language(tmp_path):
     bad = run("-p", EXAMPLES / "predictions_en.jsonl", "-r", EXAMPLES / "references_en.csv", "--lang", "en",
               "-m", "meteor")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "meteor15" in bad.stderr and "meteor_nltk" in bad.stderr
+
+
+def test_meteor_written_with_a_lexicon_is_the_headline(tmp_path):
+    """#26: --lexicon is gone; meteor(lexicon=...) is keyed as written and is still the Korean
+    headline: the same baseline comparison, section 7 row and console roles as plain meteor."""
+    lex = tmp_path / "syn.tsv"
+    lex.write_text("파도\t물결\n", encoding="utf-8")
+    args = ["-p", EXAMPLES / "predictions_ko.json", "-r", EXAMPLES / "references_ko.json", "--lang", "ko"]
+    plain = run(*args, "-m", "meteor,cider,bleu_4", "-o", tmp_path / "a.json")
+    written = run(*args, "-m", "meteor(lexicon=syn.tsv),cider,bleu_4", "-o", tmp_path / "b.json", cwd=tmp_path)
+    assert plain.returncode == 0 and written.returncode == 0, written.stderr
+    a, b = (json.loads((tmp_path / n).read_text())["extra"] for n in ("a.json", "b.json"))
+    key = "meteor(lexicon=syn.tsv)"
+    assert b["primary_metric"] == key and b["report"]["primary"] == key
+    assert b["report"]["targets"][0]["metric"] == key and b["report"]["targets"][0]["value"] is not None
+    assert [r["metric"] for r in a["report"]["targets"][1:]] == [r["metric"] for r in b["report"]["targets"][1:]]
+    assert f"METEOR ({key}) " in written.stdout
+    for out, k in ((plain.stdout, "meteor"), (written.stdout, key)):
+        assert any(f" {k} " in line and " primary " in line for line in out.splitlines()), out
+    old = run(*args, "--lexicon", lex)
+    assert old.returncode == 2 and f'--lexicon is now set in the metric names: -m "meteor(lexicon=' in old.stderr
 
 
 def test_korean_default_recipe_names_the_mismatch(tmp_path):

@@ -427,7 +427,7 @@ def test_bert_model_folder_that_does_not_exist_is_an_error(tmp_path, capsys):
     """The user asked for that model: not a warning with exit 0, and no Hub hint for a path."""
     missing = tmp_path / "no" / "such-model"
     code, _, err = run(["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r",
-                        EX / "caption" / "references_en.csv", "--lang", "en", "--bert-model", missing,
+                        EX / "caption" / "references_en.csv", "--lang", "en", "-m", f"bertscore(model={missing})",
                         "-o", tmp_path / "o.json"], capsys)
     assert code == 2
     line = one_line(err)
@@ -505,6 +505,11 @@ def test_caption_reference_csv_with_a_huge_field(tmp_path, capsys):
     (["topics", "--topics", "t.json", "--model", "m"], '--model is now set in the metric names: -m "sc(model=DIR),'),
     (["topics", "--topics", "t.json", "--topn", "3"], '--topn is now set in the metric names: -m "coherence(topn=N)"'),
     (["summary", "-p", "a", "-r", "b", "--bertscore-model", "m"], '-m "bertscore(model=DIR)"'),
+    (["caption", "-p", "a", "-r", "b", "--lang", "ko", "--bert-model", "m"],
+     '--bert-model is now set in the metric names: -m "bertscore(model=DIR)"'),
+    (["caption", "-p", "a", "-r", "b", "--lang", "ko", "--num-layers", "9"], '-m "bertscore(num_layers=N)"'),
+    (["caption", "-p", "a", "-r", "b", "--lang", "ko", "--lexicon", "s.tsv"], '-m "meteor(lexicon=A.tsv;B.tsv)"'),
+    (["caption", "-p", "a", "-r", "b", "--lang", "en", "--clip-model", "c"], '-m "clipscore(model=DIR)"'),
 ])
 def test_an_option_moved_into_the_name_grammar_says_how_to_write_it(argv, want, capsys):
     """#26 deleted per-metric flags; typing one names its spelling in the grammar, in one line."""

@@ -108,6 +108,30 @@ def test_report_yardstick_follows_language_and_recipe():
     assert given["comparable"] and given["baseline_recipe"] == "given with --baseline-meteor"
 
 
+def test_report_reads_each_target_from_the_key_written_for_it():
+    """#26: -m "meteor(lexicon=x.tsv),bertscore(model=DIR)" keys results as written; the headline and
+    the section 7 rows read them as meteor and bertscore_f1 (the same rows as the plain keys)."""
+    from scorekit.metrics.registry import declared_key, first_written
+
+    plain = {"meteor": 0.34, "cider": 1.0, "bertscore_f1": 0.81, "bertscore_p": 0.8, "bleu_4": 0.2}
+    written = {"meteor(lexicon=x.tsv)": 0.34, "cider": 1.0, "bertscore_f1(model=/m/klue)": 0.81,
+               "bertscore_p(model=/m/klue)": 0.8, "bleu_4(mode=sacrebleu)": 0.2}
+    a, b = report(plain, lang="ko"), report(written, lang="ko")
+    assert b["primary"] == "meteor(lexicon=x.tsv)" and b["meteor_improvement_pct"] == a["meteor_improvement_pct"]
+    assert b["secondary"] == ["cider", "bertscore_f1(model=/m/klue)"] and b["reference"][0] == "bleu_4(mode=sacrebleu)"
+    assert b["meteor_recipe"].endswith("parameters as written: meteor(lexicon=x.tsv)")
+    assert [r["metric"] for r in b["targets"]] == ["meteor(lexicon=x.tsv)", "cider", "bertscore_f1(model=/m/klue)"]
+    assert [{**r, "metric": declared_key(r["metric"])} for r in b["targets"]] == a["targets"]
+    assert b["targets"][2]["reached"] == "target_2"
+    # two keys for one declared key: the first written answers, whichever it is
+    both = report({"bertscore_f1": 0.7, "bertscore_f1(model=X)": 0.9}, lang="ko")["targets"][2]
+    assert both["metric"] == "bertscore_f1" and both["value"] == 0.7
+    swapped = report({"bertscore_f1(model=X)": 0.9, "bertscore_f1": 0.7}, lang="ko")["targets"][2]
+    assert swapped["metric"] == "bertscore_f1(model=X)" and swapped["reached"] == "final"
+    assert first_written(["ndcg@10", "recall(rel=2)@10", "chrf(beta=3)"]) == {
+        "ndcg@10": "ndcg@10", "recall(rel=2)@10": "recall(rel=2)@10", "chrf": "chrf(beta=3)"}
+
+
 def test_unknown_metric_and_missing_dependency(monkeypatch):
     with pytest.raises(UnknownNameError, match="did you mean 'cider'"):
         evaluate(EN_P, EN_R, lang="en", metrics=["cidr"])

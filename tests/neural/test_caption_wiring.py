@@ -36,16 +36,17 @@ def test_clipscore_images_via_cli_equals_api(caption_set, tiny_clip_dir):
         Image.fromarray(rng.integers(0, 255, (32, 32, 3), dtype=np.uint8)).save(img_dir / f"{i}.png")
     out = tmp / "res.json"
     proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics",
-               "clipscore", "--images", str(img_dir), "--clip-model", str(tiny_clip_dir), "-o", str(out))
+               f"clipscore(model={tiny_clip_dir})", "--images", str(img_dir), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     ids = list(preds)
     api = CLIPScorer(tiny_clip_dir).score([img_dir / f"{i}.png" for i in ids], [preds[i] for i in ids],
                                           [refs[i] for i in ids])
     by_id = {row["id"]: row for row in data["per_item"]}
-    np.testing.assert_allclose([by_id[i]["clipscore"] for i in ids], api.clip_score, atol=1e-6)
-    np.testing.assert_allclose([by_id[i]["refclipscore"] for i in ids], api.ref_clip_score, atol=1e-6)
-    assert data["metrics"]["clipscore"] == pytest.approx(float(np.mean(api.clip_score)), abs=1e-6)
+    clip, ref = f"clipscore(model={tiny_clip_dir})", f"refclipscore(model={tiny_clip_dir})"   # keyed as written
+    np.testing.assert_allclose([by_id[i][clip] for i in ids], api.clip_score, atol=1e-6)
+    np.testing.assert_allclose([by_id[i][ref] for i in ids], api.ref_clip_score, atol=1e-6)
+    assert data["metrics"][clip] == pytest.approx(float(np.mean(api.clip_score)), abs=1e-6)
 
 
 def test_clipscore_video_and_missing_media(caption_set, tiny_clip_dir, make_video):
@@ -54,13 +55,13 @@ def test_clipscore_video_and_missing_media(caption_set, tiny_clip_dir, make_vide
     vid_dir.mkdir()
     for i in preds:
         make_video(vid_dir / f"{i}.mkv")
-    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics", "clipscore",
-               "--videos", str(vid_dir), "--clip-model", str(tiny_clip_dir), "-o", str(tmp / "v.json"))
+    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics",
+               f"clipscore(model={tiny_clip_dir})", "--videos", str(vid_dir), "-o", str(tmp / "v.json"))
     assert proc.returncode == 0, proc.stderr
-    assert all(0 <= row["clipscore"] <= 2.5 for row in json.loads((tmp / "v.json").read_text())["per_item"])
+    assert all(0 <= row[f"clipscore(model={tiny_clip_dir})"] <= 2.5 for row in json.loads((tmp / "v.json").read_text())["per_item"])
     (vid_dir / "c.mkv").unlink()
-    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics", "clipscore",
-               "--videos", str(vid_dir), "--clip-model", str(tiny_clip_dir), "-o", str(tmp / "w.json"))
+    proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "en", "--metrics",
+               f"clipscore(model={tiny_clip_dir})", "--videos", str(vid_dir), "-o", str(tmp / "w.json"))
     assert proc.returncode == 2 and "no video file for 1 id(s): 'c'" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp / "w.json").exists()
@@ -85,6 +86,7 @@ def test_korean_with_the_english_model_is_refused_or_skipped(caption_set):
     tmp, _, _ = caption_set
     proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "--metrics", "bertscore_f1")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cannot read Hangul" in proc.stderr
+    assert '-m "bertscore(model=PATH)"' in proc.stderr and "--bert-model" not in proc.stderr   # what caption takes
     out = tmp / "d.json"
     proc = run("-p", str(tmp / "p.json"), "-r", str(tmp / "r.json"), "--lang", "ko", "-o", str(out))
     assert proc.returncode == 0 and "skipped bertscore" in proc.stderr

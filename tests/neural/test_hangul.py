@@ -38,8 +38,22 @@ def test_minilm_is_refused_on_korean_with_one_line(minilm_tokenizer):
     with pytest.raises(EnglishModelError) as err:
         check_hangul(minilm_tokenizer, KOREAN, "all-MiniLM-L6-v2")
     msg = str(err.value)
-    assert "\n" not in msg and "--bert-model" in msg and "bert-base-multilingual-cased" in msg
-    assert "--allow-english-model" in msg
+    # the spelling of caption and summary, which name a model in the metric (#26)
+    assert "\n" not in msg and '-m "bertscore(model=PATH)"' in msg and "bert-base-multilingual-cased" in msg
+    assert "--allow-english-model" in msg and "--bert-model" not in msg
+
+
+@pytest.mark.parametrize("option", [None, "--bert-model PATH"])
+def test_the_refusal_names_the_option_of_the_command_that_built_the_scorer(option):
+    """caption/summary: -m "bertscore(model=PATH)"; train-summarizer/summarize: --bert-model PATH."""
+    pytest.importorskip("torch")
+    from scorekit.neural.bertscore import BERTScorer
+
+    with pytest.raises(EnglishModelError) as err:
+        BERTScorer(model_option=option).score(KOREAN, [[t] for t in KOREAN])
+    msg = str(err.value)
+    want = option or '-m "bertscore(model=PATH)"'
+    assert "\n" not in msg and f"model ({want}), e.g." in msg
 
 
 def test_allow_english_model_and_english_input_pass(minilm_tokenizer):

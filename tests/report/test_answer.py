@@ -135,3 +135,22 @@ def test_absa_runs_compared_by_default_keep_their_own_answer_with_marks(real):
     assert br["data-sig"] == f1["data-sig"] == "sig-better" and "Holm p = 0.0100" in br["title"]
     (count,) = el.find(data_answer="compared/significant")
     assert int(count["data-value"]) == 2
+
+
+def test_caption_answer_names_a_key_written_with_parameters_as_its_metric():
+    """#26: meteor(lexicon=...) and bertscore_f1(model=DIR) answer as METEOR and BERTScore F1, as in
+    a default run; when two keys stand for one metric, the parameters tell them apart."""
+    from scorekit.generation.targets import report
+
+    def answer(metrics):
+        rep = report(metrics, lang="ko")
+        data = {"task": "caption", "metrics": metrics, "signature": "task:caption|lang:ko",
+                "extra": {"report": rep, "primary_metric": rep["primary"]}}
+        return visible_text(answer_of(render_report([data])))
+
+    one = answer({"meteor(lexicon=/a/b/syn.tsv)": 0.4, "cider": 0.9, "bertscore_f1(model=/x/y/klue)": 0.81,
+                  "bertscore_p(model=/x/y/klue)": 0.79})
+    assert "METEOR 0.4000 against the baseline 0.3052" in one and "reached the final target" in one
+    assert "BERTScore F1" in one and "BERTScore precision" in one and "model=" not in one
+    two = answer({"meteor": 0.4, "bertscore_f1": 0.7, "bertscore_f1(model=/x/y/klue)": 0.81})
+    assert "BERTScore F1 (model=…/y/klue)" in two       # the other one, a folder by its last two parts

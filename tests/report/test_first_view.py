@@ -200,3 +200,50 @@ def test_rl_cross_validation_first_view(driver, tmp_path, shots):
     page = html.read_text(encoding="utf-8")
     assert "fold per item" not in page and 'data-category="fold"' not in page   # a fold index is no metric
     assert "scores, each on its own axis" not in page                            # BERTScore F1s share one axis
+
+
+def _answer_view(driver, html: Path) -> dict[str, tuple[str, str]]:
+    """The answer's numbers at 375 px: data-answer -> (value, text), each checked inside the window."""
+    driver.set_window_size(375, 812)
+    driver.get(html.as_uri())
+    view = driver.execute_script(ANSWER)
+    found = {}
+    for key, value, text, top, bottom, left, right in view["nums"]:
+        assert 0 <= top and bottom <= view["h"] and 0 <= left and right <= view["w"] + 0.5, (key, text)
+        found.setdefault(key, (value, text.strip()))
+    return found
+
+
+def test_caption_bertscore_model_in_the_grammar_has_the_default_first_view(driver, tmp_path):
+    """#26: -m "...,bertscore(model=DIR)" keys its results as written, and the report reads
+    bertscore_f1(model=DIR) for the §7 BERTScore row: the first view is the default run's, key for
+    key (the shipped MiniLM named by its folder is the default model, so the numbers are equal)."""
+    from scorekit.metrics.registry import declared_key
+    from scorekit.neural.encoder import default_model_path
+
+    pytest.importorskip("torch")
+    base = ["caption", "-p", EX / "caption/predictions_ko.json", "-r", EX / "caption/references_ko.json",
+            "--lang", "ko", "--allow-english-model", "-q"]
+    written = f"bleu,meteor,rouge_l,cider,bertscore(model={default_model_path()})"
+    views, data = {}, {}
+    for name, extra in (("default", []), ("written", ["-m", written])):
+        js, html = tmp_path / f"{name}.json", tmp_path / f"{name}.html"
+        code, _, err = scorekit(base + extra + ["-o", js, "--report", html])
+        assert code == 0, err
+        data[name] = json.loads(js.read_text(encoding="utf-8"))
+        check_first_view(driver, html, caption_expected(data[name]))
+        views[name] = _answer_view(driver, html)
+    rows = {n: {declared_key(t["metric"]): t for t in d["extra"]["report"]["targets"]} for n, d in data.items()}
+    assert rows["written"]["bertscore_f1"]["metric"] == f"bertscore_f1(model={default_model_path()})"
+    assert rows["written"]["bertscore_f1"]["reached"] is not None
+    assert rows["written"] == {k: {**r, "metric": rows["written"][k]["metric"]} for k, r in rows["default"].items()}
+
+    def resolved(view):   # "bertscore_f1(model=/a/b)/reached" -> "bertscore_f1/reached"
+        out = {}
+        for k, v in view.items():
+            head, _, tail = k.rpartition("/") if k.endswith("/reached") else (k, "", "")
+            out[declared_key(head) + (f"/{tail}" if tail else "")] = v
+        return out
+
+    assert "bertscore_f1/reached" in resolved(views["written"])
+    assert resolved(views["written"]) == resolved(views["default"])

@@ -95,6 +95,8 @@ MOVED_TO_GRAMMAR = {
                "--topn": "coherence(topn=N)", "--sis": "overall(sis=X)",
                "--semdiv-weights": "semdiv(alpha_vd=A,beta_cd=B)",
                "--overall-weights": "overall(w_sc=A,w_sd=B,w_semdiv=C,w_sis=D)"},
+    "caption": {"--lexicon": "meteor(lexicon=A.tsv;B.tsv)", "--bert-model": "bertscore(model=DIR)",
+                "--num-layers": "bertscore(num_layers=N)", "--clip-model": "clipscore(model=DIR)"},
     "summary": {"--bertscore": "rouge,bertscore", "--bertscore-model": "bertscore(model=DIR)",
                 "--num-layers": "bertscore(num_layers=N)"},
     "sweep": {"--bertscore": "rouge,bertscore,efficiency,density,words", "--no-bertscore": "rouge,density,words",

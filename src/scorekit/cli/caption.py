@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._types import finite, layers, usage_error
+from scorekit.cli._types import finite, usage_error
 from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption, metric_specs
@@ -16,6 +16,8 @@ from scorekit.cli.metric_options import MetricsOption, metric_specs
 @click.command("caption",
                epilog=example("scorekit caption -p preds.json -r refs.json --lang ko \\",
                               "    -o results.json --report captions.html",
+                              "scorekit caption -p preds.json -r refs.json --lang ko \\",
+                              "    -m \"bleu,meteor(lexicon=syn.tsv),rouge_l,cider,bertscore(model=DIR,num_layers=9)\"",
                               "scorekit caption -p preds.json -r refs.json --lang ko --recipe spec",
                               "scorekit caption -p results.json -r captions_val2014.json --lang en \\",
                               "    -m bleu,meteor15,rouge_l_coco,cider",
@@ -48,30 +50,21 @@ from scorekit.cli.metric_options import MetricsOption, metric_specs
                    "the signature. Other metrics stay in [0, 1].")
 @click.option("--tokenizer", type=click.Choice(["coco", "13a", "kiwi", "whitespace"]), default=None,
               help="Tokens for BLEU/CIDEr/English METEOR, for the whole batch (default: coco for en, kiwi for ko).")
-@click.option("--lexicon", type=click.Path(path_type=Path), multiple=True,
-              help="Extra Korean synonym lexicon (TSV or JSON) for METEOR; repeatable "
-                   "(shorthand for meteor(lexicon=a.tsv;b.tsv)).")
 @click.option("--images", type=click.Path(path_type=Path), default=None, help="Images named <id>.jpg|png for CLIPScore.")
 @click.option("--videos", type=click.Path(path_type=Path), default=None, help="Videos named <id>.mp4|... for CLIPScore.")
-@click.option("--bert-model", type=str, default=None,
-              help="Local BERTScore model dir (default: all-MiniLM-L6-v2; shorthand for bertscore(model=DIR)).")
-@click.option("--num-layers", type=layers(1), default=None,
-              help="BERTScore layer (shorthand for bertscore(num_layers=N); default: bert_score's layer for "
-                   "a known model name, e.g. 9 for bert-base-multilingual-cased; else the last layer).")
 @click.option("--allow-english-model", is_flag=True,
-              help="Score Korean with a BERTScore model that cannot read Hangul (refused by default).")
-@click.option("--clip-model", type=str, default=None,
-              help="Local CLIP model dir for CLIPScore (shorthand for clipscore(model=DIR)).")
+              help="Score Korean with a BERTScore model that cannot read Hangul (refused by default); "
+                   "for the whole run, it changes no number.")
 @click.option("--strict", is_flag=True, help="Ids on one side only are an error (default: a missing "
                                              "prediction scores 0, an unreferenced prediction is ignored).")
 @engine_options
 @output_options
-def command(predictions, references, lang, metrics, baseline_meteor, recipe, scale, tokenizer, lexicon, images,
-            videos, bert_model, num_layers, allow_english_model, clip_model, strict, engine, address, output, fmt,
-            quiet, **extra):
+def command(predictions, references, lang, metrics, baseline_meteor, recipe, scale, tokenizer, images, videos,
+            allow_english_model, strict, engine, address, output, fmt, quiet, **extra):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
-    A metric's parameters are set in its name: -m "bleu(mode=sentence),meteor(alpha=0.85)".
+    A metric's parameters are set in its name: -m "bleu(mode=sentence),meteor(lexicon=syn.tsv)",
+    -m "bleu,meteor,rouge_l,cider,bertscore(model=DIR,num_layers=9)", -m "clipscore(model=DIR)".
 
     The headline METEOR follows the language: scorekit's Korean METEOR (`meteor`) against 0.3052,
     Meteor 1.5 (`meteor15`, as COCO reports it) against 0.33 for English; the report names the
@@ -85,14 +78,11 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
         _check_spec_options(click.get_current_context(), lang)
     if images and videos:
         raise usage_error("give --images or --videos, not both")
-    shorthands = {"meteor": {"lexicon": [str(x) for x in lexicon] or None},
-                  "bertscore": {"model": bert_model, "num_layers": num_layers,
-                                "allow_english_model": allow_english_model or None},
-                  "clipscore": {"model": clip_model}}
     defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
     result = evaluate_files(predictions, references, lang=lang, recipe=recipe, scale=int(scale), tokenizer=tokenizer,
-                            metrics=metric_specs(metrics, "caption", defaults, shorthands) if recipe == "scorekit" else None,
+                            metrics=metric_specs(metrics, "caption", defaults) if recipe == "scorekit" else None,
                             images=images, videos=videos, strict=strict, baseline_meteor=baseline_meteor,
+                            allow_english_model=allow_english_model,
                             engine=open_engine(engine, address, quiet) if recipe == "scorekit" else None,
                             warn=warn)
     if not quiet:
@@ -120,12 +110,16 @@ def _check_spec_options(ctx: click.Context, lang: str) -> None:
 
 
 def _print_report(result, fmt: str) -> None:
+    from scorekit.metrics.registry import first_written
+
     m, rep = result.metrics, result.extra["report"]
     prim = rep["primary"]
     spec = rep.get("recipe") == "spec"
-    order = [prim, "cider", "bertscore_f1", "bertscore_p", "bertscore_r", "bleu_4", "rouge_l"]
-    role = {prim: "primary", "cider": "secondary", "bertscore_f1": "secondary",
-            "bleu_4": "reference", "rouge_l": "reference"}
+    written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
+    order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
+                                                  "bleu_4", "rouge_l"))]
+    role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
+            **dict.fromkeys(rep["reference"], "reference")}
     if spec:
         order = [prim, "bleu_4", "spec_rouge_l", "rouge_l", "spec_cider", "cider"]
         role = {prim: "primary (spec)", "bleu_4": "reference (spec)", "spec_rouge_l": "reference (spec; 0 on Korean)",

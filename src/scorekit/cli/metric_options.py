@@ -28,21 +28,14 @@ class MetricsOption(click.Option):
         return super().get_help_record(ctx)
 
 
-def metric_specs(text: str | None, family: str, defaults=None, shorthands=None):
-    """``-m`` text in the name grammar (``"chrf(beta=3),bleu_4"``) -> metric specs (``defaults``
-    when not given), with each command-line shorthand (``{"bertscore": {"model": DIR}}``: what
-    ``--bert-model DIR`` means) applied to the specs of that metric as a default its own
-    parameters override. None when neither text nor defaults are given."""
-    from scorekit.metrics.registry import MetricSpec, metric_class_for, split_specs
+def metric_specs(text: str | None, family: str, defaults=None):
+    """``-m`` text in the name grammar (``"chrf(beta=3),bleu_4"``) -> metric specs; ``defaults``
+    (optional when named by name: skipped with their reason if a dependency is missing) when no
+    text is given; None when neither is."""
+    from scorekit.metrics.registry import MetricSpec, split_specs
 
     if text:
-        names = [MetricSpec(t) for t in split_specs(text)]
-    elif defaults is not None:
-        names = [MetricSpec.of(d) if isinstance(d, MetricSpec) else MetricSpec(d, optional=True) for d in defaults]
-    else:
+        return [MetricSpec(t) for t in split_specs(text)]
+    if defaults is None:
         return None
-    out = []
-    for spec in names:
-        set_ = (shorthands or {}).get(metric_class_for(family, spec.name).name)
-        out.append(spec.with_defaults(**set_) if set_ else spec)
-    return out
+    return [MetricSpec.of(d) if isinstance(d, MetricSpec) else MetricSpec(d, optional=True) for d in defaults]

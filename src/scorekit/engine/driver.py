@@ -57,7 +57,7 @@ class Scored:
 def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None, *,
          optional: bool = False) -> list[Planned]:
     """Metric specs of the name grammar (``"chrf(beta=3)"``, ``"bleu_4"``, or
-    :class:`~scorekit.metrics.registry.MetricSpec` with shorthand defaults) -> the plan: one built
+    :class:`~scorekit.metrics.registry.MetricSpec`, with defaults another spec sets) -> the plan: one built
     metric per distinct (metric, parameters), each with the keys asked of it, keyed as written.
     ``common``: the batch-level parameters (language, tokenizer) every metric of the family
     takes."""

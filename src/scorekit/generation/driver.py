@@ -35,11 +35,14 @@ __all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "c
            "tokenizer_for"]
 
 
-def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False):
-    """The driver's plan (:func:`scorekit.engine.driver.plan`) for caption metric specs."""
+def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False,
+                 allow_english_model: bool = False):
+    """The driver's plan (:func:`scorekit.engine.driver.plan`) for caption metric specs, with the
+    batch-level parameters (language, tokenizer, the run's ``--allow-english-model``)."""
     from scorekit.engine.driver import plan
 
-    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer}, optional=optional)
+    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer,
+                                "allow_english_model": bool(allow_english_model)}, optional=optional)
 
 
 def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
@@ -60,15 +63,17 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
 def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",
              metrics: Sequence[Any] | None = None, tokenizer: str | None = None, media: Sequence | None = None,
              media_kind: str = "images", ids: Sequence[str] | None = None, name: str | None = None,
-             engine: Any = None) -> Result:
+             engine: Any = None, allow_english_model: bool = False) -> Result:
     """Score captions with the requested metrics (default :func:`default_metrics` of ``lang``): a
     :class:`Result` with the corpus scores, one row per caption and the signature.
 
     ``metrics``: names in the grammar ``chrf(beta=3)``, ``meteor(alpha=0.85,beta=0.2,gamma=0.6)``,
     ``bleu_4`` (results keyed as written); ``tokenizer``, ``media`` (CLIPScore's images or videos,
-    one per item) are set for the whole batch; ``engine``: None (this process), ``"fork"`` (parts
-    over this machine's cores) or a started :class:`~scorekit.engine.ray_engine.RayEngine` — the
-    numbers are the same (:mod:`scorekit.engine.driver`).
+    one per item) are set for the whole batch, as is ``allow_english_model`` (BERTScore on Korean
+    with a model that cannot read Hangul: allowed, it changes no number); ``engine``: None (this
+    process), ``"fork"`` (parts over this machine's cores) or a started
+    :class:`~scorekit.engine.ray_engine.RayEngine` — the numbers are the same
+    (:mod:`scorekit.engine.driver`).
 
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
     """
@@ -81,7 +86,7 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     batch = CaptionBatch(predictions, references, lang, tokenizer, list(media) if media else None, media_kind)
     explicit = metrics is not None
     plan = caption_plan(list(metrics) if explicit else list(default_metrics(lang)), lang, tokenizer,
-                        optional=not explicit)
+                        optional=not explicit, allow_english_model=allow_english_model)
     if media and getattr(engine, "name", None) == "ray":
         from scorekit.errors import ScorekitError
 
@@ -135,8 +140,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
             continue
         if all(m.values[p] == asked.values[p] for p in wanted.args):
             found.append((len(MetricSpec(spec).args), m))
-    # the key's own metric: the spec with what the key names and the fewest other settings (a
-    # shorthand's, like --lexicon); "chrf" next to "chrf(beta=3)" is the plain one
+    # the key's own metric: the spec with what the key names and the fewest other settings;
+    # "chrf" next to "chrf(beta=3)" is the plain one
     return min(found, key=lambda x: x[0])[1] if found else None
 
 

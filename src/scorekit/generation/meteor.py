@@ -219,7 +219,8 @@ class METEOR(CaptionMetric):
                     batch=True),
               Param("tokenizer", str, None, "unused: Korean METEOR reads Kiwi units", batch=True),
               *_fragment,
-              Param("lexicon", object, None, "Korean synonym lexicon file(s), ';'-separated (CLI: --lexicon)"),
+              Param("lexicon", object, None, "Korean synonym lexicon file(s), ';'-separated: "
+                    "meteor(lexicon=a.tsv;b.tsv)"),
               Param("delta", float, None, "Korean: weight of content units against function units (Meteor "
                     "1.5's delta; default 0.9)", low=0, high=1))
 

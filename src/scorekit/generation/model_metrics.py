@@ -26,8 +26,9 @@ class BERTScore(CaptionMetric):
                                            "and layer)", signature=False),
                                      Param("num_layers", int, None, "layer (default: bert_score's per-model layer)",
                                            low=1),
-                                     Param("allow_english_model", bool, False,
-                                           "score Korean with a model that cannot read Hangul", signature=False))
+                                     Param("allow_english_model", bool, False, "score Korean with a model that "
+                                           "cannot read Hangul (set for the run: --allow-english-model)",
+                                           signature=False, batch=True))
     key_info = {"bertscore_p": {"doc": "BERTScore precision: mean greedy-matched cosine of candidate tokens."},
                 "bertscore_r": {"doc": "BERTScore recall: mean greedy-matched cosine of reference tokens."},
                 "bertscore_f1": {"doc": "BERTScore F1: harmonic mean of BERTScore precision and recall."}}
@@ -80,7 +81,7 @@ class CLIPScore(CaptionMetric):
         if not b.media:
             raise ScorekitError("clipscore needs --images DIR or --videos DIR (one file per id)")
         if not self.values["model"]:
-            raise MissingDependencyError("clipscore needs a local CLIP model: pass --clip-model PATH")
+            raise MissingDependencyError('clipscore needs a local CLIP model: -m "clipscore(model=PATH)"')
         try:
             from scorekit.neural.clipscore import CLIPScorer
         except ImportError as exc:

@@ -66,14 +66,25 @@ def yardstick(lang: str) -> Yardstick:
 def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorekit",
            baseline_meteor: float | None = None) -> dict[str, Any]:
     """The spec's §6.1 report: the language's headline METEOR against its baseline (``None``: the
-    language's, :data:`YARDSTICKS`), with both recipes named, and the §7 targets reached."""
+    language's, :data:`YARDSTICKS`), with both recipes named, and the §7 targets reached.
+
+    Each declared key (``meteor``, ``bertscore_f1``) is read from the result key written for it
+    (``meteor(lexicon=x.tsv)``, ``bertscore_f1(model=DIR)``; the first written when several
+    resolve to one: :func:`~scorekit.metrics.registry.first_written`), and the report names that key."""
+    from scorekit.metrics.registry import first_written
+
     ys = yardstick(lang)
-    key = ys.key if recipe == "scorekit" else "meteor"
+    declared = ys.key if recipe == "scorekit" else "meteor"
+    written = first_written(metrics)
+    key = written.get(declared, declared)
     custom = baseline_meteor is not None
     base = float(baseline_meteor) if custom else ys.baseline
-    meteor_recipe = METEOR_RECIPES.get((recipe, key), key)
-    rep: dict[str, Any] = {"primary": key, "secondary": ["cider", "bertscore_f1"],
-                           "reference": ["bleu_4", "rouge_l"], "lang": lang, "recipe": recipe,
+    meteor_recipe = METEOR_RECIPES.get((recipe, declared), declared)
+    if key != declared:
+        meteor_recipe += f"; parameters as written: {key}"
+    rep: dict[str, Any] = {"primary": key, "secondary": [written.get(k, k) for k in ("cider", "bertscore_f1")],
+                           "reference": [written.get(k, k) for k in ("bleu_4", "rouge_l")], "lang": lang,
+                           "recipe": recipe,
                            "baseline_meteor": base, "meteor_recipe": meteor_recipe,
                            "baseline_recipe": "given with --baseline-meteor" if custom else ys.baseline_recipe}
     # The Korean baseline was made by the spec's recipe: only that recipe reads it like for like.
@@ -87,12 +98,13 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
         rep["meteor_improvement_pct"] = (m - base) / base * 100.0
     rows = []
     for name, t in TARGETS.items():
-        value = metrics.get(key if name == "meteor" else name)
+        row_key = key if name == "meteor" else written.get(name, name)
+        value = metrics.get(row_key)
         row_base = base if name == "meteor" else t["baseline"]
         if name == "meteor":  # §7: targets 1 and 2 are +10% and +20% over the baseline
             t = {**t, "target_1": base * 1.1, "target_2": base * 1.2}
         reached = [n for n in ("target_1", "target_2", "final") if value is not None and value >= t[n]]
-        rows.append({"metric": key if name == "meteor" else name, "value": value, "baseline": row_base,
+        rows.append({"metric": row_key, "value": value, "baseline": row_base,
                      "target_1": t["target_1"], "target_2": t["target_2"], "final": t["final"],
                      "reached": reached[-1] if reached else None})
     rep["targets"] = rows
@@ -102,13 +114,14 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
 def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Sequence[Any] | None = None,
                    recipe: str = "scorekit", scale: int = 1, tokenizer: str | None = None, images: Any = None,
                    videos: Any = None, strict: bool = False, baseline_meteor: float | None = None,
-                   engine: Any = None, warn: Any = None) -> Result:
+                   engine: Any = None, warn: Any = None, allow_english_model: bool = False) -> Result:
     """``scorekit caption`` as one call: read the prediction and reference files (JSON, JSONL,
     CSV, COCO), score them (:func:`~scorekit.generation.driver.evaluate`, or the caption spec's own code with ``recipe="spec"``),
     put sacrebleu's metrics on ``scale`` (1 or 100) and add the spec's report (the headline METEOR
     against its baseline, the §7 targets) as ``extra["report"]``. ``images``/``videos``: a folder
     of ``<id>.jpg|png|...`` / ``<id>.mp4|...`` for CLIPScore. ``engine``: an unstarted RayEngine is
-    started once the inputs are read and stopped at the end. ``warn`` is called with each warning
+    started once the inputs are read and stopped at the end. ``allow_english_model``: the run's
+    ``--allow-english-model`` (:func:`~scorekit.generation.driver.evaluate`). ``warn`` is called with each warning
     (ids on one side only, metrics skipped) as it arises; they are in ``extra`` too."""
     import contextlib
     from pathlib import Path
@@ -132,7 +145,8 @@ def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Seq
     else:
         with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
             result = evaluate(data.predictions, data.references, lang=lang, metrics=metrics, tokenizer=tokenizer,
-                              media=media, media_kind=kind, ids=data.ids, name=name, engine=engine)
+                              media=media, media_kind=kind, ids=data.ids, name=name, engine=engine,
+                              allow_english_model=allow_english_model)
     rescale(result, int(scale))
     skipped = result.extra.get("skipped", {})
     for key, why in skipped.items():

@@ -190,8 +190,8 @@ class MetricSpec:
     """One metric as the user named it: ``chrf(beta=3)`` -> name ``chrf``, arguments
     ``{"beta": "3"}`` (text, typed by the metric's :class:`~scorekit.metrics.base.Param`s when it
     is built). Results are keyed by the name as written (:meth:`label`); ``defaults`` are
-    parameters set by a command-line shorthand (``--bert-model``), applied unless the spec sets
-    them and not part of the label."""
+    parameters another spec sets (summary's ``efficiency`` takes its BERTScore's), applied unless
+    the spec sets them and not part of the label."""
 
     def __init__(self, text: str, defaults: dict[str, Any] | None = None, *, optional: bool = False):
         self.text = text.strip()
@@ -218,6 +218,28 @@ class MetricSpec:
 
     def __repr__(self) -> str:
         return f"MetricSpec({self.text!r})"
+
+
+def declared_key(key: str) -> str:
+    """The declared key a result key stands for: a key written with parameters in parentheses
+    (``bertscore_f1(model=DIR)``, ``meteor(lexicon=x.tsv)``: :meth:`MetricSpec.label`) -> its
+    declared key (``bertscore_f1``, ``meteor``); any other key is its own."""
+    try:
+        spec = MetricSpec(key)
+    except ScorekitError:
+        return key
+    return spec.name if spec.args and "k" not in spec.args and spec.text.endswith(")") else key
+
+
+def first_written(keys) -> dict[str, str]:
+    """Declared key -> the result key that answers for it in a report (a target table, a headline):
+    the first of ``keys`` (results keep the order written) that resolves to it, so
+    ``-m "bertscore,bertscore(model=X)"`` reads ``bertscore_f1`` and ``-m "bertscore(model=X),bertscore"``
+    reads ``bertscore_f1(model=X)``."""
+    out: dict[str, str] = {}
+    for key in keys:
+        out.setdefault(declared_key(key), key)
+    return out
 
 
 REGISTRY = MetricRegistry()

@@ -100,7 +100,7 @@ class BERTScorer:
                  baseline_path: str | os.PathLike | None = None, batch_size: int = 64,
                  device: str | None = None, max_length: int | None = None,
                  precision: str | None = None, bert_score_padding: bool = True,
-                 cache_size: int = 2048, allow_english_model: bool = False):
+                 cache_size: int = 2048, allow_english_model: bool = False, model_option: str | None = None):
         from scorekit.neural.default_model import default_model_path
 
         torch = _hf.require_torch()
@@ -124,6 +124,7 @@ class BERTScorer:
         self.device = self._loaded.device
         self.idf = bool(idf)
         self.allow_english_model = bool(allow_english_model)
+        self.model_option = model_option   # how the command names the model (the Hangul refusal says it)
         self.batch_size = int(batch_size)
         self.bert_score_padding = bool(bert_score_padding)
         # token states of recently scored sentences (LRU; 0 switches it off)
@@ -287,7 +288,8 @@ class BERTScorer:
 
         check_hangul(self.tokenizer, [*candidates, *(r for rs in references
                                                      for r in ([rs] if isinstance(rs, str) else rs))],
-                     self.name, allow=self.allow_english_model)
+                     self.name, allow=self.allow_english_model,
+                     **({"option": self.model_option} if self.model_option else {}))
         if idf_sentences is not None and not self.idf:
             raise ScorekitError("idf_sentences given but idf is off (BERTScorer(idf=True))")
         if not candidates:

@@ -49,7 +49,7 @@ def syllable_share(tokenizer, texts: Iterable[str]) -> float:
 
 def check_hangul(tokenizer, texts: Iterable[str], model_name: str, *, allow: bool = False,
                  sample: int = 64, what: str = "BERTScore model",
-                 option: str = "--bert-model / --bertscore-model PATH") -> float | None:
+                 option: str = '-m "bertscore(model=PATH)"') -> float | None:
     """Refuse (:class:`EnglishModelError`) a model that cannot read the Korean among ``texts``.
     Returns the syllable share measured, None when no text contains Hangul."""
     korean = [t for t in texts if has_hangul(t)][:sample]

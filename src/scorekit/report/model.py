@@ -293,7 +293,11 @@ _RETRIEVAL_LABELS = {"ndcg": "nDCG", "map": "MAP", "mrr": "MRR", "precision": "P
 
 def label(key: str, task: str | None = None) -> str:
     """A metric's name for a reader: ``BERTScore F1`` for ``bertscore_f1``, ``nDCG@10`` for
-    ``ndcg_cut.10``; a key it does not know is shown as written."""
+    ``ndcg_cut.10``, for captions ``BERTScore F1 (model=…/a/b)`` for ``bertscore_f1(model=/x/a/b)``
+    (a key written with its parameters; a folder by its last two parts); a key it does not know is
+    shown as written."""
+    from scorekit.metrics.registry import declared_key
+
     if key in LABELS:
         return LABELS[key]
     if task == "retrieval":
@@ -302,4 +306,8 @@ def label(key: str, task: str | None = None) -> str:
             fam, _, k = canonical.partition("@")
             if "(" not in fam and fam in _RETRIEVAL_LABELS:
                 return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
+    base = declared_key(key) if task == "caption" else key
+    if base != key and base in LABELS:    # a folder parameter by its last two parts
+        args = re.sub(r"=([^,=();]*/)([^,=();/]+/[^,=();/]+)(?=[,)])", r"=…/\2", key[len(base):])
+        return f"{LABELS[base]} {args}"
     return key

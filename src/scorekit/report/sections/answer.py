@@ -86,6 +86,19 @@ def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = No
     return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
 
 
+def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
+    """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
+    def name(n: str) -> str:   # a label's parameters may wrap: BERTScore F1 (model=…/a/b)
+        head, sep, args = n.partition(" (")
+        if not sep or "=" not in args:
+            return text_html(n)
+        return f'{text_html(head)} <span class="sk-args">({text_html(args)}</span>'
+
+    items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{name(n)} {num(v, k)}</span>'
+                       for k, n, v in pairs)
+    return f'<p class="sk-sub">{esc(lead) + ": " if lead else ""}{items}</p>' if items else ""
+
+
 def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
     """A small table of ready HTML cells (the answer's own: no sorting, no scroll box needed)."""
     head = "".join(f'<th scope="col">{h}</th>' for h in header)
@@ -253,13 +266,25 @@ def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 @answer("caption")
 def caption_answer(doc: Doc) -> str:
-    rep = doc.extra_value("report") if isinstance(doc.extra_value("report"), dict) else {}
+    from collections import Counter
+
+    from scorekit.metrics.registry import declared_key
+
+    rep = caption_report(doc)
     m = _metrics(doc)
     prim = rep.get("primary") if isinstance(rep.get("primary"), str) else primary_metric(doc)
     if not prim or prim not in m:
         return generic_answer(doc)
+    # a key written with parameters (bertscore_f1(model=DIR)) is named as its declared key, as in a
+    # default run, unless another key of the run resolves to it too (then with its parameters)
+    declared = Counter(declared_key(k) for k in m)
+
+    def name(key: str) -> str:
+        d = declared_key(key)
+        return label(d if declared[d] == 1 else key, doc.task)
+
     base = rep.get("baseline_meteor")
-    pname = esc(label(prim, doc.task))
+    pname = esc(name(prim))
     if is_number(base):
         head = (f"{pname} {num(m[prim], prim)} against the baseline {num(base, 'baseline_meteor')}: "
                 f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}")
@@ -280,17 +305,14 @@ def caption_answer(doc: Doc) -> str:
         reached = t.get("reached")
         status = (REACHED.get(reached, str(reached)) if reached else
                   ("not measured" if not is_number(v) else "none yet"))
-        rows.append([esc(label(key, doc.task)), num(v, key),
+        rows.append([f'<span title="{esc(key)}">{esc(name(key))}</span>', num(v, key),
                      " / ".join(fmt(t.get(k), 3) for k in ("target_1", "target_2", "final")),
                      f'<span data-answer="{esc(key)}/reached" data-value="{esc(reached or "")}">{esc(status)}</span>'])
     if rows:
         out.append(mini_table(["metric", "value", "§7 targets 1st / 2nd / final", "reached"], rows, cls="sk-targets"))
     others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
     if others:
-        # on one wrapping line: "also: BLEU-4 0.1884 · ROUGE-L 0.4378"
-        out.append('<p class="sk-sub">also: ' + " · ".join(
-            f'<span class="sk-pairv" title="{esc(k)}">{text_html(label(k, doc.task))} {num(m[k], k)}</span>'
-            for k in others) + "</p>")
+        out.append(inline([(k, name(k), m[k]) for k in others], "also"))
     known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
     rest = {k: v for k, v in rep.items()
             if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}

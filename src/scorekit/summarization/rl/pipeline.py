@@ -42,7 +42,7 @@ class Toolkit:
 
         enc = Encoder.load(encoder, device=device)
         scorer = load_bertscorer(True, model=bert_model, num_layers=num_layers, device=device,
-                                 allow_english_model=allow_english_model)
+                                 allow_english_model=allow_english_model, model_option="--bert-model PATH")
         return cls(enc.embed, enc.name, scorer, lang)
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
