@@ -270,7 +270,7 @@ def caption_answer(doc: Doc) -> str:
 
     from scorekit.metrics.registry import declared_key
 
-    rep = caption_report(doc)
+    rep = doc.extra_value("report") if isinstance(doc.extra_value("report"), dict) else {}
     m = _metrics(doc)
     prim = rep.get("primary") if isinstance(rep.get("primary"), str) else primary_metric(doc)
     if not prim or prim not in m:
