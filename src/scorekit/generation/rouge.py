@@ -30,6 +30,7 @@ one subtraction and three bit operations per token of the prediction instead of 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -38,6 +39,8 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
+from scorekit.generation.units import (DEFAULT_KOREAN_UNITS, KOREAN_UNITS, check_korean_units, check_units,
+                                       korean_units, korean_units_field)
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -61,28 +64,25 @@ def fmeasure(precision: float, recall: float) -> float:
 
 # --------------------------------------------------------------------------- tokenisation
 
-_stem_cache: dict[str, str] = {}
-_stemmer = None
+@functools.lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem import porter
+
+    return porter.PorterStemmer()
 
 
-def _stem(token: str) -> str:
-    global _stemmer
-    out = _stem_cache.get(token)
-    if out is None:
-        if _stemmer is None:
-            from nltk.stem import porter
-
-            _stemmer = porter.PorterStemmer()
-        out = _stemmer.stem(token)
-        _stem_cache[token] = out
-    return out
+@functools.lru_cache(maxsize=None)
+def porter_stem(token: str) -> str:
+    """NLTK's Porter stem (NLTK_EXTENSIONS mode) as rouge-score and nltk's ``meteor_score`` take it,
+    memoised."""
+    return _porter().stem(token)
 
 
 def _english_tokens(text: str, stem: bool) -> list[str]:
     # Equivalent to rouge-score's sub(non-alnum, " ") + split + filter: maximal [a-z0-9] runs.
     tokens = _TOKEN_RE.findall(text.lower())
     if stem:
-        tokens = [_stem(t) if len(t) > 3 else t for t in tokens]
+        tokens = [porter_stem(t) if len(t) > 3 else t for t in tokens]
         tokens = [t for t in tokens if _VALID_TOKEN_RE.match(t)]
     return tokens
 
@@ -108,16 +108,7 @@ def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[s
 
     ``lang="en"`` still sends text containing Hangul to Kiwi (rouge-score would drop it all).
     """
-    text = nfc(text)
-    if _wants_korean(text, lang):
-        from scorekit.text.korean import analyze
-
-        return _korean_select(analyze(text), stem)
-    return _english_tokens(text, stem)
-
-
-from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KOREAN_UNITS  # noqa: E402,F401
-from scorekit.generation.units import check_units as _check_units  # noqa: E402
+    return rouge_tokenize_batch([text], lang=lang, stem=stem)[0]
 
 
 def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool = False,
@@ -129,7 +120,7 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     ``units``: Korean tokens are Kiwi surface morphs without particles (``"surface"``, as before
     issue #15) or content-unit lemmas (``"content"``: tokenizer ``ko-content``).
     """
-    _check_units(units)
+    check_units(units)
     texts = [nfc(t) for t in texts]
     flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
     out: list[list[str] | None] = [None] * len(texts)
@@ -299,7 +290,7 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
     tokenised entirely by Kiwi so both sides split alike; ``units`` picks the Korean tokens
     (see :func:`rouge_tokenize_batch`; default :data:`DEFAULT_KOREAN_UNITS`).
     """
-    units = _check_units(units or DEFAULT_KOREAN_UNITS)
+    units = check_units(units or DEFAULT_KOREAN_UNITS)
     from scorekit.text.korean import has_hangul
 
     kinds = _check_kinds(kinds)
@@ -400,7 +391,6 @@ def stemmer_pin(stem: bool) -> dict:
 
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import MissingDependencyError
 from scorekit.metrics.base import Param
 from scorekit.metrics.registry import declare
 
@@ -160,18 +160,15 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     :class:`~scorekit.result.Result` whose ``meteor`` and ``bleu_4`` are the spec's numbers, with
     per-item rows and scorekit's ``rouge_l`` and ``cider`` on the same references beside the spec's
     ``spec_rouge_l`` and ``spec_cider``."""
+    from scorekit.generation.batch import CaptionBatch
     from scorekit.generation.driver import evaluate
     from scorekit.result import Result
-
     from scorekit.text.normalize import nfc
 
-    preds = [nfc(p) for p in predictions]    # as every scorekit metric: NFC, invisible characters out
-    refs = [[nfc(r)] if isinstance(r, str) else [nfc(x) for x in r] for r in references]
-    if len(preds) != len(refs):
-        raise ScorekitError(f"{len(preds)} predictions but {len(refs)} reference lists")
-    for i, rs in enumerate(refs):
-        if not rs:
-            raise ScorekitError(f"item {i}: empty reference list")
+    # as every scorekit metric: NFC, invisible characters out; the batch checks the pairing
+    b = CaptionBatch([nfc(p) for p in predictions],
+                     [[nfc(x) for x in ([r] if isinstance(r, str) else r)] for r in references], "ko")
+    preds, refs = b.predictions, b.references
     first = [rs[0] for rs in refs]
     toks = okt_morphs(preds + first)
     per = spec_scores(toks[:len(preds)], toks[len(preds):], preds, first)

@@ -8,7 +8,7 @@ units separate paraphrases from unrelated pairs perfectly (ROUGE-L AUC 1.000 aga
 
 from __future__ import annotations
 
-from scorekit.errors import UnknownNameError
+from scorekit.errors import ScorekitError, UnknownNameError
 
 KOREAN_UNITS = ("surface", "content")
 DEFAULT_KOREAN_UNITS = "content"
@@ -23,8 +23,6 @@ def check_units(units: str) -> str:
 def check_korean_units(metric) -> None:
     """``ko_units`` applies to Kiwi's Korean units only: refused on English or with a tokenizer
     named for the batch (which names the tokens itself)."""
-    from scorekit.errors import ScorekitError
-
     v = metric.values
     if v.get("ko_units") is None:
         return

@@ -23,7 +23,7 @@ import math
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +42,6 @@ class ClipScoreOutput:
     clip_score: np.ndarray
     ref_clip_score: np.ndarray | None
     signature: str
-    extra: dict = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         out = {"clip_score": float(np.mean(self.clip_score)) if len(self.clip_score) else math.nan}
