@@ -222,7 +222,7 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
 
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.units import KoreanUnitsMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
@@ -234,7 +234,7 @@ BREAKDOWN_KEYS = ("bleu_precision_1", "bleu_precision_2", "bleu_precision_3", "b
 
 
 @register
-class BLEU(CaptionMetric):
+class BLEU(KoreanUnitsMetric, CaptionMetric):
     """BLEU-n (``bleu_1``..``bleu_4``) in every mode is cumulative BLEU of maximum order n:
     brevity penalty x geometric mean of the clipped 1..n-gram precisions — pycocoevalcap's
     ``Bleu(4)`` list, and sacrebleu's BLEU with ``max_ngram_order=n`` (so ``bleu_4`` is
@@ -254,17 +254,11 @@ class BLEU(CaptionMetric):
     score_keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
     corpus = True
     params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu", choices=BLEU_MODES),
-                                     Param("ko_units", str, None, "Korean units: content (default) or surface",
-                                           choices=KOREAN_UNITS))
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        check_korean_units(self)
+                                     KoreanUnitsMetric.KO_UNITS)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
-        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
-        tok = "ko-content" if units == "content" else None
+        tok = "ko-content" if self.units(b.lang) == "content" else None
         hyps, refs = b.tokens(tok)
         a = bleu_stats_arrays(hyps, refs, MAX_N, b.ngrams(tok, MAX_N) if len(b) else None)
         return Stats({k: a[k] for k in ("hyp_len", "ref_len", "correct", "total")})
@@ -302,9 +296,6 @@ class BLEU(CaptionMetric):
 
     def item_scores(self, stats: Stats) -> dict:
         return self._compute(stats, False)
-
-    def pins(self) -> dict:
-        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])
 
 
 def _upto(s: BleuStats, n: int) -> BleuStats:

@@ -39,8 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
-from scorekit.generation.units import (DEFAULT_KOREAN_UNITS, KOREAN_UNITS, check_korean_units, check_units,
-                                       korean_units, korean_units_field)
+from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KoreanUnitsMetric, check_units
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -198,8 +197,6 @@ def _lcs_with_masks(masks: dict, m: int, seq: Iterable) -> int:
 
 def lcs_length(a: Sequence, b: Sequence) -> int:
     """Length of the longest common subsequence of two token sequences (bit-parallel)."""
-    if not a or not b:
-        return 0
     if len(a) < len(b):
         a, b = b, a
     return _lcs_with_masks(_match_masks(a), len(a), b)
@@ -244,12 +241,9 @@ class PreparedReference:
 
     def score(self, pred: Sequence[str], kind: str, pred_counts: dict[int, Counter] | None = None) -> Score:
         if kind == "rougeL":
-            if not pred or not self.tokens:
-                return Score(0.0, 0.0, 0.0)
             if self._masks is None:
                 self._masks = _match_masks(self.tokens)
-            lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
-            return _lcs_score(lcs, len(pred), len(self.tokens))
+            return _lcs_score(_lcs_with_masks(self._masks, len(self.tokens), pred), len(pred), len(self.tokens))
         n = int(kind[5:])
         pc = None if pred_counts is None else pred_counts.get(n)
         if pc is None:
@@ -338,18 +332,9 @@ def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]
     if n_pred == 0:
         return 0.0
     masks = _match_masks(pred_tokens)
-    prec: list[float] = []
-    rec: list[float] = []
-    for ref in refs_tokens:
-        if not ref:
-            prec.append(0.0)
-            rec.append(0.0)
-            continue
-        lcs = _lcs_with_masks(masks, n_pred, ref)
-        prec.append(lcs / float(n_pred))
-        rec.append(lcs / float(len(ref)))
-    prec_max = max(prec)
-    rec_max = max(rec)
+    lcs = [_lcs_with_masks(masks, n_pred, ref) for ref in refs_tokens]
+    prec_max = max(x / float(n_pred) for x in lcs)
+    rec_max = max(x / float(len(ref)) if ref else 0.0 for x, ref in zip(lcs, refs_tokens))
     if prec_max != 0 and rec_max != 0:
         return ((1 + beta ** 2) * prec_max * rec_max) / float(rec_max + beta ** 2 * prec_max)
     return 0.0
@@ -396,7 +381,7 @@ from scorekit.metrics.registry import register  # noqa: E402
 
 
 @register
-class RougeL(CaptionMetric):
+class RougeL(KoreanUnitsMetric, CaptionMetric):
     """ROUGE-L F1: LCS-based precision and recall, the best reference (rouge-score semantics, the
     spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0).
 
@@ -405,20 +390,15 @@ class RougeL(CaptionMetric):
     units are lemmas already)."""
 
     name = "rouge_l"
-    params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface",
-                                           choices=KOREAN_UNITS),
+    params = CaptionMetric.params + (KoreanUnitsMetric.KO_UNITS,
                                      Param("use_stemmer", bool, False,
                                            "Porter-stem English tokens as rouge-score (Korean surface: Kiwi lemmas)"))
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        check_korean_units(self)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         if not len(b):
             return Stats({"rouge_l": np.zeros(0)})
-        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
+        units = self.units(b.lang)
         if b.lang == "ko" and units == "content":
             # every text of a Korean batch is Korean to ROUGE: its content units are the batch's
             # ko-content tokens (shared with BLEU, Kiwi runs once), lower-cased as rouge_scores does
@@ -431,8 +411,7 @@ class RougeL(CaptionMetric):
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def pins(self) -> dict:
-        return {**korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"]),
-                **stemmer_pin(self.values["use_stemmer"])}
+        return {**super().pins(), **stemmer_pin(self.values["use_stemmer"])}
 
 
 @register
