@@ -372,10 +372,7 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
         "ref_offsets": np.concatenate([first, [len(sorted_ref)]]).astype(np.int64),
         "ref_paras": par_node[order_e].astype(np.int32),
     }
-    vocab_list = [""] * len(vocab)
-    for w, i in vocab.items():
-        vocab_list[i] = w
-    return arrays, vocab_list
+    return arrays, list(vocab)         # ids were given in insertion order
 
 
 def _file_sha(path: Path, root: Path) -> str:
@@ -389,12 +386,8 @@ def _file_sha(path: Path, root: Path) -> str:
         known = {}
     if key in known:
         return known[key]
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    sha = h.hexdigest()
-    known[key] = sha
+        sha = known[key] = hashlib.file_digest(f, "sha256").hexdigest()
     try:
         index.parent.mkdir(parents=True, exist_ok=True)
         tmp = index.with_suffix(f".{os.getpid()}.tmp")
