@@ -53,8 +53,9 @@ def bleu_stats_arrays(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Seq
                       max_n: int = MAX_N, matrix=None) -> dict:
     """The statistics of many items as arrays (``hyp_len``, closest ``ref_len``, ``correct`` and
     ``total`` of shape (items, max_n)), vectorised over one sparse n-gram matrix: the per-item
-    reference maxima are a grouped max, the clipped matches ``min(h, max_r)``. ``matrix``: the :func:`ngram_matrix` of the hypotheses followed by every
-    reference (in order), when already built (shared with CIDEr); built here otherwise."""
+    reference maxima are a grouped max, the clipped matches ``min(h, max_r)``. ``matrix``: the
+    :func:`ngram_matrix` of the hypotheses followed by every reference (in order), when already
+    built (shared with CIDEr); built here otherwise."""
     from scipy import sparse
 
     if len(hyps) != len(refs):

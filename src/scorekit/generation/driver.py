@@ -31,7 +31,8 @@ def default_metrics(lang: str) -> tuple[str, ...]:
     return DEFAULT_METRICS_BY_LANG[lang]
 
 
-__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan", "caption_signature"]
+__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan",
+           "caption_signature"]
 
 
 def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False):
@@ -88,11 +89,8 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     scored = run(plan, batch, engine)
     sig = caption_signature(lang, tokenizer, list(scored.metrics), scored.used)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
-    per_item = []
-    for i, id_ in enumerate(ids):
-        row = {"id": id_, "prediction": batch.predictions[i], "references": batch.references[i]}
-        row.update({k: float(v[i]) for k, v in scored.per_item.items()})
-        per_item.append(row)
+    per_item = [{"id": id_, "prediction": batch.predictions[i], "references": batch.references[i],
+                 **{k: float(v[i]) for k, v in scored.per_item.items()}} for i, id_ in enumerate(ids)]
     inputs = {"lang": lang, "n_items": len(batch)}
     if getattr(engine, "name", "local") != "local" and engine is not None:
         inputs["engine"] = getattr(engine, "name", str(engine))
@@ -108,10 +106,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     from scorekit.signature import parse_signature
 
     fields = parse_signature(signature or "")
-    if fields.get("task") not in ("caption", "summary"):
-        return None
-    if fields.get("recipe", "scorekit") != "scorekit":   # --recipe spec: not rebuilt from the registry
-        return None
+    if fields.get("task") not in ("caption", "summary") or fields.get("recipe", "scorekit") != "scorekit":
+        return None   # not a caption run, or --recipe spec: not rebuilt from the registry
     lang = fields.get("lang", "en")
     tok = fields.get("tok")
     common = {"lang": lang if lang in LANGS else "en",

@@ -243,7 +243,8 @@ class PreparedReference:
         if kind == "rougeL":
             if self._masks is None:
                 self._masks = _match_masks(self.tokens)
-            return _lcs_score(_lcs_with_masks(self._masks, len(self.tokens), pred), len(pred), len(self.tokens))
+            lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
+            return _lcs_score(lcs, len(pred), len(self.tokens))
         n = int(kind[5:])
         pc = None if pred_counts is None else pred_counts.get(n)
         if pc is None:

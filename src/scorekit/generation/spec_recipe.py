@@ -176,12 +176,9 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     metrics = {k: spec_mean(per[k]) for k in SPEC_KEYS}
     metrics.update(beside.metrics)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(preds))]
-    rows = []
-    for i, id_ in enumerate(ids):
-        row: dict[str, Any] = {"id": id_, "prediction": preds[i], "references": [first[i]]}
-        row.update({k: float(per[k][i]) for k in SPEC_KEYS})
-        row.update({k: float(beside.per_item[i][k]) for k in BESIDE})
-        rows.append(row)
+    rows = [{"id": id_, "prediction": preds[i], "references": [first[i]],
+             **{k: float(per[k][i]) for k in SPEC_KEYS}, **{k: float(beside.per_item[i][k]) for k in BESIDE}}
+            for i, id_ in enumerate(ids)]
     extra = {"recipe": {"name": "spec", "doc": RECIPE.doc, "references": "the first reference of each id "
                         "(the spec's evaluate.py passes one string per id)",
                         "zero_on_korean": dict(ZERO_ON_KOREAN),

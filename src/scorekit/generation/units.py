@@ -45,7 +45,8 @@ class KoreanUnitsMetric:
     parameter, refused where it does not apply (English, or a tokenizer named for the batch, which
     names the tokens itself), the units chosen and their signature pin."""
 
-    KO_UNITS = Param("ko_units", str, None, "Korean units: content (default) or surface", choices=KOREAN_UNITS)
+    KO_UNITS = Param("ko_units", str, None, "Korean units: content (default) or surface",
+                     choices=KOREAN_UNITS)
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -53,8 +54,8 @@ class KoreanUnitsMetric:
         if v["ko_units"] is not None and v["lang"] != "ko":
             raise ScorekitError(f"{self.name}(ko_units=...) applies to Korean captions only (--lang ko)")
         if v["ko_units"] is not None and v["tokenizer"]:
-            raise ScorekitError(f"{self.name}(ko_units=...) applies to Kiwi's units; --tokenizer {v['tokenizer']} "
-                                "names the tokens itself: give one or the other")
+            raise ScorekitError(f"{self.name}(ko_units=...) applies to Kiwi's units; --tokenizer "
+                                f"{v['tokenizer']} names the tokens itself: give one or the other")
 
     def units(self, lang: str) -> str | None:
         """:func:`korean_units` of a batch in ``lang``."""

@@ -47,7 +47,8 @@ def _pooling_mode(model_dir: Path) -> str:
     entries = _json(model_dir / "modules.json")
     for entry in entries if isinstance(entries, list) else []:
         path = model_dir / str(entry.get("path", "")) if isinstance(entry, dict) else None
-        if path and str(entry.get("type", "")).endswith("models.Pooling") and (path / "config.json").is_file():
+        pooling = path is not None and str(entry.get("type", "")).endswith("models.Pooling")
+        if pooling and (path / "config.json").is_file():
             folder = path
             break
     data = _json(folder / "config.json")
