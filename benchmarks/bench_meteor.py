@@ -65,13 +65,14 @@ def _nltk_meteor(tmp: Path):
 
 def main() -> None:
     from scorekit.generation import meteor as M
+    from scorekit.generation.rouge import porter_stem
     from scorekit.text.wordnet import WordNet
 
     preds, refs = data(N)
     with tempfile.TemporaryDirectory() as tmp:
         nltk_meteor = _nltk_meteor(Path(tmp))
         # cold: a fresh WordNet reader and empty stem cache, the whole set in one call
-        M._english_prep.cache_clear()
+        porter_stem.cache_clear()
         t0 = time.perf_counter()
         wn = WordNet()
         ours = M.meteor_batch(preds, refs, wordnet=wn)

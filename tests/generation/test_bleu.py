@@ -18,6 +18,11 @@ EN = ["a", "man", "dog", "the", "on", "riding", "red", "bike"]
 KO = ["바다", "파도", "가", "하얀", "푸른", "해변", "에", "치다"]
 
 
+def one_item(hyp, refs):
+    """The statistics of one item, from the batch path every metric uses."""
+    return B.bleu_stats_batch([hyp], [refs])[0]
+
+
 def sent(vocab, min_size=0):
     return st.lists(st.sampled_from(vocab), min_size=min_size, max_size=12)
 
@@ -96,7 +101,7 @@ def test_sentence_bleu_equals_nltk_method1(vocab, data, n):
         warnings.simplefilter("ignore")
         expected = nltk_bleu.sentence_bleu(refs, hyp, weights=weights,
                                            smoothing_function=nltk_bleu.SmoothingFunction().method1)
-    got = B.nltk_sentence_bleu(B.bleu_stats(hyp, refs), weights)
+    got = B.nltk_sentence_bleu(one_item(hyp, refs), weights)
     assert close(got, expected)
 
 
@@ -105,18 +110,18 @@ def test_korean_kiwi_tokens():
 
     hyp, ref = "파란 바다에 하얀 파도가 친다", "푸른 바다 위로 하얀 파도가 부서진다"
     h, r = tokenize_batch([hyp, ref], "kiwi")
-    s = B.bleu_stats(h, [r])
+    s = one_item(h, [r])
     # morphs match where whole eojeol do not: 바다, 하얀, 파도, 가
     assert s.correct[0] >= 4
-    whitespace = B.bleu_stats(hyp.split(), [ref.split()])
+    whitespace = one_item(hyp.split(), [ref.split()])
     assert s.correct[0] > whitespace.correct[0]
     gts, res = {0: [" ".join(r)]}, {0: [" ".join(h)]}
     assert close(B.coco_bleu([s])[0][0], pycoco_bleu.Bleu(4).compute_score(gts, res, verbose=0)[0][0])
 
 
 def test_worked_example_and_edges():
-    s = B.bleu_stats("the cat sat on the mat".split(), ["the cat is on the mat".split()])
+    s = one_item("the cat sat on the mat".split(), ["the cat is on the mat".split()])
     assert s.correct == (5, 3, 1, 0) and s.total == (6, 5, 4, 3)
-    assert B.nltk_sentence_bleu(B.bleu_stats([], [["a"]])) == 0.0
+    assert B.nltk_sentence_bleu(one_item([], [["a"]])) == 0.0
     with pytest.raises(ValueError):
-        B.bleu_stats(["a"], [])
+        one_item(["a"], [])

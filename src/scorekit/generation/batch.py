@@ -27,12 +27,6 @@ from scorekit.metrics.base import Metric, Param, Stats
 LANGS = ("ko", "en")
 
 
-def tokenizer_for(lang: str) -> str:
-    from scorekit.text.tokenizers import default_tokenizer
-
-    return default_tokenizer(lang)
-
-
 @dataclass
 class CaptionBatch:
     predictions: list[str]
@@ -41,8 +35,8 @@ class CaptionBatch:
     tokenizer: str | None = None          # None: the language's default
     media: list | None = None             # CLIPScore: one image/video per item
     media_kind: str = "images"
-    _tokens: dict | None = field(default=None, repr=False)
-    _ngrams: dict | None = field(default=None, repr=False)
+    _tokens: dict = field(default_factory=dict, repr=False)   # tokenizer -> (hyps, refs)
+    _ngrams: dict = field(default_factory=dict, repr=False)   # (tokenizer, max_n) -> NgramMatrix
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -60,7 +54,7 @@ class CaptionBatch:
 
     def _sliced(self, a: int, b: int) -> dict:
         return {"predictions": self.predictions[a:b], "references": self.references[a:b],
-                "media": None if self.media is None else list(self.media[a:b]), "_tokens": None, "_ngrams": None}
+                "media": None if self.media is None else list(self.media[a:b]), "_tokens": {}, "_ngrams": {}}
 
     def slice(self, a: int, b: int) -> "CaptionBatch":
         """Items ``a..b-1`` as a batch of their own (a shard; nothing computed carried over)."""
@@ -70,7 +64,9 @@ class CaptionBatch:
 
     @property
     def tokenizer_name(self) -> str:
-        return self.tokenizer or tokenizer_for(self.lang)
+        from scorekit.text.tokenizers import default_tokenizer
+
+        return self.tokenizer or default_tokenizer(self.lang)
 
     @property
     def empty(self) -> np.ndarray:
@@ -85,7 +81,7 @@ class CaptionBatch:
 
     def has_tokens(self, tokenizer: str | None = None) -> bool:
         """Whether :meth:`tokens` has already been computed for this tokenizer."""
-        return bool(self._tokens) and (tokenizer or self.tokenizer_name) in self._tokens
+        return (tokenizer or self.tokenizer_name) in self._tokens
 
     def per_text_tokenizer(self, tokenizer: str | None = None):
         """The tokenizer as a ``str -> list[str]`` function giving what :meth:`tokens` gives
@@ -99,8 +95,6 @@ class CaptionBatch:
         """(prediction tokens, reference tokens) with the batch's tokenizer (or ``tokenizer``),
         computed once per tokenizer."""
         name = tokenizer or self.tokenizer_name
-        if self._tokens is None:
-            self._tokens = {}
         if name not in self._tokens:
             from scorekit.text.tokenizers import tokenize_batch
 
@@ -119,8 +113,6 @@ class CaptionBatch:
         every reference's (rows ``0..n-1`` the predictions, then the references in order),
         built once per tokenizer and shared by BLEU and CIDEr."""
         name = tokenizer or self.tokenizer_name
-        if self._ngrams is None:
-            self._ngrams = {}
         key = (name, max_n)
         if key not in self._ngrams:
             from scorekit.generation.ngrams import ngram_matrix
@@ -138,6 +130,11 @@ class CaptionMetric(Metric):
     params: tuple[Param, ...] = (Param("lang", str, "en", "language: en or ko", choices=LANGS, batch=True),
                                  Param("tokenizer", str, None, "tokens for n-gram metrics (default per language)",
                                        batch=True))
+
+    transient: tuple[str, ...] = ()   # per-process caches (a model, one batch's results): not pickled
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self.transient}
 
     def batch(self, batch: Any) -> CaptionBatch:
         if isinstance(batch, CaptionBatch):

@@ -26,7 +26,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from scorekit.generation.ngrams import ngram_counts, ngram_matrix
+import numpy as np
+
+from scorekit.generation.ngrams import ngram_matrix
 
 MAX_N = 4
 _TINY = 1e-15   # pycocoevalcap bleu_scorer: "so that if guess is 0 still return 0"
@@ -41,53 +43,19 @@ class BleuStats:
     ref_len: int                 # closest reference length (summed over items after merge)
     correct: tuple[int, ...]
     total: tuple[int, ...]
-    ref_lens: tuple[int, ...] = ()
 
     @property
     def max_n(self) -> int:
         return len(self.correct)
 
 
-def closest_ref_len(hyp_len: int, ref_lens: Iterable[int]) -> int:
-    return min((abs(r - hyp_len), r) for r in ref_lens)[1]
-
-
-def _max_ref_counts(refs_tokens: Sequence[Sequence[str]], max_n: int) -> dict:
-    it = iter(refs_tokens)
-    merged = dict(ngram_counts(next(it), max_n))
-    for ref in it:
-        for g, c in ngram_counts(ref, max_n).items():
-            if c > merged.get(g, 0):
-                merged[g] = c
-    return merged
-
-
-def bleu_stats(hyp_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]],
-               max_n: int = MAX_N) -> BleuStats:
-    """Statistics of one hypothesis against its references (at least one)."""
-    if not refs_tokens:
-        raise ValueError("BLEU needs at least one reference")
-    ref_max = _max_ref_counts(refs_tokens, max_n)
-    correct = [0] * max_n
-    get = ref_max.get
-    for g, c in ngram_counts(hyp_tokens, max_n).items():
-        m = get(g)
-        if m:
-            correct[len(g) - 1] += c if c < m else m
-    hl = len(hyp_tokens)
-    ref_lens = tuple(len(r) for r in refs_tokens)
-    return BleuStats(hl, closest_ref_len(hl, ref_lens), tuple(correct),
-                     tuple(max(0, hl - k) for k in range(max_n)), ref_lens)
-
-
 def bleu_stats_arrays(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
                       max_n: int = MAX_N, matrix=None) -> dict:
     """The statistics of many items as arrays (``hyp_len``, closest ``ref_len``, ``correct`` and
-    ``total`` of shape (items, max_n), ``ref_lens`` flat and ``n_refs``), vectorised over one
-    sparse n-gram matrix: the per-item reference maxima are a grouped max, the clipped matches
-    ``min(h, max_r)``. ``matrix``: the :func:`ngram_matrix` of the hypotheses followed by every
-    reference (in order), when already built (shared with CIDEr); built here otherwise."""
-    import numpy as np
+    ``total`` of shape (items, max_n)), vectorised over one sparse n-gram matrix: the per-item
+    reference maxima are a grouped max, the clipped matches ``min(h, max_r)``. ``matrix``: the
+    :func:`ngram_matrix` of the hypotheses followed by every reference (in order), when already
+    built (shared with CIDEr); built here otherwise."""
     from scipy import sparse
 
     if len(hyps) != len(refs):
@@ -126,24 +94,15 @@ def bleu_stats_arrays(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Seq
     else:
         closest = np.zeros(0, np.int64)
     total = np.maximum(0, hyp_len[:, None] - np.arange(max_n)[None, :]).astype(np.int64)
-    return {"hyp_len": hyp_len, "ref_len": closest, "correct": correct, "total": total,
-            "ref_lens": ref_len, "n_refs": n_refs}
+    return {"hyp_len": hyp_len, "ref_len": closest, "correct": correct, "total": total}
 
 
 def bleu_stats_batch(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
                      max_n: int = MAX_N, matrix=None) -> list[BleuStats]:
-    """:func:`bleu_stats` for many items at once (:func:`bleu_stats_arrays`, one object per item)."""
-    import numpy as np
-
-    if len(hyps) != len(refs):
-        raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference lists")
-    if not len(hyps):
-        return []
+    """Per-item :class:`BleuStats` (:func:`bleu_stats_arrays`, one object per item)."""
     a = bleu_stats_arrays(hyps, refs, max_n, matrix)
-    ref_lens_list = np.split(a["ref_lens"], np.cumsum(a["n_refs"])[:-1])
-    return [BleuStats(int(h), int(r), tuple(c), tuple(t), tuple(rl.tolist()))
-            for h, r, c, t, rl in zip(a["hyp_len"].tolist(), a["ref_len"].tolist(), a["correct"].tolist(),
-                                      a["total"].tolist(), ref_lens_list)]
+    return [BleuStats(h, r, tuple(c), tuple(t)) for h, r, c, t in
+            zip(a["hyp_len"].tolist(), a["ref_len"].tolist(), a["correct"].tolist(), a["total"].tolist())]
 
 
 def merge(stats: Iterable[BleuStats]) -> BleuStats:
@@ -263,10 +222,8 @@ def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]],
 
 
 # -- the metric contract ---------------------------------------------------------------------
-import numpy as _np  # noqa: E402
-
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
+from scorekit.generation.units import KoreanUnitsMetric  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
@@ -278,7 +235,7 @@ BREAKDOWN_KEYS = ("bleu_precision_1", "bleu_precision_2", "bleu_precision_3", "b
 
 
 @register
-class BLEU(CaptionMetric):
+class BLEU(KoreanUnitsMetric, CaptionMetric):
     """BLEU-n (``bleu_1``..``bleu_4``) in every mode is cumulative BLEU of maximum order n:
     brevity penalty x geometric mean of the clipped 1..n-gram precisions — pycocoevalcap's
     ``Bleu(4)`` list, and sacrebleu's BLEU with ``max_ngram_order=n`` (so ``bleu_4`` is
@@ -298,65 +255,42 @@ class BLEU(CaptionMetric):
     score_keys = ("bleu_1", "bleu_2", "bleu_3", "bleu_4")
     corpus = True
     params = CaptionMetric.params + (Param("mode", str, "coco", "coco | sentence | sacrebleu", choices=BLEU_MODES),
-                                     Param("ko_units", str, None, "Korean units: content (default) or surface",
-                                           choices=KOREAN_UNITS))
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        check_korean_units(self)
+                                     KoreanUnitsMetric.KO_UNITS)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
-        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
-        tok = "ko-content" if units == "content" else None
+        tok = "ko-content" if self.units(b.lang) == "content" else None
         hyps, refs = b.tokens(tok)
         a = bleu_stats_arrays(hyps, refs, MAX_N, b.ngrams(tok, MAX_N) if len(b) else None)
         return Stats({k: a[k] for k in ("hyp_len", "ref_len", "correct", "total")})
 
-    @staticmethod
-    def _rows(stats: Stats) -> list[BleuStats]:
-        c = stats.columns
-        return [BleuStats(int(h), int(r), tuple(cc.tolist()), tuple(tt.tolist()))
-                for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
-
     def _compute(self, stats: Stats, corpus: bool):
         mode = self.values["mode"]
-        if corpus and mode != "sentence" and len(stats):
-            c = stats.columns
+        if not len(stats):
+            keys = self.keys if mode == "sacrebleu" else self.score_keys
+            return {k: float("nan") if corpus else np.zeros(0) for k in keys}
+        c = stats.columns
+        if corpus and mode != "sentence":
             merged = BleuStats(int(c["hyp_len"].sum()), int(c["ref_len"].sum()),
                                tuple(int(x) for x in c["correct"].sum(axis=0)),
                                tuple(int(x) for x in c["total"].sum(axis=0)))
             if mode == "coco":
                 return dict(zip(self.score_keys, _coco_from(merged)))
-            out = {k: sacrebleu_score(BleuStats(merged.hyp_len, merged.ref_len, merged.correct[: n + 1],
-                                                merged.total[: n + 1])) / 100.0
-                   for n, k in enumerate(self.score_keys)}
+            out = {k: sacrebleu_score(_upto(merged, n + 1)) / 100.0 for n, k in enumerate(self.score_keys)}
             return {**out, **_breakdown(sacrebleu_breakdown(merged))}
-        rows = self._rows(stats)
-        keys = self.keys if mode == "sacrebleu" else self.score_keys
-        if not rows:
-            nan = float("nan")
-            return {k: nan for k in keys} if corpus else {k: _np.zeros(0) for k in keys}
+        rows = [BleuStats(int(h), int(r), tuple(cc.tolist()), tuple(tt.tolist()))
+                for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
         if mode == "coco":
-            if corpus:
-                return dict(zip(self.score_keys, _coco_from(merge(rows))))
             items = [_coco_from(s) for s in rows]
-            return {k: _np.array([it[n] for it in items]) for n, k in enumerate(self.score_keys)}
+            return {k: np.array([it[n] for it in items]) for n, k in enumerate(self.score_keys)}
         if mode == "sentence":
-            per = {k: _np.array([nltk_sentence_bleu(s, nltk_weights(n + 1)) for s in rows])
+            per = {k: np.array([nltk_sentence_bleu(s, nltk_weights(n + 1)) for s in rows])
                    for n, k in enumerate(self.score_keys)}
-            return {k: float(_np.mean(v)) for k, v in per.items()} if corpus else per
-        out = {}
-        for n, k in enumerate(self.score_keys):
-            sub = [BleuStats(s.hyp_len, s.ref_len, s.correct[: n + 1], s.total[: n + 1]) for s in rows]
-            if corpus:
-                out[k] = sacrebleu_score(merge(sub)) / 100.0
-            else:
-                out[k] = _np.array([sacrebleu_score(s, effective_order=True) / 100.0 for s in sub])
-        if corpus:
-            return {**out, **_breakdown(sacrebleu_breakdown(merge(rows)))}
+            return {k: float(np.mean(v)) for k, v in per.items()} if corpus else per
+        out = {k: np.array([sacrebleu_score(_upto(s, n + 1), effective_order=True) / 100.0 for s in rows])
+               for n, k in enumerate(self.score_keys)}
         items = [_breakdown(sacrebleu_breakdown(s, effective_order=True)) for s in rows]
-        return {**out, **{k: _np.array([it[k] for it in items]) for k in BREAKDOWN_KEYS}}
+        return {**out, **{k: np.array([it[k] for it in items]) for k in BREAKDOWN_KEYS}}
 
     def score(self, stats: Stats) -> dict[str, float]:
         return self._compute(stats, True)
@@ -364,8 +298,10 @@ class BLEU(CaptionMetric):
     def item_scores(self, stats: Stats) -> dict:
         return self._compute(stats, False)
 
-    def pins(self) -> dict:
-        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])
+
+def _upto(s: BleuStats, n: int) -> BleuStats:
+    """The statistics of orders 1..n only (BLEU-n)."""
+    return BleuStats(s.hyp_len, s.ref_len, s.correct[:n], s.total[:n])
 
 
 def _breakdown(b: dict) -> dict[str, float]:

@@ -13,9 +13,10 @@ the Gaussian length penalty, sigma 6, the x10). Quirks kept for exactness: the "
 penalty is the number of **bigrams** (pycocoevalcap counts ``n == 1`` with 0-based n), so one-word
 and empty captions both have length 0; a cosine with a zero norm is left unnormalised (it is 0).
 
-Plain CIDEr (vrama91/cider ``Cider``) drops the clipping (``g_c * g_s``) and the penalty; the x10 and
-the division by |S_i| stay. Document frequencies come from the evaluated references (``df_mode
-"corpus"``) or from a corpus file (:func:`load_document_frequency`), e.g. the COCO validation set.
+Plain CIDEr (vrama91/cider ``Cider``; ``clipped=False, length_penalty=False``) drops the clipping
+(``g_c * g_s``) and the penalty; the x10 and the division by |S_i| stay. Document frequencies
+come from the evaluated references (``df_mode "corpus"``) or from a corpus file
+(:func:`load_document_frequency`), e.g. the COCO validation set.
 
 Note the spec's §6.1 ``evaluate_single`` scores CIDEr on one item at a time: with N = 1 every idf
 is log 1 - log 1 = 0, so that CIDEr is always 0. scorekit scores the corpus.
@@ -50,7 +51,6 @@ class DocumentFrequency:
 class CiderOutput:
     score: float
     scores: np.ndarray          # per item
-    per_order: np.ndarray       # (items, n): the x10-scaled per-order terms before averaging
 
 
 def document_frequency(refs_tokens: Sequence[Sequence[Sequence[str]]], n: int = 4) -> DocumentFrequency:
@@ -119,7 +119,7 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
         raise ValueError("one reference list per hypothesis")
     n_items = len(hyps_tokens)
     if n_items == 0:
-        return CiderOutput(float("nan"), np.zeros(0), np.zeros((0, n)))
+        return CiderOutput(float("nan"), np.zeros(0))
     if any(len(r) == 0 for r in refs_tokens):
         raise ValueError("every item needs at least one reference")
 
@@ -170,21 +170,14 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
         val = val * (np.e ** (-(delta ** 2) / (2 * sigma ** 2)))[:, None]
     sums = np.zeros((n_items, n))
     np.add.at(sums, ref_item, val)
-    n_refs = np.array([len(r) for r in refs_tokens], dtype=float)
-    per_order = sums / n_refs[:, None] * 10.0
-    scores = np.mean(sums, axis=1) / n_refs * 10.0
-    return CiderOutput(float(np.mean(scores)), scores, per_order)
+    scores = np.mean(sums, axis=1) / np.array([len(r) for r in refs_tokens], dtype=float) * 10.0
+    return CiderOutput(float(np.mean(scores)), scores)
 
 
 def cider_d(hyps_tokens, refs_tokens, *, sigma: float = 6.0, df: DocumentFrequency | None = None,
             n: int = 4) -> CiderOutput:
     """CIDEr-D = pycocoevalcap ``Cider`` (clipped, Gaussian length penalty, x10)."""
     return cider(hyps_tokens, refs_tokens, n=n, sigma=sigma, df=df)
-
-
-def cider_plain(hyps_tokens, refs_tokens, *, df: DocumentFrequency | None = None, n: int = 4) -> CiderOutput:
-    """Original CIDEr (vrama91/cider ``Cider``): no clipping, no length penalty."""
-    return cider(hyps_tokens, refs_tokens, n=n, clipped=False, length_penalty=False, df=df)
 
 
 # -- the metric contract ---------------------------------------------------------------------
@@ -208,15 +201,14 @@ class CIDEr(CaptionMetric):
                                      Param("df", object, None, "document-frequency file (default: the references)"))
     clipped = True
     length_penalty = True
+    transient = ("_shared", "_last")   # caches of one batch's run stay where they were made
 
-    def _df(self) -> tuple[DocumentFrequency | None, str]:
+    def _df(self) -> DocumentFrequency | None:
+        """The document frequencies of ``df=FILE`` (read once), None for the references'."""
         path = self.values["df"]
-        if not path:
-            return None, "corpus"
-        cached = getattr(self, "_df_cache", None)
-        if cached is None or cached[0] != path:
+        if path and getattr(self, "_df_cache", (None,))[0] != path:
             self._df_cache = (path, load_document_frequency(path))
-        return self._df_cache[1], f"file:{path}"
+        return self._df_cache[1] if path else None
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -227,14 +219,8 @@ class CIDEr(CaptionMetric):
         self._shared = (stats.columns["hyp"], stats.columns["refs"], b.ngrams(None, 4) if len(b) else None)
         return stats
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_shared", None)   # caches of one batch's run stay where they were made
-        state.pop("_last", None)
-        return state
-
     def _run(self, stats: Stats) -> CiderOutput:
-        df, _ = self._df()
+        df = self._df()
         hyps, refs = stats.columns.get("hyp", []), stats.columns.get("refs", [])
         key = (self.values.get("sigma"), self.values["df"])
         last = getattr(self, "_last", None)
@@ -254,7 +240,7 @@ class CIDEr(CaptionMetric):
         return {self.result_keys()[0]: self._run(stats).scores.copy()}
 
     def pins(self) -> dict:
-        df = self._df()[0]
+        df = self._df()
         return {} if df is None else {"df_docs": df.n_docs, "df_ngrams": len(df.df)}
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scorekit.errors import UnknownNameError
-from scorekit.generation.batch import LANGS, CaptionBatch, tokenizer_for
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.generation.batch import LANGS, CaptionBatch
 from scorekit.metrics.base import Metric
 from scorekit.result import Result
 from scorekit.signature import Signature
@@ -31,8 +31,8 @@ def default_metrics(lang: str) -> tuple[str, ...]:
     return DEFAULT_METRICS_BY_LANG[lang]
 
 
-__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan", "caption_signature",
-           "tokenizer_for"]
+__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan",
+           "caption_signature"]
 
 
 def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False,
@@ -47,7 +47,9 @@ def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, 
 
 def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
                       metrics: Sequence[Metric]) -> Signature:
-    tok = tokenizer or tokenizer_for(lang)
+    from scorekit.text.tokenizers import default_tokenizer
+
+    tok = tokenizer or default_tokenizer(lang)
     if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
         from scorekit.text.korean import analyser_version
 
@@ -88,17 +90,12 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     plan = caption_plan(list(metrics) if explicit else list(default_metrics(lang)), lang, tokenizer,
                         optional=not explicit, allow_english_model=allow_english_model)
     if media and getattr(engine, "name", None) == "ray":
-        from scorekit.errors import ScorekitError
-
         raise ScorekitError("--engine ray does not score CLIPScore media yet; run it with --engine local")
     scored = run(plan, batch, engine)
     sig = caption_signature(lang, tokenizer, list(scored.metrics), scored.used)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
-    per_item = []
-    for i, id_ in enumerate(ids):
-        row = {"id": id_, "prediction": batch.predictions[i], "references": batch.references[i]}
-        row.update({k: float(v[i]) for k, v in scored.per_item.items()})
-        per_item.append(row)
+    per_item = [{"id": id_, "prediction": batch.predictions[i], "references": batch.references[i],
+                 **{k: float(v[i]) for k, v in scored.per_item.items()}} for i, id_ in enumerate(ids)]
     inputs = {"lang": lang, "n_items": len(batch)}
     if getattr(engine, "name", "local") != "local" and engine is not None:
         inputs["engine"] = getattr(engine, "name", str(engine))
@@ -110,15 +107,12 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     """Rebuild the caption metric that produced the result ``key`` from a run's signature: the
     batch's language and tokenizer, and the metric's canonical spec (every parameter it ran with)
     through :func:`scorekit.metrics.get_metric` — or None when the signature names no such metric."""
-    from scorekit.errors import ScorekitError
     from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for
     from scorekit.signature import parse_signature
 
     fields = parse_signature(signature or "")
-    if fields.get("task") not in ("caption", "summary"):
-        return None
-    if fields.get("recipe", "scorekit") != "scorekit":   # --recipe spec: not rebuilt from the registry
-        return None
+    if fields.get("task") not in ("caption", "summary") or fields.get("recipe", "scorekit") != "scorekit":
+        return None   # not a caption run, or --recipe spec: not rebuilt from the registry
     lang = fields.get("lang", "en")
     tok = fields.get("tok")
     common = {"lang": lang if lang in LANGS else "en",

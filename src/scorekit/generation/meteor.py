@@ -31,91 +31,54 @@ and synonym sets per word, and aligns with dictionaries of reference positions.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
 
-from scorekit.errors import InputError, UnknownNameError
+from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.generation.meteor_align import (  # noqa: F401  (re-exported: the formula's home)
     Prepared, Text, _check_refs, _gc_paused, align, score_from_counts)
+from scorekit.generation.rouge import porter_stem
 from scorekit.signature import Signature
 
 LANGS = ("en", "ko")
 
 
 # -- English ---------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
-def _porter():
-    from nltk.stem.porter import PorterStemmer  # nltk's Porter (NLTK_EXTENSIONS mode), as meteor_score
-
-    return PorterStemmer()
-
-
-class _StemCache(dict):
-    """Lower-cased word -> Porter stem, filled on first sight (shared across calls)."""
-
-    def __init__(self):
-        super().__init__()
-        self.stem = _porter().stem
-
-    def __missing__(self, word: str) -> str:
-        s = self[word] = self.stem(word)
-        return s
-
-
-class _EnglishPrep:
-    def __init__(self):
-        self.stems = _StemCache()
-
-    def __call__(self, tokens: Sequence[str]) -> Prepared:
-        low = [t.lower() for t in tokens]
-        return Prepared(low, list(map(self.stems.__getitem__, low)))
-
-
-@functools.lru_cache(maxsize=1)
-def _english_prep() -> _EnglishPrep:
-    return _EnglishPrep()
+def _prepare(tokens: Sequence[str]) -> Prepared:
+    low = [t.lower() for t in tokens]
+    return Prepared(low, list(map(porter_stem, low)))
 
 
 def _as_tokens(text: Text, what) -> list[str]:
     """English input: a token list as given, or a string split on whitespace."""
     if isinstance(text, str):
         return text.split()
-    if type(text) is list or isinstance(text, Sequence):
-        for t in text:
-            if type(t) is not str and not isinstance(t, str):
-                break
-        else:
-            return text if type(text) is list else list(text)
+    if isinstance(text, Sequence) and all(isinstance(t, str) for t in text):
+        return text if type(text) is list else list(text)
     what = what() if callable(what) else what
     raise InputError(f"{what}: expected a string or a list of string tokens, got {type(text).__name__}")
 
 
 def _english_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text]],
                    alpha: float, beta: float, gamma: float, wordnet=None) -> np.ndarray:
-    with _gc_paused():
-        return _english_batch_loop(predictions, references, alpha, beta, gamma, wordnet)
-
-
-def _english_batch_loop(predictions, references, alpha, beta, gamma, wordnet) -> np.ndarray:
     from scorekit.text.wordnet import get_wordnet
 
     wn = wordnet or get_wordnet()
     syn = getattr(wn, "synonym_lookup", wn.synonyms)
-    prep = _english_prep()
     out = np.zeros(len(predictions), dtype=np.float64)
-    for k, (pred, refs) in enumerate(zip(predictions, references)):
-        refs = _check_refs(refs, lambda: f"item {k}")
-        h = prep(_as_tokens(pred, lambda: f"item {k} prediction"))
-        best = None
-        for r in refs:
-            rp = prep(_as_tokens(r, lambda: f"item {k} reference"))
-            m, chunks = align(h, rp, syn)
-            s = score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta, gamma)
-            if best is None or s > best:
-                best = s
-        out[k] = best
+    with _gc_paused():
+        for k, (pred, refs) in enumerate(zip(predictions, references)):
+            refs = _check_refs(refs, lambda: f"item {k}")
+            h = _prepare(_as_tokens(pred, lambda: f"item {k} prediction"))
+            best = None
+            for r in refs:
+                rp = _prepare(_as_tokens(r, lambda: f"item {k} reference"))
+                m, chunks = align(h, rp, syn)
+                s = score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta, gamma)
+                if best is None or s > best:
+                    best = s
+            out[k] = best
     return out
 
 
@@ -141,9 +104,7 @@ def meteor_batch(predictions: Sequence[Text], references: Sequence[Sequence[Text
     if len(predictions) != len(references):
         raise InputError(f"{len(predictions)} predictions but {len(references)} reference lists")
     if lang == "ko":
-        from scorekit.generation.meteor_ko import korean_meteor_batch
-
-        from scorekit.generation.meteor_ko import DEFAULT_DELTA
+        from scorekit.generation.meteor_ko import DEFAULT_DELTA, korean_meteor_batch
 
         return korean_meteor_batch(predictions, references, alpha=alpha, beta=beta, gamma=gamma,
                                    lexicon=lexicon, delta=DEFAULT_DELTA if delta is None else delta)
@@ -227,8 +188,6 @@ class METEOR(CaptionMetric):
     def __init__(self, **params):
         super().__init__(**params)
         if self.values["lang"] != "ko":
-            from scorekit.errors import ScorekitError
-
             raise ScorekitError(ENGLISH_METEORS)
         lex = self.values["lexicon"]
         if isinstance(lex, str):   # the grammar's "a.tsv;b.tsv"

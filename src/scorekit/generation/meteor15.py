@@ -30,7 +30,6 @@ removed from hypotheses and references split at ``|||``.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -38,10 +37,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scorekit.errors import ScorekitError
 from scorekit.forkmap import default_workers, fork_map, split
 from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.meteor15_align import N_MODULES, Sentence, align_stats
-from scorekit.generation.meteor15_resources import Meteor15Resources, load
+from scorekit.generation.meteor_align import _gc_paused
+from scorekit.generation.meteor15_resources import load
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
 from scorekit.generation.meteor15_text import (java_hash, java_lower, java_tokens, java_trim,
@@ -50,64 +51,49 @@ from scorekit.generation.meteor15_text import (java_hash, java_lower, java_token
 ALPHA, BETA, GAMMA, DELTA = 0.85, 0.20, 0.60, 0.75
 _PLAIN = re.compile(r"[A-Za-z0-9 ]*\Z").match
 WEIGHTS = (1.0, 0.6, 0.8, 0.6)
-MODULES = ("exact", "stem", "synonym", "paraphrase")
 N_STATS = 23
 MIN_PAIRS_PER_PROCESS = 1000     # below this a forked process costs more than it saves
-STAT_NAMES = (["test_len", "ref_len", "test_func", "ref_func"]
-              + [f"{s}_{m}" for m in MODULES for s in ("tc", "rc", "tf", "rf")]
-              + ["chunks", "test_word_matches", "ref_word_matches"])
-
-
-def params_string() -> str:
-    return (f"meteor-1.5,en,norm,rank,a{ALPHA:g},b{BETA:g},g{GAMMA:g},d{DELTA:g},"
-            f"w{'/'.join(f'{w:g}' for w in WEIGHTS)},beam40")
 
 
 # ----------------------------------------------------------------------------- scoring
+def _perfect(s: np.ndarray) -> np.ndarray:
+    """Rows matched completely, in one chunk."""
+    ttot = s[:, 4:20:4].sum(axis=1) + s[:, 6:20:4].sum(axis=1)
+    rtot = s[:, 5:20:4].sum(axis=1) + s[:, 7:20:4].sum(axis=1)
+    return (ttot == s[:, 0]) & (rtot == s[:, 1]) & (s[:, 20] == 1.0)
+
+
+def _weighted_matches(s: np.ndarray, col: int) -> np.ndarray:
+    """sum_i w_i (delta c_i + (1-delta) f_i) of the hypothesis (col 4) or reference (col 5), in
+    MeteorScorer's order: every content term first, then every function term."""
+    acc = np.zeros(len(s))
+    for off, d in ((0, DELTA), (2, 1.0 - DELTA)):
+        for i in range(N_MODULES):
+            acc = acc + s[:, col + off + 4 * i] * WEIGHTS[i] * d
+    return acc
+
+
 def segment_scores(stats: np.ndarray) -> np.ndarray:
     """MeteorScorer.computeMetrics for each row of ``stats`` (n x 23), same operation order."""
     s = np.atleast_2d(np.asarray(stats, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tl, rl, tfw, rfw = s[:, 0], s[:, 1], s[:, 2], s[:, 3]
-        twl = (DELTA * (tl - tfw)) + ((1.0 - DELTA) * tfw)
-        rwl = (DELTA * (rl - rfw)) + ((1.0 - DELTA) * rfw)
-        twm = np.zeros(len(s))
-        rwm = np.zeros(len(s))
-        for i in range(N_MODULES):
-            twm = twm + s[:, 4 + 4 * i] * WEIGHTS[i] * DELTA
-        for i in range(N_MODULES):
-            rwm = rwm + s[:, 5 + 4 * i] * WEIGHTS[i] * DELTA
-        for i in range(N_MODULES):
-            twm = twm + s[:, 6 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
-        for i in range(N_MODULES):
-            rwm = rwm + s[:, 7 + 4 * i] * WEIGHTS[i] * (1.0 - DELTA)
-        precision = twm / twl
-        recall = rwm / rwl
+        precision = _weighted_matches(s, 4) / ((DELTA * (tl - tfw)) + ((1.0 - DELTA) * tfw))
+        recall = _weighted_matches(s, 5) / ((DELTA * (rl - rfw)) + ((1.0 - DELTA) * rfw))
         fmean = 1.0 / (((1.0 - ALPHA) / precision) + (ALPHA / recall))
-        ttot = np.zeros(len(s))
-        rtot = np.zeros(len(s))
-        for i in range(N_MODULES):
-            ttot = ttot + s[:, 4 + 4 * i] + s[:, 6 + 4 * i]
-            rtot = rtot + s[:, 5 + 4 * i] + s[:, 7 + 4 * i]
-        chunks = s[:, 20]
-        perfect = (ttot == tl) & (rtot == rl) & (chunks == 1)
-        frag = np.where(perfect, 0.0, chunks / ((s[:, 21] + s[:, 22]) / 2))
-        penalty = GAMMA * np.power(frag, BETA)
-        score = fmean * (1.0 - penalty)
-    score = np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
-    return score
+        frag = np.where(_perfect(s), 0.0, s[:, 20] / ((s[:, 21] + s[:, 22]) / 2))
+        score = fmean * (1.0 - GAMMA * np.power(frag, BETA))
+    return np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
 
 
 def aggregate(stats: np.ndarray) -> np.ndarray:
     """MeteorStats.addStats over all rows: sums, except that a segment matched completely in
     one chunk contributes no chunk."""
     s = np.atleast_2d(np.asarray(stats, dtype=np.float64))
-    out = s.sum(axis=0) if len(s) else np.zeros(N_STATS)
-    if len(s):
-        ttot = s[:, 4:20:4].sum(axis=1) + s[:, 6:20:4].sum(axis=1)
-        rtot = s[:, 5:20:4].sum(axis=1) + s[:, 7:20:4].sum(axis=1)
-        perfect = (ttot == s[:, 0]) & (rtot == s[:, 1]) & (s[:, 20] == 1.0)
-        out[20] = float(s[~perfect, 20].sum())
+    if not len(s):
+        return np.zeros(N_STATS)
+    out = s.sum(axis=0)
+    out[20] = s[~_perfect(s), 20].sum()
     return out
 
 
@@ -141,22 +127,13 @@ def coco_inputs(hypothesis: str, references: Sequence[str]) -> tuple[str, list[s
 class Meteor15:
     """Meteor 1.5 (English, ``-norm``) with resources from :func:`meteor15_resources.load`."""
 
-    def __init__(self, resources: str | os.PathLike | None = None,
-                 loaded: Meteor15Resources | None = None):
-        self.res = loaded if loaded is not None else load(resources)
-        self._word: dict[str, tuple] = {}
+    def __init__(self, resources: str | os.PathLike | None = None):
+        self.res = load(resources)
+        self._word: dict[str, tuple] = {}   # word -> (key, stem key, synsets, function word, paraphrase id)
 
     def signature(self) -> str:
-        return f"{params_string()},{self.res.fingerprint()}"
-
-    def _word_info(self, w: str) -> tuple:
-        info = self._word.get(w)
-        if info is None:
-            res = self.res
-            info = (java_hash(w), java_hash(snowball_english(w)), res.synonyms.all_synsets(w),
-                    java_lower(w) in res.function_words, res.paraphrase.vocab.get(w, -1))
-            self._word[w] = info
-        return info
+        return (f"meteor-1.5,en,norm,rank,a{ALPHA:g},b{BETA:g},g{GAMMA:g},d{DELTA:g},"
+                f"w{'/'.join(f'{w:g}' for w in WEIGHTS)},beam40,{self.res.fingerprint()}")
 
     def tokenize(self, text: str) -> list[str]:
         """``-norm`` then lowercase then whitespace tokens, as Meteor aligns them."""
@@ -165,13 +142,13 @@ class Meteor15:
         return java_tokens(java_lower(normalize_line(text, self.res.nonbreaking)))
 
     def prepare(self, texts: Sequence[str]) -> list[Sentence]:
-        table = self.res.paraphrase
+        res, table, words = self.res, self.res.paraphrase, self._word
         toks = [self.tokenize(t) for t in texts]
-        words = self._word
         new = [w for w in {w for ws in toks for w in ws} if w not in words]
-        self.res.synonyms.preload(new)          # the batch's words looked up together
+        res.synonyms.preload(new)          # the batch's words looked up together
         for w in new:
-            self._word_info(w)
+            words[w] = (java_hash(w), java_hash(snowball_english(w)), res.synonyms.all_synsets(w),
+                        java_lower(w) in res.function_words, table.vocab.get(w, -1))
         # every table phrase of every sentence, vectorised over the whole batch
         lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
         para_id = {w: info[4] for w, info in words.items()}
@@ -205,7 +182,7 @@ class Meteor15:
                     node_pos[k].setdefault(node, []).append(p)
         # synonyms as word relations within the batch: words sharing a WordNet synset
         by_synset: dict[int, list[str]] = {}
-        vocab = {w: self._word[w][2] for ws in toks for w in ws}
+        vocab = {w: words[w][2] for ws in toks for w in ws}
         for w, syns in vocab.items():
             for x in syns:
                 by_synset.setdefault(x, []).append(w)
@@ -239,17 +216,12 @@ class Meteor15:
                 pairs = [(h, list(r)) for h, r in zip(hs, rss)]
             return self._rows(pairs)
 
-        enabled = gc.isenabled()
-        gc.disable()      # millions of short-lived tuples and no cycles: the cyclic GC only costs
-        try:
+        with _gc_paused():   # millions of short-lived tuples and no cycles: the cyclic GC only costs
             # contiguous parts on this machine's cores: a pair's statistics depend only on its
             # own sentences, so the parts' rows are the whole's
             n = len(hypotheses)
             parts = split(n, min(default_workers(), n // MIN_PAIRS_PER_PROCESS)) or [range(0)]
             rows = np.concatenate(fork_map(rows_of, parts)) if len(parts) > 1 else rows_of(parts[0])
-        finally:
-            if enabled:
-                gc.enable()
         scores = segment_scores(rows) if len(rows) else np.zeros(0)
         system = system_score(rows) if len(rows) else float("nan")
         return Meteor15Output(system, scores, rows, self.signature())
@@ -262,8 +234,7 @@ class Meteor15:
             for r in rs:
                 distinct.setdefault(r, len(distinct))
         sents = self.prepare(list(distinct))
-        depth = self.res.paraphrase.depth
-        depth_map = _DepthMap(depth)
+        depth_map = _DepthMap(self.res.paraphrase.depth)
         memo: dict[tuple[int, int], tuple] = {}
         all_st: list[tuple] = []
         group: list[int] = []
@@ -289,17 +260,15 @@ class Meteor15:
         return rows
 
 
-class _DepthMap:
+class _DepthMap(dict):
     """node -> phrase length, cached (the depth array is memory-mapped)."""
 
     def __init__(self, depth):
+        super().__init__()
         self.depth = depth
-        self.cache: dict[int, int] = {}
 
-    def __getitem__(self, node: int) -> int:
-        d = self.cache.get(node)
-        if d is None:
-            d = self.cache[node] = int(self.depth[node])
+    def __missing__(self, node: int) -> int:
+        d = self[node] = int(self.depth[node])
         return d
 
 
@@ -335,8 +304,6 @@ class Meteor15Metric(CaptionMetric):
         return {"meteor": self._scorer().signature()}
 
     def item_stats(self, batch) -> Stats:
-        from scorekit.errors import ScorekitError
-
         b = self.batch(batch)
         if b.lang != "en":
             raise ScorekitError("meteor15 is Meteor 1.5 for English (-l en); for Korean use --metrics meteor")

@@ -42,9 +42,9 @@ import numpy as np
 
 from scorekit.cache import cache_root
 from scorekit.errors import InputError, MissingDependencyError
+from scorekit.generation.meteor15_text import java_tokens, parse_nonbreaking_prefixes
 
 ENV_VAR = "SCOREKIT_METEOR15"
-MAX_PHRASE = 7            # longest phrase in Meteor's tables; the code below handles any length
 CACHE_VERSION = 1
 FILES = ("function/english.words", "synonym/english.synsets", "synonym/english.exceptions",
          "nonbreaking/english.prefixes")
@@ -82,18 +82,14 @@ class Sources:
 
 
 def _jar_in(folder: Path) -> Path | None:
-    for name in ("meteor-1.5.jar",):
-        if (folder / name).is_file():
-            return folder / name
-    jars = sorted(folder.glob("meteor*.jar"))
-    return jars[0] if jars else None
+    if (folder / "meteor-1.5.jar").is_file():
+        return folder / "meteor-1.5.jar"
+    return next(iter(sorted(folder.glob("meteor*.jar"))), None)
 
 
 def _para_near(folder: Path) -> Path | None:
-    for cand in (folder / "data" / "paraphrase-en.gz", folder / "paraphrase-en.gz"):
-        if cand.is_file():
-            return cand
-    return None
+    found = (c for c in (folder / "data" / "paraphrase-en.gz", folder / "paraphrase-en.gz") if c.is_file())
+    return next(found, None)
 
 
 def _from_path(path: Path, origin: str) -> Sources:
@@ -164,8 +160,6 @@ class Synonyms:
     def parse(cls, syn: bytes, exc: bytes) -> "Synonyms":
         """From ``english.synsets`` (word line, synset-ids line, ...; a repeated word keeps its
         last line, as Meteor's HashMap) and ``english.exceptions`` (base line, forms line)."""
-        from scorekit.generation.meteor15_text import java_tokens
-
         lines = _lines(syn)
         raw = dict(zip(lines[0::2], lines[1::2]))
         words = sorted(w for w in raw if "\x00" not in w)   # code point order = UTF-8 byte order
@@ -321,8 +315,6 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
     """``paraphrase-en.gz`` -> trie arrays and vocabulary (see ParaphraseTable). Lines are read
     as Java's BufferedReader does (UTF-8, \\n, \\r or \\r\\n), in triples: probability (ignored),
     phrase, paraphrase; tokens as StringTokenizer splits them."""
-    from scorekit.generation.meteor15_text import java_tokens
-
     phrase_id: dict[str, int] = {}
     ref_list: list[int] = []
     par_list: list[int] = []
@@ -380,12 +372,7 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
         "ref_offsets": np.concatenate([first, [len(sorted_ref)]]).astype(np.int64),
         "ref_paras": par_node[order_e].astype(np.int32),
     }
-    vocab_list = [""] * len(vocab)
-    for w, i in vocab.items():
-        vocab_list[i] = w
-    return arrays, vocab_list
-
-
+    return arrays, list(vocab)         # ids were given in insertion order
 
 
 def _file_sha(path: Path, root: Path) -> str:
@@ -399,12 +386,8 @@ def _file_sha(path: Path, root: Path) -> str:
         known = {}
     if key in known:
         return known[key]
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    sha = h.hexdigest()
-    known[key] = sha
+        sha = known[key] = hashlib.file_digest(f, "sha256").hexdigest()
     try:
         index.parent.mkdir(parents=True, exist_ok=True)
         tmp = index.with_suffix(f".{os.getpid()}.tmp")
@@ -474,8 +457,6 @@ _SYN_ARRAYS = ("syn_keys", "syn_ids", "syn_offsets")
 
 
 def _parse_small(sources: Sources) -> tuple[frozenset[str], dict[str, int], Synonyms, dict[str, str]]:
-    from scorekit.generation.meteor15_text import parse_nonbreaking_prefixes
-
     try:
         blobs = {name: sources.read(name) for name in FILES}
     except (KeyError, OSError, zipfile.BadZipFile) as exc:

@@ -23,17 +23,17 @@ _TOKEN_SPLIT = re.compile("[ \t\n\r\f]+")   # java.util.StringTokenizer's defaul
 _R_SEP_OTHER = re.compile("([^" + _ALNUM + _JS + ".'`,\\-\u2018\u2019])")
 _R_MULTI_DOT = re.compile(r"\.([.]+)")
 _R_MULTI_DOT2 = re.compile(r"DOTMULTI\.([^.])")
-_R_COMMA = re.compile(r"([^0-9])[,]([^0-9])")
-_R_COMMA2 = re.compile(r"([0-9])[,]([^0-9])")
-_R_COMMA3 = re.compile(r"([^0-9])[,]([0-9])")
-_R_QUOTE = re.compile("([`\u2018\u2019])")
-_R_QUOTE2 = re.compile("([\u201c\u201d]|'')")
-_R_CONT1 = re.compile("([^" + _ALPHA + "])[']([^" + _ALPHA + "])")
-_R_CONT2 = re.compile("([^" + _ALPHA + "0-9])[']([" + _ALPHA + "])")
-_R_CONT3 = re.compile("([" + _ALPHA + "])[']([^" + _ALPHA + "])")
-_R_CONT4 = re.compile("([" + _ALPHA + "])[']([" + _ALPHA + "])")
-_R_CONT5 = re.compile("([0-9])[']([s])")
-_R_RM_DASH = re.compile("([" + _ALNUM + ".])[\\-]([" + _ALNUM + "])")
+# applied in order: commas, quotes (then dashes are unified), hyphens between words, contractions
+_PUNCT_RULES = [(re.compile(a), b) for a, b in (
+    (r"([^0-9])[,]([^0-9])", r"\1 , \2"), (r"([0-9])[,]([^0-9])", r"\1 , \2"),
+    (r"([^0-9])[,]([0-9])", r"\1 , \2"), ("([`\u2018\u2019])", "'"), ("([\u201c\u201d]|'')", ' " '))]
+_WORD_RULES = [(re.compile(a), b) for a, b in (
+    ("([" + _ALNUM + ".])[\\-]([" + _ALNUM + "])", r"\1 \2"),
+    ("([^" + _ALPHA + "])[']([^" + _ALPHA + "])", r"\1 ' \2"),
+    ("([^" + _ALPHA + "0-9])[']([" + _ALPHA + "])", r"\1 ' \2"),
+    ("([" + _ALPHA + "])[']([^" + _ALPHA + "])", r"\1 ' \2"),
+    ("([" + _ALPHA + "])[']([" + _ALPHA + "])", r"\1 '\2"),
+    ("([0-9])[']([s])", r"\1 '\2"))]
 _R_WHITE = re.compile("[ \u2000-\u200a\u202f\u205f\u3000\xa0]+")
 _R_NBP_ALPHA = re.compile("[" + _ALPHA + "]")
 _R_NBP_LOWER = re.compile("^[a-z]")
@@ -72,18 +72,11 @@ def normalize_line(line: str, nbp: dict[str, int]) -> str:
     while "DOTMULTI." in w:
         w = _R_MULTI_DOT2.sub(r"DOTDOTMULTI \1", w)
         w = w.replace("DOTMULTI.", "DOTDOTMULTI")
-    w = _R_COMMA.sub(r"\1 , \2", w)
-    w = _R_COMMA2.sub(r"\1 , \2", w)
-    w = _R_COMMA3.sub(r"\1 , \2", w)
-    w = _R_QUOTE.sub("'", w)
-    w = _R_QUOTE2.sub(' " ', w)
+    for rx, rep in _PUNCT_RULES:
+        w = rx.sub(rep, w)
     w = w.replace("\u2013", "-").replace("--", "-")
-    w = _R_RM_DASH.sub(r"\1 \2", w)
-    w = _R_CONT1.sub(r"\1 ' \2", w)
-    w = _R_CONT2.sub(r"\1 ' \2", w)
-    w = _R_CONT3.sub(r"\1 ' \2", w)
-    w = _R_CONT4.sub(r"\1 '\2", w)
-    w = _R_CONT5.sub(r"\1 '\2", w)
+    for rx, rep in _WORD_RULES:
+        w = rx.sub(rep, w)
     words = java_tokens(w)
     parts = []
     n = len(words)

@@ -13,9 +13,6 @@ from scorekit.errors import InputError
 Text = str | Sequence[str]
 
 
-Text = str | Sequence[str]
-
-
 # -- the alignment (nltk's three greedy stages) ----------------------------------------------
 class Prepared:
     """One tokenised sentence: exact keys, stem keys, their sets, and (built on first need)
@@ -89,11 +86,11 @@ def _synonym_stage(hyp_left: list[int], hkeys: Sequence[str], rpos: dict[str, li
             pairs.append((i, best))
 
 
-def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -> tuple[int, int]:
-    """``(matches, chunks)`` of nltk's staged alignment: exact keys, then stem keys, then
-    synonyms of the hypothesis stem among the reference stems (nltk passes stemmed leftovers).
-    Set intersections decide first whether a stage can match anything at all, so most stages
-    cost one C-level set operation."""
+def align_pairs(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -> list[tuple[int, int]]:
+    """The matched (hypothesis, reference) positions of nltk's staged alignment: exact keys, then
+    stem keys, then synonyms of the hypothesis stem among the reference stems (nltk passes stemmed
+    leftovers). Set intersections decide first whether a stage can match anything at all, so most
+    stages cost one C-level set operation."""
     pairs: list[tuple[int, int]] = []
     nh, nr = len(h.exact), len(r.exact)
     common = h.eset & r.eset
@@ -123,11 +120,13 @@ def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -
         if hyp_left and ref_left:
             if not h.syn_union(synonyms).isdisjoint([rs[j] for j in ref_left]):
                 _synonym_stage(hyp_left, hs, _positions(rs, ref_left), synonyms, pairs)
-    if not pairs:
-        return 0, 0
-    if len(pairs) == 1:
-        return 1, 1
-    return len(pairs), count_chunks(pairs)
+    return pairs
+
+
+def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -> tuple[int, int]:
+    """``(matches, chunks)`` of :func:`align_pairs`."""
+    pairs = align_pairs(h, r, synonyms)
+    return (len(pairs), count_chunks(pairs)) if pairs else (0, 0)
 
 
 def count_chunks(pairs: list[tuple[int, int]]) -> int:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scorekit.errors import InputError
+from scorekit.generation.meteor_align import Prepared, _check_refs, _gc_paused, align_pairs, count_chunks
 from scorekit.text.korean_units import Unit, respace, units_batch
 from scorekit.text.lexicon import Lexicon, pos_class
 from scorekit.text.normalize import nfc
@@ -83,8 +84,6 @@ def _check_delta(delta: float) -> float:
 def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *, alpha: float = 0.9,
                         beta: float = 3.0, gamma: float = 0.5, lexicon=None,
                         delta: float = DEFAULT_DELTA) -> np.ndarray:
-    from scorekit.generation.meteor_align import _check_refs, _gc_paused
-
     delta = _check_delta(delta)
     lex = resolve_lexicon(lexicon)
     index = lemma_synonyms(lex)
@@ -113,8 +112,6 @@ def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *
 
 
 def _prepared(us: list[Unit], index) -> tuple:
-    from scorekit.generation.meteor_align import Prepared
-
     keys = [u.hon + "/" + u.cls if u.hon and (u.hon + "/" + u.cls) in index else u.key for u in us]
     return Prepared([u.surface for u in us], keys)
 
@@ -136,29 +133,6 @@ def pair_score(h: list[Unit], r: list[Unit], synonyms, index, alpha: float, beta
         fmean = (precision * recall) / (alpha * precision + (1 - alpha) * recall)
     except ZeroDivisionError:
         return 0.0
-    from scorekit.generation.meteor_align import count_chunks
-
     chunks = count_chunks(pairs)
     penalty = gamma * (float(chunks) / len(pairs)) ** beta
     return (1 - penalty) * fmean
-
-
-def align_pairs(h, r, synonyms) -> list[tuple[int, int]]:
-    """nltk's three greedy stages (exact, stem, synonym) as matched (hyp, ref) position pairs."""
-    from scorekit.generation.meteor_align import _positions, _stage_pairs, _synonym_stage
-
-    pairs: list[tuple[int, int]] = []
-    _stage_pairs(h.positions(), r.positions(), pairs)
-    mh, mr = {i for i, _ in pairs}, {j for _, j in pairs}
-    hl = [i for i in range(len(h.exact)) if i not in mh]
-    rl = [j for j in range(len(r.exact)) if j not in mr]
-    if hl and rl:
-        n0 = len(pairs)
-        _stage_pairs(_positions(h.stem, hl), _positions(r.stem, rl), pairs)
-        mh.update(i for i, _ in pairs[n0:])
-        mr.update(j for _, j in pairs[n0:])
-        hl = [i for i in hl if i not in mh]
-        rl = [j for j in rl if j not in mr]
-        if hl and rl:
-            _synonym_stage(hl, h.stem, _positions(r.stem, rl), synonyms, pairs)
-    return pairs

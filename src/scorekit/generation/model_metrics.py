@@ -22,6 +22,7 @@ class BERTScore(CaptionMetric):
     kind = "score"
     needs_model = True
     shard_align = 64      # BERTScorer's batch size: shards cut on its batches pad as one process
+    transient = ("_scorer",)   # a worker loads its own model, from the same parameters
     params = CaptionMetric.params + (Param("model", str, None, "local model directory (pinned by its name "
                                            "and layer)", signature=False),
                                      Param("num_layers", int, None, "layer (default: bert_score's per-model layer)",
@@ -43,11 +44,6 @@ class BERTScore(CaptionMetric):
                                       allow_english_model=bool(self.values["allow_english_model"]))
             self._truncated = 0
         return self._scorer
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_scorer", None)   # a worker loads its own model, from the same parameters
-        return state
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -71,6 +67,7 @@ class CLIPScore(CaptionMetric):
     keys = ("clipscore", "refclipscore")
     kind = "score"
     needs_model = True
+    transient = ("_scorer",)
     params = CaptionMetric.params + (Param("model", str, None, "local CLIP model directory (pinned by its "
                                            "name)", signature=False),)
     key_info = {"refclipscore": {"doc": "RefCLIPScore: harmonic mean of CLIPScore and the max "
@@ -103,11 +100,5 @@ class CLIPScore(CaptionMetric):
 
     def pins(self) -> dict:
         return {"model": getattr(self, "_signature", "none")}
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_scorer", None)
-        return state
-
 
 __all__ = ["BERTScore", "CLIPScore"]

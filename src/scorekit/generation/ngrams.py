@@ -30,21 +30,12 @@ class NgramMatrix:
     counts: "object"          # scipy.sparse.csr_matrix (sentences x n-grams), float64 counts
     order: np.ndarray         # 0-based order of each column
     lengths: np.ndarray       # tokens per sentence
-    _grams: list              # per order: (unique id rows (k, n), vocabulary list)
-
-    def ngram(self, col: int) -> tuple[str, ...]:
-        """The n-gram (token tuple) of a column."""
-        offsets, vocab = self._grams
-        n = int(self.order[col])
-        rows = offsets[n][1]
-        return tuple(vocab[t] for t in rows[col - offsets[n][0]])
+    _grams: tuple             # (per order the token-id rows (k, n) of its columns, vocabulary list)
 
     def ngrams(self) -> list[tuple[str, ...]]:
-        offsets, vocab = self._grams
-        out: list[tuple[str, ...]] = []
-        for _, rows in offsets:
-            out += [tuple(vocab[t] for t in r) for r in rows.tolist()]
-        return out
+        """The n-gram (token tuple) of every column, in column order."""
+        per_order, vocab = self._grams
+        return [tuple(vocab[t] for t in r) for rows in per_order for r in rows.tolist()]
 
 
 # Above this many keys, distinct values are found by hashing (pyarrow, already a dependency)
@@ -137,7 +128,7 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
         indices[slots] = offset + inv
         slot_shift += per_order[n - 1]
         order_cols.append(np.full(len(uniq_rows), n - 1, dtype=np.int64))
-        grams.append((offset, uniq_rows))
+        grams.append(uniq_rows)
         offset += len(uniq_rows)
     if indices is None:
         indices = np.zeros(0, dtype=np.int32)

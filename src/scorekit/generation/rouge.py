@@ -30,6 +30,7 @@ one subtraction and three bit operations per token of the prediction instead of 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -38,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
+from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KoreanUnitsMetric, check_units
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -61,28 +63,25 @@ def fmeasure(precision: float, recall: float) -> float:
 
 # --------------------------------------------------------------------------- tokenisation
 
-_stem_cache: dict[str, str] = {}
-_stemmer = None
+@functools.lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem import porter
+
+    return porter.PorterStemmer()
 
 
-def _stem(token: str) -> str:
-    global _stemmer
-    out = _stem_cache.get(token)
-    if out is None:
-        if _stemmer is None:
-            from nltk.stem import porter
-
-            _stemmer = porter.PorterStemmer()
-        out = _stemmer.stem(token)
-        _stem_cache[token] = out
-    return out
+@functools.lru_cache(maxsize=None)
+def porter_stem(token: str) -> str:
+    """NLTK's Porter stem (NLTK_EXTENSIONS mode) as rouge-score and nltk's ``meteor_score`` take it,
+    memoised."""
+    return _porter().stem(token)
 
 
 def _english_tokens(text: str, stem: bool) -> list[str]:
     # Equivalent to rouge-score's sub(non-alnum, " ") + split + filter: maximal [a-z0-9] runs.
     tokens = _TOKEN_RE.findall(text.lower())
     if stem:
-        tokens = [_stem(t) if len(t) > 3 else t for t in tokens]
+        tokens = [porter_stem(t) if len(t) > 3 else t for t in tokens]
         tokens = [t for t in tokens if _VALID_TOKEN_RE.match(t)]
     return tokens
 
@@ -108,16 +107,7 @@ def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[s
 
     ``lang="en"`` still sends text containing Hangul to Kiwi (rouge-score would drop it all).
     """
-    text = nfc(text)
-    if _wants_korean(text, lang):
-        from scorekit.text.korean import analyze
-
-        return _korean_select(analyze(text), stem)
-    return _english_tokens(text, stem)
-
-
-from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KOREAN_UNITS  # noqa: E402,F401
-from scorekit.generation.units import check_units as _check_units  # noqa: E402
+    return rouge_tokenize_batch([text], lang=lang, stem=stem)[0]
 
 
 def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool = False,
@@ -129,7 +119,7 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     ``units``: Korean tokens are Kiwi surface morphs without particles (``"surface"``, as before
     issue #15) or content-unit lemmas (``"content"``: tokenizer ``ko-content``).
     """
-    _check_units(units)
+    check_units(units)
     texts = [nfc(t) for t in texts]
     flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
     out: list[list[str] | None] = [None] * len(texts)
@@ -207,8 +197,6 @@ def _lcs_with_masks(masks: dict, m: int, seq: Iterable) -> int:
 
 def lcs_length(a: Sequence, b: Sequence) -> int:
     """Length of the longest common subsequence of two token sequences (bit-parallel)."""
-    if not a or not b:
-        return 0
     if len(a) < len(b):
         a, b = b, a
     return _lcs_with_masks(_match_masks(a), len(a), b)
@@ -253,8 +241,6 @@ class PreparedReference:
 
     def score(self, pred: Sequence[str], kind: str, pred_counts: dict[int, Counter] | None = None) -> Score:
         if kind == "rougeL":
-            if not pred or not self.tokens:
-                return Score(0.0, 0.0, 0.0)
             if self._masks is None:
                 self._masks = _match_masks(self.tokens)
             lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
@@ -299,7 +285,7 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
     tokenised entirely by Kiwi so both sides split alike; ``units`` picks the Korean tokens
     (see :func:`rouge_tokenize_batch`; default :data:`DEFAULT_KOREAN_UNITS`).
     """
-    units = _check_units(units or DEFAULT_KOREAN_UNITS)
+    units = check_units(units or DEFAULT_KOREAN_UNITS)
     from scorekit.text.korean import has_hangul
 
     kinds = _check_kinds(kinds)
@@ -347,18 +333,9 @@ def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]
     if n_pred == 0:
         return 0.0
     masks = _match_masks(pred_tokens)
-    prec: list[float] = []
-    rec: list[float] = []
-    for ref in refs_tokens:
-        if not ref:
-            prec.append(0.0)
-            rec.append(0.0)
-            continue
-        lcs = _lcs_with_masks(masks, n_pred, ref)
-        prec.append(lcs / float(n_pred))
-        rec.append(lcs / float(len(ref)))
-    prec_max = max(prec)
-    rec_max = max(rec)
+    lcs = [_lcs_with_masks(masks, n_pred, ref) for ref in refs_tokens]
+    prec_max = max(x / float(n_pred) for x in lcs)
+    rec_max = max(x / float(len(ref)) if ref else 0.0 for x, ref in zip(lcs, refs_tokens))
     if prec_max != 0 and rec_max != 0:
         return ((1 + beta ** 2) * prec_max * rec_max) / float(rec_max + beta ** 2 * prec_max)
     return 0.0
@@ -400,13 +377,12 @@ def stemmer_pin(stem: bool) -> dict:
 
 # -- the metric contract ---------------------------------------------------------------------
 from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import KOREAN_UNITS, check_korean_units, korean_units, korean_units_field  # noqa: E402
 from scorekit.metrics.base import Param, Stats  # noqa: E402
 from scorekit.metrics.registry import register  # noqa: E402
 
 
 @register
-class RougeL(CaptionMetric):
+class RougeL(KoreanUnitsMetric, CaptionMetric):
     """ROUGE-L F1: LCS-based precision and recall, the best reference (rouge-score semantics, the
     spec's §5.2); Korean through Kiwi morphs (rouge-score itself scores Korean as 0).
 
@@ -415,20 +391,15 @@ class RougeL(CaptionMetric):
     units are lemmas already)."""
 
     name = "rouge_l"
-    params = CaptionMetric.params + (Param("ko_units", str, None, "Korean units: content (default) or surface",
-                                           choices=KOREAN_UNITS),
+    params = CaptionMetric.params + (KoreanUnitsMetric.KO_UNITS,
                                      Param("use_stemmer", bool, False,
                                            "Porter-stem English tokens as rouge-score (Korean surface: Kiwi lemmas)"))
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        check_korean_units(self)
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         if not len(b):
             return Stats({"rouge_l": np.zeros(0)})
-        units = korean_units(b.lang, self.values["tokenizer"], self.values["ko_units"])
+        units = self.units(b.lang)
         if b.lang == "ko" and units == "content":
             # every text of a Korean batch is Korean to ROUGE: its content units are the batch's
             # ko-content tokens (shared with BLEU, Kiwi runs once), lower-cased as rouge_scores does
@@ -441,8 +412,7 @@ class RougeL(CaptionMetric):
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def pins(self) -> dict:
-        return {**korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"]),
-                **stemmer_pin(self.values["use_stemmer"])}
+        return {**super().pins(), **stemmer_pin(self.values["use_stemmer"])}
 
 
 @register

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import MissingDependencyError
 from scorekit.metrics.base import Param
 from scorekit.metrics.registry import declare
 
@@ -160,18 +160,15 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     :class:`~scorekit.result.Result` whose ``meteor`` and ``bleu_4`` are the spec's numbers, with
     per-item rows and scorekit's ``rouge_l`` and ``cider`` on the same references beside the spec's
     ``spec_rouge_l`` and ``spec_cider``."""
+    from scorekit.generation.batch import CaptionBatch
     from scorekit.generation.driver import evaluate
     from scorekit.result import Result
-
     from scorekit.text.normalize import nfc
 
-    preds = [nfc(p) for p in predictions]    # as every scorekit metric: NFC, invisible characters out
-    refs = [[nfc(r)] if isinstance(r, str) else [nfc(x) for x in r] for r in references]
-    if len(preds) != len(refs):
-        raise ScorekitError(f"{len(preds)} predictions but {len(refs)} reference lists")
-    for i, rs in enumerate(refs):
-        if not rs:
-            raise ScorekitError(f"item {i}: empty reference list")
+    # as every scorekit metric: NFC, invisible characters out; the batch checks the pairing
+    b = CaptionBatch([nfc(p) for p in predictions],
+                     [[nfc(x) for x in ([r] if isinstance(r, str) else r)] for r in references], "ko")
+    preds, refs = b.predictions, b.references
     first = [rs[0] for rs in refs]
     toks = okt_morphs(preds + first)
     per = spec_scores(toks[:len(preds)], toks[len(preds):], preds, first)
@@ -179,12 +176,9 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     metrics = {k: spec_mean(per[k]) for k in SPEC_KEYS}
     metrics.update(beside.metrics)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(preds))]
-    rows = []
-    for i, id_ in enumerate(ids):
-        row: dict[str, Any] = {"id": id_, "prediction": preds[i], "references": [first[i]]}
-        row.update({k: float(per[k][i]) for k in SPEC_KEYS})
-        row.update({k: float(beside.per_item[i][k]) for k in BESIDE})
-        rows.append(row)
+    rows = [{"id": id_, "prediction": preds[i], "references": [first[i]],
+             **{k: float(per[k][i]) for k in SPEC_KEYS}, **{k: float(beside.per_item[i][k]) for k in BESIDE}}
+            for i, id_ in enumerate(ids)]
     extra = {"recipe": {"name": "spec", "doc": RECIPE.doc, "references": "the first reference of each id "
                         "(the spec's evaluate.py passes one string per id)",
                         "zero_on_korean": dict(ZERO_ON_KOREAN),

@@ -158,11 +158,11 @@ def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Seq
                      "n_missing_predictions": data.n_missing_predictions,
                      "n_ignored_predictions": data.n_dropped_predictions}
     recipe_info = result.extra.get("recipe")
+    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped,
+                    "primary_metric": rep["primary"]}
     if recipe_info:   # the spec's numbers that are 0 on Korean, and scorekit's values shown beside them
         rep["zero_on_korean"] = dict(recipe_info["zero_on_korean"])
         rep["scorekit_beside"] = dict(recipe_info["scorekit_beside"])
-    result.extra = {"report": rep, "warnings": data.warnings, "skipped": skipped, "primary_metric": rep["primary"]}
-    if recipe_info:
         result.extra["recipe"] = recipe_info
     bert = next((v.removeprefix("model=") for k, v in Signature.parse(result.signature).fields.items()
                  if k.split("(")[0] == "bertscore"), None)

@@ -8,7 +8,8 @@ units separate paraphrases from unrelated pairs perfectly (ROUGE-L AUC 1.000 aga
 
 from __future__ import annotations
 
-from scorekit.errors import UnknownNameError
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics.base import Param
 
 KOREAN_UNITS = ("surface", "content")
 DEFAULT_KOREAN_UNITS = "content"
@@ -18,21 +19,6 @@ def check_units(units: str) -> str:
     if units not in KOREAN_UNITS:
         raise UnknownNameError("Korean ROUGE units", units, KOREAN_UNITS)
     return units
-
-
-def check_korean_units(metric) -> None:
-    """``ko_units`` applies to Kiwi's Korean units only: refused on English or with a tokenizer
-    named for the batch (which names the tokens itself)."""
-    from scorekit.errors import ScorekitError
-
-    v = metric.values
-    if v.get("ko_units") is None:
-        return
-    if v["lang"] != "ko":
-        raise ScorekitError(f"{metric.name}(ko_units=...) applies to Korean captions only (--lang ko)")
-    if v["tokenizer"]:
-        raise ScorekitError(f"{metric.name}(ko_units=...) applies to Kiwi's units; --tokenizer {v['tokenizer']} "
-                            "names the tokens itself: give one or the other")
 
 
 def korean_units(lang: str, tokenizer: str | None, units: str | None) -> str | None:
@@ -52,3 +38,28 @@ def korean_units_field(lang: str, tokenizer: str | None, units: str | None) -> d
     from scorekit.text.korean_units import UNITS_VERSION
 
     return {"ko_units": chosen if chosen == "surface" else f"content{UNITS_VERSION}"}
+
+
+class KoreanUnitsMetric:
+    """Mixin of the caption metrics whose Korean tokens are units (BLEU, ROUGE-L): the ``ko_units``
+    parameter, refused where it does not apply (English, or a tokenizer named for the batch, which
+    names the tokens itself), the units chosen and their signature pin."""
+
+    KO_UNITS = Param("ko_units", str, None, "Korean units: content (default) or surface",
+                     choices=KOREAN_UNITS)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        v = self.values
+        if v["ko_units"] is not None and v["lang"] != "ko":
+            raise ScorekitError(f"{self.name}(ko_units=...) applies to Korean captions only (--lang ko)")
+        if v["ko_units"] is not None and v["tokenizer"]:
+            raise ScorekitError(f"{self.name}(ko_units=...) applies to Kiwi's units; --tokenizer "
+                                f"{v['tokenizer']} names the tokens itself: give one or the other")
+
+    def units(self, lang: str) -> str | None:
+        """:func:`korean_units` of a batch in ``lang``."""
+        return korean_units(lang, self.values["tokenizer"], self.values["ko_units"])
+
+    def pins(self) -> dict:
+        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])

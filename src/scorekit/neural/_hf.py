@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError, MissingDependencyError
+from scorekit.errors import InputError, MissingDependencyError, UnknownNameError
 
 SEED = 42
 _lock = threading.Lock()
@@ -76,15 +76,14 @@ def resolve_model_dir(model: str | os.PathLike) -> Path:
         # the user named a folder: its absence is their mistake, not a model to fetch from the Hub
         raise InputError("model folder not found (expected a folder holding config.json, the weights and "
                          "the tokenizer files)", path)
-    if not looks_like_path:
-        try:
-            from huggingface_hub import snapshot_download
+    try:
+        from huggingface_hub import snapshot_download
 
-            snap = Path(snapshot_download(str(model), local_files_only=True))
-            if (snap / "config.json").is_file():
-                return snap
-        except Exception:  # not in the cache (or no huggingface_hub): fall through to one message
-            pass
+        snap = Path(snapshot_download(str(model), local_files_only=True))
+        if (snap / "config.json").is_file():
+            return snap
+    except Exception:  # not in the cache (or no huggingface_hub): fall through to one message
+        pass
     raise MissingDependencyError(
         f"model {str(model)!r} is not on disk (neither a directory nor in the local Hugging Face "
         f"cache); " + _HOW_TO_PROVIDE.format(name=model)
@@ -134,8 +133,6 @@ def pick_dtype(precision: str | None):
     if precision is None:
         precision = "fp32"
     if precision not in table:
-        from scorekit.errors import UnknownNameError
-
         raise UnknownNameError("precision", precision, table)
     return precision, table[precision]
 

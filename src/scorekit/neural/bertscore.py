@@ -25,14 +25,13 @@ import math
 import os
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from scorekit.errors import ScorekitError
+from scorekit.errors import InputError, ScorekitError
 from scorekit.neural import _hf
-from scorekit.neural.baseline_file import read_baseline
 from scorekit.result import Result
 from scorekit.signature import make_signature
 from scorekit.text.normalize import nfc
@@ -76,6 +75,41 @@ def default_layer(model: str | os.PathLike | None) -> int | None:
     return None
 
 
+def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
+    """The (P, R, F) baseline of layer ``num_layers`` as float32 (bert_score rescales in float32)
+    from bert_score's ``rescale_baseline/<lang>/<model>.tsv``: despite the name comma-separated,
+    a header ``LAYER,P,R,F`` and one row per layer (0 = the embedding layer); the row at
+    *position* ``num_layers`` is taken, as ``pd.read_csv(path).iloc[num_layers]`` does."""
+    import csv
+    import io
+
+    from scorekit.io.atomic import read_text
+    from scorekit.io.csvfields import allow_long_fields
+
+    text = read_text(path)
+    allow_long_fields()
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise InputError("empty baseline file (expected a header LAYER,P,R,F and one row per layer)", path)
+    header = [h.strip() for h in rows[0]]
+    if len(header) < 4 or [h.upper() for h in header[1:4]] != ["P", "R", "F"]:
+        raise InputError(f"baseline header must be LAYER,P,R,F, got {','.join(header)!r}", path, 1)
+    body = [r for r in rows[1:] if any(c.strip() for c in r)]
+    if num_layers >= len(body):
+        raise InputError(
+            f"baseline has rows for layers 0..{len(body) - 1}, but layer {num_layers} was asked for", path
+        )
+    row = body[num_layers]
+    try:
+        values = [float(v) for v in row[1:4]]
+        if len(values) != 3:
+            raise ValueError
+    except ValueError:
+        line = rows.index(row) + 1
+        raise InputError(f"expected three numbers P,R,F, got {','.join(row)!r}", path, line) from None
+    return np.asarray(values, dtype=np.float32)
+
+
 @dataclass
 class BERTScoreOutput:
     precision: np.ndarray
@@ -83,7 +117,6 @@ class BERTScoreOutput:
     f1: np.ndarray
     signature: str
     truncated: int = 0  # sentences longer than the model window (cut to it)
-    extra: dict = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         if len(self.f1) == 0:

@@ -23,7 +23,7 @@ import math
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +42,6 @@ class ClipScoreOutput:
     clip_score: np.ndarray
     ref_clip_score: np.ndarray | None
     signature: str
-    extra: dict = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         out = {"clip_score": float(np.mean(self.clip_score)) if len(self.clip_score) else math.nan}
@@ -110,7 +109,7 @@ class CLIPScorer:
         self.prefix = prefix
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
 
-    def signature_fields(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> dict[str, object]:
+    def signature(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> str:
         """The one builder of what pins a CLIPScore number."""
         params: dict[str, object] = {"model": self.name, "w": self.w}
         if self.prefix:
@@ -121,10 +120,7 @@ class CLIPScorer:
         params.update({"trunc": self.max_length, "dtype": self.precision})
         if truncated:
             params["truncated"] = truncated
-        return params
-
-    def signature(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> str:
-        return make_signature("clipscore", self.signature_fields(refs=refs, frames=frames, truncated=truncated))
+        return make_signature("clipscore", params)
 
     # -- embeddings ---------------------------------------------------------------------------
     def embed_images(self, images: Sequence) -> np.ndarray:

@@ -31,36 +31,30 @@ from scorekit.neural.default_model import default_model_path  # noqa: F401  (re-
 from scorekit.text.normalize import nfc
 
 
-def _pooling_dir(model_dir: Path) -> Path | None:
-    """The folder of the sentence-transformers Pooling module: the one ``modules.json`` names,
-    else ``1_Pooling`` when present; None for a plain Hugging Face model."""
-    modules = model_dir / "modules.json"
-    if modules.is_file():
-        try:
-            entries = json.loads(modules.read_text())
-        except ValueError:
-            entries = []
-        for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and str(entry.get("type", "")).endswith("models.Pooling"):
-                folder = model_dir / str(entry.get("path", ""))
-                if (folder / "config.json").is_file():
-                    return folder
-    folder = model_dir / "1_Pooling"
-    return folder if (folder / "config.json").is_file() else None
+def _json(path: Path):
+    """The JSON in ``path``; None when it is no readable file or no JSON."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _pooling_mode(model_dir: Path) -> str:
-    """The sentence-transformers pooling of the folder (``modules.json`` / ``1_Pooling``), else
-    attention-masked mean over the tokens: what suits a plain BERT, ELECTRA or XLNet encoder."""
-    folder = _pooling_dir(model_dir)
-    if folder is not None:
-        try:
-            data = json.loads((folder / "config.json").read_text())
-        except ValueError:
-            data = {}
-        for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
-            if data.get(f"pooling_mode_{mode}"):
-                return mode
+    """The sentence-transformers pooling of the folder (the Pooling module ``modules.json`` names,
+    else ``1_Pooling``), else attention-masked mean over the tokens: what suits a plain BERT,
+    ELECTRA or XLNet encoder."""
+    folder = model_dir / "1_Pooling"
+    entries = _json(model_dir / "modules.json")
+    for entry in entries if isinstance(entries, list) else []:
+        path = model_dir / str(entry.get("path", "")) if isinstance(entry, dict) else None
+        pooling = path is not None and str(entry.get("type", "")).endswith("models.Pooling")
+        if pooling and (path / "config.json").is_file():
+            folder = path
+            break
+    data = _json(folder / "config.json")
+    for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
+        if isinstance(data, dict) and data.get(f"pooling_mode_{mode}"):
+            return mode
     return "mean_tokens"
 
 
@@ -143,7 +137,6 @@ class Encoder:
         self.device = loaded.device
         self.precision = loaded.precision
         self.model_dir = loaded.model_dir
-        self.last_truncated = 0  # how many texts the latest embed() call had to truncate
         self._cache = None
         self.num_layers = num_layers
         if cache_dir is not None:
@@ -202,7 +195,6 @@ class Encoder:
             raise ScorekitError("Encoder.embed expects a list of texts, not one string")
         texts = [nfc(str(t)).strip() for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        self.last_truncated = 0
         if not texts:
             return out
         # identical texts are embedded once
@@ -233,9 +225,6 @@ class Encoder:
         torch = _hf.require_torch()
         tok = self._loaded.tokenizer
         model = self._loaded.model
-        enc = tok(texts, add_special_tokens=True, truncation=False)
-        ids = enc["input_ids"]
-        self.last_truncated += sum(len(x) > self.max_length for x in ids)
         enc = tok(texts, add_special_tokens=True, truncation=True, max_length=self.max_length)
         order = sorted(range(len(texts)), key=lambda i: -len(enc["input_ids"][i]))
         result = np.zeros((len(texts), self.dim), dtype=np.float32)
