@@ -38,11 +38,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from scorekit.engine import driver
 from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.io.rag_jsonl import RagData, RagQuestion, check_unique, passage_text, question_from, read_rag_jsonl
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run
-from scorekit.retrieval.evaluate import aggregate, build_result, judge, signature
+from scorekit.retrieval.evaluate import RetrievalBatch, aggregate, build_result, judge, retrieval_plan, signature
 from scorekit.retrieval.names import parse_measures
 from scorekit.retrieval.rag_match import Matching, normalize_text, similarity_matrices
 
@@ -208,13 +209,10 @@ def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, m
         j.qrels_rel = j.qrels_rel.astype(np.float64)
         j.ideal_rel = j.ideal_rel.astype(np.float64)
         j.threshold = float(matching.threshold)
-    done: dict = {}
-    scores = {}
-    for key, m in measures:
-        if m not in done:
-            done[m] = m(j)
-        scores[key] = done[m]
-    return qrels, run, scores, assigned
+    batch = RetrievalBatch(qrels, run, _joined=(j, []))
+    scored = driver.run(retrieval_plan(measures), batch)
+    return batch, {key: scored.per_item[key] for key, _ in measures}, {key: scored.metrics[key] for key, _ in measures}, \
+        assigned
 
 
 # ------------------------------------------------------------------------------ ranx-k
@@ -336,11 +334,11 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
     sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
                                matching)
     compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
-    qrels, run, scores, assigned = _default_scores(data, sims, matching, measures)
-    default_metrics = aggregate(measures, scores)
+    batch, scores, metrics, assigned = _default_scores(data, sims, matching, measures)
+    default_metrics = metrics
     if compat_scores is not None:
-        scores = compat_scores
-    res = build_result(qrels, run, measures, 1, scores, [], per_item=per_item)
+        scores, metrics = compat_scores, aggregate(measures, compat_scores)
+    res = build_result(batch.qrels, measures, 1, metrics, scores, batch.about(), per_item=per_item)
     res.name = data.name or _stem(data.source)
     res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
     res.inputs = {"data": data.source, "n_questions": len(data),
