@@ -153,8 +153,11 @@ def test_a_bad_shard_fails_the_job_with_its_name_and_line(engine, tmp_path):
 def test_a_killed_worker_is_retried_and_the_result_is_unchanged(engine, tmp_path):
     """The first attempt of one task kills its worker process (os._exit) mid-job; Ray retries the
     lost task on a new worker and the merged result still equals one process."""
-    import scorekit.retrieval.evaluate as mod
+    import importlib
+
     from scorekit.retrieval import evaluate
+
+    mod = importlib.import_module("scorekit.retrieval.evaluate")
 
     qrels, whole, shards = _random_trec(tmp_path, 3, n_shards=3)
     marker = tmp_path / "killed-once"
@@ -380,7 +383,7 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
 
 
 def test_shards_expand_files_globs_and_folders(tmp_path):
-    from scorekit.engine.shards import expand
+    from scorekit.io.shards import expand
 
     for name in ("b.jsonl", "a.jsonl", "c.parquet", ".hidden.jsonl", "notes.md"):
         (tmp_path / name).write_text("x")

@@ -151,9 +151,7 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
         align = math.lcm(*[max(1, int(m.shard_align)) for m in metrics]) if model else 1
         if hasattr(batch, "shards") and not model:   # the family's own shard function
             shards, where = batch.shards(ex, size)
-            order = np.empty(len(where), np.int64)
-            order[where] = np.arange(len(where))
-            orders.update({id(p): order for p in group})
+            orders.update({id(p): np.argsort(where) for p in group})
         else:
             bounds = shard_bounds(refs, size, align)
             shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]

@@ -44,7 +44,6 @@ class InProcess:
         state = make(*make_args)
         return [fn(state, item) for item in items]
 
-
     def map_split(self, fn: Callable[..., Any], items: Sequence[Any], n: int, *,
                   desc: str = "shards") -> tuple[list[tuple], list[Any]]:
         """Each item's ``n`` parts, and the last values of ``fn(item, n)``."""

@@ -126,7 +126,7 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
     measures = parse_measures(wanted, texts=texts)
     text = next(((k, m) for k, m in trec_items(wanted) if isinstance(m, Relstring)), None) if texts else None
     q = as_qrels(qrels)
-    index = _index(q, threshold)
+    index = _index(q)
     results, scores, warns, strings = [], [], [], {}
     for i, spec in enumerate(runs):
         batch = run_batch(q, spec, threshold, engine, None if names is None else names[i], index)
@@ -155,11 +155,11 @@ def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_i
     the one driver, or by RAG's matching)."""
     base = results[0].name
     rows: list[dict[str, Any]] = []
-    for key, m in measures:
+    for key, _ in measures:
         for r in results[1:]:
             a, b = per_query[r.name][key], per_query[base][key]
             t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed) if len(a) >= 2 else None
-            rows.append(engine.row(r.name, key, m.aggregate(a), m.aggregate(b), t,
+            rows.append(engine.row(r.name, key, r.metrics[key], results[0].metrics[key], t,
                                    f"{method} on per-query values", len(a)))
     engine.correct(rows, alpha)
     sig = signature(measures, threshold, test=method, correction="holm", alpha=alpha,

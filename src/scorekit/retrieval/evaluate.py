@@ -46,16 +46,15 @@ def _lookup(values: pa.Array, within: pa.Array, dtype=np.int64) -> np.ndarray:
 
 @dataclass
 class _QrelsIndex:
-    """What every run is judged against; built once per qrels and threshold."""
+    """What every run is judged against; built once per qrels."""
 
     keys: np.ndarray          # sorted q * n_docs + d of the judged pairs
     rel: np.ndarray           # grades in ``keys`` order
     ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _index(qrels: Qrels, threshold: int = 1) -> _QrelsIndex:
-    """Sorted judged pairs and the ideal ranking (independent of the relevance level; the
-    ``threshold`` argument is kept for callers that pass it)."""
+def _index(qrels: Qrels) -> _QrelsIndex:
+    """Sorted judged pairs and the ideal ranking (independent of the relevance level)."""
     nd = max(len(qrels.docids), 1)
     keys = qrels.q.astype(np.int64) * nd + qrels.d
     order = np.argsort(keys, kind="stable")
@@ -79,19 +78,19 @@ def _find(key: np.ndarray, keys: np.ndarray, space: int) -> np.ndarray:
     return _lookup(to_arrow(key), to_arrow(keys))  # pa.array(numpy) would import pandas
 
 
-def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex | None = None):
-    """Join: ``(Judged, run-only query ids)``. Only judged rows are kept (any grade) — every
-    measure needs just those plus their positions and each query's number of retrieved rows.
+def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex | None = None) -> Judged:
+    """Join (None: no run line, every query unanswered). Only judged rows are kept (any grade) —
+    every measure needs just those plus their positions and each query's number of retrieved rows.
 
     Everything is a hash lookup or a gather, nothing is binary-searched: a row's block is its
     query code (blocks are in code order), so its rank is its ranked position less the block's
     start, and its grade comes from looking its (query, document) code pair up in the judged
     pairs."""
-    index = index or _index(qrels, threshold)
-    if run is None:          # no run line for these queries (a shard): every one unanswered
+    index = index or _index(qrels)
+    if run is None:
         none = np.zeros(0, np.int64)
         return Judged(qrels.n_queries, none, none, none, np.zeros(qrels.n_queries, np.int64), qrels.q,
-                      qrels.rel, *index.ideal, threshold=threshold), []
+                      qrels.rel, *index.ideal, threshold=threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
     nd = max(len(qrels.docids), 1)
@@ -108,15 +107,13 @@ def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex 
         qi, pos, rel = _judge_dense(qrels, run, index, qmap, di, starts, nd, space)
     else:
         qi, pos, rel = _judge_sparse(qrels, run, index, qmap, di, order, starts, nd)
-    run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
     # blocks are in run query-code order: block b holds run query b's rows
     n_ret = np.zeros(qrels.n_queries, np.int64)
     sizes = np.diff(np.r_[starts, len(run)])
     answered = qmap[:len(sizes)] >= 0
     n_ret[qmap[:len(sizes)][answered]] = sizes[answered]
-    j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
-               *index.ideal, threshold=threshold)
-    return j, run_only
+    return Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
+                  *index.ideal, threshold=threshold)
 
 
 def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
@@ -216,19 +213,10 @@ def _check_threshold(rel_threshold: Any) -> int:
     return int(rel_threshold)
 
 
-def _canonical(measures) -> list[str]:
-    out: list[str] = []
-    for m in measures:
-        name = (m[1] if isinstance(m, tuple) else m).name
-        if name not in out:
-            out.append(name)
-    return out
-
-
-def signature(measures: Sequence, threshold: int, **more: Any) -> str:
-    """``measures``: Measures or ``(key, Measure)`` pairs; the signature lists canonical names."""
+def signature(measures: Sequence[tuple[str, Measure]], threshold: int, **more: Any) -> str:
+    """The signature lists the measures' canonical names."""
     return make_signature("retrieval", {
-        "measures": _canonical(measures), "rel": threshold,
+        "measures": list(dict.fromkeys(m.name for _, m in measures)), "rel": threshold,
         "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
 
 
@@ -245,8 +233,6 @@ def relstrings(j: Judged, n: int) -> list[str]:
     chars[j.qi[top], j.pos[top]] = np.where(rel > 9, ord(">"), np.where(rel >= 0, ord("0") + np.clip(rel, 0, 9),
                                                                         ord(".")))
     return [chars[i, :length[i]].tobytes().decode("ascii") for i in range(j.n_queries)]
-
-
 
 
 # --- the batch of the one driver ---------------------------------------------------------------
@@ -266,25 +252,30 @@ class RetrievalBatch:
     on through the one driver (:mod:`scorekit.engine.driver`): a qrels and one run (None: no line
     for these queries). Its items are the qrels' queries, in the qrels' order. The join
     (:func:`judge`: the run ranked, its judged rows graded) is made once, on first use, and every
-    measure reads the same :class:`Judged` table; :meth:`slice` cuts a query shard."""
+    measure reads the same :class:`Judged` table; :meth:`slice` cuts a query shard. A hash
+    partition of a run given as files (:class:`RunFiles`) holds its table from every file
+    instead (on Ray, handles into the object store), read with ``fetch`` on first use."""
 
     qrels: Qrels
     run: Run | None
     threshold: int = 1
     index: _QrelsIndex | None = None    # the qrels' sorted pairs, shared by the runs compared
-    _joined: tuple | None = field(default=None, repr=False)
+    parts: tuple = ()
+    fetch: Callable = list
+    _judged: Judged | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return self.qrels.n_queries
 
-    def join(self) -> tuple[Judged, list[str]]:
-        """``(Judged, run-only query ids)``, computed once."""
-        if self._joined is None:
-            self._joined = judge(self.qrels, self.run, self.threshold, self.index)
-        return self._joined
-
     def judged(self) -> Judged:
-        return self.join()[0]
+        if self._judged is None:
+            tables = [t for t in self.fetch(self.parts) if t.num_rows]
+            if tables:
+                t = pa.concat_tables(tables)
+                self.run = Run.from_arrays(t.column("qid"), t.column("docid"), to_numpy(t.column("score")),
+                                           source=f"<run partition of {self.qrels.n_queries} queries>")
+            self._judged = judge(self.qrels, self.run, self.threshold, self.index)
+        return self._judged
 
     def slice(self, a: int, b: int) -> "RetrievalBatch":
         """Queries ``a..b-1`` with their run lines (queries only in the run are left out)."""
@@ -326,24 +317,6 @@ def _split_file(path: str, n_parts: int) -> tuple:
 
 
 @dataclass
-class _Partition(RetrievalBatch):
-    """One hash partition of a run given as files: the qrels of its queries, and its table from
-    every file (on Ray, handles the worker fetches), made one run on first use."""
-
-    parts: tuple = ()
-    fetch: Callable = list
-
-    def join(self) -> tuple[Judged, list[str]]:
-        if self._joined is None:
-            tables = [t for t in self.fetch(self.parts) if t.num_rows]
-            if tables:
-                t = pa.concat_tables(tables)
-                self.run = Run.from_arrays(t.column("qid"), t.column("docid"), to_numpy(t.column("score")),
-                                           source=f"<run partition of {self.qrels.n_queries} queries>")
-        return super().join()
-
-
-@dataclass
 class RunFiles:
     """A run given as several files, evaluated as one run: its shards (:meth:`shards`, the
     driver's hook) are hash partitions of the queries. Each file is read on a worker with the
@@ -364,7 +337,7 @@ class RunFiles:
     def __len__(self) -> int:
         return self.qrels.n_queries
 
-    def shards(self, executor: Any, size: int | None) -> tuple[list[_Partition], np.ndarray]:
+    def shards(self, executor: Any, size: int | None) -> tuple[list[RetrievalBatch], np.ndarray]:
         """The partitions holding queries, and the qrels query of each of their rows in order."""
         n = self.n_parts or max(2, 2 * getattr(executor, "n_workers", 1))
         tables, meta = executor.map_split(_split_file, self.files, n, desc="read run files")
@@ -374,8 +347,8 @@ class RunFiles:
                      "n_shards": len(self.files), "n_partitions": n}
         part = _partition_ids(self.qrels.qids, n)
         queries = [np.flatnonzero(part == i) for i in range(n)]
-        shards = [_Partition(_subset(self.qrels, qs), None, self.threshold, parts=tuple(t[i] for t in tables),
-                             fetch=executor.fetch) for i, qs in enumerate(queries) if len(qs)]
+        shards = [RetrievalBatch(_subset(self.qrels, qs), None, self.threshold, parts=tuple(t[i] for t in tables),
+                                 fetch=executor.fetch) for i, qs in enumerate(queries) if len(qs)]
         return shards, np.concatenate(queries)
 
     def about(self) -> dict[str, Any]:
@@ -400,8 +373,8 @@ def retrieval_plan(measures: Sequence[tuple[str, Measure]]) -> list[Planned]:
     generated metric class per distinct measure, reported under every name it was written as."""
     out: dict[tuple, Planned] = {}
     for key, m in measures:
-        spec = FAMILIES[m.family]
-        given = {"k": m.k, "rel": m.rel, **({spec.param.name: m.param} if spec.param is not None else {})}
+        param = FAMILIES[m.family].param
+        given = {"k": m.k, "rel": m.rel, **({param.name: m.param} if param is not None else {})}
         metric = metric_class(m.family)(**{k: v for k, v in given.items() if v is not None})
         planned = out.setdefault((m.family, tuple(metric.values.items())), Planned(metric, []))
         planned.keys.append((metric.key(), key))
@@ -412,10 +385,8 @@ def evaluate_batch(batch: RetrievalBatch | RunFiles, measures: Sequence[tuple[st
                    engine: Any = None, *, per_item: bool = True) -> tuple[Result, dict[str, np.ndarray]]:
     """The result of one run's batch, and its per-query values, by the one driver on ``engine``."""
     scored = driver.run(retrieval_plan(measures), batch, engine)
-    keys = [key for key, _ in measures]
-    return build_result(batch.qrels, measures, threshold, {k: scored.metrics[k] for k in keys},
-                        {k: scored.per_item[k] for k in keys}, batch.about(), per_item=per_item), \
-        {k: scored.per_item[k] for k in keys}
+    scores, metrics = ({k: got[k] for k, _ in measures} for got in (scored.per_item, scored.metrics))
+    return build_result(batch.qrels, measures, threshold, metrics, scores, batch.about(), per_item=per_item), scores
 
 
 def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, rel_threshold: int = 1,
@@ -435,12 +406,6 @@ def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, r
     measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
     batch = run_batch(as_qrels(qrels), run, threshold, engine, name)
     return evaluate_batch(batch, measures, threshold, engine, per_item=per_item)[0]
-
-
-def aggregate(measures, scores: dict[str, np.ndarray]) -> dict[str, float]:
-    """Corpus values of per-query values: each measure's own aggregate (mean; geometric for
-    gm_map; sum for counts)."""
-    return {key: m.aggregate(scores[key]) for key, m in measures}
 
 
 def build_result(q: Qrels, measures, threshold: int, metrics: dict[str, float], scores: dict[str, np.ndarray],

@@ -18,7 +18,7 @@ import numpy as np
 
 from scorekit.metrics.base import Metric, Param, Stats
 from scorekit.metrics.registry import register
-from scorekit.retrieval import measures as M
+import scorekit.retrieval.measures as M
 
 
 class RetrievalMeasure(Metric):

@@ -43,7 +43,7 @@ from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.io.rag_jsonl import RagData, RagQuestion, check_unique, passage_text, question_from, read_rag_jsonl
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run
-from scorekit.retrieval.evaluate import RetrievalBatch, aggregate, build_result, judge, retrieval_plan, signature
+from scorekit.retrieval.evaluate import RetrievalBatch, build_result, judge, retrieval_plan, signature
 from scorekit.retrieval.names import parse_measures
 from scorekit.retrieval.rag_match import Matching, normalize_text, similarity_matrices
 
@@ -195,7 +195,7 @@ def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, m
     norm: dict[str, str] = {}
     assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
     qrels, run = _tables(data, assigned)
-    j, _ = judge(qrels, run, 1)
+    j = judge(qrels, run, 1)
     if matching.graded:
         # gain = the similarity of the match; ideal = every reference verbatim (gain 1); a row is
         # relevant for the binary measures at or above the matching threshold
@@ -209,7 +209,7 @@ def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, m
         j.qrels_rel = j.qrels_rel.astype(np.float64)
         j.ideal_rel = j.ideal_rel.astype(np.float64)
         j.threshold = float(matching.threshold)
-    batch = RetrievalBatch(qrels, run, _joined=(j, []))
+    batch = RetrievalBatch(qrels, run, _judged=j)
     scored = driver.run(retrieval_plan(measures), batch)
     return batch, {key: scored.per_item[key] for key, _ in measures}, {key: scored.metrics[key] for key, _ in measures}, \
         assigned
@@ -337,7 +337,7 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
     batch, scores, metrics, assigned = _default_scores(data, sims, matching, measures)
     default_metrics = metrics
     if compat_scores is not None:
-        scores, metrics = compat_scores, aggregate(measures, compat_scores)
+        scores, metrics = compat_scores, {k: m.aggregate(compat_scores[k]) for k, m in measures}
     res = build_result(batch.qrels, measures, 1, metrics, scores, batch.about(), per_item=per_item)
     res.name = data.name or _stem(data.source)
     res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
