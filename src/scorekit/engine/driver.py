@@ -10,9 +10,8 @@ and the names those keys are reported under); ``batch``: the family's batch (a
 to :meth:`slice` itself into shards; ``executor``: :mod:`scorekit.engine.executors` (in process,
 forked parts, Ray tasks and actors).
 
-The driver cuts the batch into shards (none in process) — or, where the batch has its own shard
-function (``batch.shards(executor, size) -> (shards, item of each shard row)``: retrieval's hash
-partitions of a run given as files), takes those —, has the executor compute each metric's
+The driver cuts the batch into shards (none in process; or ``batch.shards(executor, size) ->
+(shards, item of each row)``, retrieval's hash partitions), has the executor compute each metric's
 per-item statistics on every shard (``Metric.item_stats``; metrics that need a model —
 ``Metric.needs_model`` — on ``map_model``, one model per worker, shards cut on the metric's
 ``shard_align`` pairs so a batched encoder pads as in one process), merges them once

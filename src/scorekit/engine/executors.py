@@ -6,10 +6,9 @@ Every executor has the same calls, so a family writes its shard function once:
 * ``map_model(make, make_args, fn, items)`` — the same for work that needs a model: ``state =
   make(*make_args)`` is built once per worker (one BERTScorer per actor) and each item runs as
   ``fn(state, item)``;
-* ``map_split(fn, items, n)`` and ``fetch(parts)`` — the map step of a hash-partitioned reduce
-  (retrieval's run given as files): ``fn(item, n)`` returns ``n`` parts and a last value; the
-  parts stay where they were made (on Ray, in the object store) and a later shard holding them
-  calls ``fetch`` on its worker.
+* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map (retrieval's run
+  given as files): ``fn(item, n)`` returns ``n`` parts, kept where they were made (on Ray, in
+  the object store) until a shard holding them calls ``fetch``, and a last value.
 
 Three executors:
 

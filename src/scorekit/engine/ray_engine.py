@@ -249,11 +249,6 @@ def timeout_from_env() -> float:
     return value
 
 
-def _fetch(parts: Sequence[Any]) -> list[Any]:
-    """The values of object-store handles, on a worker (:meth:`RayEngine.map_split`)."""
-    return _require_ray().get(list(parts))
-
-
 class RayEngine:
     """Context manager around a Ray connection; :meth:`map` runs a function over items.
 
@@ -424,13 +419,15 @@ class RayEngine:
     def map_split(self, fn: Callable[..., Any], items: Sequence[Any], n: int, *,
                   desc: str = "shards") -> tuple[list[tuple], list[Any]]:
         """``fn(item, n)`` as Ray tasks with ``n + 1`` returns: each item's ``n`` parts stay in the
-        object store (their handles; a task holding them calls :func:`fetch`), the last values
-        come back."""
+        object store (their handles), the last values come back."""
         remote = self.ray.remote(max_retries=self.retries, num_returns=n + 1)(fn)
         refs = [remote.remote(item, n) for item in items]
         return [tuple(r[:n]) for r in refs], self.wait([r[n] for r in refs], desc)
 
-    fetch = staticmethod(_fetch)
+    @staticmethod
+    def fetch(parts: Sequence[Any]) -> list[Any]:
+        """The values of :meth:`map_split`'s handles, on a worker."""
+        return _require_ray().get(list(parts))
 
     def wait(self, refs: list, desc: str = "shards") -> list[Any]:
         ray = self.ray

@@ -248,13 +248,10 @@ def _subset(q: Qrels, queries: np.ndarray) -> Qrels:
 
 @dataclass
 class RetrievalBatch:
-    """What the generated retrieval metric classes (:mod:`scorekit.retrieval.metric`) compute
-    on through the one driver (:mod:`scorekit.engine.driver`): a qrels and one run (None: no line
-    for these queries). Its items are the qrels' queries, in the qrels' order. The join
-    (:func:`judge`: the run ranked, its judged rows graded) is made once, on first use, and every
-    measure reads the same :class:`Judged` table; :meth:`slice` cuts a query shard. A hash
-    partition of a run given as files (:class:`RunFiles`) holds its table from every file
-    instead (on Ray, handles into the object store), read with ``fetch`` on first use."""
+    """What the generated metric classes compute on through the one driver: a qrels and one run
+    (None: no line). Its items are the qrels' queries, in order; :meth:`slice` cuts a query
+    shard. The join (:func:`judge`) is made once, on first use, for every measure. A shard holds
+    its run lines as ``parts`` (tables; on Ray, handles read with ``fetch``), joined on use."""
 
     qrels: Qrels
     run: Run | None
@@ -279,18 +276,10 @@ class RetrievalBatch:
 
     def slice(self, a: int, b: int) -> "RetrievalBatch":
         """Queries ``a..b-1`` with their run lines (queries only in the run are left out)."""
-        r = self.run
-        shard = RetrievalBatch(_subset(self.qrels, np.arange(a, b)), None, self.threshold)
-        qmap = np.full(0, -1) if r is None else _lookup(r.qids, self.qrels.qids)
-        keep = np.flatnonzero((qmap >= a) & (qmap < b))   # the shard's run queries, in code order
-        if len(keep):
-            code = np.full(r.n_queries, -1, np.int32)
-            code[keep] = np.arange(len(keep), dtype=np.int32)
-            rows = np.flatnonzero(code[r.q] >= 0)
-            docs, coded = (None, (r.d[rows], r.docids)) if r.coded else (take_ascending(r.docs, rows), None)
-            shard.run = Run(r.qids.take(to_arrow(keep)), code[r.q[rows]], docs, r.score[rows], r.name, r.source,
-                            _encoded=coded)
-        return shard
+        qi = np.zeros(0, np.int64) if self.run is None else _lookup(self.run.qids, self.qrels.qids)[self.run.q]
+        rows = np.flatnonzero((qi >= a) & (qi < b))
+        return RetrievalBatch(_subset(self.qrels, np.arange(a, b)), None, self.threshold,
+                              parts=(_lines(self.run, rows),) if len(rows) else ())
 
     def about(self) -> dict[str, Any]:
         """The run's name, source, lines and query ids (for the result)."""
@@ -303,28 +292,29 @@ def _partition_ids(qids: pa.Array, n_parts: int) -> np.ndarray:
                        dtype=np.int64, count=len(qids))
 
 
+def _lines(run: Run, rows: np.ndarray) -> pa.Table:
+    return pa.table({"qid": run.qids.take(to_arrow(run.q[rows])), "docid": run.docs.take(to_arrow(rows)),
+                     "score": run.score[rows]})
+
+
 def _split_file(path: str, n_parts: int) -> tuple:
     """Read one file of a run and cut its lines into ``n_parts`` tables by a hash of the query
     id; last, ``(run name, lines, query ids)``."""
     run = as_run(path)
     part = _partition_ids(run.qids, n_parts)[run.q]
-    table = pa.table({"qid": run.qids.take(to_arrow(run.q)), "docid": run.docs.combine_chunks(), "score": run.score})
     order = np.argsort(part, kind="stable")
     bounds = np.searchsorted(part[order], np.arange(n_parts + 1))
-    table = table.take(to_arrow(order))
-    parts = tuple(table.slice(bounds[i], bounds[i + 1] - bounds[i]) for i in range(n_parts))
-    return (*parts, (run.name, len(run), run.qids.to_pylist()))
+    return (*(_lines(run, order[bounds[i]:bounds[i + 1]]) for i in range(n_parts)),
+            (run.name, len(run), run.qids.to_pylist()))
 
 
 @dataclass
 class RunFiles:
-    """A run given as several files, evaluated as one run: its shards (:meth:`shards`, the
-    driver's hook) are hash partitions of the queries. Each file is read on a worker with the
-    project's reader (a bad line fails the job naming the file and line) and cut into
-    ``n_parts`` tables by a hash of the query id (CRC-32, so every process agrees: the
-    executor's ``map_split``); partition ``i`` is then the qrels of its queries with its table
-    from every file, joined and scored on a worker. A query's lines may sit in every file and
-    its measures need all of them (ranks): this is retrieval's shard function."""
+    """A run given as several files; its shards (:meth:`shards`, the driver's hook) are hash
+    partitions of the queries, as a query's lines may sit in every file. Each file is read on a
+    worker (a bad line fails the job naming the file and line) and cut into ``n_parts`` tables by
+    a CRC-32 of the query id (``map_split``); partition ``i`` is the qrels of its queries with
+    its table from every file, joined and scored on a worker."""
 
     qrels: Qrels
     files: list[str]
@@ -359,12 +349,11 @@ def run_batch(q: Qrels, run: Any, threshold: int, engine: Any = None, name: str 
               index: _QrelsIndex | None = None) -> RetrievalBatch | RunFiles:
     """The driver's batch for one run: on Ray, a run given as files (a file, a folder or glob of
     shards, a list of them) is read on the workers (:class:`RunFiles`); else it is read here."""
-    if getattr(engine, "name", None) == "ray" and (isinstance(run, (str, os.PathLike)) or (
-            isinstance(run, (list, tuple)) and run and all(isinstance(p, (str, os.PathLike)) for p in run))):
+    paths = [run] if isinstance(run, (str, os.PathLike)) else run if isinstance(run, (list, tuple)) else [None]
+    if getattr(engine, "name", None) == "ray" and paths and all(isinstance(p, (str, os.PathLike)) for p in paths):
         from scorekit.io.shards import expand
 
-        source = str(run) if isinstance(run, (str, os.PathLike)) else ",".join(map(str, run))
-        return RunFiles(q, [str(p) for p in expand(run, "--run")], threshold, name, source)
+        return RunFiles(q, [str(p) for p in expand(paths, "--run")], threshold, name, ",".join(map(str, paths)))
     return RetrievalBatch(q, as_run(run, name=name), threshold, index)
 
 
@@ -410,8 +399,7 @@ def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, r
 
 def build_result(q: Qrels, measures, threshold: int, metrics: dict[str, float], scores: dict[str, np.ndarray],
                  run: dict[str, Any], *, per_item: bool = True) -> Result:
-    """``run``: the run's ``name``, ``source``, ``lines`` and ``qids`` (and on Ray ``engine``,
-    ``n_shards``, ``n_partitions``)."""
+    """``run``: the run's ``name``, ``source``, ``lines``, ``qids`` (and further inputs)."""
     more = dict(run)
     name, source, lines, run_qids = (more.pop(k) for k in ("name", "source", "lines", "qids"))
     run_only = [run_qids[int(i)].as_py() for i in np.flatnonzero(_lookup(run_qids, q.qids) < 0)]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import scorekit.retrieval.measures as M
 from scorekit.metrics.base import Metric, Param, Stats
 from scorekit.metrics.registry import register
-import scorekit.retrieval.measures as M
 
 
 class RetrievalMeasure(Metric):
