@@ -240,12 +240,33 @@ def test_one_process_forked_and_shards_agree_on_random_input(batch):
     _engines_agree(batch.qrels, batch.run, ALL_FAMILIES)
 
 
-def test_one_process_forked_and_shards_agree_on_the_examples():
+def test_one_process_forked_and_shards_agree_on_the_examples(tmp_path):
+    """Also the hash-partitioned shard function of a run given as files (Ray's), run here:
+    every run's lines dealt over three files, in one to five partitions."""
+    import warnings
     from pathlib import Path
 
+    from scorekit.retrieval import evaluate
+    from scorekit.retrieval.evaluate import RunFiles, evaluate_batch
+    from scorekit.retrieval.inputs import as_qrels
+    from scorekit.retrieval.names import parse_measures
+
     ex = Path(__file__).resolve().parents[2] / "examples" / "retrieval"
+    metrics = ALL_FAMILIES + ",all_trec"
     for run in ("run_v1.txt", "run_v2.txt"):
-        _engines_agree(str(ex / "qrels.txt"), str(ex / run), ALL_FAMILIES + ",all_trec")
+        _engines_agree(str(ex / "qrels.txt"), str(ex / run), metrics)
+        lines = (ex / run).read_text(encoding="utf-8").splitlines()
+        files = [tmp_path / f"{run}-{i}.trec" for i in range(3)]
+        for i, f in enumerate(files):
+            f.write_text("\n".join(lines[i::3]) + "\n", encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            one = evaluate(ex / "qrels.txt", ex / run, metrics)
+            for n in range(1, 6):
+                got, _ = evaluate_batch(RunFiles(as_qrels(ex / "qrels.txt"), [str(f) for f in files], n_parts=n),
+                                        parse_measures(metrics), 1)
+                assert got.metrics == one.metrics and got.per_item == one.per_item, n
+                assert got.inputs["n_run_lines"] == len(lines) and got.name == one.name
 
 
 @pytest.mark.xfail(strict=True, reason="known (#26 item 4): the generated class's key rbp@3 reads back as "
