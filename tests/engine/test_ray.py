@@ -10,11 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 ray = pytest.importorskip("ray")
 
 from scorekit.engine.ray_engine import RayEngine  # noqa: E402
 from scorekit.errors import InputError  # noqa: E402
+from tests.retrieval.test_harness_retrieval import trec_batches  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,61 +80,100 @@ def _random_trec(tmp: Path, seed: int, n_shards: int):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_retrieval_equals_one_process(engine, tmp_path, seed):
+    """A run given as files, hash-partitioned on Ray (retrieval's shard function), and the same
+    run read here and cut into query shards for Ray tasks: the one-process numbers bit for bit."""
     import warnings
 
-    from scorekit.engine.retrieval import evaluate_sharded
     from scorekit.retrieval import evaluate
+    from scorekit.retrieval.evaluate import RunFiles, evaluate_batch
+    from scorekit.retrieval.inputs import as_qrels, as_run
+    from scorekit.retrieval.names import parse_measures
 
     qrels, whole, shards = _random_trec(tmp_path, seed, n_shards=1 + seed % 4)
     metrics = ["ndcg@10", "ndcg_burges@5", "map@100", "mrr", "precision@5", "recall@20", "r_precision",
                "hit_rate@3", "gm_map", "bpref", "num_rel", "num_rel_ret", "P(rel=2)@5", "ERR@10", "Judged@10",
-               "ndcg_cut_10", "iprec_at_recall_0.50"]
+               "ndcg_cut_10", "iprec_at_recall_0.50", "infAP", "num_ret", "set_F.0.5", "11pt_avg", "rbp_resid"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         one = evaluate(qrels, whole, metrics)
-    res = evaluate_sharded(engine, qrels, shards, metrics, n_parts=3)
-    assert res.metrics == one.metrics                 # bit for bit
-    assert res.per_item == one.per_item
-    assert res.signature == one.signature
-    assert "q-extra" in res.extra["run_only_queries"]
-    assert sorted(res.extra["run_only_queries"]) == sorted(one.extra["run_only_queries"])
+        res = evaluate(qrels, shards, metrics, engine=engine)
+        measures = parse_measures(metrics)
+        parts, _ = evaluate_batch(RunFiles(as_qrels(qrels), [str(p) for p in shards], n_parts=3), measures, 1, engine)
+        tasks = evaluate(qrels, as_run(whole), metrics, engine=_small_shards(engine, 5))
+    for got in (res, parts, tasks):
+        assert got.metrics == one.metrics                 # bit for bit
+        assert got.per_item == one.per_item
+        assert got.signature == one.signature
+        assert "q-extra" in got.extra["run_only_queries"]
+        assert sorted(got.extra["run_only_queries"]) == sorted(one.extra["run_only_queries"])
+        assert got.extra["missing_queries"] == one.extra["missing_queries"]
+    assert res.inputs["n_partitions"] == 2 * engine.n_workers and parts.inputs["n_partitions"] == 3
+    assert res.inputs["n_run_lines"] == one.inputs["n_run_lines"]
+
+
+class _small_shards:
+    """The engine, cutting an in-memory batch into Ray tasks of ``size`` queries."""
+
+    def __init__(self, engine, size: int):
+        self.engine, self.items_per_shard = engine, size
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batch=trec_batches())
+def test_retrieval_on_ray_equals_one_process_on_random_input(engine, batch):
+    """Random qrels and runs (ties, graded and -1 grades, Korean ids, unanswered and run-only
+    queries) in Ray tasks of one query each: every family's numbers as in one process."""
+    import warnings
+
+    from scorekit.retrieval import evaluate
+    from tests.retrieval.test_harness_retrieval import ALL_FAMILIES
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = evaluate(batch.qrels, batch.run, ALL_FAMILIES)
+        got = evaluate(batch.qrels, batch.run, ALL_FAMILIES, engine=_small_shards(engine, 1))
+    assert got.metrics == one.metrics and got.per_item == one.per_item and got.extra == one.extra
 
 
 def test_a_bad_shard_fails_the_job_with_its_name_and_line(engine, tmp_path):
-    from scorekit.engine.retrieval import evaluate_sharded
+    from scorekit.retrieval import evaluate
 
     qrels, _, shards = _random_trec(tmp_path, 1, n_shards=3)
     lines = shards[1].read_text().splitlines()
     lines[2] = "q-1 Q0 D0000002 0 not-a-number tag"
     shards[1].write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError) as err:
-        evaluate_sharded(engine, qrels, shards)
+        evaluate(qrels, shards, engine=engine)
     assert str(err.value).startswith(f"{shards[1]}:3:")
 
 
 def test_a_killed_worker_is_retried_and_the_result_is_unchanged(engine, tmp_path):
     """The first attempt of one task kills its worker process (os._exit) mid-job; Ray retries the
     lost task on a new worker and the merged result still equals one process."""
-    from scorekit.engine.retrieval import _map_shard, evaluate_sharded
+    import importlib
+
     from scorekit.retrieval import evaluate
+
+    mod = importlib.import_module("scorekit.retrieval.evaluate")
 
     qrels, whole, shards = _random_trec(tmp_path, 3, n_shards=3)
     marker = tmp_path / "killed-once"
 
-    import scorekit.engine.retrieval as mod
-
-    def dying_map(path, n_parts, _marker=str(marker), _victim=str(shards[1]), _real=_map_shard):
+    def dying_split(path, n_parts, _marker=str(marker), _victim=str(shards[1]), _real=mod._split_file):
         if path == _victim and not os.path.exists(_marker):
             open(_marker, "w").close()
             os._exit(1)
         return _real(path, n_parts)
 
-    original = mod._map_shard
-    mod._map_shard = dying_map
+    original = mod._split_file
+    mod._split_file = dying_split
     try:
-        res = evaluate_sharded(engine, qrels, shards)
+        res = evaluate(qrels, shards, engine=engine)
     finally:
-        mod._map_shard = original
+        mod._split_file = original
     assert marker.exists(), "the worker was never killed"
     one = evaluate(qrels, whole)
     assert res.metrics == one.metrics and res.per_item == one.per_item
@@ -342,7 +383,7 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
 
 
 def test_shards_expand_files_globs_and_folders(tmp_path):
-    from scorekit.engine.shards import expand
+    from scorekit.io.shards import expand
 
     for name in ("b.jsonl", "a.jsonl", "c.parquet", ".hidden.jsonl", "notes.md"):
         (tmp_path / name).write_text("x")

@@ -68,11 +68,12 @@ def test_retrieval_metric_faces_agree():
     import numpy as np
 
     from scorekit.metrics import get_metric
-    from scorekit.retrieval.measures import Judged
+    from scorekit.retrieval.evaluate import RetrievalBatch
+    from scorekit.retrieval.inputs import as_qrels, as_run
 
-    j = Judged(n_queries=2, qi=np.array([0, 0, 1]), pos=np.array([0, 1, 0]), rel=np.array([0, 1, 1]),
-               n_ret=np.array([2, 1]), qrels_q=np.array([0, 0, 1]), qrels_rel=np.array([0, 1, 1]),
-               ideal_qi=np.array([0, 1]), ideal_pos=np.array([0, 0]), ideal_rel=np.array([1, 1]))
+    j = RetrievalBatch(as_qrels({"a": {"d1": 0, "d2": 1}, "b": {"d3": 1}}),
+                       as_run({"a": {"d1": 2.0, "d2": 1.0}, "b": {"d3": 1.0}}))
+    assert np.array_equal(j.judged().pos, [0, 1, 0])
     m = get_metric("retrieval", "mrr", k=10)
     assert m(j) == {"mrr@10": 0.75}
     m.update(j).update(j)

@@ -6,7 +6,7 @@ edit here.
 A batch is a qrels and a run (hypothesis: ties, graded and -1 grades, Korean ids, queries the run
 misses and run queries the qrels lack); its items are the qrels' queries, a shard is a subset of
 them (the run's lines of those queries), and the metric is fed what the evaluation computes on:
-the :class:`~scorekit.retrieval.measures.Judged` table of the readers' qrels and run. Oracle:
+a :class:`~scorekit.retrieval.evaluate.RetrievalBatch` of the readers' qrels and run. Oracle:
 pytrec_eval where it has the measure (the family's ``trec_eval`` name), evaluated per query with
 an empty ranking for a query the run misses, as ``trec_eval -c``; the other families' references
 (ranx, ir_measures, gdeval, cwl_eval) are compared in the test file ``oracle_test`` names. No
@@ -41,16 +41,9 @@ class TrecBatch:
 
 def _slice(b: TrecBatch, a: int, c: int) -> TrecBatch:
     """Queries ``a..c-1`` of the qrels with their run lines; run queries the qrels lack ride in
-    every shard (they are ignored). A shard whose run has no line gets one line of a query no
-    qrels has, as the Ray reduce does (engine/retrieval.py): every query then scores as unanswered."""
+    every shard (they are ignored). A shard may have no run line: its queries are all unanswered."""
     qrels = {q: b.qrels[q] for q in list(b.qrels)[a:c]}
-    run = {q: docs for q, docs in b.run.items() if q in qrels or q not in b.qrels}
-    if not run:
-        absent = "none"
-        while absent in b.qrels:
-            absent += "_"
-        run = {absent: {"none": 0.0}}
-    return TrecBatch(qrels, run)
+    return TrecBatch(qrels, {q: docs for q, docs in b.run.items() if q in qrels or q not in b.qrels})
 
 
 def _text(b: TrecBatch, fn, everything: bool = True) -> TrecBatch:
@@ -59,15 +52,16 @@ def _text(b: TrecBatch, fn, everything: bool = True) -> TrecBatch:
     return TrecBatch(qrels, {fn(q): {fn(d): s for d, s in docs.items()} for q, docs in b.run.items()})
 
 
-def _judged(b: TrecBatch):
-    from scorekit.retrieval.evaluate import judge
+def retrieval_batch(b: TrecBatch):
+    """What the classes compute on: the readers' qrels and run (none: no run line)."""
+    from scorekit.retrieval.evaluate import RetrievalBatch
     from scorekit.retrieval.inputs import as_qrels, as_run
 
-    return judge(as_qrels(b.qrels), as_run(b.run), 1)[0]
+    return RetrievalBatch(as_qrels(b.qrels), as_run(b.run) if b.run else None)
 
 
 TREC = Shape("qrels+run, items = qrels queries", size=lambda b: len(b.qrels), slice=_slice, text=_text,
-             feed=_judged)
+             feed=retrieval_batch)
 
 
 @st.composite
@@ -185,25 +179,98 @@ def _parsed_family(case: MetricCase) -> str:
 
 @settings(max_examples=10, deadline=None)
 @given(batch=trec_batches())
-def test_the_generated_classes_compute_what_evaluate_reports(batch):
-    """The classes the harness checks are the numbers `scorekit retrieval` reports: for every
-    family (and level) whose key reads back as that family, evaluate() gives the class's corpus
-    and per-query values exactly (the keys that do not: the xfail test below)."""
+def test_evaluate_computes_through_the_generated_classes(batch):
+    """evaluate() is the classes the harness checks: every measure is computed by its family's
+    class (item_stats, then score and item_scores), once per distinct measure however many
+    spellings name it, all on one join of the run; its numbers are the class's own."""
+    import importlib
     import warnings
 
     from scorekit.retrieval import evaluate
+    from scorekit.retrieval.metric import RetrievalMeasure
 
-    for case in HARNESS_CASES:
+    mod = importlib.import_module("scorekit.retrieval.evaluate")
+    joins, calls = [], []
+    cases = [c for c in HARNESS_CASES if _parsed_family(c) == c.cls.name]
+    keys = [c.make().key() for c in cases]
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        judge, stats = mod.judge, RetrievalMeasure.item_stats
+        mp.setattr(mod, "judge", lambda *a, **k: joins.append(1) or judge(*a, **k))
+        mp.setattr(RetrievalMeasure, "item_stats", lambda self, b: calls.append(self.key()) or stats(self, b))
+        warnings.simplefilter("ignore")
+        res = evaluate(batch.qrels, batch.run, keys + [keys[0].upper()])   # one measure written twice
+    assert len(joins) == 1, "the run was joined more than once"
+    assert sorted(calls) == sorted(keys), "a measure was not computed by its class, or twice"
+    whole = retrieval_batch(batch)
+    for case, key in zip(cases, keys):
         m = case.make()
-        key = m.key()
-        if _parsed_family(case) != m.measure_family:
-            continue
+        stats = m.item_stats(whole)
+        assert res.metrics[key] == m.score(stats)[key], key
+        np.testing.assert_array_equal([row[key] for row in res.per_item], m.item_scores(stats)[key], err_msg=key)
+    assert res.metrics[keys[0].upper()] == res.metrics[keys[0]]
+
+
+def _engines_agree(qrels, run, metrics, tmp_path=None) -> None:
+    """evaluate() in one process, in forked query shards and on the driver cut into shards of one
+    and two queries: the same corpus and per-query values, bit for bit."""
+    import warnings
+
+    from scorekit.retrieval import evaluate
+    from scorekit.retrieval.evaluate import evaluate_batch, run_batch
+    from scorekit.retrieval.inputs import as_qrels
+    from scorekit.retrieval.names import parse_measures
+    from tests.harness import ShardingExecutor
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = evaluate(qrels, run, metrics)
+        forked = evaluate(qrels, run, metrics, engine="fork")
+        measures = parse_measures(metrics)
+        for size in (1, 2):
+            ex = ShardingExecutor(size)
+            cut, _ = evaluate_batch(run_batch(as_qrels(qrels), run, 1), measures, 1, ex)
+            assert ex.calls == -(-one.inputs["n_queries"] // size)
+            assert cut.metrics == one.metrics and cut.per_item == one.per_item
+    assert forked.metrics == one.metrics and forked.per_item == one.per_item
+    assert forked.signature == one.signature and forked.extra == one.extra
+
+
+ALL_FAMILIES = ",".join(case.make().key() for case in HARNESS_CASES if _parsed_family(case) == case.cls.name)
+
+
+@settings(max_examples=15, deadline=None)
+@given(batch=trec_batches())
+def test_one_process_forked_and_shards_agree_on_random_input(batch):
+    _engines_agree(batch.qrels, batch.run, ALL_FAMILIES)
+
+
+def test_one_process_forked_and_shards_agree_on_the_examples(tmp_path):
+    """Also the hash-partitioned shard function of a run given as files (Ray's), run here:
+    every run's lines dealt over three files, in one to five partitions."""
+    import warnings
+    from pathlib import Path
+
+    from scorekit.retrieval import evaluate
+    from scorekit.retrieval.evaluate import RunFiles, evaluate_batch
+    from scorekit.retrieval.inputs import as_qrels
+    from scorekit.retrieval.names import parse_measures
+
+    ex = Path(__file__).resolve().parents[2] / "examples" / "retrieval"
+    metrics = ALL_FAMILIES + ",all_trec"
+    for run in ("run_v1.txt", "run_v2.txt"):
+        _engines_agree(str(ex / "qrels.txt"), str(ex / run), metrics)
+        lines = (ex / run).read_text(encoding="utf-8").splitlines()
+        files = [tmp_path / f"{run}-{i}.trec" for i in range(3)]
+        for i, f in enumerate(files):
+            f.write_text("\n".join(lines[i::3]) + "\n", encoding="utf-8")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = evaluate(batch.qrels, batch.run, [key])
-        stats = m.item_stats(TREC.feed(batch))
-        assert res.metrics == m.score(stats), key
-        np.testing.assert_array_equal([row[key] for row in res.per_item], m.item_scores(stats)[key], err_msg=key)
+            one = evaluate(ex / "qrels.txt", ex / run, metrics)
+            for n in range(1, 6):
+                got, _ = evaluate_batch(RunFiles(as_qrels(ex / "qrels.txt"), [str(f) for f in files], n_parts=n),
+                                        parse_measures(metrics), 1)
+                assert got.metrics == one.metrics and got.per_item == one.per_item, n
+                assert got.inputs["n_run_lines"] == len(lines) and got.name == one.name
 
 
 def test_every_generated_class_key_reads_back_as_its_family():

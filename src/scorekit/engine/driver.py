@@ -10,7 +10,8 @@ and the names those keys are reported under); ``batch``: the family's batch (a
 to :meth:`slice` itself into shards; ``executor``: :mod:`scorekit.engine.executors` (in process,
 forked parts, Ray tasks and actors).
 
-The driver cuts the batch into shards (none in process), has the executor compute each metric's
+The driver cuts the batch into shards (none in process; or ``batch.shards(executor, size) ->
+(shards, item of each row)``, retrieval's hash partitions), has the executor compute each metric's
 per-item statistics on every shard (``Metric.item_stats``; metrics that need a model —
 ``Metric.needs_model`` — on ``map_model``, one model per worker, shards cut on the metric's
 ``shard_align`` pairs so a batched encoder pads as in one process), merges them once
@@ -140,14 +141,19 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
         refs = [()] * len(batch)
     groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
     parts: dict[int, list[Any]] = {id(p): [] for p in plan}
+    orders: dict[int, np.ndarray] = {}      # items in shard order -> the batch's order
     for model, group in enumerate(groups):
         if not group:
             continue
         metrics = [p.metric for p in group]
         optional = [p.optional for p in group]
         align = math.lcm(*[max(1, int(m.shard_align)) for m in metrics]) if model else 1
-        bounds = shard_bounds(refs, size, align)
-        shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
+        if hasattr(batch, "shards") and not model:   # the family's own shard function
+            shards, where = batch.shards(ex, size)
+            orders.update({id(p): np.argsort(where) for p in group})
+        else:
+            bounds = shard_bounds(refs, size, align)
+            shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
         if model:
             outs = ex.map_model(_keep, (metrics, optional), _model_stats, shards, desc="model shards")
         else:
@@ -164,6 +170,8 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
             continue
         m = p.metric
         stats = got[0] if len(got) == 1 else m.merge(*got)   # one shard: its own columns (caches)
+        if id(p) in orders:
+            stats = stats.take(orders[id(p)])
         corpus, per = m.score(stats), m.item_scores(stats)
         for key, label in p.keys:
             if key in corpus:

@@ -1,11 +1,14 @@
 """Executors: where the per-shard work of the one driver (:mod:`scorekit.engine.driver`) runs.
 
-Every executor has the same two calls, so a family writes its shard function once:
+Every executor has the same calls, so a family writes its shard function once:
 
 * ``map(fn, items, args=())`` — ``[fn(item, *args) for item in items]``, in item order;
 * ``map_model(make, make_args, fn, items)`` — the same for work that needs a model: ``state =
   make(*make_args)`` is built once per worker (one BERTScorer per actor) and each item runs as
-  ``fn(state, item)``.
+  ``fn(state, item)``;
+* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map (retrieval's run
+  given as files): ``fn(item, n)`` returns ``n`` parts, kept where they were made (on Ray, in
+  the object store) until a shard holding them calls ``fetch``, and a last value.
 
 Three executors:
 
@@ -39,6 +42,14 @@ class InProcess:
                   items: Sequence[Any], *, desc: str = "shards") -> list[Any]:
         state = make(*make_args)
         return [fn(state, item) for item in items]
+
+    def map_split(self, fn: Callable[..., Any], items: Sequence[Any], n: int, *,
+                  desc: str = "shards") -> tuple[list[tuple], list[Any]]:
+        """Each item's ``n`` parts, and the last values of ``fn(item, n)``."""
+        outs = self.map(fn, items, args=(n,), desc=desc)
+        return [tuple(o[:n]) for o in outs], [o[n] for o in outs]
+
+    fetch = staticmethod(list)
 
 
 class Forked(InProcess):

@@ -416,6 +416,19 @@ class RayEngine:
             for a in actors:
                 ray.kill(a)
 
+    def map_split(self, fn: Callable[..., Any], items: Sequence[Any], n: int, *,
+                  desc: str = "shards") -> tuple[list[tuple], list[Any]]:
+        """``fn(item, n)`` as Ray tasks with ``n + 1`` returns: each item's ``n`` parts stay in the
+        object store (their handles), the last values come back."""
+        remote = self.ray.remote(max_retries=self.retries, num_returns=n + 1)(fn)
+        refs = [remote.remote(item, n) for item in items]
+        return [tuple(r[:n]) for r in refs], self.wait([r[n] for r in refs], desc)
+
+    @staticmethod
+    def fetch(parts: Sequence[Any]) -> list[Any]:
+        """The values of :meth:`map_split`'s handles, on a worker."""
+        return _require_ray().get(list(parts))
+
     def wait(self, refs: list, desc: str = "shards") -> list[Any]:
         ray = self.ray
         index = {r: i for i, r in enumerate(refs)}

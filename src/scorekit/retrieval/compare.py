@@ -21,9 +21,9 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
-from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, build_result, judge,
-                                         relstrings, score, signature)
-from scorekit.retrieval.inputs import as_qrels, as_run
+from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, evaluate_batch, relstrings,
+                                         run_batch, signature)
+from scorekit.retrieval.inputs import as_qrels
 from scorekit.retrieval.names import Relstring, parse_measures, trec_items
 from scorekit.stats import compare as engine
 from scorekit.stats.compare import improvement_pct  # noqa: F401  (re-exported)
@@ -110,10 +110,11 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
             n_resamples: int = 10000, seed: int = 42, names: Sequence[str] | None = None,
             engine: Any = None, texts: bool = False) -> Comparison:
     """Score every run, compare each with the first. ``test``: ``t`` | ``randomization`` |
-    ``wilcoxon`` | ``bootstrap``. With a started Ray ``engine`` each run (a file, a folder of
-    shards or a glob) is scored on Ray as hash-partitioned shards; the numbers are the same.
-    ``texts``: also take trec_eval's ``relstring`` for the first run (:attr:`Comparison.texts`,
-    for :meth:`Comparison.trec_eval_lines`; not with ``engine``, where all_trec's is left out)."""
+    ``wilcoxon`` | ``bootstrap``. ``engine``: as :func:`~scorekit.retrieval.evaluate.evaluate`'s
+    (on Ray each run may be a file, a folder of shards or a glob, read on the workers); the
+    numbers are the same. ``texts``: also take trec_eval's ``relstring`` for the first run
+    (:attr:`Comparison.texts`, for :meth:`Comparison.trec_eval_lines`; not on Ray, where
+    all_trec's is left out)."""
     threshold = _check_threshold(rel_threshold)
     method = normalise_method(test)
     if not 0 < alpha < 1:
@@ -121,69 +122,44 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
     if not runs:
         raise ScorekitError("no runs to evaluate")
     wanted = DEFAULT_MEASURES if metrics is None else metrics
-    measures = parse_measures(wanted, texts=texts and engine is None)
-    text = (next(((k, m) for k, m in trec_items(wanted) if isinstance(m, Relstring)), None)
-            if texts and engine is None else None)   # (the name it prints, Relstring)
+    texts = texts and (engine is None or isinstance(engine, str))     # not on Ray
+    measures = parse_measures(wanted, texts=texts)
+    text = next(((k, m) for k, m in trec_items(wanted) if isinstance(m, Relstring)), None) if texts else None
     q = as_qrels(qrels)
-    if engine is not None:
-        return _compare_sharded(engine, q, runs, metrics, measures, threshold, names, method=method,
-                                alpha=alpha, n_resamples=n_resamples, seed=seed)
-    rs = [as_run(r, name=None if names is None else names[i]) for i, r in enumerate(runs)]
-    for r, n in zip(rs, _unique_names(rs)):
-        r.name = n
-    index = _index(q, threshold)
-    results, per_query, warns, strings = [], {}, [], {}
-    for r in rs:
-        j, run_only = judge(q, r, threshold, index)
-        scores = score(j, measures)
-        if text is not None and not strings:
-            strings = {text[0]: relstrings(j, text[1].n)}
+    index = _index(q)
+    results, scores, warns, strings = [], [], [], {}
+    for i, spec in enumerate(runs):
+        batch = run_batch(q, spec, threshold, engine, None if names is None else names[i], index)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = build_result(q, r, measures, threshold, scores, run_only)
+            res, values = evaluate_batch(batch, measures, threshold, engine)
         warns += [str(w.message) for w in caught]
-        res.signature = signature(measures, threshold)
+        if text is not None and not strings:
+            strings = {text[0]: relstrings(batch.judged(), text[1].n)}
         results.append(res)
-        per_query[r.name] = scores
+        scores.append(values)
+    for res, name in zip(results, _unique_names(results)):
+        res.name = name
     for w in warns:
         warnings.warn(w, stacklevel=2)
-    comp = compare_scored(results, per_query, q.qids.to_pylist(), measures, threshold, method=method,
-                          alpha=alpha, n_resamples=n_resamples, seed=seed, warns=warns)
+    comp = compare_scored(results, {r.name: v for r, v in zip(results, scores)}, q.qids.to_pylist(), measures,
+                          threshold, method=method, alpha=alpha, n_resamples=n_resamples, seed=seed, warns=warns)
     comp.texts = strings
     return comp
-
-
-def _compare_sharded(engine, q, runs, metrics, measures, threshold, names, **test) -> Comparison:
-    """Each run (a file, a folder of shards or a glob) evaluated on Ray, then compared."""
-    from scorekit.engine.retrieval import evaluate_sharded
-    from scorekit.io.shards import expand
-
-    results, per_query = [], {}
-    for i, spec in enumerate(runs):
-        res = evaluate_sharded(engine, q, expand(spec, "--run"), metrics, threshold,
-                               name=names[i] if names else None)
-        if res.name in per_query or res.name is None:
-            res.name = f"{res.name or 'run'}#{i + 1}"
-        res.inputs["run"] = spec
-        results.append(res)
-        per_query[res.name] = {m: np.array([row[m] for row in res.per_item]) for m in res.metrics}
-    qids = [row["id"] for row in results[0].per_item]
-    return compare_scored(results, per_query, qids, measures, threshold,
-                          warns=[w for r in results for w in r.extra.get("warnings", [])], **test)
 
 
 def compare_scored(results, per_query: dict[str, dict[str, np.ndarray]], query_ids: list[str], measures,
                    threshold: int, *, method: str, alpha: float, n_resamples: int, seed: int,
                    warns: list[str] | None = None) -> Comparison:
     """Paired tests of every run against the first, from per-query values already computed (in
-    one process, or merged from shards by ``--engine ray``)."""
+    the one driver, or by RAG's matching)."""
     base = results[0].name
     rows: list[dict[str, Any]] = []
-    for key, m in measures:
+    for key, _ in measures:
         for r in results[1:]:
             a, b = per_query[r.name][key], per_query[base][key]
             t = paired_test(a, b, method, n_resamples=n_resamples, seed=seed) if len(a) >= 2 else None
-            rows.append(engine.row(r.name, key, m.aggregate(a), m.aggregate(b), t,
+            rows.append(engine.row(r.name, key, r.metrics[key], results[0].metrics[key], t,
                                    f"{method} on per-query values", len(a)))
     engine.correct(rows, alpha)
     sig = signature(measures, threshold, test=method, correction="holm", alpha=alpha,

@@ -1,26 +1,35 @@
 """``evaluate(qrels, run, metrics)``: join a run with the qrels, compute per-query measures, mean.
 
-The mean is over every query in the qrels; a query the run does not answer scores 0 on every
-measure (``trec_eval -c``). Queries that appear only in the run are ignored with a warning.
+The measures are the generated metric classes (:mod:`scorekit.retrieval.metric`), computed by
+the one driver (:mod:`scorekit.engine.driver`) on a :class:`RetrievalBatch` — in this process,
+in forked query shards or on Ray, where a run given as files is hash-partitioned by query
+(:class:`RunFiles`). The mean is over every query in the qrels; a query the run does not answer
+scores 0 on every measure (``trec_eval -c``). Queries that appear only in the run are ignored
+with a warning.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorekit.engine import driver
+from scorekit.engine.driver import Planned
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run, take_ascending, to_arrow, to_numpy
 from scorekit.retrieval.fingerprint import _P1, _P2, fingerprints
 from scorekit.retrieval.inputs import as_qrels, as_run
-from scorekit.retrieval.measures import DEFAULT_MEASURES, Judged, Measure
+from scorekit.retrieval.measures import DEFAULT_MEASURES, FAMILIES, Judged, Measure
+from scorekit.retrieval.metric import metric_class
 from scorekit.retrieval.names import parse_measures
 from scorekit.signature import make_signature
 
@@ -37,16 +46,15 @@ def _lookup(values: pa.Array, within: pa.Array, dtype=np.int64) -> np.ndarray:
 
 @dataclass
 class _QrelsIndex:
-    """What every run is judged against; built once per qrels and threshold."""
+    """What every run is judged against; built once per qrels."""
 
     keys: np.ndarray          # sorted q * n_docs + d of the judged pairs
     rel: np.ndarray           # grades in ``keys`` order
     ideal: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _index(qrels: Qrels, threshold: int = 1) -> _QrelsIndex:
-    """Sorted judged pairs and the ideal ranking (independent of the relevance level; the
-    ``threshold`` argument is kept for callers that pass it)."""
+def _index(qrels: Qrels) -> _QrelsIndex:
+    """Sorted judged pairs and the ideal ranking (independent of the relevance level)."""
     nd = max(len(qrels.docids), 1)
     keys = qrels.q.astype(np.int64) * nd + qrels.d
     order = np.argsort(keys, kind="stable")
@@ -70,15 +78,19 @@ def _find(key: np.ndarray, keys: np.ndarray, space: int) -> np.ndarray:
     return _lookup(to_arrow(key), to_arrow(keys))  # pa.array(numpy) would import pandas
 
 
-def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None = None):
-    """Join: ``(Judged, run-only query ids)``. Only judged rows are kept (any grade) — every
-    measure needs just those plus their positions and each query's number of retrieved rows.
+def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex | None = None) -> Judged:
+    """Join (None: no run line, every query unanswered). Only judged rows are kept (any grade) —
+    every measure needs just those plus their positions and each query's number of retrieved rows.
 
     Everything is a hash lookup or a gather, nothing is binary-searched: a row's block is its
     query code (blocks are in code order), so its rank is its ranked position less the block's
     start, and its grade comes from looking its (query, document) code pair up in the judged
     pairs."""
-    index = index or _index(qrels, threshold)
+    index = index or _index(qrels)
+    if run is None:
+        none = np.zeros(0, np.int64)
+        return Judged(qrels.n_queries, none, none, none, np.zeros(qrels.n_queries, np.int64), qrels.q,
+                      qrels.rel, *index.ideal, threshold=threshold)
     order, starts = run.ranked()
     qmap = _lookup(run.qids, qrels.qids)
     nd = max(len(qrels.docids), 1)
@@ -95,15 +107,13 @@ def judge(qrels: Qrels, run: Run, threshold: int = 1, index: _QrelsIndex | None 
         qi, pos, rel = _judge_dense(qrels, run, index, qmap, di, starts, nd, space)
     else:
         qi, pos, rel = _judge_sparse(qrels, run, index, qmap, di, order, starts, nd)
-    run_only = [run.qids[int(i)].as_py() for i in np.flatnonzero(qmap < 0)]
     # blocks are in run query-code order: block b holds run query b's rows
     n_ret = np.zeros(qrels.n_queries, np.int64)
     sizes = np.diff(np.r_[starts, len(run)])
     answered = qmap[:len(sizes)] >= 0
     n_ret[qmap[:len(sizes)][answered]] = sizes[answered]
-    j = Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
-               *index.ideal, threshold=threshold)
-    return j, run_only
+    return Judged(qrels.n_queries, qi, pos.astype(np.int64, copy=False), rel, n_ret, qrels.q, qrels.rel,
+                  *index.ideal, threshold=threshold)
 
 
 def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
@@ -203,43 +213,11 @@ def _check_threshold(rel_threshold: Any) -> int:
     return int(rel_threshold)
 
 
-def _canonical(measures) -> list[str]:
-    out: list[str] = []
-    for m in measures:
-        name = (m[1] if isinstance(m, tuple) else m).name
-        if name not in out:
-            out.append(name)
-    return out
-
-
-def signature(measures: Sequence, threshold: int, **more: Any) -> str:
-    """``measures``: Measures or ``(key, Measure)`` pairs; the signature lists canonical names."""
+def signature(measures: Sequence[tuple[str, Measure]], threshold: int, **more: Any) -> str:
+    """The signature lists the measures' canonical names."""
     return make_signature("retrieval", {
-        "measures": _canonical(measures), "rel": threshold,
+        "measures": list(dict.fromkeys(m.name for _, m in measures)), "rel": threshold,
         "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
-
-
-def _pairs(measures) -> list[tuple[str, Measure]]:
-    return [m if isinstance(m, tuple) else (m.name, m) for m in measures]
-
-
-def per_query_scores(qrels: Qrels, run: Run, measures: Sequence, threshold: int = 1,
-                     index: _QrelsIndex | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
-    """Per-query values keyed by each measure's key (``(key, Measure)`` pairs, or Measures keyed
-    by their canonical name); a measure written several ways is computed once."""
-    j, run_only = judge(qrels, run, threshold, index)
-    return score(j, measures), run_only
-
-
-def score(j: Judged, measures: Sequence) -> dict[str, np.ndarray]:
-    """Every measure's per-query values on one join (see :func:`per_query_scores`)."""
-    done: dict[Measure, np.ndarray] = {}
-    out = {}
-    for key, m in _pairs(measures):
-        if m not in done:
-            done[m] = m(j)
-        out[key] = done[m]
-    return out
 
 
 def relstrings(j: Judged, n: int) -> list[str]:
@@ -257,50 +235,194 @@ def relstrings(j: Judged, n: int) -> list[str]:
     return [chars[i, :length[i]].tobytes().decode("ascii") for i in range(j.n_queries)]
 
 
+# --- the batch of the one driver ---------------------------------------------------------------
+
+def _subset(q: Qrels, queries: np.ndarray) -> Qrels:
+    """The judgements of ``queries`` (qrels query indices, ascending), as qrels of their own."""
+    code = np.full(q.n_queries, -1, np.int32)
+    code[queries] = np.arange(len(queries), dtype=np.int32)
+    rows = np.flatnonzero(code[q.q] >= 0)
+    return Qrels(q.qids.take(to_arrow(queries.astype(np.int64))), code[q.q[rows]], q.docids, q.d[rows], q.source,
+                 rel=q.rel[rows])
+
+
+@dataclass
+class RetrievalBatch:
+    """What the generated metric classes compute on through the one driver: a qrels and one run
+    (None: no line). Its items are the qrels' queries, in order; :meth:`slice` cuts a query
+    shard. The join (:func:`judge`) is made once, on first use, for every measure. A shard holds
+    its run lines as ``parts`` (tables; on Ray, handles read with ``fetch``), joined on use."""
+
+    qrels: Qrels
+    run: Run | None
+    threshold: int = 1
+    index: _QrelsIndex | None = None    # the qrels' sorted pairs, shared by the runs compared
+    parts: tuple = ()
+    fetch: Callable = list
+    _judged: Judged | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return self.qrels.n_queries
+
+    def judged(self) -> Judged:
+        if self._judged is None:
+            tables = [t for t in self.fetch(self.parts) if t.num_rows]
+            if tables:
+                t = pa.concat_tables(tables)
+                self.run = Run.from_arrays(t.column("qid"), t.column("docid"), to_numpy(t.column("score")),
+                                           source=f"<run partition of {self.qrels.n_queries} queries>")
+            self._judged = judge(self.qrels, self.run, self.threshold, self.index)
+        return self._judged
+
+    def slice(self, a: int, b: int) -> "RetrievalBatch":
+        """Queries ``a..b-1`` with their run lines (queries only in the run are left out)."""
+        qi = np.zeros(0, np.int64) if self.run is None else _lookup(self.run.qids, self.qrels.qids)[self.run.q]
+        rows = np.flatnonzero((qi >= a) & (qi < b))
+        return RetrievalBatch(_subset(self.qrels, np.arange(a, b)), None, self.threshold,
+                              parts=(_lines(self.run, rows),) if len(rows) else ())
+
+    def about(self) -> dict[str, Any]:
+        """The run's name, source, lines and query ids (for the result)."""
+        r = self.run
+        return {"name": r.name, "source": r.source, "lines": len(r), "qids": r.qids}
+
+
+def _partition_ids(qids: pa.Array, n_parts: int) -> np.ndarray:
+    return np.fromiter((zlib.crc32(q.encode("utf-8")) % n_parts for q in qids.to_pylist()),
+                       dtype=np.int64, count=len(qids))
+
+
+def _lines(run: Run, rows: np.ndarray) -> pa.Table:
+    return pa.table({"qid": run.qids.take(to_arrow(run.q[rows])), "docid": run.docs.take(to_arrow(rows)),
+                     "score": run.score[rows]})
+
+
+def _split_file(path: str, n_parts: int) -> tuple:
+    """Read one file of a run and cut its lines into ``n_parts`` tables by a hash of the query
+    id; last, ``(run name, lines, query ids)``."""
+    run = as_run(path)
+    part = _partition_ids(run.qids, n_parts)[run.q]
+    order = np.argsort(part, kind="stable")
+    bounds = np.searchsorted(part[order], np.arange(n_parts + 1))
+    return (*(_lines(run, order[bounds[i]:bounds[i + 1]]) for i in range(n_parts)),
+            (run.name, len(run), run.qids.to_pylist()))
+
+
+@dataclass
+class RunFiles:
+    """A run given as several files; its shards (:meth:`shards`, the driver's hook) are hash
+    partitions of the queries, as a query's lines may sit in every file. Each file is read on a
+    worker (a bad line fails the job naming the file and line) and cut into ``n_parts`` tables by
+    a CRC-32 of the query id (``map_split``); partition ``i`` is the qrels of its queries with
+    its table from every file, joined and scored on a worker."""
+
+    qrels: Qrels
+    files: list[str]
+    threshold: int = 1
+    name: str | None = None
+    source: str = ""
+    n_parts: int | None = None
+    read: dict[str, Any] = field(default_factory=dict)   # after :meth:`shards`: see :meth:`about`
+
+    def __len__(self) -> int:
+        return self.qrels.n_queries
+
+    def shards(self, executor: Any, size: int | None) -> tuple[list[RetrievalBatch], np.ndarray]:
+        """The partitions holding queries, and the qrels query of each of their rows in order."""
+        n = self.n_parts or max(2, 2 * getattr(executor, "n_workers", 1))
+        tables, meta = executor.map_split(_split_file, self.files, n, desc="read run files")
+        self.read = {"name": self.name or next((m[0] for m in meta if m[0]), None), "source": self.source,
+                     "lines": sum(m[1] for m in meta), "engine": getattr(executor, "name", "local"),
+                     "qids": pa.array(list(dict.fromkeys(q for m in meta for q in m[2])), pa.string()),
+                     "n_shards": len(self.files), "n_partitions": n}
+        part = _partition_ids(self.qrels.qids, n)
+        queries = [np.flatnonzero(part == i) for i in range(n)]
+        shards = [RetrievalBatch(_subset(self.qrels, qs), None, self.threshold, parts=tuple(t[i] for t in tables),
+                                 fetch=executor.fetch) for i, qs in enumerate(queries) if len(qs)]
+        return shards, np.concatenate(queries)
+
+    def about(self) -> dict[str, Any]:
+        return self.read
+
+
+def run_batch(q: Qrels, run: Any, threshold: int, engine: Any = None, name: str | None = None,
+              index: _QrelsIndex | None = None) -> RetrievalBatch | RunFiles:
+    """The driver's batch for one run: on Ray, a run given as files (a file, a folder or glob of
+    shards, a list of them) is read on the workers (:class:`RunFiles`); else it is read here."""
+    paths = [run] if isinstance(run, (str, os.PathLike)) else run if isinstance(run, (list, tuple)) else [None]
+    if getattr(engine, "name", None) == "ray" and paths and all(isinstance(p, (str, os.PathLike)) for p in paths):
+        from scorekit.io.shards import expand
+
+        return RunFiles(q, [str(p) for p in expand(paths, "--run")], threshold, name, ",".join(map(str, paths)))
+    return RetrievalBatch(q, as_run(run, name=name), threshold, index)
+
+
+def retrieval_plan(measures: Sequence[tuple[str, Measure]]) -> list[Planned]:
+    """The one driver's plan for parsed measures (``(name as written, Measure)`` pairs): one
+    generated metric class per distinct measure, reported under every name it was written as."""
+    out: dict[tuple, Planned] = {}
+    for key, m in measures:
+        param = FAMILIES[m.family].param
+        given = {"k": m.k, "rel": m.rel, **({param.name: m.param} if param is not None else {})}
+        metric = metric_class(m.family)(**{k: v for k, v in given.items() if v is not None})
+        planned = out.setdefault((m.family, tuple(metric.values.items())), Planned(metric, []))
+        planned.keys.append((metric.key(), key))
+    return list(out.values())
+
+
+def evaluate_batch(batch: RetrievalBatch | RunFiles, measures: Sequence[tuple[str, Measure]], threshold: int,
+                   engine: Any = None, *, per_item: bool = True) -> tuple[Result, dict[str, np.ndarray]]:
+    """The result of one run's batch, and its per-query values, by the one driver on ``engine``."""
+    scored = driver.run(retrieval_plan(measures), batch, engine)
+    scores, metrics = ({k: got[k] for k, _ in measures} for got in (scored.per_item, scored.metrics))
+    return build_result(batch.qrels, measures, threshold, metrics, scores, batch.about(), per_item=per_item), scores
+
+
 def evaluate(qrels: Any, run: Any, metrics: str | Sequence[str] | None = None, rel_threshold: int = 1,
-             *, name: str | None = None, per_item: bool = True) -> Result:
+             *, name: str | None = None, per_item: bool = True, engine: Any = None) -> Result:
     """Evaluate one run. ``metrics``: names in ranx, ir_measures or trec_eval syntax
     (``"ndcg@10"``, ``"nDCG@10"``, ``"ndcg_cut_10"``, ``"R(rel=2)@100"``, ...), each with its own
     relevance level (default ``rel_threshold``); default ``ndcg@10, map@100, mrr, hit_rate@10,
     precision@10, recall@100``. Results are keyed by the names as written.
 
-    ``qrels`` / ``run``: a TREC or JSON path, a dict, the spec's list form or a DataFrame.
-    Returns a :class:`~scorekit.result.Result`; per-query values in ``per_item``.
+    ``qrels`` / ``run``: a TREC or JSON path, a dict, the spec's list form or a DataFrame (on Ray,
+    also a folder, glob or list of run files, read on the workers). ``engine``: None (this
+    process), ``"fork"`` (query shards over this machine's cores) or a started
+    :class:`~scorekit.engine.ray_engine.RayEngine`; the numbers are the same. Returns a
+    :class:`~scorekit.result.Result`; per-query values in ``per_item``.
     """
     threshold = _check_threshold(rel_threshold)
     measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
-    q, r = as_qrels(qrels), as_run(run, name=name)
-    scores, run_only = per_query_scores(q, r, measures, threshold)
-    return build_result(q, r, measures, threshold, scores, run_only, per_item=per_item)
+    batch = run_batch(as_qrels(qrels), run, threshold, engine, name)
+    return evaluate_batch(batch, measures, threshold, engine, per_item=per_item)[0]
 
 
-def aggregate(measures, scores: dict[str, np.ndarray]) -> dict[str, float]:
-    """Corpus values: each measure's own aggregate (mean; geometric for gm_map; sum for counts)."""
-    return {key: m.aggregate(scores[key]) for key, m in _pairs(measures)}
-
-
-def build_result(q: Qrels, r: Run, measures, threshold: int, scores: dict[str, np.ndarray],
-                 run_only: list[str], *, per_item: bool = True) -> Result:
+def build_result(q: Qrels, measures, threshold: int, metrics: dict[str, float], scores: dict[str, np.ndarray],
+                 run: dict[str, Any], *, per_item: bool = True) -> Result:
+    """``run``: the run's ``name``, ``source``, ``lines``, ``qids`` (and further inputs)."""
+    more = dict(run)
+    name, source, lines, run_qids = (more.pop(k) for k in ("name", "source", "lines", "qids"))
+    run_only = [run_qids[int(i)].as_py() for i in np.flatnonzero(_lookup(run_qids, q.qids) < 0)]
     warns = []
     if run_only:
         shown = ", ".join(run_only[:5]) + (", …" if len(run_only) > 5 else "")
-        msg = f"{r.source}: {len(run_only)} queries not in the qrels were ignored ({shown})"
+        msg = f"{source}: {len(run_only)} queries not in the qrels were ignored ({shown})"
         warns.append(msg)
-        warnings.warn(msg, RetrievalWarning, stacklevel=3)
+        warnings.warn(msg, RetrievalWarning, stacklevel=4)
     qids = q.qids.to_pylist()
     rows = []
     if per_item:
-        cols = {name: vals.tolist() for name, vals in scores.items()}
-        rows = [{"id": qid, **{name: cols[name][i] for name in cols}} for i, qid in enumerate(qids)]
-    answered = int(np.count_nonzero(_lookup(q.qids, r.qids) >= 0))
+        cols = {k: vals.tolist() for k, vals in scores.items()}
+        rows = [{"id": qid, **{k: cols[k][i] for k in cols}} for i, qid in enumerate(qids)]
+    answered = int(np.count_nonzero(_lookup(q.qids, run_qids) >= 0))
     return Result(
         task="retrieval",
-        name=r.name,
-        metrics=aggregate(measures, scores),
+        name=name,
+        metrics=metrics,
         signature=signature(measures, threshold),
         per_item=rows,
-        inputs={"qrels": q.source, "run": r.source, "n_queries": len(qids),
-                "n_queries_answered": answered, "n_run_lines": len(r)},
+        inputs={"qrels": q.source, "run": source, "n_queries": len(qids),
+                "n_queries_answered": answered, "n_run_lines": lines, **more},
         extra={"warnings": warns, "run_only_queries": run_only[:100],
                "missing_queries": len(qids) - answered},
     )

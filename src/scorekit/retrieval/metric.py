@@ -1,6 +1,8 @@
 """Retrieval measures in the metric contract, adapted generically from
 :data:`scorekit.retrieval.measures.FAMILIES` (one :class:`~scorekit.metrics.Metric` class per
-measure family, so a family added there is registered here with no further edit).
+measure family, so a family added there is registered here with no further edit). These classes
+are what ``scorekit retrieval``, :func:`scorekit.retrieval.evaluate` and ``compare`` compute
+with, through the one driver, on a :class:`~scorekit.retrieval.evaluate.RetrievalBatch`.
 
 A retrieval metric's per-item statistics are its per-query values, so merging shards is
 concatenation and the score is the family's own aggregate over every query in the qrels, as
@@ -16,14 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
+import scorekit.retrieval.measures as M
 from scorekit.metrics.base import Metric, Param, Stats
 from scorekit.metrics.registry import register
-from scorekit.retrieval import measures as M
 
 
 class RetrievalMeasure(Metric):
-    """Base of the generated retrieval metric classes: ``item_stats(judged)`` evaluates the
-    measure on a :class:`~scorekit.retrieval.measures.Judged` table (one row per query)."""
+    """Base of the generated retrieval metric classes: ``item_stats(batch)`` evaluates the
+    measure on the batch's :class:`~scorekit.retrieval.measures.Judged` table (one value per
+    query), joined once per batch for every measure."""
 
     family = "retrieval"
     kind = "rate"
@@ -43,8 +46,8 @@ class RetrievalMeasure(Metric):
     def key(self) -> str:
         return self.measure().name
 
-    def item_stats(self, judged: "M.Judged") -> Stats:
-        return Stats({"value": np.asarray(self.measure()(judged), dtype=np.float64)})
+    def item_stats(self, batch) -> Stats:
+        return Stats({"value": np.asarray(self.measure()(batch.judged()), dtype=np.float64)})
 
     def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
         return {self.key(): np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)}
@@ -73,11 +76,15 @@ def _params(spec: "M.Family") -> tuple[Param, ...]:
 
 def _make(fam: str) -> type[RetrievalMeasure]:
     spec = M.FAMILIES[fam]
-    cls = type(f"Retrieval_{fam}", (RetrievalMeasure,),
-               {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
-                "params": _params(spec),
-                "kind": spec.kind, "higher_is_better": spec.higher_is_better})
-    return register(cls)
+    return type(f"Retrieval_{fam}", (RetrievalMeasure,),
+                {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
+                 "params": _params(spec),
+                 "kind": spec.kind, "higher_is_better": spec.higher_is_better})
 
 
-METRICS: dict[str, type[RetrievalMeasure]] = {fam: _make(fam) for fam in M.FAMILIES}
+METRICS: dict[str, type[RetrievalMeasure]] = {fam: register(_make(fam)) for fam in M.FAMILIES}
+
+
+def metric_class(fam: str) -> type[RetrievalMeasure]:
+    """The class of a family (one added to FAMILIES after this import gets one, unregistered)."""
+    return METRICS.get(fam) or _make(fam)

@@ -42,7 +42,7 @@ from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.io.rag_jsonl import RagData, RagQuestion, check_unique, passage_text, question_from, read_rag_jsonl
 from scorekit.result import Result
 from scorekit.retrieval.data import Qrels, Run
-from scorekit.retrieval.evaluate import aggregate, build_result, judge, signature
+from scorekit.retrieval.evaluate import RetrievalBatch, build_result, evaluate_batch, judge, signature
 from scorekit.retrieval.names import parse_measures
 from scorekit.retrieval.rag_match import Matching, normalize_text, similarity_matrices
 
@@ -190,11 +190,13 @@ def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tup
     return qrels, run
 
 
-def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures):
+def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
+    """The batch the measures run on: passages matched to references, graded by similarity when
+    ``matching.graded``."""
     norm: dict[str, str] = {}
     assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
     qrels, run = _tables(data, assigned)
-    j, _ = judge(qrels, run, 1)
+    j = judge(qrels, run, 1)
     if matching.graded:
         # gain = the similarity of the match; ideal = every reference verbatim (gain 1); a row is
         # relevant for the binary measures at or above the matching threshold
@@ -208,13 +210,7 @@ def _default_scores(data: RagData, sims: list[np.ndarray], matching: Matching, m
         j.qrels_rel = j.qrels_rel.astype(np.float64)
         j.ideal_rel = j.ideal_rel.astype(np.float64)
         j.threshold = float(matching.threshold)
-    done: dict = {}
-    scores = {}
-    for key, m in measures:
-        if m not in done:
-            done[m] = m(j)
-        scores[key] = done[m]
-    return qrels, run, scores, assigned
+    return RetrievalBatch(qrels, run, _judged=j), assigned
 
 
 # ------------------------------------------------------------------------------ ranx-k
@@ -336,11 +332,12 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
     sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
                                matching)
     compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
-    qrels, run, scores, assigned = _default_scores(data, sims, matching, measures)
-    default_metrics = aggregate(measures, scores)
+    batch, assigned = _default_batch(data, sims, matching)
+    res, scores = evaluate_batch(batch, measures, 1, per_item=per_item)
+    default_metrics = res.metrics
     if compat_scores is not None:
-        scores = compat_scores
-    res = build_result(qrels, run, measures, 1, scores, [], per_item=per_item)
+        scores, metrics = compat_scores, {k: m.aggregate(compat_scores[k]) for k, m in measures}
+        res = build_result(batch.qrels, measures, 1, metrics, scores, batch.about(), per_item=per_item)
     res.name = data.name or _stem(data.source)
     res.signature = _rag_signature(measures, matching, compat, mode if compat else None)
     res.inputs = {"data": data.source, "n_questions": len(data),
