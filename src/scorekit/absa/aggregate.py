@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch
-from scorekit.absa.stats import RunStats
 from scorekit.signature import make_signature
 
 SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
@@ -37,7 +36,6 @@ def signature(override_summary: bool = False) -> str:
 class RunAggregate:
     run_id: str
     metrics: dict[str, Any]
-    stats: RunStats
     matrix: np.ndarray = field(repr=False)
     signature: str = ""
 
@@ -61,8 +59,7 @@ def aggregate_run(scorecards: Sequence[dict] | None, run_id: str = "run",
     batch = AbsaBatch(None if scorecards is None else list(scorecards), override_summary, matrix)
     scored = run([Planned(m, [(k, k) for k in m.keys]) for m in METRICS], batch, engine)
     rows = scored.stats[id(METRICS[0])].columns["row"]
-    return RunAggregate(run_id, scored.metrics, RunStats.from_matrix(rows), rows,
-                        signature(override_summary is not None))
+    return RunAggregate(run_id, scored.metrics, rows, signature(override_summary is not None))
 
 
 def run_id_from_dir(name: str) -> tuple[str, str | None]:
@@ -74,9 +71,7 @@ def run_id_from_dir(name: str) -> tuple[str, str | None]:
 def _csv_cell(v: Any) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return ""
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
+    return repr(v) if isinstance(v, float) else str(v)
 
 
 def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
@@ -92,9 +87,7 @@ def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str
 def _md_cell(v: Any) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "N/A"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v).replace("|", "\\|")
+    return f"{v:.4f}" if isinstance(v, float) else str(v).replace("|", "\\|")
 
 
 def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: str | None = None) -> str:
@@ -162,7 +155,7 @@ class SeedAggregate:
 def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> SeedAggregate:
     """Mean and population standard deviation (ddof=0) of each metric over the seeds that have a
     value for it (N/A seeds are left out of that metric; a metric N/A everywhere stays N/A)."""
-    names = [m for m in METRIC_NAMES]
+    names = list(METRIC_NAMES)
     for _, metrics in seed_metrics:
         names += [k for k, v in metrics.items() if k not in names and k != "run_id"
                   and isinstance(v, (int, float)) and not isinstance(v, bool)]

@@ -17,9 +17,6 @@ from typing import Any, NamedTuple
 
 from scorekit.absa.normalize import normalize_polarity, normalize_term
 
-STAGE1_SOURCES = ("stage1_tuples", "trace_atsa", "final_fallback", "none")
-FINAL_SOURCES = ("final_tuples", "final_aspects", "inputs.aspect_sentiments", "none")
-
 
 class Item(NamedTuple):
     """One normalised tuple with what representative selection (§3.4) needs."""
@@ -109,11 +106,6 @@ def process_trace(record: dict) -> list:
         if isinstance(trace, list) and trace:
             return trace
     return []
-
-
-def record_inputs(record: dict) -> dict:
-    inputs = _dict(record.get("inputs"))
-    return inputs if inputs else _dict(parsed_output(record).get("inputs"))
 
 
 def extract_final(record: dict) -> Extracted:
