@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -129,9 +129,7 @@ class MetricInfo:
     #                               (BLEU, CIDEr, chrF), not the mean of per-item values
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "metric": self.metric, "family": self.family,
-                "higher_is_better": self.higher_is_better, "kind": self.kind, "doc": self.doc,
-                "corpus": self.corpus}
+        return asdict(self)
 
 
 @dataclass

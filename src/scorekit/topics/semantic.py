@@ -27,7 +27,7 @@ block by block, so 1,000 topics (~500,000 pairs) take well under a second.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -54,15 +54,6 @@ class SemanticParams:
     sc_size_normalize: bool = True           # §1's 1/|W| factor (False: plain λ-weighted mean)
     pagerank_tol: float = TOL
     pagerank_max_iter: int = MAX_ITER
-
-    def signature_params(self) -> dict[str, object]:
-        d = asdict(self)
-        return {
-            "thr": d["threshold_edge"], "damp": d["damping"], "gamma": d["gamma_overlap"],
-            "semdiv": f"{d['alpha_vd']},{d['beta_cd']}",
-            "overall": f"{d['w_sc']},{d['w_sd']},{d['w_semdiv']},{d['w_sis']}",
-            "sc_norm": "per-size" if d["sc_size_normalize"] else "none",
-        }
 
 
 # --- the formulas on their intermediate values (the spec's toy examples feed these) -------------
@@ -302,12 +293,8 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
     metrics = {**sc_m.score(sc_stats), "sd_avg": dist.vd, "vd": dist.vd, **cd_m.score(cd_m.item_stats(batch))}
     metrics["semdiv"] = semdiv_m.combine(metrics)
     metrics["overall"] = overall_m.combine(metrics)
-    cd = metrics["cd"]
-    notes = semantic_notes(sis, params, len(topics))
-    return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=cd, sis=sis,
-                          params=params, notes=notes)
-
-
+    return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=metrics["cd"], sis=sis,
+                          params=params, notes=semantic_notes(sis, params, len(topics)))
 
 PAIRS_KEPT = 5000   # the least distinct pairs a result lists
 
@@ -338,8 +325,6 @@ NUM_LAYERS = Param("num_layers", int, None, "pool the states of this layer inste
 ALLOW_ENGLISH = Param("allow_english_model", bool, False, "embed Korean keywords with a model that cannot read "
                       "Hangul (set for the run: --allow-english-model)", signature=False, batch=True)
 EMBEDDER = (MODEL, NUM_LAYERS, ALLOW_ENGLISH)
-
-
 
 def _semantic_params(metric: TopicMetric) -> "SemanticParams":
     """The :class:`SemanticParams` a metric's values set (the rest default)."""
