@@ -110,11 +110,6 @@ def output_options(func: Callable) -> Callable:
     return command
 
 
-def shared_options_in_context() -> dict[str, Any]:
-    ctx = click.get_current_context(silent=True)
-    return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
-
-
 def warn(message: str) -> None:
     """A warning on stderr, as every command prints one: ``scorekit: warning: ...``."""
     click.echo(f"scorekit: warning: {message}", err=True)
@@ -273,61 +268,68 @@ def dumps_json(data: Any) -> str:
     return head.replace(f'"{mark}"', body, 1) + "\n"
 
 
-def write_json(path: Path, payload: str, option: str = "--output") -> None:
-    """Stage ``payload`` for ``path`` (``-`` = stdout) in this command's transaction."""
+def stage_text(path: Path, text: str, option: str, *, create_parents: bool = False) -> None:
+    """Stage ``text`` for ``path`` in this command's transaction (registering the path unless the
+    command registered it before its work)."""
     tx = outputs()
-    text = payload if payload.endswith("\n") else payload + "\n"
-    if is_stdout(path):
-        tx.stdout(text)
-        return
-    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, option)
+    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, option,
+                                                                                 create_parents=create_parents)
     dest.write_text(text)
 
 
-def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
-         payload: dict[str, Any] | None = None, **options: Any) -> None:
-    """Stage the JSON, the report and the runs to record in the command's output transaction; the
-    files appear when the command returns. Printing tables is the caller's job, so each family
-    can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
-    results = [results] if isinstance(results, Result) else list(results)
-    if output is not None:
-        data = payload if payload is not None else results[0].to_dict()
-        write_json(output, dumps_json(data))
-    opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
-    opts = {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts}
-    _report_hook(results, opts)     # --report
-    _record_hook(results, opts)     # --record
-
-
-def report_document(results: Sequence[Result], payload: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What the HTML report renders for one emit: the JSON payload when it follows the result
-    conventions, else the result itself or the results as several runs."""
-    if payload is not None and ("runs" in payload or "metrics" in payload):
-        return payload
-    return results[0].to_dict() if len(results) == 1 else ResultSet(list(results)).to_dict()
-
-
-def _source(opts: dict[str, Any]) -> str | None:
-    out = opts.get("output")
-    return str(out) if out and not is_stdout(out) else None
+def write_json(path: Path, payload: str, option: str = "--output") -> None:
+    """Stage ``payload`` for ``path`` (``-`` = stdout) in this command's transaction."""
+    text = payload if payload.endswith("\n") else payload + "\n"
+    if is_stdout(path):
+        outputs().stdout(text)
+    else:
+        stage_text(path, text, option)
 
 
 def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> None:
     """Stage the HTML report of ``doc`` for ``path`` in this command's transaction."""
     from scorekit.report.html import render_report
 
-    tx = outputs()
-    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, "--report")
-    dest.write_text(render_report([doc], sources=[source]))
+    stage_text(path, render_report([doc], sources=[source]), "--report")
 
 
-def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    path = opts.get("report")
-    if not path or not results:
-        return
-    write_report(path, report_document(results, opts.get("payload")), _source(opts))
-    if not opts.get("quiet"):
-        outputs().after_commit(lambda: click.echo(f"report: {path}", err=True))
+def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
+         payload: dict[str, Any] | None = None, **options: Any) -> None:
+    """Stage the JSON, the report (``--report``) and the runs to record (``--record``) in the
+    command's output transaction; the files appear when the command returns. Printing tables is
+    the caller's job, so each family can show what matters for it; ``payload`` overrides the JSON
+    for multi-run outputs (and is what the report renders when it follows the result conventions)."""
+    results = [results] if isinstance(results, Result) else list(results)
+    if output is not None:
+        write_json(output, dumps_json(payload if payload is not None else results[0].to_dict()))
+    ctx = click.get_current_context(silent=True)
+    opts = {"output": output, "quiet": quiet, "payload": payload,
+            **(ctx.meta.get(_META_KEY, {}) if ctx is not None else {}),
+            **{k: v for k, v in options.items() if v is not None}}
+    out = opts.get("output")
+    source = str(out) if out and not is_stdout(out) else None
+    if opts.get("report") and results:
+        doc = opts.get("payload")
+        if doc is None or not ("runs" in doc or "metrics" in doc):
+            doc = results[0].to_dict() if len(results) == 1 else ResultSet(results).to_dict()
+        write_report(opts["report"], doc, source)
+        if not opts.get("quiet"):
+            outputs().after_commit(lambda: click.echo(f"report: {opts['report']}", err=True))
+    if results and record_enabled(opts.get("record")):
+        from scorekit.io.run_store import stamp_test_set
+
+        for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
+            stamp_test_set(r)
+        tx = outputs()
+        store = tx.store(opts.get("store"), "--store")
+        store.add(results, source)
+        if not opts.get("quiet"):
+            def said() -> None:
+                ids = next((ids for p, ids in tx.recorded if p == store.path), [])
+                click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
+                           f"in {store.path}", err=True)
+
+            tx.after_commit(said)
 
 
 def record_enabled(flag: bool | None) -> bool:
@@ -335,27 +337,6 @@ def record_enabled(flag: bool | None) -> bool:
     if flag is not None:
         return bool(flag)
     return os.environ.get(RECORD_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    if not results or not record_enabled(opts.get("record")):
-        return
-    from scorekit.io.run_store import stamp_test_set
-
-    for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
-        stamp_test_set(r)
-    tx = outputs()
-    store = tx.store(opts.get("store"), "--store")
-    store.add(list(results), _source(opts))
-    if opts.get("quiet"):
-        return
-
-    def said() -> None:
-        ids = next((ids for p, ids in tx.recorded if p == store.path), [])
-        click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
-                   f"in {store.path}", err=True)
-
-    tx.after_commit(said)
 
 
 class Group(click.Group):

@@ -18,21 +18,17 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
-                                   transactional)
+                                   stage_text, transactional, warn)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli._types import usage_error
 
 def _warn(lines: Sequence[str]) -> None:
     for line in lines:
-        click.echo(f"scorekit: warning: {line}", err=True)
+        warn(line)
 
 
 def _write_text(path: Path, text: str, option: str) -> None:
-    """Stage ``text`` for ``path`` in the command's output transaction (registering it if the
-    command could only name it now, e.g. a default path derived from an input)."""
-    tx = outputs()
-    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, option, create_parents=True)
-    dest.write_text(text)
+    stage_text(path, text, option, create_parents=True)
 
 
 @click.group(name="absa", cls=Group,
