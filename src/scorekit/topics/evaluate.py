@@ -12,7 +12,7 @@ grids) and the parameters.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 
 import numpy as np
 
@@ -186,15 +186,12 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                 per_topic[label] = scored.per_item[label]
             if key not in _TOPIC_ONLY:
                 metrics_out[label] = scored.metrics[label]
-    metrics = metrics_out
 
     # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
     values: dict[str, object] = {}
     for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
         m = next((p.metric for p in planned if type(p.metric) is cls), None)
         values.update(m.values if m is not None else {})
-    from dataclasses import fields
-
     params = SemanticParams(**{f.name: values[f.name] for f in fields(SemanticParams) if f.name in values})
     ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
     sis = ov.values["sis"] if ov is not None else None
@@ -211,7 +208,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
             kw = "keyword" if len(words) == 1 else "keywords"
             notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
                          "left out of npmi/c_v/u_mass (as gensim does)")
-        notes += _undefined_coherence_notes(names, per_topic, metrics)
+        notes += _undefined_coherence_notes(names, per_topic, metrics_out)
 
     rows = []
     for i, words in enumerate(topics):
@@ -266,7 +263,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if corpus is not None:
         all_inputs["n_documents"] = len(corpus)
     all_inputs.update(inputs or {})
-    return Result(task="topics", metrics=metrics, signature=make_signature("topics", sig),
+    return Result(task="topics", metrics=metrics_out, signature=make_signature("topics", sig),
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
 
@@ -312,7 +309,7 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
         raise ScorekitError(f"topic models need distinct names, got {names}")
 
     def column(r: Result, key: str) -> np.ndarray:
-        vals = np.array([row.get(key, np.nan) for row in r.per_item], dtype=np.float64)
+        vals = r.column(key)
         return vals[np.isfinite(vals)]
 
     ranking: dict[str, list[dict[str, object]]] = {}
@@ -345,8 +342,7 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
             if col is None:
                 continue
             if same_topics:   # the same topics under two settings: paired over topics
-                a = np.array([row.get(col, np.nan) for row in r.per_item], dtype=np.float64)
-                b = np.array([row.get(col, np.nan) for row in base.per_item], dtype=np.float64)
+                a, b = r.column(col), base.column(col)
                 ok = np.isfinite(a) & np.isfinite(b)
                 a, b = a[ok], b[ok]
                 if a.size < 2:
