@@ -116,7 +116,7 @@ def gamma_grid(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
 
     rows = []
     for g in gammas:
-        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g, keep_matrix=False)
+        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g)
         rows.append(GridRow(float(g), _r(d.per_topic, rating, rated), discrimination_range(d.per_topic), d.vd))
     return _select(rows, by_correlation=rating is not None)
 

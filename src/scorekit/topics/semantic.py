@@ -169,15 +169,12 @@ def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticPa
 
 @dataclass
 class DistinctivenessDetail:
-    """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others, and the
-    full matrices when they are small enough to keep (``keep_matrix``)."""
+    """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others and the
+    least distinct pairs ``(i, j, sd, cos, oh)``."""
 
     vd: float
     per_topic: np.ndarray                          # (T,) mean SD of topic i to every other topic
     n_pairs: int
-    sd: np.ndarray | None = None                   # (T, T) SD matrix (diagonal 0)
-    cosine: np.ndarray | None = None               # (T, T) cos(e_Ti, e_Tj)
-    overlap: np.ndarray | None = None              # (T, T) OH
     lowest: list[tuple[int, int, float, float, float]] = field(default_factory=list)
 
 
@@ -195,8 +192,7 @@ def _incidence(topics: Sequence[Sequence[str]]):
 
 
 def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
-                                 gamma: float = 0.7, keep_matrix: bool | None = None,
-                                 block: int = 1024, lowest: int = 0) -> DistinctivenessDetail:
+                                 gamma: float = 0.7, block: int = 1024, lowest: int = 0) -> DistinctivenessDetail:
     """§2-§3: SD for every pair i < j, from ``cos = U U^T`` (unit topic vectors) and
     ``|Wi ∩ Wj| = B B^T`` (keyword incidence), one block of rows at a time.
 
@@ -206,14 +202,11 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
     t = tv.shape[0]
     if t != len(topics):
         raise ValueError("one topic vector per topic expected")
-    if keep_matrix is None:
-        keep_matrix = t <= 2000
     unit = _unit(tv)
     inc = _incidence(topics)
     sizes = np.array([len(set(w)) for w in topics], dtype=np.float64)
     per_topic_sum = np.zeros(t)
     total = 0.0
-    mats = (np.zeros((t, t)), np.zeros((t, t)), np.zeros((t, t))) if keep_matrix else None
     cand: list[tuple[float, int, int, float, float]] = []
     for start in range(0, t, block):
         stop = min(start + block, t)
@@ -227,10 +220,6 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
         # strict upper triangle of this block: columns j > i
         upper = np.arange(t)[None, :] > rows[:, None]
         total += float(sd[upper].sum())
-        if mats is not None:
-            mats[0][start:stop] = sd
-            mats[1][start:stop] = cos
-            mats[2][start:stop] = oh
         if lowest:
             vals = np.where(upper, sd, np.inf).ravel()
             k = min(lowest, int(upper.sum()))
@@ -244,10 +233,7 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
     per_topic = per_topic_sum / (t - 1) if t > 1 else np.full(t, np.nan)
     cand.sort()
     low = [(i, j, s, c, o) for s, i, j, c, o in cand[:lowest]]
-    detail = DistinctivenessDetail(vd=vd, per_topic=per_topic, n_pairs=n_pairs, lowest=low)
-    if mats is not None:
-        detail.sd, detail.cosine, detail.overlap = mats
-    return detail
+    return DistinctivenessDetail(vd=vd, per_topic=per_topic, n_pairs=n_pairs, lowest=low)
 
 
 @dataclass
