@@ -12,7 +12,7 @@ grids) and the parameters.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 import numpy as np
 
@@ -192,7 +192,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
         m = next((p.metric for p in planned if type(p.metric) is cls), None)
         values.update(m.values if m is not None else {})
-    params = SemanticParams(**{f.name: values[f.name] for f in fields(SemanticParams) if f.name in values})
+    params = SemanticParams.of(values)
     ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
     sis = ov.values["sis"] if ov is not None else None
     dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None

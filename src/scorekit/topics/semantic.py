@@ -27,7 +27,7 @@ block by block, so 1,000 topics (~500,000 pairs) take well under a second.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -54,6 +54,12 @@ class SemanticParams:
     sc_size_normalize: bool = True           # §1's 1/|W| factor (False: plain λ-weighted mean)
     pagerank_tol: float = TOL
     pagerank_max_iter: int = MAX_ITER
+
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> "SemanticParams":
+        """The parameters ``values`` (a measure's) set; the rest default."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
 
 
 # --- the formulas on their intermediate values (the spec's toy examples feed these) -------------
@@ -312,12 +318,6 @@ ALLOW_ENGLISH = Param("allow_english_model", bool, False, "embed Korean keywords
                       "Hangul (set for the run: --allow-english-model)", signature=False, batch=True)
 EMBEDDER = (MODEL, NUM_LAYERS, ALLOW_ENGLISH)
 
-def _semantic_params(metric: TopicMetric) -> "SemanticParams":
-    """The :class:`SemanticParams` a metric's values set (the rest default)."""
-    names = {f.name for f in fields(SemanticParams)}
-    return SemanticParams(**{k: v for k, v in metric.values.items() if k in names})
-
-
 @register
 class SemanticCoherence(TopicMetric):
     """Semantic coherence SC(T) = (1/|W|) sum_w lambda_w cos(e_w, e_T), lambda = keyword PageRank
@@ -333,7 +333,7 @@ class SemanticCoherence(TopicMetric):
         b = self.batch(batch)
         if not len(b):
             return Stats({"sc": np.zeros(0), "pagerank": [], "cos_to_topic": []})
-        coh = semantic_coherence(b.vectors(self.embedder()), params=_semantic_params(self))
+        coh = semantic_coherence(b.vectors(self.embedder()), params=SemanticParams.of(self.values))
         b._cache.setdefault(("centres", self.embedder() if isinstance(b.word_vectors, dict) else None),
                             coh.topic_vectors)
         return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
@@ -458,12 +458,9 @@ declare("topics", "sis", kind="score", doc="Semantic integration score, as given
 
 def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
     """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
-    p = {f.name: getattr(params, f.name) for f in fields(SemanticParams)}
-    out: list[TopicMetric] = []
-    for cls in (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall):
-        names = {q.name for q in cls.params}
-        out.append(cls(**{k: v for k, v in {**p, "sis": sis}.items() if k in names}))
-    return out
+    values = {**asdict(params), "sis": sis}
+    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values})
+            for cls in (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)]
 
 
 __all__ = [
