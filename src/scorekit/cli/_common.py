@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -117,8 +118,6 @@ def warn(message: str) -> None:
 
 def change_pct(x: float | None) -> str:
     """A relative change as every command prints it: ``+74.3%``, ``-5.7%`` (``–`` when undefined)."""
-    import math
-
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if math.isinf(x):
@@ -128,8 +127,6 @@ def change_pct(x: float | None) -> str:
 
 def p_value(x: float | None) -> str:
     """A p-value as the comparison tables print it: 4 decimals, ``1.2e-05`` below 1e-4, ``–`` when undefined."""
-    import math
-
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
@@ -156,14 +153,10 @@ def print_comparison(comp, fmt: str, arrows: bool = False) -> None:
 def console():
     """stdout console. When stdout is not a terminal (a pipe, a file, CI logs) rich would fall
     back to 80 columns and wrap wide tables mid-cell; give it room instead (COLUMNS still wins)."""
-    import os
-
     from rich.console import Console
 
-    width = None
-    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
-        width = 240
-    return Console(soft_wrap=False, width=width)
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(soft_wrap=False, width=240 if wide else None)
 
 
 def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",

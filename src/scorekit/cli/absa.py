@@ -66,14 +66,12 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
         from scorekit.absa.aggregate import run_id_from_dir
 
         run_id = run_dir.name if run_id_from_dir(run_dir.name)[1] is not None else None
-    n = 0
     with dest.open() as fh:
         for e in track(result.rows, "scorecards", len(result.rows)):
             fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
-            n += 1
     outputs().commit()
     if not quiet:
-        click.echo(f"wrote {n} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
+        click.echo(f"wrote {len(result.rows)} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
 
 @command.command("aggregate",

@@ -121,8 +121,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
         rows.append(row(name_b, m, vb, va, t, label, n))
-    correct(rows, alpha)
-    for r in rows:   # JSON has no NaN: an untestable p is null
+    for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
         r["improvement_pct"] = _finite(r["improvement_pct"])
     ra, rb = dict(a, name=name_a), dict(b, name=name_b)
@@ -180,8 +179,7 @@ def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[
         shared.append(block["n_shared"])
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
-    correct(rows, alpha)
-    for r in rows:
+    for r in correct(rows, alpha):
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
     return {"baseline": runs[0].get("name"), "test": method, "alpha": alpha, "correction": "holm",
             "family": HOLM_FAMILY, "n_shared": min(shared), "rows": rows}
