@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 
 _LEAVES = frozenset({str, int, bool, type(None)})
-_JSON_ORDER = ("task", "name", "metrics", "signature", "per_item", "inputs", "extra", "scorekit_version", "created")
+_JSON_ORDER = ("task", "name", "metrics", "signature", "per_item", "inputs", "extra", "scorekit_version",
+               "created")
 
 
 def is_finite_number(v: Any) -> bool:

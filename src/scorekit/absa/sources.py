@@ -110,18 +110,14 @@ def process_trace(record: dict) -> list:
 
 def extract_final(record: dict) -> Extracted:
     """§2 final: final_tuples -> final_aspects -> inputs.aspect_sentiments."""
-    fr = final_result(record)
-    items = to_items(fr.get("final_tuples"))
-    if items:
-        return Extracted(items, "final_tuples")
-    items = to_items(fr.get("final_aspects"))
-    if items:
-        return Extracted(items, "final_aspects")
-    items = to_items(_dict(record.get("inputs")).get("aspect_sentiments"))
-    if not items:
-        items = to_items(_dict(parsed_output(record).get("inputs")).get("aspect_sentiments"))
-    if items:
-        return Extracted(items, "inputs.aspect_sentiments")
+    fr, inputs = final_result(record), "inputs.aspect_sentiments"
+    for source, values in (("final_tuples", fr.get("final_tuples")),
+                           ("final_aspects", fr.get("final_aspects")),
+                           (inputs, _dict(record.get("inputs")).get("aspect_sentiments")),
+                           (inputs, _dict(parsed_output(record).get("inputs")).get("aspect_sentiments"))):
+        items = to_items(values)
+        if items:
+            return Extracted(items, source)
     return Extracted((), "none")
 
 

@@ -265,9 +265,8 @@ def stage_text(path: Path, text: str, option: str, *, create_parents: bool = Fal
     """Stage ``text`` for ``path`` in this command's transaction (registering the path unless the
     command registered it before its work)."""
     tx = outputs()
-    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, option,
-                                                                                 create_parents=create_parents)
-    dest.write_text(text)
+    dest = next((f for f in tx.files if f.path == Path(path)), None)
+    (dest or tx.file(path, option, create_parents=create_parents)).write_text(text)
 
 
 def write_json(path: Path, payload: str, option: str = "--output") -> None:

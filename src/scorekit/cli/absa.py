@@ -71,7 +71,8 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
             fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
     outputs().commit()
     if not quiet:
-        click.echo(f"wrote {len(result.rows)} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
+        skipped = f" (skipped {result.n_skipped})" if result.n_skipped else ""
+        click.echo(f"wrote {len(result.rows)} scorecards to {target}{skipped}")
 
 
 @command.command("aggregate",

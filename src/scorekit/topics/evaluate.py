@@ -120,7 +120,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     from scorekit.engine.driver import Planned, plan, run
     from scorekit.topics.batch import DEFAULT_EMBEDDER, TopicBatch
     from scorekit.topics.coherence import CorpusCoherence
-    from scorekit.topics.semantic import (ContentDiversity, Overall, SemanticCoherence, SemanticDistinctiveness,
+    from scorekit.topics.semantic import (Overall, SemanticCoherence, SemanticDistinctiveness,
                                           SemanticDiversity)
 
     specs = list(metrics) if metrics is not None else \
@@ -139,14 +139,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     def part(m):
         return computed.setdefault(_ident(m), Planned(m, [])).metric
 
-    derived: list[tuple[Planned, list]] = []
-    for p in planned:
-        m = p.metric
-        if isinstance(m, Overall):
-            derived.append((p, [part(m._part(SemanticCoherence)), part(m._part(SemanticDistinctiveness)),
-                                part(ContentDiversity())]))
-        elif isinstance(m, SemanticDiversity):
-            derived.append((p, [part(m._part(SemanticDistinctiveness)), part(ContentDiversity())]))
+    derived = [(p, [part(p.metric._part(cls)) for cls in p.metric.derived_from])
+               for p in planned if hasattr(p.metric, "combine")]
 
     def first(cls):
         return next((p.metric for p in computed.values() if type(p.metric) is cls), None)
@@ -170,11 +164,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         values: dict[str, float] = {}
         for m in parts:
             values.update(m.score(scored.stats[id(m)]))
-        m = p.metric
-        if isinstance(m, Overall):
-            values["semdiv"] = m._part(SemanticDiversity).combine(values)
         for key, label in p.keys:
-            derived_values[label] = m.combine(values)
+            derived_values[label] = p.metric.combine(values)
     metrics_out: dict[str, float] = {}
     per_topic: dict[str, np.ndarray] = {}
     for p in planned:

@@ -198,7 +198,8 @@ def _incidence(topics: Sequence[Sequence[str]]):
 
 
 def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
-                                 gamma: float = 0.7, block: int = 1024, lowest: int = 0) -> DistinctivenessDetail:
+                                 gamma: float = 0.7, block: int = 1024,
+                                 lowest: int = 0) -> DistinctivenessDetail:
     """§2-§3: SD for every pair i < j, from ``cos = U U^T`` (unit topic vectors) and
     ``|Wi ∩ Wj| = B B^T`` (keyword incidence), one block of rows at a time.
 
@@ -401,52 +402,51 @@ class ContentDiversity(TopicMetric):
         return {"cd": content_diversity(stats.columns["keywords"])}
 
 
+class _Derived(TopicMetric):
+    """A measure combined (:meth:`combine`) from the values of the measures it is derived from,
+    each built with this one's values of its parameters."""
+
+    derived_from: tuple[type[TopicMetric], ...] = ()
+
+    def item_stats(self, batch: Any) -> Stats:
+        return Stats({k: v for cls in self.derived_from
+                      for k, v in self._part(cls).item_stats(batch).columns.items()})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        if not len(stats):
+            return {self.name: float("nan")}
+        return {self.name: self.combine({k: v for cls in self.derived_from
+                                         for k, v in self._part(cls).score(stats).items()})}
+
+
 @register
-class SemanticDiversity(TopicMetric):
+class SemanticDiversity(_Derived):
     """SemDiv = alpha VD + beta CD (§3), derived from VD and CD."""
 
     name = "semdiv"
     params = (GAMMA, ALPHA_VD, BETA_CD) + EMBEDDER
+    derived_from = (SemanticDistinctiveness, ContentDiversity)
 
     def combine(self, values: dict[str, float]) -> float:
         return semantic_diversity(values["vd"], values["cd"], alpha=self.values["alpha_vd"],
                                     beta=self.values["beta_cd"])
 
-    def parts(self, stats: Stats) -> dict[str, float]:
-        return {**self._part(SemanticDistinctiveness).score(stats), **ContentDiversity().score(stats)}
-
-    def item_stats(self, batch: Any) -> Stats:
-        return self._part(SemanticDistinctiveness).item_stats(batch)
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {"semdiv": self.combine(self.parts(stats)) if len(stats) else float("nan")}
-
 
 @register
-class Overall(TopicMetric):
+class Overall(_Derived):
     """Overall = 0.4 SC + 0.4 SD_avg + 0.2 SemDiv (+ 0.2 SIS when given) (§4), derived from them."""
 
     name = "overall"
     params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER, GAMMA, ALPHA_VD, BETA_CD, W_SC, W_SD, W_SEMDIV,
               W_SIS, SIS) + EMBEDDER
+    derived_from = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity)
 
     def combine(self, values: dict[str, float]) -> float:
+        """From SC, SD_avg and the parts of SemDiv (computed here, with this measure's weights)."""
         v = self.values
-        return overall_score(values["sc"], values["sd_avg"], values["semdiv"], v["sis"], w_sc=v["w_sc"],
-                               w_sd=v["w_sd"], w_semdiv=v["w_semdiv"], w_sis=v["w_sis"])
-
-    def item_stats(self, batch: Any) -> Stats:
-        sc = self._part(SemanticCoherence).item_stats(batch)
-        sd = self._part(SemanticDistinctiveness).item_stats(batch)
-        return Stats({**sc.columns, **sd.columns})
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        if not len(stats):
-            return {"overall": float("nan")}
-        sd = self._part(SemanticDiversity)
-        values = {**self._part(SemanticCoherence).score(stats), **sd.parts(stats)}
-        values["semdiv"] = sd.combine(values)
-        return {"overall": self.combine(values)}
+        semdiv = self._part(SemanticDiversity).combine(values)
+        return overall_score(values["sc"], values["sd_avg"], semdiv, v["sis"], w_sc=v["w_sc"],
+                             w_sd=v["w_sd"], w_semdiv=v["w_semdiv"], w_sis=v["w_sis"])
 
 
 declare("topics", "pagerank", kind="rate",
@@ -459,8 +459,8 @@ declare("topics", "sis", kind="score", doc="Semantic integration score, as given
 def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
     """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
     values = {**asdict(params), "sis": sis}
-    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values})
-            for cls in (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)]
+    classes = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)
+    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values}) for cls in classes]
 
 
 __all__ = [
