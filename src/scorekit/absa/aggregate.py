@@ -74,14 +74,16 @@ def _csv_cell(v: Any) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
+def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
 def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
     """CSV: header ``run_id,<metric>...``; one row per run; N/A is an empty cell."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run_id", *METRIC_NAMES])
-    for run_id, metrics in runs:
-        w.writerow([run_id, *(_csv_cell(metrics.get(m)) for m in METRIC_NAMES)])
-    return buf.getvalue()
+    rows = ([run_id, *(_csv_cell(metrics.get(m)) for m in METRIC_NAMES)] for run_id, metrics in runs)
+    return _csv_text([["run_id", *METRIC_NAMES], *rows])
 
 
 def _md_cell(v: Any) -> str:
@@ -181,12 +183,9 @@ def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> Se
 
 
 def aggregated_csv(agg: SeedAggregate) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "mean", "std", "n_seeds"])
-    for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n):
-        w.writerow([name, _csv_cell(m), _csv_cell(s), k])
-    return buf.getvalue()
+    return _csv_text([["metric", "mean", "std", "n_seeds"],
+                      *([name, _csv_cell(m), _csv_cell(s), k] for name, m, s, k in
+                        zip(agg.metrics, agg.mean, agg.std, agg.n))])
 
 
 def aggregated_md(agg: SeedAggregate, title: str) -> str:

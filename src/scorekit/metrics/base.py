@@ -148,10 +148,8 @@ class Stats:
     def take(self, index: Sequence[int] | np.ndarray) -> "Stats":
         """The statistics of a subset (or resample, with repeats) of the items."""
         idx = np.asarray(index, dtype=np.int64)
-        out = {}
-        for k, v in self.columns.items():
-            out[k] = v[idx] if isinstance(v, np.ndarray) else [v[i] for i in idx]
-        return Stats(out, dict(self.meta))
+        return Stats({k: v[idx] if isinstance(v, np.ndarray) else [v[i] for i in idx]
+                      for k, v in self.columns.items()}, dict(self.meta))
 
     @staticmethod
     def concat(parts: Sequence["Stats"]) -> "Stats":
