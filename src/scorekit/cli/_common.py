@@ -42,27 +42,16 @@ _TX_KEY = "scorekit.outputs"
 RECORD_ENV = "SCOREKIT_RECORD"
 
 
-
 def example(*lines: str, heading: str = "Example:") -> str:
     """The epilog every command's --help ends with: ``Example:`` and the command lines, kept as
     written (click's ``\\b`` stops re-wrapping)."""
     return "\b\n" + heading + "\n" + "\n".join("  " + line for line in lines)
 
+
 FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
                              default="table", show_default=True, help="How to print tables on stdout.")
 STORE_OPTION = click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
                             help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
-
-
-def _shared_options() -> list[Callable[[Callable], Callable]]:
-    return [
-        click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Also write a self-contained HTML report (charts, per-item drill-down) to this file."),
-        click.option("--record/--no-record", "record", default=None,
-                     help=f"Save the run in the run history (see `scorekit runs`). Off unless "
-                          f"{RECORD_ENV}=1."),
-        STORE_OPTION,
-    ]
 
 
 def output_options(func: Callable) -> Callable:
@@ -72,6 +61,12 @@ def output_options(func: Callable) -> Callable:
                      help="Write results as JSON (metrics, per-item details, signature) to this file."),
         FORMAT_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout (use with --output)."),
+        click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Also write a self-contained HTML report (charts, per-item drill-down) to this file."),
+        click.option("--record/--no-record", "record", default=None,
+                     help=f"Save the run in the run history (see `scorekit runs`). Off unless "
+                          f"{RECORD_ENV}=1."),
+        STORE_OPTION,
     ]
     try:
         named = set(inspect.signature(func).parameters)
@@ -106,7 +101,7 @@ def output_options(func: Callable) -> Callable:
                 tx.store(shared.get("store"), "--store")
             return func(*args, **kwargs)
 
-    for opt in reversed(opts + _shared_options()):
+    for opt in reversed(opts):
         command = opt(command)
     return command
 
