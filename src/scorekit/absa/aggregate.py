@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch
+from scorekit.errors import InputError
+from scorekit.result import Result
 from scorekit.signature import make_signature
 
 SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
@@ -41,8 +43,6 @@ class RunAggregate:
 
     def to_result(self, **more: Any):
         """This run as a :class:`~scorekit.result.Result` (``inputs`` / ``extra`` via ``more``)."""
-        from scorekit.result import Result
-
         return Result(task="absa", name=self.run_id, metrics=dict(self.metrics), signature=self.signature,
                       **more)
 
@@ -109,8 +109,6 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
     number or empty (N/A -> None). Anything else — a missing ``run_id`` column, a row with more or
     fewer cells than the header, a cell that is not a number — is an InputError naming the line
     and column: a damaged file must not quietly drop out of a mean over seeds."""
-    from scorekit.errors import InputError
-
     from scorekit.io.csvfields import allow_long_fields
 
     allow_long_fields()

@@ -22,7 +22,9 @@ import numpy as np
 
 from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAggregate, aggregate_run,
                                      aggregate_seeds, parse_metrics_csv, signature)
-from scorekit.errors import InputError
+from scorekit.errors import InputError, ScorekitError
+from scorekit.result import Result, ResultSet
+from scorekit.signature import Signature
 
 OUTPUTS_NAME = "outputs.jsonl"
 SCORECARDS_NAME = "scorecards.jsonl"
@@ -108,8 +110,6 @@ class Aggregated:
     def payload(self) -> dict[str, Any] | None:
         """The several-runs JSON (:meth:`~scorekit.result.ResultSet.to_dict`, no run's metrics on
         top) with the comparison when the runs share scorecards; None for one run."""
-        from scorekit.result import ResultSet
-
         if len(self.runs) < 2:
             return None
         out = ResultSet([r.to_result() for r in self.runs]).to_dict()
@@ -188,7 +188,6 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
         warnings += warns
     comparison = None
     if compare_runs is not False and len(runs) > 1:
-        from scorekit.errors import ScorekitError
         from scorekit.stats.compare import compare
 
         why = _unpaired(runs)
@@ -224,8 +223,6 @@ def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
     run's derived/metrics/structural_metrics.csv, or its scorecards.jsonl when that is absent;
     the same run twice is an error."""
     from scorekit.io.atomic import read_text
-    from scorekit.result import Result
-    from scorekit.signature import Signature
 
     seed_metrics, warnings = [], []
     seen: dict[Path, Path] = {}

@@ -16,6 +16,7 @@ from scorekit.cli._types import SEED, count, resamples
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
+from scorekit.errors import ScorekitError
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -73,7 +74,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     CI and a p-value (paired over topics when the models share topic ids, else a two-sample
     permutation test), Holm-corrected per measure over the models compared with the first.
     """
-    from scorekit.errors import ScorekitError
     from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.topics.evaluate import evaluate_topics
     from scorekit.engine.driver import plan
@@ -119,8 +119,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
 
 def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
     """``--topics [NAME=]FILE`` values -> (name, path); names must be distinct."""
-    from scorekit.errors import ScorekitError
-
     out: list[tuple[str, Path]] = []
     for spec in specs:
         name, eq, rest = spec.partition("=")
