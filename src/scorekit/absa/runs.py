@@ -22,6 +22,7 @@ import numpy as np
 
 from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAggregate, aggregate_run,
                                      aggregate_seeds, parse_metrics_csv, signature)
+from scorekit.absa.metrics import METRICS
 from scorekit.errors import InputError, ScorekitError
 from scorekit.result import Result, ResultSet
 from scorekit.signature import Signature
@@ -136,15 +137,12 @@ def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[Aggre
 def compared_keys() -> list[str]:
     """The measures runs are compared on: every rate, F1 mean and gain, each once (no aliases,
     counts or passed-through override numbers)."""
-    from scorekit.absa.metrics import METRICS
-
     return [k for m in METRICS if m.name not in ("counts", "override") for k, d in m.declared.items()
             if d.kind != "count" and not d.alias]
 
 
 def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
     """One row per scorecard (its text id) with the per-item value of every compared measure."""
-    from scorekit.absa.metrics import METRICS
     from scorekit.metrics.base import Stats
 
     stats = Stats({"row": run.aggregate.matrix})

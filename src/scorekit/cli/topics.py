@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import SEED, count, resamples
-from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
 from scorekit.errors import ScorekitError
@@ -74,10 +74,10 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     CI and a p-value (paired over topics when the models share topic ids, else a two-sample
     permutation test), Holm-corrected per measure over the models compared with the first.
     """
-    from scorekit.io.topics import read_corpus, read_ratings, read_topics
-    from scorekit.topics.evaluate import evaluate_topics
     from scorekit.engine.driver import plan
+    from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.metrics.registry import split_specs
+    from scorekit.topics.evaluate import compare_topic_models, evaluate_topics
 
     specs = split_specs(metrics) if metrics else None
     if specs is not None:
@@ -109,8 +109,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
             _print(result, fmt, max_pairs)
         emit(result, output=output, fmt=fmt, quiet=quiet)
         return
-    from scorekit.topics.evaluate import compare_topic_models
-
     doc = compare_topic_models(results, n_resamples=n_resamples, seed=seed)
     if not quiet:
         _print_models(doc, fmt)
@@ -136,8 +134,6 @@ def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
 
 def _print_models(doc: dict, fmt: str) -> None:
     """Several topic models: every measure ranked, then the comparison with the first."""
-    from scorekit.cli._common import change_pct
-
     ranking = doc["ranking"]
     models = [r["name"] for r in doc["runs"]]
     rows = []

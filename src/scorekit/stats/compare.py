@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics import describe
+from scorekit.metrics.registry import MetricSpec
 from scorekit.result import is_finite_number
+from scorekit.stats.corpus_tests import corpus_test
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
 HOLM_FAMILY = "per measure, over the systems compared with the baseline"
@@ -136,17 +139,12 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     statistics re-derived from the stored predictions and references, with the metric rebuilt
     from the run's signature (its parameters included); None when the key is per-item or the runs
     keep no text."""
-    from scorekit.metrics import describe
-
     if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
         return None
     info = describe(key, "caption")
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows
-    from scorekit.metrics.registry import MetricSpec
-    from scorekit.stats.corpus_tests import corpus_test
-
     ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
     if ma is None or mb is None:
         return None
