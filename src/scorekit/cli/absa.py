@@ -11,16 +11,20 @@ skipped row an error (exit 2).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from scorekit.absa.scorecard import make_scorecard
 from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
                                    stage_text, transactional, warn)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli._types import usage_error
+from scorekit.progress import track
+
 
 def _warn(lines: Sequence[str]) -> None:
     for line in lines:
@@ -50,12 +54,8 @@ def command() -> None:
 @transactional
 def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, strict: bool, quiet: bool) -> None:
     """Build scorecards.jsonl (make_scorecard per row) from OUTPUTS (outputs.jsonl or its run directory)."""
-    import json
-
     from scorekit.absa.runs import OUTPUTS_NAME, SCORECARDS_NAME, checked, resolve
-    from scorekit.absa.scorecard import make_scorecard
     from scorekit.io.absa_jsonl import read_outputs
-    from scorekit.progress import track
 
     run_dir, file = resolve(outputs_path, OUTPUTS_NAME)
     target = out if out is not None else run_dir / SCORECARDS_NAME
