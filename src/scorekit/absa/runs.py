@@ -26,6 +26,7 @@ from scorekit.absa.metrics import METRICS
 from scorekit.errors import InputError, ScorekitError
 from scorekit.result import Result, ResultSet
 from scorekit.signature import Signature
+from scorekit.stats.compare import _finite, compare, improvement_pct
 
 OUTPUTS_NAME = "outputs.jsonl"
 SCORECARDS_NAME = "scorecards.jsonl"
@@ -186,16 +187,12 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
         warnings += warns
     comparison = None
     if compare_runs is not False and len(runs) > 1:
-        from scorekit.stats.compare import compare
-
         why = _unpaired(runs)
         if why and compare_runs:
             raise ScorekitError(f"--compare pairs the runs' scorecards by text_id: {why}")
         if why:
             warnings.append(f"runs not compared: {why} (--no-compare silences this)")
             return Aggregated(runs, warnings, None)
-
-        from scorekit.stats.compare import _finite, improvement_pct
 
         dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in runs]
         comparison = compare(dicts, metrics=[k for k in compared_keys()

@@ -75,10 +75,7 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
                    graded=graded, compat=compat, mode=mode, test=test, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, kiwi_tokens=kiwi_tokens, kiwi_stopwords=kiwi_stopwords, kiwi_rouge=kiwi_rouge,
                    model=model, allow_english_model=allow_english_model)
-    several = len(comp.results) > 1
-    payload = None
-    if several:
-        payload = _jsonable(comp.to_dict())
+    payload = _jsonable(comp.to_dict()) if len(comp.results) > 1 else None
     if compat:
         click.echo(f"scorekit: note: {comp.results[0].extra['rag']['note']}", err=True)
     if not quiet:
