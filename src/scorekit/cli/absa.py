@@ -1,13 +1,6 @@
-"""``scorekit absa``: Conflict-Review aspect-sentiment metrics (spec absa-conflict-review-metrics).
-
-    scorekit absa scorecards      results/<run>__seed42_proposed            # outputs.jsonl -> scorecards.jsonl
-    scorekit absa aggregate       results/<run>__seed42_proposed            # -> derived/metrics/structural_metrics.{csv,_table.md}
-    scorekit absa report          results/<run>__seed42_proposed            # -> reports/<run>__seed42_proposed/metric_report.html
-    scorekit absa aggregate-seeds results/<run>__seed*_proposed             # -> results/<run>_aggregated/aggregated_mean_std.csv
-
-Malformed rows are skipped with a warning naming their line and field; ``--strict`` makes any
-skipped row an error (exit 2).
-"""
+"""``scorekit absa scorecards|aggregate|report|aggregate-seeds``: Conflict-Review aspect-sentiment
+metrics (spec absa-conflict-review-metrics). Malformed rows are skipped with a warning naming
+their line and field; ``--strict`` makes any skipped row an error (exit 2)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """``scorekit topics``: semantic topic metrics (topic-metrics.md) with optional gensim-exact
-coherence over a reference corpus and meta-evaluation against ratings.
-
-    scorekit topics --topics topics.json
-    scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv --grid -o out.json
-    scorekit topics --topics lda=lda.json --topics bertopic=bertopic.json --corpus corpus.txt -o cmp.json
-"""
+coherence over a reference corpus, meta-evaluation against ratings, and several models ranked."""
 
 from __future__ import annotations
 
