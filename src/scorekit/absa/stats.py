@@ -125,14 +125,10 @@ def _validator(record: dict) -> tuple[bool, bool, bool]:
         risks = block.get("structural_risks")
         risks = risks if isinstance(risks, list) else []
         stage = str(block.get("stage", "")).lower()
-        if risks and stage == "stage1":
-            s1 = True
-        if risks and stage == "stage2":
-            s2 = True
-        for r in risks:
-            rid = str(r.get("risk_id", "") if isinstance(r, dict) else r).upper()
-            if "NEGATION" in rid or "CONTRAST" in rid:
-                neg = True
+        s1 = s1 or bool(risks) and stage == "stage1"
+        s2 = s2 or bool(risks) and stage == "stage2"
+        ids = (str(r.get("risk_id", "") if isinstance(r, dict) else r).upper() for r in risks)
+        neg = neg or any("NEGATION" in rid or "CONTRAST" in rid for rid in ids)
     return s1, s2, neg
 
 
