@@ -110,15 +110,14 @@ def process_trace(record: dict) -> list:
 
 def extract_final(record: dict) -> Extracted:
     """§2 final: final_tuples -> final_aspects -> inputs.aspect_sentiments."""
-    fr, inputs = final_result(record), "inputs.aspect_sentiments"
-    for source, values in (("final_tuples", fr.get("final_tuples")),
-                           ("final_aspects", fr.get("final_aspects")),
-                           (inputs, _dict(record.get("inputs")).get("aspect_sentiments")),
-                           (inputs, _dict(parsed_output(record).get("inputs")).get("aspect_sentiments"))):
-        items = to_items(values)
+    fr = final_result(record)
+    for key in ("final_tuples", "final_aspects"):
+        items = to_items(fr.get(key))
         if items:
-            return Extracted(items, source)
-    return Extracted((), "none")
+            return Extracted(items, key)
+    items = (to_items(_dict(record.get("inputs")).get("aspect_sentiments"))
+             or to_items(_dict(parsed_output(record).get("inputs")).get("aspect_sentiments")))
+    return Extracted(items, "inputs.aspect_sentiments") if items else Extracted((), "none")
 
 
 def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:
