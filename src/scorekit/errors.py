@@ -27,14 +27,8 @@ class InputError(ScorekitError):
         self.message = message
         self.path = None if path is None else str(path)
         self.line = line
-        super().__init__(self._format())
-
-    def _format(self) -> str:
-        where = ""
-        if self.path is not None:
-            where = self.path if self.line is None else f"{self.path}:{self.line}"
-            where += ": "
-        return where + self.message
+        where = "" if path is None else f"{path}: " if line is None else f"{path}:{line}: "
+        super().__init__(where + message)
 
 
 class UnknownNameError(ScorekitError):

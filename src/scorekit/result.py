@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 
 _LEAVES = frozenset({str, int, bool, type(None)})
+_JSON_ORDER = ("task", "name", "metrics", "signature", "per_item", "inputs", "extra", "scorekit_version",
+               "created")
 
 
 def is_finite_number(v: Any) -> bool:
@@ -95,19 +97,7 @@ class Result:
         return pd.DataFrame([{"name": self.name, **self.metrics, "signature": self.signature}])
 
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(
-            {
-                "task": self.task,
-                "name": self.name,
-                "metrics": self.metrics,
-                "signature": self.signature,
-                "per_item": self.per_item,
-                "inputs": self.inputs,
-                "extra": self.extra,
-                "scorekit_version": self.scorekit_version,
-                "created": self.created,
-            }
-        )
+        return _jsonable({k: getattr(self, k) for k in _JSON_ORDER})
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)

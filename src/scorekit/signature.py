@@ -49,10 +49,8 @@ class Signature:
         return self
 
     def __str__(self) -> str:
-        parts = [f"task:{self.task}"]
-        parts += [f"{key}:{_fmt(value)}" for key, value in self.fields.items()]
-        parts.append(f"version:{__version__}")
-        return "|".join(parts)
+        fields = (f"{key}:{_fmt(value)}" for key, value in self.fields.items())
+        return "|".join([f"task:{self.task}", *fields, f"version:{__version__}"])
 
     def __repr__(self) -> str:
         return f"Signature({str(self)!r})"
@@ -78,8 +76,4 @@ def make_signature(task: str, params: Mapping[str, Any] | None = None, **more: A
 
 def parse_signature(signature: str) -> dict[str, str]:
     """Inverse of :func:`make_signature` (values come back as strings)."""
-    out: dict[str, str] = {}
-    for part in signature.split("|"):
-        key, _, value = part.partition(":")
-        out[key] = value
-    return out
+    return {key: value for key, _, value in (part.partition(":") for part in signature.split("|"))}

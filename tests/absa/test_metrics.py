@@ -157,3 +157,20 @@ def test_label_change_counts_as_change():
     assert sc["stage_delta"]["changed"] and sc["stage_delta"]["label_changed"]
     assert sc["stage_delta"]["change_type"] == "unguided"
     assert metrics_of([e])["pre_to_post_change_rate"] == 1.0
+
+
+def test_validator_risks():
+    """§4.3: a stage-1 risk that stage 2 clears, one left after stage 2, NEGATION/CONTRAST by risk id
+    (a dict's ``risk_id`` or a bare string, any case); a non-list ``structural_risks`` is no risk."""
+    def card(blocks):
+        sc = make_scorecard(entry("v", [t("a", "positive")], [t("a", "positive")]))
+        return dict(sc, validator=blocks)
+
+    cards = [card([{"stage": "stage1", "structural_risks": [{"risk_id": "negation_scope"}]}]),
+             card([{"stage": "Stage1", "structural_risks": ["x"]},
+                   {"stage": "stage2", "structural_risks": ["contrast"]}]),
+             card([{"stage": "stage2", "structural_risks": "not a list"}, "not a block"]),
+             card([])]
+    m = aggregate_run(cards).metrics
+    assert m["validator_clear_rate"] == 0.5            # 1 of the 2 stage-1 risks cleared
+    assert m["validator_residual_risk_rate"] == 0.25 and m["negation_contrast_failure_rate"] == 0.5

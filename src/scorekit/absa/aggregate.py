@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch
-from scorekit.absa.stats import RunStats
+from scorekit.errors import InputError
+from scorekit.result import Result
 from scorekit.signature import make_signature
 
 SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
@@ -37,14 +38,11 @@ def signature(override_summary: bool = False) -> str:
 class RunAggregate:
     run_id: str
     metrics: dict[str, Any]
-    stats: RunStats
     matrix: np.ndarray = field(repr=False)
     signature: str = ""
 
     def to_result(self, **more: Any):
         """This run as a :class:`~scorekit.result.Result` (``inputs`` / ``extra`` via ``more``)."""
-        from scorekit.result import Result
-
         return Result(task="absa", name=self.run_id, metrics=dict(self.metrics), signature=self.signature,
                       **more)
 
@@ -61,8 +59,7 @@ def aggregate_run(scorecards: Sequence[dict] | None, run_id: str = "run",
     batch = AbsaBatch(None if scorecards is None else list(scorecards), override_summary, matrix)
     scored = run([Planned(m, [(k, k) for k in m.keys]) for m in METRICS], batch, engine)
     rows = scored.stats[id(METRICS[0])].columns["row"]
-    return RunAggregate(run_id, scored.metrics, RunStats.from_matrix(rows), rows,
-                        signature(override_summary is not None))
+    return RunAggregate(run_id, scored.metrics, rows, signature(override_summary is not None))
 
 
 def run_id_from_dir(name: str) -> tuple[str, str | None]:
@@ -74,27 +71,25 @@ def run_id_from_dir(name: str) -> tuple[str, str | None]:
 def _csv_cell(v: Any) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return ""
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
 
 
 def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
     """CSV: header ``run_id,<metric>...``; one row per run; N/A is an empty cell."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run_id", *METRIC_NAMES])
-    for run_id, metrics in runs:
-        w.writerow([run_id, *(_csv_cell(metrics.get(m)) for m in METRIC_NAMES)])
-    return buf.getvalue()
+    rows = ([run_id, *(_csv_cell(metrics.get(m)) for m in METRIC_NAMES)] for run_id, metrics in runs)
+    return _csv_text([["run_id", *METRIC_NAMES], *rows])
 
 
 def _md_cell(v: Any) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "N/A"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return str(v).replace("|", "\\|")
+    return f"{v:.4f}" if isinstance(v, float) else str(v).replace("|", "\\|")
 
 
 def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: str | None = None) -> str:
@@ -114,8 +109,6 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
     number or empty (N/A -> None). Anything else — a missing ``run_id`` column, a row with more or
     fewer cells than the header, a cell that is not a number — is an InputError naming the line
     and column: a damaged file must not quietly drop out of a mean over seeds."""
-    from scorekit.errors import InputError
-
     from scorekit.io.csvfields import allow_long_fields
 
     allow_long_fields()
@@ -162,7 +155,7 @@ class SeedAggregate:
 def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> SeedAggregate:
     """Mean and population standard deviation (ddof=0) of each metric over the seeds that have a
     value for it (N/A seeds are left out of that metric; a metric N/A everywhere stays N/A)."""
-    names = [m for m in METRIC_NAMES]
+    names = list(METRIC_NAMES)
     for _, metrics in seed_metrics:
         names += [k for k, v in metrics.items() if k not in names and k != "run_id"
                   and isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -188,12 +181,9 @@ def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> Se
 
 
 def aggregated_csv(agg: SeedAggregate) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["metric", "mean", "std", "n_seeds"])
-    for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n):
-        w.writerow([name, _csv_cell(m), _csv_cell(s), k])
-    return buf.getvalue()
+    return _csv_text([["metric", "mean", "std", "n_seeds"],
+                      *([name, _csv_cell(m), _csv_cell(s), k] for name, m, s, k in
+                        zip(agg.metrics, agg.mean, agg.std, agg.n))])
 
 
 def aggregated_md(agg: SeedAggregate, title: str) -> str:

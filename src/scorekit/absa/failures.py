@@ -26,7 +26,6 @@ from typing import Any
 _PARSE = re.compile(r"pars|json|schema|validat|decod", re.I)
 _GENERATE = re.compile(r"generat|time[ _-]?out|timed out|rate[ _-]?limit|\bapi\b|http|connect|quota|"
                        r"overload|unavailable|\b5\d\d\b", re.I)
-FLAG_KEYS = ("failed", "parse_failed", "generate_failed")
 
 
 def _non_empty(value: Any) -> bool:
@@ -63,16 +62,11 @@ def row_failure(entry: dict, *flag_holders: Any) -> dict[str, Any]:
     "generate_failed", "error"}`` with ``error`` the first error text (or None)."""
     kinds: list[str] = []
     first: str | None = None
-    holders = [entry.get("flags"), *flag_holders]
-    for flags in holders:
+    for flags in (entry.get("flags"), *flag_holders):
         if not isinstance(flags, dict):
             continue
-        if flags.get("parse_failed") is True or flags.get("parse_failed") == 1:
-            kinds.append("parse")
-        if flags.get("generate_failed") is True or flags.get("generate_failed") == 1:
-            kinds.append("generate")
-        if flags.get("failed") is True or flags.get("failed") == 1:
-            kinds.append("other")
+        kinds += [kind for key, kind in (("parse_failed", "parse"), ("generate_failed", "generate"),
+                                         ("failed", "other")) if flags.get(key) == 1]   # True or 1
         err = flags.get("error")
         if _non_empty(err):
             first = first or _text(err)

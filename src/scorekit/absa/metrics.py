@@ -50,28 +50,22 @@ class Key:
     alias: bool = False          # another name of the key before it (the spec's two spellings)
 
     @staticmethod
-    def _sum(terms: tuple[str, ...], totals: np.ndarray) -> float:
-        out = 0.0
-        for i, t in enumerate(terms):
-            v = float(totals[INDEX[t.lstrip("-")]])
-            out = (v if i == 0 else out + v) if not t.startswith("-") else out - v
-        return out
+    def _sum(terms: tuple[str, ...], values: np.ndarray) -> Any:
+        """Σ ±values[..., column] over ``terms``: of the column sums (a number) or per row."""
+        return sum((-1 if t.startswith("-") else 1) * values[..., INDEX[t.lstrip("-")]] for t in terms)
 
     def value(self, totals: np.ndarray) -> float | int | None:
-        num = self._sum(self.num, totals)
+        num = float(self._sum(self.num, totals))
         if not self.den:
             return int(num)
-        den = self._sum(self.den, totals)
+        den = float(self._sum(self.den, totals))
         return num / den if den else (0.0 if self.or_zero else None)
 
     def per_row(self, rows: np.ndarray) -> np.ndarray:
-        def col(terms):
-            return sum((-1 if t.startswith("-") else 1) * rows[:, INDEX[t.lstrip("-")]] for t in terms)
-
-        num = col(self.num)
+        num = self._sum(self.num, rows)
         if not self.den:
             return np.asarray(num, dtype=np.float64)
-        den = col(self.den)
+        den = self._sum(self.den, rows)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 

@@ -22,7 +22,11 @@ import numpy as np
 
 from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAggregate, aggregate_run,
                                      aggregate_seeds, parse_metrics_csv, signature)
-from scorekit.errors import InputError
+from scorekit.absa.metrics import METRICS
+from scorekit.errors import InputError, ScorekitError
+from scorekit.result import Result, ResultSet
+from scorekit.signature import Signature
+from scorekit.stats.compare import _finite, compare, improvement_pct
 
 OUTPUTS_NAME = "outputs.jsonl"
 SCORECARDS_NAME = "scorecards.jsonl"
@@ -108,8 +112,6 @@ class Aggregated:
     def payload(self) -> dict[str, Any] | None:
         """The several-runs JSON (:meth:`~scorekit.result.ResultSet.to_dict`, no run's metrics on
         top) with the comparison when the runs share scorecards; None for one run."""
-        from scorekit.result import ResultSet
-
         if len(self.runs) < 2:
             return None
         out = ResultSet([r.to_result() for r in self.runs]).to_dict()
@@ -136,15 +138,12 @@ def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[Aggre
 def compared_keys() -> list[str]:
     """The measures runs are compared on: every rate, F1 mean and gain, each once (no aliases,
     counts or passed-through override numbers)."""
-    from scorekit.absa.metrics import METRICS
-
     return [k for m in METRICS if m.name not in ("counts", "override") for k, d in m.declared.items()
             if d.kind != "count" and not d.alias]
 
 
 def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
     """One row per scorecard (its text id) with the per-item value of every compared measure."""
-    from scorekit.absa.metrics import METRICS
     from scorekit.metrics.base import Stats
 
     stats = Stats({"row": run.aggregate.matrix})
@@ -188,17 +187,12 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
         warnings += warns
     comparison = None
     if compare_runs is not False and len(runs) > 1:
-        from scorekit.errors import ScorekitError
-        from scorekit.stats.compare import compare
-
         why = _unpaired(runs)
         if why and compare_runs:
             raise ScorekitError(f"--compare pairs the runs' scorecards by text_id: {why}")
         if why:
             warnings.append(f"runs not compared: {why} (--no-compare silences this)")
             return Aggregated(runs, warnings, None)
-
-        from scorekit.stats.compare import _finite, improvement_pct
 
         dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in runs]
         comparison = compare(dicts, metrics=[k for k in compared_keys()
@@ -224,8 +218,6 @@ def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
     run's derived/metrics/structural_metrics.csv, or its scorecards.jsonl when that is absent;
     the same run twice is an error."""
     from scorekit.io.atomic import read_text
-    from scorekit.result import Result
-    from scorekit.signature import Signature
 
     seed_metrics, warnings = [], []
     seen: dict[Path, Path] = {}

@@ -27,7 +27,7 @@ def make_scorecard(entry: dict, *, run_id: str | None = None) -> dict[str, Any]:
     """Build the scorecard of one FinalOutputSchema row (a plain dict)."""
     meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
     text_id = meta.get("text_id", meta.get("uid"))
-    record: dict[str, Any] = {"runtime": {"parsed_output": entry}}
+    record: dict[str, Any] = wrap(entry)
     gold = sources.gold_items(record)
     inputs: dict[str, Any] = {}
     entry_inputs = entry.get("inputs") if isinstance(entry.get("inputs"), dict) else {}

@@ -17,9 +17,6 @@ from typing import Any, NamedTuple
 
 from scorekit.absa.normalize import normalize_polarity, normalize_term
 
-STAGE1_SOURCES = ("stage1_tuples", "trace_atsa", "final_fallback", "none")
-FINAL_SOURCES = ("final_tuples", "final_aspects", "inputs.aspect_sentiments", "none")
-
 
 class Item(NamedTuple):
     """One normalised tuple with what representative selection (§3.4) needs."""
@@ -111,26 +108,16 @@ def process_trace(record: dict) -> list:
     return []
 
 
-def record_inputs(record: dict) -> dict:
-    inputs = _dict(record.get("inputs"))
-    return inputs if inputs else _dict(parsed_output(record).get("inputs"))
-
-
 def extract_final(record: dict) -> Extracted:
     """§2 final: final_tuples -> final_aspects -> inputs.aspect_sentiments."""
     fr = final_result(record)
-    items = to_items(fr.get("final_tuples"))
-    if items:
-        return Extracted(items, "final_tuples")
-    items = to_items(fr.get("final_aspects"))
-    if items:
-        return Extracted(items, "final_aspects")
-    items = to_items(_dict(record.get("inputs")).get("aspect_sentiments"))
-    if not items:
-        items = to_items(_dict(parsed_output(record).get("inputs")).get("aspect_sentiments"))
-    if items:
-        return Extracted(items, "inputs.aspect_sentiments")
-    return Extracted((), "none")
+    for key in ("final_tuples", "final_aspects"):
+        items = to_items(fr.get(key))
+        if items:
+            return Extracted(items, key)
+    items = (to_items(_dict(record.get("inputs")).get("aspect_sentiments"))
+             or to_items(_dict(parsed_output(record).get("inputs")).get("aspect_sentiments")))
+    return Extracted(items, "inputs.aspect_sentiments") if items else Extracted((), "none")
 
 
 def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:

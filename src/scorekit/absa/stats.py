@@ -1,7 +1,7 @@
 """Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard).
 
 Every metric of §3–§6 is a ratio of *sums* of these columns, so a run's statistics are the
-column sums, shards merge by addition (:meth:`RunStats.merge`), and aggregating 100,000
+column sums, shards merge by addition (``RunStats + RunStats``), and aggregating 100,000
 scorecards is one ``ndarray.sum(axis=0)`` after the per-row extraction.
 """
 
@@ -40,6 +40,10 @@ FIELDS: tuple[str, ...] = (
 )
 INDEX = {name: i for i, name in enumerate(FIELDS)}
 WIDTH = len(FIELDS)
+_FINAL_SOURCE = {"final_tuples": "src_final_tuples", "final_aspects": "src_final_aspects",
+                 "inputs.aspect_sentiments": "src_inputs_aspect_sentiments", "none": "src_none"}
+_STAGE1_SOURCE = {"stage1_tuples": "src_stage1_tuples", "trace_atsa": "src_trace_atsa",
+                  "final_fallback": "src_stage1_fallback"}
 
 
 def pair_counts(gold: frozenset, pred: frozenset) -> int:
@@ -120,14 +124,10 @@ def _validator(record: dict) -> tuple[bool, bool, bool]:
         risks = block.get("structural_risks")
         risks = risks if isinstance(risks, list) else []
         stage = str(block.get("stage", "")).lower()
-        if risks and stage == "stage1":
-            s1 = True
-        if risks and stage == "stage2":
-            s2 = True
-        for r in risks:
-            rid = str(r.get("risk_id", "") if isinstance(r, dict) else r).upper()
-            if "NEGATION" in rid or "CONTRAST" in rid:
-                neg = True
+        s1 = s1 or bool(risks) and stage == "stage1"
+        s2 = s2 or bool(risks) and stage == "stage2"
+        ids = (str(r.get("risk_id", "") if isinstance(r, dict) else r).upper() for r in risks)
+        neg = neg or any("NEGATION" in rid or "CONTRAST" in rid for rid in ids)
     return s1, s2, neg
 
 
@@ -137,7 +137,6 @@ def row_stats(record: dict) -> list:
     stage1 = sources.extract_stage1(record, final)
     s1_pairs, s2_pairs = stage1.pairs, final.pairs
     gold = sources.gold_items(record)
-
     failure = failures.scorecard_failure(record)
 
     row = [0.0] * WIDTH
@@ -152,7 +151,7 @@ def row_stats(record: dict) -> list:
         row[INDEX["gold_annotated"]] = 1
         m1 = sets_match_with_empty_rule(gold_pairs, s1_pairs)
         m2 = sets_match_with_empty_rule(gold_pairs, s2_pairs)
-        row[INDEX["n_fix" if m2 else "n_still"] if not m1 else INDEX["n_keep" if m2 else "n_break"]] = 1
+        row[INDEX[("n_keep" if m2 else "n_break") if m1 else ("n_fix" if m2 else "n_still")]] = 1
         if gold_pairs:
             explicit = frozenset(g for g in gold_pairs if g[0])
             implicit_pols = frozenset(p for t, p in gold_pairs if not t)
@@ -183,21 +182,14 @@ def row_stats(record: dict) -> list:
         delta = sources.stage_delta(record)  # the same SSOT function make_scorecard uses
     if delta.get("changed"):
         row[INDEX["changed"]] = 1
-        if delta.get("change_type") == "guided_by_review":
-            row[INDEX["guided_by_review"]] = 1
-        else:
-            row[INDEX["unguided"]] = 1
+        row[INDEX["guided_by_review" if delta.get("change_type") == "guided_by_review" else "unguided"]] = 1
         row[INDEX["changed_improved"]] = delta_f1 > 0
         row[INDEX["changed_degraded"]] = delta_f1 < 0
     row[INDEX["review_action"]] = sources.has_actions(record, "review_actions")
     row[INDEX["arb_action"]] = sources.has_actions(record, "arb_actions")
-
-    row[INDEX[{"final_tuples": "src_final_tuples", "final_aspects": "src_final_aspects",
-               "inputs.aspect_sentiments": "src_inputs_aspect_sentiments",
-               "none": "src_none"}[final.source]]] = 1
+    row[INDEX[_FINAL_SOURCE[final.source]]] = 1
     if stage1.source != "none":
-        row[INDEX[{"stage1_tuples": "src_stage1_tuples", "trace_atsa": "src_trace_atsa",
-                   "final_fallback": "src_stage1_fallback"}[stage1.source]]] = 1
+        row[INDEX[_STAGE1_SOURCE[stage1.source]]] = 1
 
     s1r, s2r, neg = _validator(record)
     row[INDEX["s1_risk"]] = s1r
@@ -205,9 +197,8 @@ def row_stats(record: dict) -> list:
     row[INDEX["risk_cleared"]] = s1r and not s2r
     row[INDEX["negation_contrast"]] = neg
     row[INDEX["outcome_residual_risk"]] = s2r or after
-    row[INDEX["failed"]] = failure["failed"]
-    row[INDEX["parse_failed"]] = failure["parse_failed"]
-    row[INDEX["generate_failed"]] = failure["generate_failed"]
+    for key in ("failed", "parse_failed", "generate_failed"):
+        row[INDEX[key]] = failure[key]
     return row  # floats, ints and bools: numpy converts the whole matrix at once
 
 
@@ -237,20 +228,11 @@ class RunStats:
     def from_records(cls, records: Iterable[dict]) -> "RunStats":
         return cls.from_matrix(stats_matrix(records))
 
-    def merge(self, other: "RunStats") -> "RunStats":
-        return RunStats(self.totals + other.totals)
-
     def __add__(self, other: "RunStats") -> "RunStats":
-        return self.merge(other)
+        return RunStats(self.totals + other.totals)
 
     def __eq__(self, other: object) -> bool:
         """Equal column sums (so ``a + b == RunStats.from_records(shard_a + shard_b)`` is a bool)."""
         return isinstance(other, RunStats) and np.array_equal(self.totals, other.totals)
 
     __hash__ = None  # mutable numpy state
-
-    def __getitem__(self, name: str) -> float:
-        return float(self.totals[INDEX[name]])
-
-    def to_dict(self) -> dict[str, float]:
-        return {name: float(v) for name, v in zip(FIELDS, self.totals)}

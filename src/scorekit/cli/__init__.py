@@ -47,10 +47,8 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from the table above, so `scorekit --help` imports nothing heavy.
-        rows = [(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUBCOMMANDS[name][1]) for name in self.list_commands(ctx)])
 
     def resolve_command(self, ctx, args):
         try:
@@ -114,12 +112,6 @@ def _usage_line(exc: click.UsageError) -> str:
         if moved:
             return f"{prog}: error: {exc.option_name} is now set in the metric names: -m \"{moved}\""
     return f"{prog}: error: {_plain(exc.format_message())}"
-
-
-def _os_error_line(exc: OSError) -> str:
-    where = exc.filename if exc.filename is not None else ""
-    what = exc.strerror or str(exc)
-    return f"scorekit: error: {where}: {what}" if where else f"scorekit: error: {what}"
 
 
 class Terminated(KeyboardInterrupt):
@@ -188,7 +180,8 @@ def _main(argv: list[str] | None) -> int:
                    err=True)
         return 2
     except OSError as exc:  # a path the user gave cannot be read or written
-        click.echo(_os_error_line(exc), err=True)
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"scorekit: error: {where}{exc.strerror or exc}", err=True)
         return 2
     return 0
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -41,27 +42,16 @@ _TX_KEY = "scorekit.outputs"
 RECORD_ENV = "SCOREKIT_RECORD"
 
 
-
 def example(*lines: str, heading: str = "Example:") -> str:
     """The epilog every command's --help ends with: ``Example:`` and the command lines, kept as
     written (click's ``\\b`` stops re-wrapping)."""
     return "\b\n" + heading + "\n" + "\n".join("  " + line for line in lines)
 
+
 FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown", "latex"]),
                              default="table", show_default=True, help="How to print tables on stdout.")
 STORE_OPTION = click.option("--store", "store", type=click.Path(dir_okay=False, path_type=Path),
                             help="Run history database (default: $SCOREKIT_STORE or ~/.scorekit/runs.db).")
-
-
-def _shared_options() -> list[Callable[[Callable], Callable]]:
-    return [
-        click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Also write a self-contained HTML report (charts, per-item drill-down) to this file."),
-        click.option("--record/--no-record", "record", default=None,
-                     help=f"Save the run in the run history (see `scorekit runs`). Off unless "
-                          f"{RECORD_ENV}=1."),
-        STORE_OPTION,
-    ]
 
 
 def output_options(func: Callable) -> Callable:
@@ -71,6 +61,12 @@ def output_options(func: Callable) -> Callable:
                      help="Write results as JSON (metrics, per-item details, signature) to this file."),
         FORMAT_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout (use with --output)."),
+        click.option("--report", "report", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Also write a self-contained HTML report (charts, per-item drill-down) to this file."),
+        click.option("--record/--no-record", "record", default=None,
+                     help=f"Save the run in the run history (see `scorekit runs`). Off unless "
+                          f"{RECORD_ENV}=1."),
+        STORE_OPTION,
     ]
     try:
         named = set(inspect.signature(func).parameters)
@@ -105,14 +101,9 @@ def output_options(func: Callable) -> Callable:
                 tx.store(shared.get("store"), "--store")
             return func(*args, **kwargs)
 
-    for opt in reversed(opts + _shared_options()):
+    for opt in reversed(opts):
         command = opt(command)
     return command
-
-
-def shared_options_in_context() -> dict[str, Any]:
-    ctx = click.get_current_context(silent=True)
-    return dict(ctx.meta.get(_META_KEY, {})) if ctx is not None else {}
 
 
 def warn(message: str) -> None:
@@ -122,8 +113,6 @@ def warn(message: str) -> None:
 
 def change_pct(x: float | None) -> str:
     """A relative change as every command prints it: ``+74.3%``, ``-5.7%`` (``–`` when undefined)."""
-    import math
-
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if math.isinf(x):
@@ -133,8 +122,6 @@ def change_pct(x: float | None) -> str:
 
 def p_value(x: float | None) -> str:
     """A p-value as the comparison tables print it: 4 decimals, ``1.2e-05`` below 1e-4, ``–`` when undefined."""
-    import math
-
     return "–" if x is None or math.isnan(x) else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
 
 
@@ -161,14 +148,10 @@ def print_comparison(comp, fmt: str, arrows: bool = False) -> None:
 def console():
     """stdout console. When stdout is not a terminal (a pipe, a file, CI logs) rich would fall
     back to 80 columns and wrap wide tables mid-cell; give it room instead (COLUMNS still wins)."""
-    import os
-
     from rich.console import Console
 
-    width = None
-    if not sys.stdout.isatty() and "COLUMNS" not in os.environ:
-        width = 240
-    return Console(soft_wrap=False, width=width)
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(soft_wrap=False, width=240 if wide else None)
 
 
 def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
@@ -273,61 +256,67 @@ def dumps_json(data: Any) -> str:
     return head.replace(f'"{mark}"', body, 1) + "\n"
 
 
+def stage_text(path: Path, text: str, option: str, *, create_parents: bool = False) -> None:
+    """Stage ``text`` for ``path`` in this command's transaction (registering the path unless the
+    command registered it before its work)."""
+    tx = outputs()
+    dest = next((f for f in tx.files if f.path == Path(path)), None)
+    (dest or tx.file(path, option, create_parents=create_parents)).write_text(text)
+
+
 def write_json(path: Path, payload: str, option: str = "--output") -> None:
     """Stage ``payload`` for ``path`` (``-`` = stdout) in this command's transaction."""
-    tx = outputs()
     text = payload if payload.endswith("\n") else payload + "\n"
     if is_stdout(path):
-        tx.stdout(text)
-        return
-    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, option)
-    dest.write_text(text)
-
-
-def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
-         payload: dict[str, Any] | None = None, **options: Any) -> None:
-    """Stage the JSON, the report and the runs to record in the command's output transaction; the
-    files appear when the command returns. Printing tables is the caller's job, so each family
-    can show what matters for it; ``payload`` overrides the JSON for multi-run outputs."""
-    results = [results] if isinstance(results, Result) else list(results)
-    if output is not None:
-        data = payload if payload is not None else results[0].to_dict()
-        write_json(output, dumps_json(data))
-    opts = {**shared_options_in_context(), **{k: v for k, v in options.items() if v is not None}}
-    opts = {"output": output, "fmt": fmt, "quiet": quiet, "payload": payload, **opts}
-    _report_hook(results, opts)     # --report
-    _record_hook(results, opts)     # --record
-
-
-def report_document(results: Sequence[Result], payload: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What the HTML report renders for one emit: the JSON payload when it follows the result
-    conventions, else the result itself or the results as several runs."""
-    if payload is not None and ("runs" in payload or "metrics" in payload):
-        return payload
-    return results[0].to_dict() if len(results) == 1 else ResultSet(list(results)).to_dict()
-
-
-def _source(opts: dict[str, Any]) -> str | None:
-    out = opts.get("output")
-    return str(out) if out and not is_stdout(out) else None
+        outputs().stdout(text)
+    else:
+        stage_text(path, text, option)
 
 
 def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> None:
     """Stage the HTML report of ``doc`` for ``path`` in this command's transaction."""
     from scorekit.report.html import render_report
 
-    tx = outputs()
-    dest = next((f for f in tx.files if f.path == Path(path)), None) or tx.file(path, "--report")
-    dest.write_text(render_report([doc], sources=[source]))
+    stage_text(path, render_report([doc], sources=[source]), "--report")
 
 
-def _report_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    path = opts.get("report")
-    if not path or not results:
-        return
-    write_report(path, report_document(results, opts.get("payload")), _source(opts))
-    if not opts.get("quiet"):
-        outputs().after_commit(lambda: click.echo(f"report: {path}", err=True))
+def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
+         payload: dict[str, Any] | None = None, **options: Any) -> None:
+    """Stage the JSON, the report (``--report``) and the runs to record (``--record``) in the
+    command's output transaction; the files appear when the command returns. Printing tables is
+    the caller's job, so each family can show what matters for it; ``payload`` overrides the JSON
+    for multi-run outputs (and is what the report renders when it follows the result conventions)."""
+    results = [results] if isinstance(results, Result) else list(results)
+    if output is not None:
+        write_json(output, dumps_json(payload if payload is not None else results[0].to_dict()))
+    ctx = click.get_current_context(silent=True)
+    opts = {"output": output, "quiet": quiet, "payload": payload,
+            **(ctx.meta.get(_META_KEY, {}) if ctx is not None else {}),
+            **{k: v for k, v in options.items() if v is not None}}
+    out = opts.get("output")
+    source = str(out) if out and not is_stdout(out) else None
+    if opts.get("report") and results:
+        doc = opts.get("payload")
+        if doc is None or not ("runs" in doc or "metrics" in doc):
+            doc = results[0].to_dict() if len(results) == 1 else ResultSet(results).to_dict()
+        write_report(opts["report"], doc, source)
+        if not opts.get("quiet"):
+            outputs().after_commit(lambda: click.echo(f"report: {opts['report']}", err=True))
+    if results and record_enabled(opts.get("record")):
+        from scorekit.io.run_store import stamp_test_set
+
+        for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
+            stamp_test_set(r)
+        tx = outputs()
+        store = tx.store(opts.get("store"), "--store")
+        store.add(results, source)
+        if not opts.get("quiet"):
+            def said() -> None:
+                ids = next((ids for p, ids in tx.recorded if p == store.path), [])
+                click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
+                           f"in {store.path}", err=True)
+
+            tx.after_commit(said)
 
 
 def record_enabled(flag: bool | None) -> bool:
@@ -335,27 +324,6 @@ def record_enabled(flag: bool | None) -> bool:
     if flag is not None:
         return bool(flag)
     return os.environ.get(RECORD_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _record_hook(results: Sequence[Result], opts: dict[str, Any]) -> None:
-    if not results or not record_enabled(opts.get("record")):
-        return
-    from scorekit.io.run_store import stamp_test_set
-
-    for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
-        stamp_test_set(r)
-    tx = outputs()
-    store = tx.store(opts.get("store"), "--store")
-    store.add(list(results), _source(opts))
-    if opts.get("quiet"):
-        return
-
-    def said() -> None:
-        ids = next((ids for p, ids in tx.recorded if p == store.path), [])
-        click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "
-                   f"in {store.path}", err=True)
-
-    tx.after_commit(said)
 
 
 class Group(click.Group):

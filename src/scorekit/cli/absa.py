@@ -1,38 +1,31 @@
-"""``scorekit absa``: Conflict-Review aspect-sentiment metrics (spec absa-conflict-review-metrics).
-
-    scorekit absa scorecards      results/<run>__seed42_proposed            # outputs.jsonl -> scorecards.jsonl
-    scorekit absa aggregate       results/<run>__seed42_proposed            # -> derived/metrics/structural_metrics.{csv,_table.md}
-    scorekit absa report          results/<run>__seed42_proposed            # -> reports/<run>__seed42_proposed/metric_report.html
-    scorekit absa aggregate-seeds results/<run>__seed*_proposed             # -> results/<run>_aggregated/aggregated_mean_std.csv
-
-Malformed rows are skipped with a warning naming their line and field; ``--strict`` makes any
-skipped row an error (exit 2).
-"""
+"""``scorekit absa scorecards|aggregate|report|aggregate-seeds``: Conflict-Review aspect-sentiment
+metrics (spec absa-conflict-review-metrics). Malformed rows are skipped with a warning naming
+their line and field; ``--strict`` makes any skipped row an error (exit 2)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from scorekit.absa.scorecard import make_scorecard
 from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
-                                   transactional)
+                                   stage_text, transactional, warn)
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli._types import usage_error
+from scorekit.progress import track
+
 
 def _warn(lines: Sequence[str]) -> None:
     for line in lines:
-        click.echo(f"scorekit: warning: {line}", err=True)
+        warn(line)
 
 
 def _write_text(path: Path, text: str, option: str) -> None:
-    """Stage ``text`` for ``path`` in the command's output transaction (registering it if the
-    command could only name it now, e.g. a default path derived from an input)."""
-    tx = outputs()
-    dest = next((f for f in tx.files if f.path == path), None) or tx.file(path, option, create_parents=True)
-    dest.write_text(text)
+    stage_text(path, text, option, create_parents=True)
 
 
 @click.group(name="absa", cls=Group,
@@ -54,12 +47,8 @@ def command() -> None:
 @transactional
 def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, strict: bool, quiet: bool) -> None:
     """Build scorecards.jsonl (make_scorecard per row) from OUTPUTS (outputs.jsonl or its run directory)."""
-    import json
-
     from scorekit.absa.runs import OUTPUTS_NAME, SCORECARDS_NAME, checked, resolve
-    from scorekit.absa.scorecard import make_scorecard
     from scorekit.io.absa_jsonl import read_outputs
-    from scorekit.progress import track
 
     run_dir, file = resolve(outputs_path, OUTPUTS_NAME)
     target = out if out is not None else run_dir / SCORECARDS_NAME
@@ -70,14 +59,13 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
         from scorekit.absa.aggregate import run_id_from_dir
 
         run_id = run_dir.name if run_id_from_dir(run_dir.name)[1] is not None else None
-    n = 0
     with dest.open() as fh:
         for e in track(result.rows, "scorecards", len(result.rows)):
             fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
-            n += 1
     outputs().commit()
     if not quiet:
-        click.echo(f"wrote {n} scorecards to {target}" + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
+        skipped = f" (skipped {result.n_skipped})" if result.n_skipped else ""
+        click.echo(f"wrote {len(result.rows)} scorecards to {target}{skipped}")
 
 
 @command.command("aggregate",

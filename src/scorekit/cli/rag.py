@@ -7,6 +7,8 @@ import click
 
 from scorekit.cli._common import emit, example, metrics_table, output_options, print_comparison, print_table, signature_line
 from scorekit.cli._types import count, finite
+from scorekit.errors import ScorekitError
+from scorekit.result import _jsonable
 from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
 from scorekit.stats.significance import METHODS as METHODS_TESTS
@@ -63,7 +65,6 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
     and MAP), each retrieved passage is matched one-to-one to the best free reference at or above
     --threshold, and duplicates are non-relevant. --compat ranx-k gives ranx-k's numbers instead.
     """
-    from scorekit.errors import ScorekitError
     from scorekit.retrieval.rag import compare
 
     if names and len(names) != len(datas):
@@ -74,12 +75,7 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
                    graded=graded, compat=compat, mode=mode, test=test, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, kiwi_tokens=kiwi_tokens, kiwi_stopwords=kiwi_stopwords, kiwi_rouge=kiwi_rouge,
                    model=model, allow_english_model=allow_english_model)
-    several = len(comp.results) > 1
-    payload = None
-    if several:
-        from scorekit.result import _jsonable
-
-        payload = _jsonable(comp.to_dict())
+    payload = _jsonable(comp.to_dict()) if len(comp.results) > 1 else None
     if compat:
         click.echo(f"scorekit: note: {comp.results[0].extra['rag']['note']}", err=True)
     if not quiet:

@@ -175,12 +175,7 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
                     store: Path | None, fmt: str) -> None:
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
     name). Runs scored on different test sets — other qrels or references, another language, or
-    another caption recipe — are never ranked together.
-
-    \b
-    Example:
-      scorekit runs leaderboard --task retrieval --metric ndcg@10
-    """
+    another caption recipe — are never ranked together."""
     with _open(store) as s:
         boards = s.leaderboards(task=task, metric=metric, test_set=test_set, all_runs=all_runs, top=top)
     for i, b in enumerate(boards):

@@ -1,10 +1,5 @@
 """``scorekit topics``: semantic topic metrics (topic-metrics.md) with optional gensim-exact
-coherence over a reference corpus and meta-evaluation against ratings.
-
-    scorekit topics --topics topics.json
-    scorekit topics --topics topics.json --corpus corpus.txt --ratings ratings.csv --grid -o out.json
-    scorekit topics --topics lda=lda.json --topics bertopic=bertopic.json --corpus corpus.txt -o cmp.json
-"""
+coherence over a reference corpus, meta-evaluation against ratings, and several models ranked."""
 
 from __future__ import annotations
 
@@ -13,9 +8,10 @@ from pathlib import Path
 import click
 
 from scorekit.cli._types import SEED, count, resamples
-from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
+from scorekit.errors import ScorekitError
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -73,11 +69,10 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     CI and a p-value (paired over topics when the models share topic ids, else a two-sample
     permutation test), Holm-corrected per measure over the models compared with the first.
     """
-    from scorekit.errors import ScorekitError
-    from scorekit.io.topics import read_corpus, read_ratings, read_topics
-    from scorekit.topics.evaluate import evaluate_topics
     from scorekit.engine.driver import plan
+    from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.metrics.registry import split_specs
+    from scorekit.topics.evaluate import compare_topic_models, evaluate_topics
 
     specs = split_specs(metrics) if metrics else None
     if specs is not None:
@@ -109,8 +104,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
             _print(result, fmt, max_pairs)
         emit(result, output=output, fmt=fmt, quiet=quiet)
         return
-    from scorekit.topics.evaluate import compare_topic_models
-
     doc = compare_topic_models(results, n_resamples=n_resamples, seed=seed)
     if not quiet:
         _print_models(doc, fmt)
@@ -119,8 +112,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
 
 def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
     """``--topics [NAME=]FILE`` values -> (name, path); names must be distinct."""
-    from scorekit.errors import ScorekitError
-
     out: list[tuple[str, Path]] = []
     for spec in specs:
         name, eq, rest = spec.partition("=")
@@ -138,8 +129,6 @@ def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
 
 def _print_models(doc: dict, fmt: str) -> None:
     """Several topic models: every measure ranked, then the comparison with the first."""
-    from scorekit.cli._common import change_pct
-
     ranking = doc["ranking"]
     models = [r["name"] for r in doc["runs"]]
     rows = []

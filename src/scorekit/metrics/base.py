@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+
+from scorekit.errors import ScorekitError, UnknownNameError
 
 VALUE_KINDS = ("rate", "count", "score")  # rate: in [0, 1]; count: a non-negative count;
 #                                           score: any other number (CIDEr 0..10, ICC, z-scores)
@@ -72,8 +74,6 @@ class Param:
     def coerce(self, value: Any) -> Any:
         """``value`` (a Python value, or the text of the name grammar) as this parameter's type,
         checked against its choices and range; a wrong value is one line naming the parameter."""
-        from scorekit.errors import ScorekitError, UnknownNameError
-
         if isinstance(value, str) and self.type is not str and value.strip().lower() == "none" \
                 and self.default is None:
             return None
@@ -129,9 +129,7 @@ class MetricInfo:
     #                               (BLEU, CIDEr, chrF), not the mean of per-item values
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "metric": self.metric, "family": self.family,
-                "higher_is_better": self.higher_is_better, "kind": self.kind, "doc": self.doc,
-                "corpus": self.corpus}
+        return asdict(self)
 
 
 @dataclass
@@ -150,18 +148,14 @@ class Stats:
     def take(self, index: Sequence[int] | np.ndarray) -> "Stats":
         """The statistics of a subset (or resample, with repeats) of the items."""
         idx = np.asarray(index, dtype=np.int64)
-        out = {}
-        for k, v in self.columns.items():
-            out[k] = v[idx] if isinstance(v, np.ndarray) else [v[i] for i in idx]
-        return Stats(out, dict(self.meta))
+        return Stats({k: v[idx] if isinstance(v, np.ndarray) else [v[i] for i in idx]
+                      for k, v in self.columns.items()}, dict(self.meta))
 
     @staticmethod
     def concat(parts: Sequence["Stats"]) -> "Stats":
         parts = [p for p in parts if p is not None]
         if not parts:
             return Stats()
-        from scorekit.errors import ScorekitError
-
         meta = parts[0].meta
         for p in parts[1:]:
             if p.meta != meta:
@@ -192,16 +186,12 @@ class Metric:
     #                                                           fields (doc, kind, direction)
 
     def __init__(self, **params: Any):
-        from scorekit.errors import ScorekitError
-
         known = {p.name: p for p in self.params}
         spelled = {a: p.name for p in self.params for a in p.aliases}
         given: dict[str, Any] = {}
         for key, value in params.items():
             name = spelled.get(key, key)
             if name not in known:
-                from scorekit.errors import UnknownNameError
-
                 raise UnknownNameError(f"{self.name} parameter", key, list(known) + list(spelled))
             if name in given:
                 raise ScorekitError(f"{self.name}: parameter {name!r} given twice")
@@ -272,8 +262,6 @@ class Metric:
 
     def merge_state(self, other: "Metric") -> "Metric":
         if type(other) is not type(self) or other.values != self.values:
-            from scorekit.errors import ScorekitError
-
             raise ScorekitError(f"cannot merge {other.name}{other.values} into {self.name}{self.values}")
         self._state.extend(other._state)
         return self

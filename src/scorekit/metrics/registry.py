@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 from typing import Any
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo, format_value  # noqa: F401
+from scorekit.metrics.base import VALUE_KINDS, Metric, MetricInfo
 
 # family -> modules whose import registers that family's metrics (imported lazily, on first use,
 # so `scorekit retrieval` never imports torch: these modules import no model code at top level).
@@ -61,64 +62,55 @@ class MetricRegistry:
         self._keys[(info.family, info.key)] = info
         return info
 
-    def _load(self, family: str | None) -> None:
+    def _load(self, family: str | None) -> str | None:
+        """Import ``family``'s metric modules (every family's for None); the family as registered."""
         family = _same(family)
-        fams = [family] if family else list(FAMILY_MODULES)
-        for fam in fams:
-            if fam in self._loaded:
-                continue
-            self._loaded.add(fam)
-            for mod in FAMILY_MODULES.get(fam, ()):
-                importlib.import_module(mod)
+        for fam in [family] if family else list(FAMILY_MODULES):
+            if fam not in self._loaded:
+                self._loaded.add(fam)
+                for mod in FAMILY_MODULES.get(fam, ()):
+                    importlib.import_module(mod)
+        return family
 
     def families(self) -> list[str]:
         return list(FAMILY_MODULES)
 
     def names(self, family: str | None = None) -> list[str]:
         """Registered metric (class) names."""
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         return [n for (f, n) in self._classes if family is None or f == family]
 
     def keys(self, family: str | None = None) -> list[str]:
         """Declared result keys."""
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         return list(dict.fromkeys(k for (f, k) in self._keys if family is None or f == family))
 
     def infos(self, family: str | None = None) -> list[MetricInfo]:
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         return [i for (f, _), i in self._keys.items() if family is None or f == family]
 
     def metric_class(self, family: str, name: str) -> type[Metric]:
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         try:
             return self._classes[(family, name)]
         except KeyError:
             raise UnknownNameError(f"{family} metric", name, self.names(family) + self.keys(family)) from None
 
     def classes(self, family: str | None = None) -> list[type[Metric]]:
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         return [c for (f, _), c in self._classes.items() if family is None or f == family]
 
     def _exact(self, key: str, family: str | None) -> MetricInfo | None:
         family = _same(family)
         if family is not None:
             return self._keys.get((family, key))
-        for (f, k), info in self._keys.items():
-            if k == key:
-                return info
-        return None
+        return next((info for (_, k), info in self._keys.items() if k == key), None)
 
     def info(self, key: str, family: str | None = None) -> MetricInfo | None:
         """Metadata of a result key. Tries the key itself, then without a ``system/`` prefix (the
         sweep's ``lead/rouge1@3``), then the base of a parameterised name (``ndcg@10`` ->
         ``ndcg``; ``rouge1@n7-7`` -> ``rouge1``), as a key or a metric class name."""
-        family = _same(family)
-        self._load(family)
+        family = self._load(family)
         found = self._exact(key, family)
         if found is not None:
             return found
@@ -130,12 +122,10 @@ class MetricRegistry:
         for cand in dict.fromkeys(c for c in (bare, base) if c):
             found = self._exact(cand, family)
             if found is not None:
-                return MetricInfo(key, found.metric, found.family, found.higher_is_better, found.kind,
-                                  found.doc, found.corpus)
+                return replace(found, key=key)
             for (f, n), cls in self._classes.items():
                 if n == cand and (family is None or f == family):
-                    info = cls.info()
-                    return MetricInfo(key, n, f, info.higher_is_better, info.kind, info.doc, info.corpus)
+                    return replace(cls.info(), key=key)
         for other in ALSO_SCORES.get(family or "", ()):
             found = self.info(key, other)
             if found is not None:

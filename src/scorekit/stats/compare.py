@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.metrics import describe
+from scorekit.metrics.registry import MetricSpec
 from scorekit.result import is_finite_number
+from scorekit.stats.corpus_tests import corpus_test
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
 HOLM_FAMILY = "per measure, over the systems compared with the baseline"
@@ -121,8 +124,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
         rows.append(row(name_b, m, vb, va, t, label, n))
-    correct(rows, alpha)
-    for r in rows:   # JSON has no NaN: an untestable p is null
+    for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
         r["improvement_pct"] = _finite(r["improvement_pct"])
     ra, rb = dict(a, name=name_a), dict(b, name=name_b)
@@ -137,17 +139,12 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     statistics re-derived from the stored predictions and references, with the metric rebuilt
     from the run's signature (its parameters included); None when the key is per-item or the runs
     keep no text."""
-    from scorekit.metrics import describe
-
     if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
         return None
     info = describe(key, "caption")
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows
-    from scorekit.metrics.registry import MetricSpec
-    from scorekit.stats.corpus_tests import corpus_test
-
     ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
     if ma is None or mb is None:
         return None
@@ -180,8 +177,7 @@ def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[
         shared.append(block["n_shared"])
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
-    correct(rows, alpha)
-    for r in rows:
+    for r in correct(rows, alpha):
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
     return {"baseline": runs[0].get("name"), "test": method, "alpha": alpha, "correction": "holm",
             "family": HOLM_FAMILY, "n_shared": min(shared), "rows": rows}

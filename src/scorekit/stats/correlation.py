@@ -73,19 +73,21 @@ def _kendall_rows(x: np.ndarray, y: np.ndarray, chunk_elems: int = 4_000_000) ->
     return out
 
 
-def pearson(x, y) -> float:
+def _one(method: str, x, y) -> float:
     a, b = _pair(x, y)
-    return float(_pearson_rows(a[None], b[None])[0]) if a.size >= 2 else float("nan")
+    return float(_statistic_rows(method, a[None], b[None])[0]) if a.size >= 2 else float("nan")
+
+
+def pearson(x, y) -> float:
+    return _one("pearson", x, y)
 
 
 def spearman(x, y) -> float:
-    a, b = _pair(x, y)
-    return float(_pearson_rows(_rank_rows(a[None]), _rank_rows(b[None]))[0]) if a.size >= 2 else float("nan")
+    return _one("spearman", x, y)
 
 
 def kendall(x, y) -> float:
-    a, b = _pair(x, y)
-    return float(_kendall_rows(a[None], b[None])[0]) if a.size >= 2 else float("nan")
+    return _one("kendall", x, y)
 
 
 def _statistic_rows(method: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -121,10 +123,6 @@ class Correlation:
     high: float
     n: int
     confidence: float
-
-    def as_dict(self) -> dict[str, float | int | str]:
-        return {"method": self.method, "statistic": self.statistic, "p_value": self.p_value,
-                "low": self.low, "high": self.high, "n": self.n, "confidence": self.confidence}
 
 
 def correlate(x, y, methods: Sequence[str] = METHODS, *, n_resamples: int = 1000,

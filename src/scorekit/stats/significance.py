@@ -54,20 +54,6 @@ def _pair(a, b) -> np.ndarray:
     return a - b
 
 
-def _t(d: np.ndarray) -> TestResult:
-    from scipy import stats
-
-    res = stats.ttest_rel(d, np.zeros_like(d))
-    return TestResult(float(res.statistic), float(res.pvalue), "t")
-
-
-def _wilcoxon(d: np.ndarray) -> TestResult:
-    from scipy import stats
-
-    res = stats.wilcoxon(d)
-    return TestResult(float(res.statistic), float(res.pvalue), "wilcoxon")
-
-
 def _p_two_sided(null: np.ndarray, observed: float, exact: bool) -> float:
     # scipy.stats.permutation_test's two-sided p-value, including its relative tolerance
     gamma = abs(1e-14 * observed) if observed else 1e-14
@@ -75,6 +61,12 @@ def _p_two_sided(null: np.ndarray, observed: float, exact: bool) -> float:
     less = (np.count_nonzero(null <= observed + gamma) + adj) / (null.size + adj)
     greater = (np.count_nonzero(null >= observed - gamma) + adj) / (null.size + adj)
     return float(min(1.0, 2.0 * min(less, greater)))
+
+
+def _chunks(n_resamples: int, n: int):
+    """``(lo, hi)`` row ranges of the resamples, about 2 M cells each (bounded memory)."""
+    step = max(1, 2_000_000 // n)
+    return ((lo, min(n_resamples, lo + step)) for lo in range(0, n_resamples, step))
 
 
 def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
@@ -87,9 +79,7 @@ def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
         return TestResult(observed, _p_two_sided(null, observed, exact=True), "randomization")
     rng = np.random.default_rng(seed)
     null = np.empty(n_resamples)
-    step = max(1, 2_000_000 // n)  # bounded memory for many queries
-    for lo in range(0, n_resamples, step):
-        hi = min(n_resamples, lo + step)
+    for lo, hi in _chunks(n_resamples, n):
         signs = rng.integers(0, 2, size=(hi - lo, n), dtype=np.int8) * 2 - 1
         null[lo:hi] = (signs @ d) / n
     return TestResult(observed, _p_two_sided(null, observed, exact=False), "randomization")
@@ -100,9 +90,7 @@ def _bootstrap(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
     observed = float(d.mean())
     rng = np.random.default_rng(seed)
     means = np.empty(n_resamples)
-    step = max(1, 2_000_000 // n)
-    for lo in range(0, n_resamples, step):
-        hi = min(n_resamples, lo + step)
+    for lo, hi in _chunks(n_resamples, n):
         means[lo:hi] = d[rng.integers(0, n, size=(hi - lo, n))].mean(axis=1)
     extreme = np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-14 * abs(observed))
     return TestResult(observed, float((extreme + 1) / (n_resamples + 1)), "bootstrap")
@@ -125,10 +113,11 @@ def paired_test(a: np.ndarray, b: np.ndarray, method: str = "t", *, n_resamples:
     d = _pair(a, b)
     if not np.any(d):
         return TestResult(0.0, 1.0, method)
-    if method == "t":
-        return _t(d)
-    if method == "wilcoxon":
-        return _wilcoxon(d)
+    if method in ("t", "wilcoxon"):
+        from scipy import stats
+
+        res = stats.ttest_rel(d, np.zeros_like(d)) if method == "t" else stats.wilcoxon(d)
+        return TestResult(float(res.statistic), float(res.pvalue), method)
     if method == "randomization":
         return _randomization(d, n_resamples, seed)
     return _bootstrap(d, n_resamples, seed)

@@ -10,7 +10,6 @@ merged rows: the same numbers in one process, in forked parts and on Ray.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,20 +17,6 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.metrics.base import Metric, Stats
-
-
-def topic_centres(word_vectors: Sequence[np.ndarray]) -> np.ndarray:
-    """``e_T`` of every topic: the mean of its keyword embeddings, stacked by size as
-    :func:`~scorekit.topics.semantic.semantic_coherence` computes them (the same bits)."""
-    if not word_vectors:
-        return np.zeros((0, 0))
-    out = np.empty((len(word_vectors), word_vectors[0].shape[1]))
-    by_size: dict[int, list[int]] = {}
-    for i, m in enumerate(word_vectors):
-        by_size.setdefault(m.shape[0], []).append(i)
-    for idx in by_size.values():
-        out[idx] = np.stack([np.asarray(word_vectors[i], dtype=np.float64) for i in idx]).mean(axis=1)
-    return out
 
 
 DEFAULT_EMBEDDER = (None, None)   # (model, num_layers): the shipped all-MiniLM-L6-v2, its last layer
@@ -91,10 +76,19 @@ class TopicBatch:
                           self.first_in_vocab)
 
     def centres(self, embedder: tuple | None = None) -> np.ndarray:
-        """``e_T`` of every topic (the mean of its keyword embeddings), computed once per embedder."""
+        """``e_T`` of every topic (the mean of its keyword embeddings), computed once per embedder,
+        stacked by size as :func:`~scorekit.topics.semantic.semantic_coherence` computes them (the
+        same bits)."""
         key = ("centres", embedder if isinstance(self.word_vectors, dict) else None)
         if key not in self._cache:
-            self._cache[key] = topic_centres(self.vectors(embedder))
+            vectors = self.vectors(embedder)
+            out = np.empty((len(vectors), vectors[0].shape[1])) if vectors else np.zeros((0, 0))
+            by_size: dict[int, list[int]] = {}
+            for i, m in enumerate(vectors):
+                by_size.setdefault(m.shape[0], []).append(i)
+            for idx in by_size.values():
+                out[idx] = np.stack([np.asarray(vectors[i], dtype=np.float64) for i in idx]).mean(axis=1)
+            self._cache[key] = out
         return self._cache[key]
 
     def vectors(self, embedder: tuple | None = None) -> list[np.ndarray]:
@@ -144,4 +138,4 @@ def mean_or_nan(x: np.ndarray) -> float:
 
 
 
-__all__ = ["DEFAULT_EMBEDDER", "TopicBatch", "TopicMetric", "mean_or_nan", "topic_centres"]
+__all__ = ["DEFAULT_EMBEDDER", "TopicBatch", "TopicMetric", "mean_or_nan"]

@@ -71,10 +71,7 @@ def tokenize_corpus(documents: Sequence[str], tokenizer: str = "auto") -> list[l
     if tokenizer in ("kiwi", "auto"):
         from scorekit.text import korean
 
-        if tokenizer == "kiwi":
-            idx = list(range(len(docs)))
-        else:
-            idx = [i for i, d in enumerate(docs) if korean.has_hangul(d)]
+        idx = [i for i, d in enumerate(docs) if tokenizer == "kiwi" or korean.has_hangul(d)]
         out = [_WORD.findall(d.lower()) for d in docs]
         if idx:
             toks = korean.tokenize_batch([docs[i] for i in idx], drop_particles=True, drop_punct=True)
@@ -322,21 +319,18 @@ class CorpusCoherence(TopicMetric):
         b = self.batch(batch)
         if b.texts is None:
             raise ScorekitError("the corpus coherences need a reference corpus (--corpus)")
+        if not len(b):
+            return Stats({**{key: np.zeros(0) for key in CORPUS_MEASURES}, "dropped": []})
         cols: dict[str, Any] = {}
         missing: list[list[str]] = [[] for _ in b.topics]
-        topics = b.corpus_topics or b.topics
+        topn = self.values["topn"]
+        cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
         for key, measure in CORPUS_MEASURES.items():
-            if not len(b):
-                cols[key] = np.zeros(0)
-                continue
-            topn = self.values["topn"]
-            cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
-            res = coherence(topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
+            res = coherence(b.corpus_topics or b.topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
             cols[key] = res.per_topic
             for i, words in res.dropped.items():
                 missing[i] = words
-        cols["dropped"] = missing
-        return Stats(cols)
+        return Stats({**cols, "dropped": missing})
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {k: mean_or_nan(stats.columns[k]) for k in self.keys}

@@ -2,8 +2,8 @@
 :class:`scorekit.neural.encoder.Encoder` (topic-metrics.md §1: 384-dim word embeddings).
 
 Every keyword is embedded once (NFC, as the encoder does); Korean keywords go through the same
-model. Topics are validated here: at least two keywords, no duplicates, no keyword the
-tokenizer turns into nothing (empty, whitespace, control or format characters only).
+model, and a keyword the tokenizer turns into nothing is refused (topics are validated before,
+by :func:`scorekit.topics.validate.validate_topics`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from scorekit.errors import ScorekitError
-from scorekit.topics.validate import validate_topics
 
 
 class KeywordEmbedder:
@@ -33,15 +32,6 @@ class KeywordEmbedder:
     def signature_params(self) -> dict[str, object]:
         return self.encoder.signature_params()
 
-    def _check_tokens(self, words: Sequence[str]) -> None:
-        tok = getattr(getattr(self.encoder, "_loaded", None), "tokenizer", None)
-        if tok is None:
-            return
-        for w in words:
-            if not tok.tokenize(w):
-                raise ScorekitError(f"keyword {w!r} cannot be embedded: the model's tokenizer "
-                                    "produces no token for it")
-
     def embed(self, words: Sequence[str]) -> np.ndarray:
         words = list(words)
         tok = getattr(getattr(self.encoder, "_loaded", None), "tokenizer", None)
@@ -50,7 +40,10 @@ class KeywordEmbedder:
 
             check_hangul(tok, words, self.name, allow=self.allow_english_model, what="embedding model",
                          option=self.option)
-        self._check_tokens(words)
+            for w in words:
+                if not tok.tokenize(w):
+                    raise ScorekitError(f"keyword {w!r} cannot be embedded: the model's tokenizer "
+                                        "produces no token for it")
         return self.encoder.embed(words)
 
     def topic_vectors(self, topics: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -61,4 +54,4 @@ class KeywordEmbedder:
         return [emb[[index[w] for w in t]] for t in topics]
 
 
-__all__ = ["KeywordEmbedder", "validate_topics"]
+__all__ = ["KeywordEmbedder"]

@@ -17,20 +17,27 @@ from dataclasses import asdict
 import numpy as np
 
 from scorekit.errors import ScorekitError
+from scorekit.metrics import describe
+from scorekit.metrics.registry import MetricSpec, split_name
 from scorekit.result import Result
 from scorekit.signature import make_signature
-from scorekit.topics.coherence import CORPUS_MEASURES
-from scorekit.topics.semantic import SemanticParams, semantic_notes
+from scorekit.stats.bootstrap import bootstrap_mean_ci
+from scorekit.stats.compare import _finite, correct, document, row as comparison_row
+from scorekit.stats.significance import paired_test, unpaired_test
+from scorekit.text.normalize import SIGNATURE as NORM
+from scorekit.topics.batch import DEFAULT_EMBEDDER, TopicBatch
+from scorekit.topics.coherence import CORPUS_MEASURES, CorpusCoherence, tokenize_corpus
+from scorekit.topics.meta import (correlate_metrics, discrimination_range, gamma_grid, rater_reliability,
+                                  threshold_grid)
+from scorekit.topics.semantic import (Overall, SemanticCoherence, SemanticDistinctiveness, SemanticDiversity,
+                                      SemanticParams, semantic_notes)
 from scorekit.topics.validate import validate_topics
-
 
 
 def _undefined_coherence_notes(names, per_topic, metrics) -> list[str]:
     """Say exactly which corpus measures a topic lacks (a topic with one keyword in the corpus has
     no word pair: npmi and u_mass are null, while c_v compares the word with its own set and is
     1.0, as gensim computes it) and what that does to the model-level means."""
-    from scorekit.metrics.registry import split_name
-
     notes = []
     asked = [k for k in per_topic if split_name(k)[0] in CORPUS_MEASURES]   # keyed as written
     for i, name in enumerate(names):
@@ -56,8 +63,6 @@ def _embed(topics, planned, computed, grid_embedders, word_vectors, allow_englis
     """The keyword embeddings of every ``(model, num_layers)`` the measures (and the grids) name,
     each computed once, and each measure's ``embedded_with`` set (its signature's pin); or the
     ``word_vectors`` given, which no model parameter may then contradict."""
-    from scorekit.topics.batch import DEFAULT_EMBEDDER
-
     users: dict[tuple, list[str]] = {}       # embedder -> the measures (as listed) that use it
     for p in planned:
         if p.metric.embedder() is not None:
@@ -118,10 +123,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
     from scorekit.engine.driver import Planned, plan, run
-    from scorekit.topics.batch import DEFAULT_EMBEDDER, TopicBatch
-    from scorekit.topics.coherence import CorpusCoherence
-    from scorekit.topics.semantic import (ContentDiversity, Overall, SemanticCoherence, SemanticDistinctiveness,
-                                          SemanticDiversity)
 
     specs = list(metrics) if metrics is not None else \
         list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
@@ -129,8 +130,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     planned = plan("topics", specs, {"allow_english_model": bool(allow_english_model)})
     if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
         raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
-    from scorekit.text.normalize import SIGNATURE as NORM
-
     sig: dict[str, object] = {"norm": NORM}
     # SemDiv and Overall are derived (combine) from SC, SD and CD built with their parameters:
     # those parts run with the plan, shared with a listed measure of the same parameters
@@ -139,14 +138,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     def part(m):
         return computed.setdefault(_ident(m), Planned(m, [])).metric
 
-    derived: list[tuple[Planned, list]] = []
-    for p in planned:
-        m = p.metric
-        if isinstance(m, Overall):
-            derived.append((p, [part(m._part(SemanticCoherence)), part(m._part(SemanticDistinctiveness)),
-                                part(ContentDiversity())]))
-        elif isinstance(m, SemanticDiversity):
-            derived.append((p, [part(m._part(SemanticDistinctiveness)), part(ContentDiversity())]))
+    derived = [(p, [part(p.metric._part(cls)) for cls in p.metric.derived_from])
+               for p in planned if hasattr(p.metric, "combine")]
 
     def first(cls):
         return next((p.metric for p in computed.values() if type(p.metric) is cls), None)
@@ -157,8 +150,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     texts = lowered = None
     if corpus is not None:
-        from scorekit.topics.coherence import tokenize_corpus
-
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
     batch = TopicBatch(topics, vectors, names, texts, lowered)
@@ -170,11 +161,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         values: dict[str, float] = {}
         for m in parts:
             values.update(m.score(scored.stats[id(m)]))
-        m = p.metric
-        if isinstance(m, Overall):
-            values["semdiv"] = m._part(SemanticDiversity).combine(values)
         for key, label in p.keys:
-            derived_values[label] = m.combine(values)
+            derived_values[label] = p.metric.combine(values)
     metrics_out: dict[str, float] = {}
     per_topic: dict[str, np.ndarray] = {}
     for p in planned:
@@ -186,16 +174,13 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                 per_topic[label] = scored.per_item[label]
             if key not in _TOPIC_ONLY:
                 metrics_out[label] = scored.metrics[label]
-    metrics = metrics_out
 
     # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
     values: dict[str, object] = {}
     for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
         m = next((p.metric for p in planned if type(p.metric) is cls), None)
         values.update(m.values if m is not None else {})
-    from dataclasses import fields
-
-    params = SemanticParams(**{f.name: values[f.name] for f in fields(SemanticParams) if f.name in values})
+    params = SemanticParams.of(values)
     ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
     sis = ov.values["sis"] if ov is not None else None
     dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None
@@ -211,7 +196,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
             kw = "keyword" if len(words) == 1 else "keywords"
             notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
                          "left out of npmi/c_v/u_mass (as gensim does)")
-        notes += _undefined_coherence_notes(names, per_topic, metrics)
+        notes += _undefined_coherence_notes(names, per_topic, metrics_out)
 
     rows = []
     for i, words in enumerate(topics):
@@ -238,8 +223,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     meta: dict[str, object] = {}
     rating = rated = None
     if ratings is not None:
-        from scorekit.topics.meta import correlate_metrics, rater_reliability
-
         rated, rating = ratings.topic_index, ratings.mean
         for k, t in enumerate(rated):
             rows[t]["rating"] = float(rating[k])
@@ -252,8 +235,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         if rel is not None:
             meta["icc"] = rel
         sig.update({"boot": n_resamples, "seed": seed})
-    from scorekit.topics.meta import discrimination_range, gamma_grid, threshold_grid
-
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
     if grid:
         # the grids move SD's gamma and SC's threshold: over the listed SD's and SC's embeddings
@@ -266,7 +247,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if corpus is not None:
         all_inputs["n_documents"] = len(corpus)
     all_inputs.update(inputs or {})
-    return Result(task="topics", metrics=metrics, signature=make_signature("topics", sig),
+    return Result(task="topics", metrics=metrics_out, signature=make_signature("topics", sig),
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
 
@@ -277,8 +258,6 @@ PER_TOPIC_OF = {"sc": "sc", "sd_avg": "sd", "npmi": "npmi", "c_v": "c_v", "u_mas
 def _per_topic_column(key: str) -> str | None:
     """The per-topic column of a model-level key as written: ``sd_avg(gamma_overlap=0.5)`` ->
     ``sd(gamma_overlap=0.5)``; None for a set-level measure."""
-    from scorekit.metrics.registry import MetricSpec
-
     spec = MetricSpec(key)
     col = PER_TOPIC_OF.get(spec.name)
     return None if col is None else spec.label(col)
@@ -300,11 +279,6 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
       with the baseline), so a measure's corrected p does not depend on the other measures.
 
     Returns the one multi-run JSON document (:mod:`scorekit.stats.compare`) with ``ranking`` added."""
-    from scorekit.metrics import describe
-    from scorekit.stats.bootstrap import bootstrap_mean_ci
-    from scorekit.stats.compare import _finite, correct, document, row as comparison_row
-    from scorekit.stats.significance import paired_test, unpaired_test
-
     if len(results) < 2:
         raise ScorekitError("comparing topic models needs at least two")
     names = [str(r.name) for r in results]
@@ -312,7 +286,7 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
         raise ScorekitError(f"topic models need distinct names, got {names}")
 
     def column(r: Result, key: str) -> np.ndarray:
-        vals = np.array([row.get(key, np.nan) for row in r.per_item], dtype=np.float64)
+        vals = r.column(key)
         return vals[np.isfinite(vals)]
 
     ranking: dict[str, list[dict[str, object]]] = {}
@@ -345,8 +319,7 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
             if col is None:
                 continue
             if same_topics:   # the same topics under two settings: paired over topics
-                a = np.array([row.get(col, np.nan) for row in r.per_item], dtype=np.float64)
-                b = np.array([row.get(col, np.nan) for row in base.per_item], dtype=np.float64)
+                a, b = r.column(col), base.column(col)
                 ok = np.isfinite(a) & np.isfinite(b)
                 a, b = a[ok], b[ok]
                 if a.size < 2:

@@ -26,6 +26,7 @@ import numpy as np
 
 from scorekit.metrics.registry import declare
 from scorekit.stats.correlation import METHODS, correlate, icc
+from scorekit.topics.semantic import SemanticParams, semantic_coherence, semantic_distinctiveness_all
 
 for _key, _doc in (("rating", "Human/LLM rating of the topic, as read from the ratings file."),
                    ("icc", "Intraclass correlations (Shrout-Fleiss ICC(1,1)..ICC(3,k)) of the raters; agreement."),
@@ -112,11 +113,9 @@ def gamma_grid(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
                rating: np.ndarray | None = None, rated: np.ndarray | None = None,
                gammas: Sequence[float] = GAMMAS) -> list[GridRow]:
     """The spec's γ_direct table (§5) over these topics."""
-    from scorekit.topics.semantic import semantic_distinctiveness_all
-
     rows = []
     for g in gammas:
-        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g, keep_matrix=False)
+        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g)
         rows.append(GridRow(float(g), _r(d.per_topic, rating, rated), discrimination_range(d.per_topic), d.vd))
     return _select(rows, by_correlation=rating is not None)
 
@@ -125,8 +124,6 @@ def threshold_grid(word_vectors: Sequence[np.ndarray], *, params=None,
                    rating: np.ndarray | None = None, rated: np.ndarray | None = None,
                    thresholds: Sequence[float] = THRESHOLDS) -> list[GridRow]:
     """The spec's threshold_edge table (§5): discrimination of per-topic SC per threshold."""
-    from scorekit.topics.semantic import SemanticParams, semantic_coherence
-
     params = params or SemanticParams()
     rows = []
     for thr in thresholds:

@@ -55,14 +55,11 @@ class SemanticParams:
     pagerank_tol: float = TOL
     pagerank_max_iter: int = MAX_ITER
 
-    def signature_params(self) -> dict[str, object]:
-        d = asdict(self)
-        return {
-            "thr": d["threshold_edge"], "damp": d["damping"], "gamma": d["gamma_overlap"],
-            "semdiv": f"{d['alpha_vd']},{d['beta_cd']}",
-            "overall": f"{d['w_sc']},{d['w_sd']},{d['w_semdiv']},{d['w_sis']}",
-            "sc_norm": "per-size" if d["sc_size_normalize"] else "none",
-        }
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> "SemanticParams":
+        """The parameters ``values`` (a measure's) set; the rest default."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
 
 
 # --- the formulas on their intermediate values (the spec's toy examples feed these) -------------
@@ -178,15 +175,12 @@ def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticPa
 
 @dataclass
 class DistinctivenessDetail:
-    """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others, and the
-    full matrices when they are small enough to keep (``keep_matrix``)."""
+    """All-pairs SD summarised: the mean (VD = SD_avg), each topic's mean SD to the others and the
+    least distinct pairs ``(i, j, sd, cos, oh)``."""
 
     vd: float
     per_topic: np.ndarray                          # (T,) mean SD of topic i to every other topic
     n_pairs: int
-    sd: np.ndarray | None = None                   # (T, T) SD matrix (diagonal 0)
-    cosine: np.ndarray | None = None               # (T, T) cos(e_Ti, e_Tj)
-    overlap: np.ndarray | None = None              # (T, T) OH
     lowest: list[tuple[int, int, float, float, float]] = field(default_factory=list)
 
 
@@ -204,8 +198,8 @@ def _incidence(topics: Sequence[Sequence[str]]):
 
 
 def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
-                                 gamma: float = 0.7, keep_matrix: bool | None = None,
-                                 block: int = 1024, lowest: int = 0) -> DistinctivenessDetail:
+                                 gamma: float = 0.7, block: int = 1024,
+                                 lowest: int = 0) -> DistinctivenessDetail:
     """§2-§3: SD for every pair i < j, from ``cos = U U^T`` (unit topic vectors) and
     ``|Wi ∩ Wj| = B B^T`` (keyword incidence), one block of rows at a time.
 
@@ -215,14 +209,11 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
     t = tv.shape[0]
     if t != len(topics):
         raise ValueError("one topic vector per topic expected")
-    if keep_matrix is None:
-        keep_matrix = t <= 2000
     unit = _unit(tv)
     inc = _incidence(topics)
     sizes = np.array([len(set(w)) for w in topics], dtype=np.float64)
     per_topic_sum = np.zeros(t)
     total = 0.0
-    mats = (np.zeros((t, t)), np.zeros((t, t)), np.zeros((t, t))) if keep_matrix else None
     cand: list[tuple[float, int, int, float, float]] = []
     for start in range(0, t, block):
         stop = min(start + block, t)
@@ -236,10 +227,6 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
         # strict upper triangle of this block: columns j > i
         upper = np.arange(t)[None, :] > rows[:, None]
         total += float(sd[upper].sum())
-        if mats is not None:
-            mats[0][start:stop] = sd
-            mats[1][start:stop] = cos
-            mats[2][start:stop] = oh
         if lowest:
             vals = np.where(upper, sd, np.inf).ravel()
             k = min(lowest, int(upper.sum()))
@@ -253,10 +240,7 @@ def semantic_distinctiveness_all(topic_vectors: np.ndarray, topics: Sequence[Seq
     per_topic = per_topic_sum / (t - 1) if t > 1 else np.full(t, np.nan)
     cand.sort()
     low = [(i, j, s, c, o) for s, i, j, c, o in cand[:lowest]]
-    detail = DistinctivenessDetail(vd=vd, per_topic=per_topic, n_pairs=n_pairs, lowest=low)
-    if mats is not None:
-        detail.sd, detail.cosine, detail.overlap = mats
-    return detail
+    return DistinctivenessDetail(vd=vd, per_topic=per_topic, n_pairs=n_pairs, lowest=low)
 
 
 @dataclass
@@ -302,12 +286,8 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
     metrics = {**sc_m.score(sc_stats), "sd_avg": dist.vd, "vd": dist.vd, **cd_m.score(cd_m.item_stats(batch))}
     metrics["semdiv"] = semdiv_m.combine(metrics)
     metrics["overall"] = overall_m.combine(metrics)
-    cd = metrics["cd"]
-    notes = semantic_notes(sis, params, len(topics))
-    return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=cd, sis=sis,
-                          params=params, notes=notes)
-
-
+    return SemanticScores(metrics=metrics, coherence=coh, distinctiveness=dist, cd=metrics["cd"], sis=sis,
+                          params=params, notes=semantic_notes(sis, params, len(topics)))
 
 PAIRS_KEPT = 5000   # the least distinct pairs a result lists
 
@@ -339,14 +319,6 @@ ALLOW_ENGLISH = Param("allow_english_model", bool, False, "embed Korean keywords
                       "Hangul (set for the run: --allow-english-model)", signature=False, batch=True)
 EMBEDDER = (MODEL, NUM_LAYERS, ALLOW_ENGLISH)
 
-
-
-def _semantic_params(metric: TopicMetric) -> "SemanticParams":
-    """The :class:`SemanticParams` a metric's values set (the rest default)."""
-    names = {f.name for f in fields(SemanticParams)}
-    return SemanticParams(**{k: v for k, v in metric.values.items() if k in names})
-
-
 @register
 class SemanticCoherence(TopicMetric):
     """Semantic coherence SC(T) = (1/|W|) sum_w lambda_w cos(e_w, e_T), lambda = keyword PageRank
@@ -362,7 +334,7 @@ class SemanticCoherence(TopicMetric):
         b = self.batch(batch)
         if not len(b):
             return Stats({"sc": np.zeros(0), "pagerank": [], "cos_to_topic": []})
-        coh = semantic_coherence(b.vectors(self.embedder()), params=_semantic_params(self))
+        coh = semantic_coherence(b.vectors(self.embedder()), params=SemanticParams.of(self.values))
         b._cache.setdefault(("centres", self.embedder() if isinstance(b.word_vectors, dict) else None),
                             coh.topic_vectors)
         return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
@@ -430,52 +402,51 @@ class ContentDiversity(TopicMetric):
         return {"cd": content_diversity(stats.columns["keywords"])}
 
 
+class _Derived(TopicMetric):
+    """A measure combined (:meth:`combine`) from the values of the measures it is derived from,
+    each built with this one's values of its parameters."""
+
+    derived_from: tuple[type[TopicMetric], ...] = ()
+
+    def item_stats(self, batch: Any) -> Stats:
+        return Stats({k: v for cls in self.derived_from
+                      for k, v in self._part(cls).item_stats(batch).columns.items()})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        if not len(stats):
+            return {self.name: float("nan")}
+        return {self.name: self.combine({k: v for cls in self.derived_from
+                                         for k, v in self._part(cls).score(stats).items()})}
+
+
 @register
-class SemanticDiversity(TopicMetric):
+class SemanticDiversity(_Derived):
     """SemDiv = alpha VD + beta CD (§3), derived from VD and CD."""
 
     name = "semdiv"
     params = (GAMMA, ALPHA_VD, BETA_CD) + EMBEDDER
+    derived_from = (SemanticDistinctiveness, ContentDiversity)
 
     def combine(self, values: dict[str, float]) -> float:
         return semantic_diversity(values["vd"], values["cd"], alpha=self.values["alpha_vd"],
                                     beta=self.values["beta_cd"])
 
-    def parts(self, stats: Stats) -> dict[str, float]:
-        return {**self._part(SemanticDistinctiveness).score(stats), **ContentDiversity().score(stats)}
-
-    def item_stats(self, batch: Any) -> Stats:
-        return self._part(SemanticDistinctiveness).item_stats(batch)
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {"semdiv": self.combine(self.parts(stats)) if len(stats) else float("nan")}
-
 
 @register
-class Overall(TopicMetric):
+class Overall(_Derived):
     """Overall = 0.4 SC + 0.4 SD_avg + 0.2 SemDiv (+ 0.2 SIS when given) (§4), derived from them."""
 
     name = "overall"
     params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER, GAMMA, ALPHA_VD, BETA_CD, W_SC, W_SD, W_SEMDIV,
               W_SIS, SIS) + EMBEDDER
+    derived_from = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity)
 
     def combine(self, values: dict[str, float]) -> float:
+        """From SC, SD_avg and the parts of SemDiv (computed here, with this measure's weights)."""
         v = self.values
-        return overall_score(values["sc"], values["sd_avg"], values["semdiv"], v["sis"], w_sc=v["w_sc"],
-                               w_sd=v["w_sd"], w_semdiv=v["w_semdiv"], w_sis=v["w_sis"])
-
-    def item_stats(self, batch: Any) -> Stats:
-        sc = self._part(SemanticCoherence).item_stats(batch)
-        sd = self._part(SemanticDistinctiveness).item_stats(batch)
-        return Stats({**sc.columns, **sd.columns})
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        if not len(stats):
-            return {"overall": float("nan")}
-        sd = self._part(SemanticDiversity)
-        values = {**self._part(SemanticCoherence).score(stats), **sd.parts(stats)}
-        values["semdiv"] = sd.combine(values)
-        return {"overall": self.combine(values)}
+        semdiv = self._part(SemanticDiversity).combine(values)
+        return overall_score(values["sc"], values["sd_avg"], semdiv, v["sis"], w_sc=v["w_sc"],
+                             w_sd=v["w_sd"], w_semdiv=v["w_semdiv"], w_sis=v["w_sis"])
 
 
 declare("topics", "pagerank", kind="rate",
@@ -487,12 +458,9 @@ declare("topics", "sis", kind="score", doc="Semantic integration score, as given
 
 def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
     """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
-    p = {f.name: getattr(params, f.name) for f in fields(SemanticParams)}
-    out: list[TopicMetric] = []
-    for cls in (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall):
-        names = {q.name for q in cls.params}
-        out.append(cls(**{k: v for k, v in {**p, "sis": sis}.items() if k in names}))
-    return out
+    values = {**asdict(params), "sis": sis}
+    classes = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)
+    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values}) for cls in classes]
 
 
 __all__ = [
