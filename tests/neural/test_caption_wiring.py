@@ -93,3 +93,26 @@ def test_korean_with_the_english_model_is_refused_or_skipped(caption_set):
     data = json.loads(out.read_text())
     assert "bertscore_f1" not in data["metrics"]
     assert all(r["metric"] != "bertscore_f1" or r["value"] is None for r in data["extra"]["report"]["targets"])
+
+
+def test_two_bertscore_models_are_both_pinned_in_the_signature(tmp_path):
+    """`bertscore` and `bertscore(model=DIR)` share the canonical spec `bertscore` (a folder is
+    pinned by its model's name): the signature keeps both models' pins, not the last one's, in
+    caption and summary results alike."""
+    from scorekit.generation import evaluate
+    from scorekit.neural.encoder import default_model_path
+    from scorekit.signature import parse_signature
+    from scorekit.summarization.metrics import summary_metrics
+
+    other = tmp_path / "other-minilm"     # the same weights under another folder name
+    other.mkdir()
+    for f in default_model_path().iterdir():
+        (other / f.name).symlink_to(f, target_is_directory=f.is_dir())
+    preds, refs = ["a red square", "a blue circle"], [["a red box"], ["a blue ball"]]
+    names = ["bertscore_f1", f"bertscore_f1(model={other})"]
+    res = evaluate(preds, refs, lang="en", metrics=names)
+    field = parse_signature(res.signature)["bertscore"]
+    assert field.count(" + ") == 1 and "other-minilm" in field and "all-MiniLM-L6-v2" in field, field
+    summ = summary_metrics(preds, [r[0] for r in refs], metrics=["bertscore", f"bertscore(model={other})"])
+    field = parse_signature(summ.signature)["bertscore"]
+    assert "other-minilm" in field and "all-MiniLM-L6-v2" in field, field

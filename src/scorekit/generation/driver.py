@@ -13,7 +13,7 @@ from typing import Any
 
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation.batch import LANGS, CaptionBatch
-from scorekit.metrics.base import Metric
+from scorekit.metrics.base import Metric, signature_fields
 from scorekit.result import Result
 from scorekit.signature import Signature
 
@@ -57,9 +57,7 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig = Signature("caption", {"lang": lang, "norm": NORM, "tok": tok, "metrics": list(keys)})
-    for m in metrics:
-        sig.update(m.signature_params())
-    return sig
+    return sig.update(signature_fields(metrics))
 
 
 def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",

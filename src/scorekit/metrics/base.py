@@ -167,6 +167,19 @@ class Stats:
         return Stats(cols, dict(meta))
 
 
+def signature_fields(metrics: Sequence["Metric"]) -> dict[str, str]:
+    """The signature fields of several metrics (each :meth:`Metric.signature_params`). Two
+    metrics whose canonical specs are equal but whose pins differ (``bertscore`` and
+    ``bertscore(model=DIR)``: the folder is pinned by the model's name, not in the spec) share one
+    field holding both pins, ``" + "``-joined in plan order, so neither model goes unpinned."""
+    out: dict[str, str] = {}
+    for m in metrics:
+        for key, pins in m.signature_params().items():
+            have = out.get(key)
+            out[key] = pins if have is None or pins in have.split(" + ") else f"{have} + {pins}"
+    return out
+
+
 class Metric:
     """Base class of every metric. Subclasses set the class attributes and implement
     :meth:`item_stats` and :meth:`score` (and :meth:`item_scores` when per-item values differ

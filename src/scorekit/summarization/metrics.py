@@ -32,7 +32,7 @@ import numpy as np
 from scorekit.errors import MissingDependencyError, ScorekitError, UnknownNameError
 from scorekit.generation import rouge as R
 from scorekit.generation.batch import CaptionBatch, CaptionMetric
-from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.base import Param, Stats, signature_fields
 from scorekit.metrics.registry import REGISTRY, MetricSpec, register
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
@@ -464,19 +464,17 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
     used = {m.name: m for m in scored.used}
-    bert_used = used.get("bertscore") or used.get("efficiency")
+    berts = [m for m in scored.used if m.name in ("bertscore", "efficiency")]   # every model used, pinned
     fields = {"norm": NORM}
     if "rouge" in used:
         fields.update(R.rouge_signature_params(ROUGE_KINDS, lang, stem))
-    fields["bertscore"] = bertscore_signature(bert_used.scorer()) if bert_used is not None else "no"
+    fields["bertscore"] = " + ".join(dict.fromkeys(bertscore_signature(m.scorer()) for m in berts)) or "no"
     if "density" in used:
         fields["density_tok"] = "w+lower/kiwi"
     elif sources is None and "rouge" in used:
         fields["density_tok"] = "none"
     sig = Signature("summary", fields)
-    for m in scored.used:
-        if m.family != "summary" or m.spec() != m.name:
-            sig.update(m.signature_params())
+    sig.update(signature_fields([m for m in scored.used if m.family != "summary" or m.spec() != m.name]))
     inputs = {"n_items": len(ids)}
     if scored.skipped:
         inputs["skipped"] = dict(scored.skipped)

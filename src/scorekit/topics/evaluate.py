@@ -18,6 +18,7 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.metrics import describe
+from scorekit.metrics.base import signature_fields
 from scorekit.metrics.registry import MetricSpec, split_name
 from scorekit.result import Result
 from scorekit.signature import make_signature
@@ -153,8 +154,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
     batch = TopicBatch(topics, vectors, names, texts, lowered)
-    for p in planned:
-        sig.update(p.metric.signature_params())
+    sig.update(signature_fields([p.metric for p in planned]))
     scored = run(list(computed.values()), batch, engine)
     derived_values: dict[str, float] = {}
     for p, parts in derived:
