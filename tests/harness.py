@@ -105,9 +105,12 @@ class MetricCase:
     #                                   pair measure of one topic) on a single item
     max_examples: int = 15      # hypothesis examples per case
     id: str = ""                # pytest id (default: the class name and parameters)
+    allow_english_model: bool = False   # the run's --allow-english-model (no parameter: changes no number)
 
     def make(self):
-        return self.cls(**self.params)
+        m = self.cls(**self.params)
+        m.allow_english_model = self.allow_english_model
+        return m
 
     @property
     def name(self) -> str:

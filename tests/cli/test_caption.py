@@ -118,7 +118,7 @@ def test_korean_units_and_meteor_delta_in_the_name_grammar():
     (["--lang", "ko", "-m", "meteor(delta=2)"], "'delta' must be in [0, 1]"),
     (["--lang", "ko", "-m", "chrf(betta=3)"], "did you mean 'beta'"),
     (["--lang", "ko", "-m", "bertscore(allow_english_model=true)"],
-     "allow_english_model is set for the whole batch (--allow-english-model)"),
+     "allow_english_model is set for the whole run, not per metric: --allow-english-model"),
 ])
 def test_korean_flags_misused(tmp_path, args, needle):
     out = tmp_path / "o.json"

@@ -40,16 +40,64 @@ def one_line_error(proc, *fragments):
     (["train-summarizer", "--folds", "1"], "'--folds'"),
     (["train-summarizer", "--baseline-momentum", "1", "--checkpoint", "p.pt"], "'--baseline-momentum'"),
     (["train-summarizer", "--state", "emb,bogus", "--checkpoint", "p.pt"], "--state"),
-    (["train-summarizer", "--num-layers", "0", "--checkpoint", "p.pt"], "'--num-layers'"),
+    (["train-summarizer", "--reward", "bertscore(num_layers=0)", "--checkpoint", "p.pt"],
+     "--reward: parameter 'num_layers' must be in [1, inf], got 0"),
+    (["train-summarizer", "--reward", "bertscore(num_layer=5)", "--checkpoint", "p.pt"],
+     "did you mean 'num_layers'?"),
+    (["summarize", "--reward", "bertscre"], "--reward: unknown summary metric 'bertscre' — did you mean 'bertscore'"),
+    (["summarize", "--reward", "rouge"], "--reward: the reward is BERTScore F1"),
+    (["summarize", "--reward", "bertscore(idf=true)"], "the reward scores each (summary, reference) pair alone"),
     (["train-summarizer"], "--checkpoint"),
     (["summarize", "--num-test", "-3"], "'--num-test': expected a value >= 1"),
     (["train-summarizer", "--lang", "ko", "--folds", "3"], "--allow-english-model"),
     (["summarize", "--lang", "ko"], "English-only"),
+    (["summarize", "--lang", "ko", "--encoder", "enc"],
+     'the reward\'s model defaults to the shipped all-MiniLM-L6-v2, which is English-only; give a Korean-capable '
+     'model (--reward "bertscore(model=PATH)") or --allow-english-model'),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, args, fragment):
     proc = run(*args)
     one_line_error(proc, fragment)
     assert not Path("p.pt").exists()
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--bert-model", "m"], '--bert-model is now set in the metric names: --reward "bertscore(model=DIR)"'),
+    (["--num-layers", "5"], '--num-layers is now set in the metric names: --reward "bertscore(num_layers=N)"'),
+    (["--reward", "bertscore(allow_english_model=yes)"],
+     "allow_english_model is set for the whole run, not per metric: --allow-english-model"),
+])
+@pytest.mark.parametrize("command", ["train-summarizer", "summarize"])
+def test_the_old_reward_spellings_name_the_new_one(tmp_path, command, args, fragment):
+    """#26: the reward's model is given in the metric grammar (--reward), as everywhere else; the
+    old flags and a run option written as a parameter are one line, exit 2, nothing written."""
+    where = ["--checkpoint", str(tmp_path / "p.pt"), "--folds", "2"] if command == "train-summarizer" else []
+    proc = run(command, *args, *where, "-o", str(tmp_path / "o.json"), "--report", str(tmp_path / "r.html"))
+    one_line_error(proc, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_reward_model_in_the_grammar_equals_a_scorer_built_with_it(tmp_path):
+    """--reward "bertscore(num_layers=5)" scores with the BERTScorer of that layer: the numbers
+    and signature of the policy evaluated with BERTScorer(num_layers=5) built directly (what the
+    deleted --num-layers 5 built)."""
+    from scorekit.neural.bertscore import BERTScorer
+    from scorekit.neural.encoder import Encoder
+    from scorekit.summarization.rl.pipeline import Toolkit, evaluate_policy
+
+    out = tmp_path / "eval.json"
+    proc = run("summarize", "--num-test", "2", "--n", "7", "--reward", "bertscore(num_layers=5)", "-o", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    enc = Encoder.load(None)
+    toolkit = Toolkit(enc.embed, enc.name, BERTScorer(num_layers=5), "en")
+    articles, chunker = toolkit.prepare(*(lambda p: (p.ids, p.documents, p.references))(
+        read_pairs(default_sample("en")).head(2)))
+    policy = Policy.create(PolicyConfig(embed_dim=articles[0].sent_emb.shape[1]), seed=42).eval()
+    want = evaluate_policy(policy, articles, toolkit, n_list=[7], chunker=chunker, name="untrained")
+    assert data["metrics"] == want.metrics and data["signature"] == want.signature
+    assert "bertscore:all-MiniLM-L6-v2/L5/" in data["signature"]
 
 
 def test_checkpoint_folder_is_checked_before_training(tmp_path):
@@ -137,13 +185,13 @@ def test_train_then_summarize_round_trip(tmp_path):
 def test_cross_validation_command(tmp_path):
     out, report = tmp_path / "cv.json", tmp_path / "cv.html"
     proc = run("train-summarizer", "--folds", "2", "--num-train", "6", "--epochs", "1", "--n", "7",
-               "--num-layers", "5", "-o", str(out), "--report", str(report))
+               "--reward", "bertscore(num_layers=5)", "-o", str(out), "--report", str(report))
     assert proc.returncode == 0, proc.stderr
     assert "held-out BERTScore F1, 2-fold cross-validation over 6 articles" in proc.stdout
     assert "rl vs" in proc.stdout and "significantly better than TextRank" in proc.stdout
     data = json.loads(out.read_text())
     assert data["task"] == "summarize-rl-cv" and data["inputs"]["folds"] == 2
     assert {c["against"] for c in data["extra"]["comparisons"]} == {"lead", "textrank"}
-    assert "/L5" in data["signature"]  # --num-layers reaches the reward model
+    assert "/L5" in data["signature"]  # the reward's num_layers reaches the reward model
     html = report.read_text()
     assert "training reward" in html and "sk-rl-compare" in html

@@ -86,3 +86,34 @@ def test_summary_rouge_use_stemmer_through_the_grammar_equals_rouge_score(tmp_pa
     assert "rouge(use_stemmer=true):stem=porter" in data["signature"]
     code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge(use_stemmer=maybe)"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "use_stemmer" in err
+
+
+def test_allow_english_model_is_a_run_option_not_a_bertscore_parameter(tmp_path, capsys):
+    """#26: `--allow-english-model` (API `allow_english_model=True`) is set for the whole run, as
+    in caption, topics and sweep; `bertscore(allow_english_model=...)` is one line naming it, exit
+    2, nothing written. The numbers are the scorer's with the flag (it changes none)."""
+    import pytest
+
+    pytest.importorskip("torch")
+    from scorekit.neural.bertscore import BERTScorer
+
+    ko = tmp_path / "ko.jsonl"
+    rows = [json.loads(x) for x in open(DEMO, encoding="utf-8") if x.strip()]
+    rows = [r for r in rows if r["id"].startswith("ko")]
+    ko.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "r.json"
+    base = ["summary", "-p", str(ko), "-r", str(ko), "--lang", "ko", "-o", str(out), "-q"]
+    code, _, err = run(base + ["-m", "bertscore(allow_english_model=yes)"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "allow_english_model is set for the whole run, not per metric: --allow-english-model" in err
+    code, _, err = run(base + ["-m", "bertscore"], capsys)   # MiniLM cannot read Hangul: refused
+    assert code == 2 and err.count("\n") == 1 and "--allow-english-model" in err
+    assert '-m "bertscore(model=PATH)"' in err and not out.exists()
+    code, _, err = run(base + ["-m", "bertscore,efficiency", "--allow-english-model"], capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    f1 = BERTScorer(allow_english_model=True).score([r["prediction"] for r in rows],
+                                                    [r["reference"] for r in rows]).f1
+    assert [r["bertscore_f1"] for r in data["per_item"]] == pytest.approx(list(f1), abs=1e-12)
+    assert set(data["metrics"]) == {"bertscore_f1", "efficiency"}
+    assert "allow" not in data["signature"]   # no number changes: nothing pinned

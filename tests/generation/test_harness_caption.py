@@ -143,7 +143,7 @@ KO_CASES = [
 
 # BERTScore needs a model: one fixed batch (English and Korean items); the shipped MiniLM
 # cannot read Hangul, allowed here where only the properties are checked
-BERTSCORE = _case("bertscore", {"allow_english_model": True}, shard_rel=1e-6,
+BERTSCORE = _case("bertscore", allow_english_model=True, shard_rel=1e-6,
                   batch=CaptionBatch(["a man rides a wave", "고양이가 잔다", "two dogs"],
                                      [["a man riding a wave"], ["고양이가 소파 위에서 잔다"], ["dogs play", "two dogs run"]]),
                   oracle_test="tests/neural/test_bertscore.py (bert_score)")

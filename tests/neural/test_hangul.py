@@ -43,9 +43,13 @@ def test_minilm_is_refused_on_korean_with_one_line(minilm_tokenizer):
     assert "--allow-english-model" in msg and "--bert-model" not in msg
 
 
-@pytest.mark.parametrize("option", [None, "--bert-model PATH"])
+@pytest.mark.parametrize("option", [None, '--reward "bertscore(model=PATH)"'])
 def test_the_refusal_names_the_option_of_the_command_that_built_the_scorer(option):
-    """caption/summary: -m "bertscore(model=PATH)"; train-summarizer/summarize: --bert-model PATH."""
+    """caption/summary: -m "bertscore(model=PATH)"; train-summarizer/summarize: --reward "bertscore(model=PATH)"."""
+    if option is not None:
+        from scorekit.summarization.rl.pipeline import REWARD_OPTION
+
+        assert option == REWARD_OPTION   # what Toolkit.load gives the reward's scorer
     pytest.importorskip("torch")
     from scorekit.neural.bertscore import BERTScorer
 

@@ -193,7 +193,7 @@ def test_rl_cross_validation_first_view(driver, tmp_path, shots):
     """train-summarizer --folds: the policy against lead-n and TextRank (CIs, p-values) first."""
     js, html = tmp_path / "cv.json", tmp_path / "cv.html"
     code, _, err = scorekit(["train-summarizer", "--folds", "2", "--num-train", "6", "--epochs", "1", "--n", "7",
-                             "--num-layers", "5", "-o", js, "--report", html, "-q"])
+                             "--reward", "bertscore(num_layers=5)", "-o", js, "--report", html, "-q"])
     assert code == 0, err
     data = json.loads(js.read_text(encoding="utf-8"))
     check_first_view(driver, html, rl_expected(data), shots, "rl")

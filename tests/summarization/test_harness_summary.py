@@ -93,12 +93,12 @@ CASES = [
     for name in ("rouge", "words", "density")
 ]
 
-BERTSCORE = _case("bertscore", {"allow_english_model": True}, shard_rel=1e-6,
+BERTSCORE = _case("bertscore", allow_english_model=True, shard_rel=1e-6,
                   batch=SummaryBatch(["a man rides a wave", "고양이가 잔다", "two dogs run in the park"],
                                      [["a man riding a wave"], ["고양이가 소파 위에서 잔다"], ["dogs play"]]),
                   oracle_test="tests/summarization/test_metrics.py and tests/neural/test_bertscore.py (bert_score)")
 
-EFFICIENCY = _case("efficiency", {"allow_english_model": True}, shard_rel=1e-6, batch=BERTSCORE.batch,
+EFFICIENCY = _case("efficiency", allow_english_model=True, shard_rel=1e-6, batch=BERTSCORE.batch,
                    oracle_test="tests/summarization/test_metrics.py (F1 / max(1, words) of the same scorer)")
 
 HARNESS_CASES = CASES + [BERTSCORE, EFFICIENCY]

@@ -150,9 +150,9 @@ def test_bertscore_parameters_through_the_grammar_equal_the_scorer_built_with_th
     refs = ["the court opened an inquiry", ["rates rose", "the central bank raised rates"], "법원이 조사에 착수했다"]
     for args, kw in (("num_layers=3", {"num_layers": 3}), ("idf=true", {"idf": True}),
                      ("num_layers=2,idf=true,batch_size=2", {"num_layers": 2, "idf": True, "batch_size": 2})):
-        res = M.summary_metrics(preds, refs, metrics=[f"bertscore({args},allow_english_model=true)", "efficiency",
-                                                      "words"])
-        key = f"bertscore_f1({args},allow_english_model=true)"
+        res = M.summary_metrics(preds, refs, metrics=[f"bertscore({args})", "efficiency", "words"],
+                                allow_english_model=True)   # MiniLM on the Korean item: the run's option
+        key = f"bertscore_f1({args})"
         want = M.summary_metrics(preds, refs, bertscorer=M.load_bertscorer(True, allow_english_model=True, **kw),
                                  metrics=["bertscore", "efficiency"])
         assert res.metrics[key] == pytest.approx(want.metrics["bertscore_f1"], abs=1e-12), args
@@ -163,3 +163,5 @@ def test_bertscore_parameters_through_the_grammar_equal_the_scorer_built_with_th
     assert default.metrics["bertscore_f1"] != default.metrics["bertscore_f1(num_layers=3)"]
     with pytest.raises(M.ScorekitError, match="set for the whole batch"):
         M.summary_metrics(preds, refs, metrics=["bertscore(lang=ko)"])
+    with pytest.raises(M.ScorekitError, match="set for the whole run, not per metric: --allow-english-model"):
+        M.summary_metrics(preds, refs, metrics=["bertscore(allow_english_model=true)"])

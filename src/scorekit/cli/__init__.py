@@ -100,7 +100,11 @@ MOVED_TO_GRAMMAR = {
     "sweep": {"--bertscore": "rouge,bertscore,efficiency,density,words", "--no-bertscore": "rouge,density,words",
               "--bertscore-model": "rouge,bertscore(model=DIR),efficiency,density,words",
               "--num-layers": "rouge,bertscore(num_layers=N),efficiency,density,words"},
+    "train-summarizer": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
+    "summarize": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
 }
+# The option that takes the metric names, where it is not -m (the RL commands' reward).
+GRAMMAR_OPTION = {"train-summarizer": "--reward", "summarize": "--reward"}
 
 
 def _usage_line(exc: click.UsageError) -> str:
@@ -108,9 +112,11 @@ def _usage_line(exc: click.UsageError) -> str:
     moved into the name grammar says how to write it now."""
     prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
     if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
-        moved = MOVED_TO_GRAMMAR.get(exc.ctx.command.name, {}).get(exc.option_name)
+        command = exc.ctx.command.name
+        moved = MOVED_TO_GRAMMAR.get(command, {}).get(exc.option_name)
         if moved:
-            return f"{prog}: error: {exc.option_name} is now set in the metric names: -m \"{moved}\""
+            return (f"{prog}: error: {exc.option_name} is now set in the metric names: "
+                    f"{GRAMMAR_OPTION.get(command, '-m')} \"{moved}\"")
     return f"{prog}: error: {_plain(exc.format_message())}"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from scorekit.cli._common import emit, example, output_options, print_table, signature_line
-from scorekit.cli._types import MAX_COUNT, MAX_LAYERS, MAX_SEED, usage_error
+from scorekit.cli._types import MAX_COUNT, MAX_SEED, usage_error
 from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
@@ -100,11 +100,11 @@ data_options = [
                       "for --split (train-*, test-*, validation-*) are read."),
     click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True),
     click.option("--encoder", help="Sentence encoder directory (default: the shipped all-MiniLM-L6-v2)."),
-    click.option("--bert-model", help="BERTScore model directory for the reward (default: the shipped MiniLM)."),
-    click.option("--num-layers", type=_Number(int, 1, high=MAX_LAYERS),
-                 help="Layer of --bert-model whose token states BERTScore compares (bert_score's "
-                      "num_layers; default: bert_score's choice for known models, else the last layer; "
-                      "bert-base-uncased: 9)."),
+    click.option("--reward", default="bertscore", show_default=True,
+                 help="The reward's BERTScore in the metric grammar, e.g. bertscore(model=DIR,num_layers=N) "
+                      "(default: the shipped MiniLM at bert_score's layer; bert-base-uncased: "
+                      "bertscore(model=DIR/bert-base-uncased,num_layers=9)); any parameter of "
+                      "`scorekit summary`'s bertscore except idf."),
     click.option("--allow-english-model", is_flag=True,
                  help="Allow --lang ko with the shipped English-only all-MiniLM-L6-v2 as encoder or reward "
                       "model (its tokenizer reads Hangul only as decomposed jamo; see docs/rl.md)."),
@@ -112,14 +112,30 @@ data_options = [
 ]
 
 
-def _check_models(lang: str, encoder: str | None, bert_model: str | None, allow: bool) -> None:
+def _reward(spec: str):
+    """``--reward``, checked against the bertscore declaration before anything loads."""
+    from scorekit.summarization.rl.pipeline import reward_metric
+
+    try:
+        return reward_metric(spec)
+    except ScorekitError as exc:
+        raise usage_error(f"--reward: {exc}") from None
+
+
+def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
     """Korean needs models that read Hangul; the only shipped model is English-only."""
     if lang != "ko" or allow:
         return
-    english = [opt for opt, value in (("--encoder", encoder), ("--bert-model", bert_model)) if value is None]
+    from scorekit.summarization.rl.pipeline import REWARD_OPTION
+
+    english = [(what, how) for what, how, value in (("--encoder", "--encoder PATH", encoder),
+                                                    ("the reward's model", REWARD_OPTION, reward.values["model"]))
+               if value is None]
     if english:
-        raise usage_error(f"--lang ko: {' and '.join(english)} default to the shipped all-MiniLM-L6-v2, which "
-                          "is English-only; pass Korean-capable model directories or --allow-english-model")
+        raise usage_error(f"--lang ko: {' and '.join(w for w, _ in english)} default"
+                          f"{'' if len(english) > 1 else 's'} to the shipped all-MiniLM-L6-v2, which is "
+                          f"English-only; give a Korean-capable model ({', '.join(h for _, h in english)}) "
+                          "or --allow-english-model")
 
 
 def _with(options):
@@ -164,7 +180,7 @@ def _with(options):
               help="Where to save the trained policy (.pt). Required without --folds; with --folds, "
                    "a policy trained on all the articles is saved there after the cross-validation.")
 @output_options
-def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model,
+def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model,
                      n_list, split,
                      num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
                      seed, folds, checkpoint, output, fmt, quiet, **extra):
@@ -174,13 +190,14 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
     """
     ns = parse_int_list(n_list, "--n")
     _require_torch("train-summarizer")
+    reward_spec = _reward(reward)
     from scorekit.summarization.rl.policy import parse_state
 
     try:
         parse_state(state)
     except ScorekitError as exc:
         raise usage_error(f"--state: {exc}") from None
-    _check_models(lang, encoder, bert_model, allow_english_model)
+    _check_models(lang, encoder, reward_spec, allow_english_model)
     if checkpoint is None and folds is None:
         raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
     if folds is None and (output is not None or extra.get("report") is not None):
@@ -200,7 +217,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, bert_model, nu
                                 state=state, compress=compress, baseline=baseline, baseline_momentum=baseline_momentum,
                                 seed=seed, folds=folds, final=checkpoint is not None,
                                 say=None if quiet else (lambda m: click.echo(m, err=True)), progress=bar,
-                                encoder=encoder, bert_model=bert_model, num_layers=num_layers, lang=lang,
+                                encoder=encoder, reward=reward, lang=lang,
                                 allow_english_model=allow_english_model)
     if cv is not None:
         if not quiet:
@@ -279,7 +296,7 @@ def print_cv(result, fmt: str) -> None:
 @click.option("--exclude-trained", is_flag=True,
               help="Skip the articles the checkpoint was trained on (otherwise they are an error).")
 @output_options
-def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layers, allow_english_model, n_list,
+def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
               checkpoint, num_test,
               split, exclude_trained, output, fmt, quiet, **extra):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
@@ -289,13 +306,13 @@ def summarize(data, dataset, dataset_files, lang, encoder, bert_model, num_layer
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
     _require_torch("summarize")
-    _check_models(lang, encoder, bert_model, allow_english_model)
+    reward_spec = _reward(reward)
+    _check_models(lang, encoder, reward_spec, allow_english_model)
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, summarize_pairs
 
     result = summarize_pairs(_load_pairs(data, dataset, split, None, dataset_files, lang), checkpoint=checkpoint,
                              exclude_trained=exclude_trained, num_test=num_test, n_list=ns, encoder=encoder,
-                             bert_model=bert_model, num_layers=num_layers, lang=lang,
-                             allow_english_model=allow_english_model)
+                             reward=reward, lang=lang, allow_english_model=allow_english_model)
     if not quiet:
         rows = result.extra["table"]
         header = ["system", "n"] + [m for m in EVAL_METRICS if m in rows[0]]

@@ -34,6 +34,9 @@ from scorekit.cli.metric_options import MetricsOption
               help="Text language (Hangul is detected either way).")
 @click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
 @click.option("--device", default=None, help="Torch device for the model metrics (default: cuda when available).")
+@click.option("--allow-english-model", is_flag=True,
+              help="Score Korean with a BERTScore model that cannot read Hangul (refused by default; "
+                   "it changes no number; the model is the metric's: -m \"bertscore(model=DIR)\").")
 @click.option("--metrics", "-m", default=None, cls=MetricsOption, family="summary",
               lead="Comma-separated metrics, parameters in parentheses, keyed as written (default: "
                    "rouge,bertscore,efficiency,density,words; BERTScore and Efficiency skipped when torch or "
@@ -42,8 +45,8 @@ from scorekit.cli.metric_options import MetricsOption
 @click.option("--name", help="System name in tables and JSON (default: the predictions file name).")
 @engine_options
 @output_options
-def command(predictions, references, sources, lang, stem, device, metrics, name, engine, address, output, fmt,
-            quiet, **options):
+def command(predictions, references, sources, lang, stem, device, allow_english_model, metrics, name, engine,
+            address, output, fmt, quiet, **options):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from contextlib import nullcontext
@@ -57,6 +60,7 @@ def command(predictions, references, sources, lang, stem, device, metrics, name,
     with eng if eng is not None else nullcontext():
         result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
                                  lang=lang, stem=stem, name=name or predictions.stem, device=device,
+                                 allow_english_model=allow_english_model,
                                  metrics=split_specs(metrics) if metrics else None, engine=eng)
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})

@@ -56,12 +56,13 @@ class Scored:
 
 
 def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None, *,
-         optional: bool = False) -> list[Planned]:
+         optional: bool = False, allow_english_model: bool = False) -> list[Planned]:
     """Metric specs of the name grammar (``"chrf(beta=3)"``, ``"bleu_4"``, or
     :class:`~scorekit.metrics.registry.MetricSpec`, with defaults another spec sets) -> the plan: one built
     metric per distinct (metric, parameters), each with the keys asked of it, keyed as written.
     ``common``: the batch-level parameters (language, tokenizer) every metric of the family
-    takes."""
+    takes; ``allow_english_model``: the run's ``--allow-english-model``, set on every metric
+    (:attr:`~scorekit.metrics.base.Metric.allow_english_model`)."""
     from scorekit.errors import ScorekitError
     from scorekit.metrics.registry import MetricSpec, _typed, metric_class_for
 
@@ -74,6 +75,8 @@ def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None
         keys = list(cls.result_keys()) if spec.name == cls.name else [spec.name]
         args = _typed(cls, spec.params())
         metric = cls(**{k: v for k, v in common.items() if k in {p.name for p in cls.params}}, **args)
+        if allow_english_model:
+            metric.allow_english_model = True
         ident = (cls, tuple(sorted((k, repr(v)) for k, v in metric.values.items())))
         planned = out.setdefault(ident, Planned(metric, [], optional or spec.optional))
         planned.optional = planned.optional and (optional or spec.optional)

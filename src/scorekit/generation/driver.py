@@ -41,8 +41,8 @@ def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, 
     batch-level parameters (language, tokenizer, the run's ``--allow-english-model``)."""
     from scorekit.engine.driver import plan
 
-    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer,
-                                "allow_english_model": bool(allow_english_model)}, optional=optional)
+    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer}, optional=optional,
+                allow_english_model=allow_english_model)
 
 
 def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],

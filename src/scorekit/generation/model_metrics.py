@@ -26,10 +26,7 @@ class BERTScore(CaptionMetric):
     params = CaptionMetric.params + (Param("model", str, None, "local model directory (pinned by its name "
                                            "and layer)", signature=False),
                                      Param("num_layers", int, None, "layer (default: bert_score's per-model layer)",
-                                           low=1),
-                                     Param("allow_english_model", bool, False, "score Korean with a model that "
-                                           "cannot read Hangul (set for the run: --allow-english-model)",
-                                           signature=False, batch=True))
+                                           low=1))
     key_info = {"bertscore_p": {"doc": "BERTScore precision: mean greedy-matched cosine of candidate tokens."},
                 "bertscore_r": {"doc": "BERTScore recall: mean greedy-matched cosine of reference tokens."},
                 "bertscore_f1": {"doc": "BERTScore F1: harmonic mean of BERTScore precision and recall."}}
@@ -41,7 +38,7 @@ class BERTScore(CaptionMetric):
             except ImportError as exc:
                 raise MissingDependencyError(f"BERTScore needs torch and transformers ({exc})") from None
             self._scorer = BERTScorer(self.values["model"], num_layers=self.values["num_layers"],
-                                      allow_english_model=bool(self.values["allow_english_model"]))
+                                      allow_english_model=self.allow_english_model)
             self._truncated = 0
         return self._scorer
 

@@ -197,6 +197,11 @@ class Metric:
     #                                      of this (a batched encoder pads as in one process)
     key_info: ClassVar[Mapping[str, Mapping[str, Any]]] = {}   # per-key overrides of MetricInfo
     #                                                           fields (doc, kind, direction)
+    # The run's ``--allow-english-model`` (``allow_english_model=True`` of the evaluate functions),
+    # set on every metric of a plan: a model metric may then score Korean with a model that cannot
+    # read Hangul. An acknowledgement for the whole run, not a parameter: it changes no number, so
+    # it is neither written in the name grammar nor pinned in the signature.
+    allow_english_model: bool = False
 
     def __init__(self, **params: Any):
         known = {p.name: p for p in self.params}

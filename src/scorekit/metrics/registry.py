@@ -269,9 +269,18 @@ def metric_class_for(family: str, name: str) -> type[Metric]:
     return REGISTRY.metric_class(family, name)   # raises with "did you mean"
 
 
+# Options of the whole run that are no metric's parameter (they change no number): written in a
+# metric's parentheses, they are refused with where to set them.
+RUN_OPTIONS = {"allow_english_model": "--allow-english-model"}
+
+
 def _typed(cls: type[Metric], args: dict[str, Any]) -> dict[str, Any]:
     """Grammar arguments checked against the declaration: a batch-level parameter (language,
-    tokenizer) is refused here, with where to set it."""
+    tokenizer) or a run option (:data:`RUN_OPTIONS`) is refused here, with where to set it."""
+    for name, option in RUN_OPTIONS.items():
+        if name in args:
+            raise ScorekitError(f"{cls.name}({name}=...): {name} is set for the whole run, not per metric: "
+                                f"{option} (in Python {name}=True)")
     for p in cls.params:
         for spelling in (p.name, *p.aliases):
             if p.batch and spelling in args:

@@ -303,8 +303,6 @@ class SummaryBERTScore(SummaryMetric):
         Param("baseline_path", str, None, "baseline file for the rescaling (default: the model's own)",
               signature=False),
         Param("batch_size", int, 64, "sentences per encoder batch", low=1, signature=False),
-        Param("allow_english_model", bool, False, "score Korean with a model that cannot read Hangul",
-              signature=False),
         Param("device", str, None, "torch device (default: cuda when available, else cpu)", batch=True,
               signature=False))
     key_info = {"bertscore_f1": {"doc": "BERTScore F1 against the reference (greedy cosine matching)."}}
@@ -319,18 +317,26 @@ class SummaryBERTScore(SummaryMetric):
         self._scorer = scorer
         return self
 
+    def adopt(self, scorer) -> "SummaryBERTScore":
+        """Score with a BERTScorer loaded by the caller, taking the parameters that rebuild it in
+        another worker (model directory, layer, its ``allow_english_model``)."""
+        self.values.update(_scorer_params(scorer))
+        self.allow_english_model = self.allow_english_model or bool(getattr(scorer, "allow_english_model", False))
+        return self.use(scorer)
+
     def scorer(self):
         """The BERTScorer of these parameters, loaded once per process (BERTScore and Efficiency
         with the same parameters share it, and the F1 it computes)."""
         if getattr(self, "_scorer", None) is None:
             v = self.values
-            key = tuple((k, repr(x)) for k, x in v.items() if k not in ("lang", "tokenizer"))
+            key = tuple((k, repr(x)) for k, x in v.items() if k not in ("lang", "tokenizer")) + \
+                (self.allow_english_model,)
             if key not in _LOADED:
                 _LOADED.clear()     # one model held at a time
                 _LOADED[key] = load_bertscorer(
                     True, model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
                     rescale_with_baseline=bool(v["rescale_with_baseline"]), baseline_path=v["baseline_path"],
-                    batch_size=v["batch_size"], device=v["device"], allow_english_model=bool(v["allow_english_model"]))
+                    batch_size=v["batch_size"], device=v["device"], allow_english_model=self.allow_english_model)
             self._scorer = _LOADED[key]
         return self._scorer
 
@@ -418,7 +424,8 @@ DEFAULT_METRICS = ("rouge", "bertscore", "efficiency", "density", "words")
 def summary_metrics(predictions: Sequence[str], references: Sequence[str | Sequence[str]],
                     sources: Sequence[str] | None = None, *, ids: Sequence[str] | None = None,
                     bertscorer="auto", lang: str = "en", stem: bool = False, name: str | None = None,
-                    metrics: Sequence | None = None, engine=None, device: str | None = None):
+                    metrics: Sequence | None = None, engine=None, device: str | None = None,
+                    allow_english_model: bool = False):
     """Score given summaries: a :class:`scorekit.result.Result` with the corpus values.
 
     ``metrics``: the metrics in the name grammar — the summary family's own (``rouge``,
@@ -428,8 +435,9 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     ``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it.
     ``bertscorer``: ``"auto"`` (default) lets a default BERTScore be skipped when torch or the
     model is missing; an already loaded scorer is used by bertscore/efficiency; None leaves them
-    out of the default list. ``lang``, ``stem`` (ROUGE's stemming) and ``device`` are set for
-    the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
+    out of the default list. ``lang``, ``stem`` (ROUGE's stemming), ``device`` and
+    ``allow_english_model`` (the run's ``--allow-english-model``: BERTScore on Korean with a model
+    that cannot read Hangul; it changes no number) are set for the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
     driver (:mod:`scorekit.engine.driver`), the same numbers."""
     from scorekit.engine.driver import plan, run
     from scorekit.result import Result
@@ -454,12 +462,13 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
             raise UnknownNameError("summary metric", sp.name, sorted(own) + REGISTRY.names("caption")
                                    + REGISTRY.keys("caption"))
     common = {"lang": lang, "device": device}
-    planned = plan("summary", [sp for sp in specs if sp.name in own], common) + \
-        plan("caption", [sp for sp in specs if sp.name not in own], common)   # any caption metric too
+    planned = plan("summary", [sp for sp in specs if sp.name in own], common,
+                   allow_english_model=allow_english_model) + \
+        plan("caption", [sp for sp in specs if sp.name not in own], common,
+             allow_english_model=allow_english_model)   # any caption metric too
     for p in planned:   # a given scorer: used here, rebuilt from its parameters by a worker elsewhere
         if isinstance(p.metric, SummaryBERTScore) and not isinstance(bertscorer, (str, type(None))):
-            p.metric.values.update(_scorer_params(bertscorer))
-            p.metric.use(bertscorer)
+            p.metric.adopt(bertscorer)
     scored = run(planned, batch, engine, items_per_shard=500)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
     per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
@@ -497,8 +506,7 @@ def follow_bertscore(specs: Sequence) -> list[MetricSpec]:
 def _scorer_params(scorer) -> dict:
     """The parameters that rebuild ``scorer`` in another worker (model directory and layer)."""
     model = getattr(scorer, "model_path", None)
-    out = {"num_layers": getattr(scorer, "num_layers", None),
-           "allow_english_model": bool(getattr(scorer, "allow_english_model", False))}
+    out = {"num_layers": getattr(scorer, "num_layers", None)}
     if isinstance(model, (str, os.PathLike)):
         out["model"] = str(model)
     return {k: v for k, v in out.items() if v is not None}

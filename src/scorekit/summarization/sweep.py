@@ -40,7 +40,7 @@ from scorekit.errors import ScorekitError
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, _scorer_params, bertscore_signature, follow_bertscore,
+    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, bertscore_signature, follow_bertscore,
     prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
@@ -160,20 +160,18 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
         metrics = [m for m in DEFAULT_METRICS
                    if bertscorer is not None or m not in ("bertscore", "efficiency")]
     specs = follow_bertscore(split_specs(metrics) if isinstance(metrics, str) else metrics)
-    planned = plan("summary", specs, {"device": device})
+    planned = plan("summary", specs, {"device": device}, allow_english_model=allow_english_model)
     keys = [k for p in planned for k, _ in p.keys]
     twice = next((k for k in keys if keys.count(k) > 1), None)
     if twice:
         raise ScorekitError(f"metric {twice!r} asked twice (the sweep scores each metric once)")
     berts = [p for p in planned if isinstance(p.metric, SummaryBERTScore)]
-    for p in berts:
-        p.metric.values["allow_english_model"] |= allow_english_model
     if len({tuple(sorted((k, repr(v)) for k, v in p.metric.values.items())) for p in berts}) > 1:
         raise ScorekitError("bertscore and efficiency share one model in the sweep: "
                             "give them the same parameters")
     if berts and bertscorer is not None:
         for p in berts:
-            p.metric.values.update(_scorer_params(bertscorer))
+            p.metric.adopt(bertscorer)
     elif berts:
         say = warn or (lambda msg: None)
         try:
@@ -188,7 +186,7 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
 
             try:
                 check_hangul(bertscorer.tokenizer, texts, bertscorer.name, option="-m 'bertscore(model=DIR)'",
-                             allow=bool(berts[0].metric.values["allow_english_model"]))
+                             allow=berts[0].metric.allow_english_model)
             except EnglishModelError as exc:
                 say(f"skipped BERTScore: {exc}")
                 bertscorer = None

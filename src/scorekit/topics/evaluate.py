@@ -128,7 +128,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     specs = list(metrics) if metrics is not None else \
         list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
     # validates every spec before any model is loaded
-    planned = plan("topics", specs, {"allow_english_model": bool(allow_english_model)})
+    planned = plan("topics", specs, allow_english_model=allow_english_model)
     if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
         raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
     sig: dict[str, object] = {"norm": NORM}

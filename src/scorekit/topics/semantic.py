@@ -315,9 +315,8 @@ SIS = Param("sis", float, None, "the Semantic Integration Score (an input; witho
 MODEL = Param("model", str, None, "local embedding model folder (default: the shipped all-MiniLM-L6-v2)")
 NUM_LAYERS = Param("num_layers", int, None, "pool the states of this layer instead of the model's last",
                    low=0, high=1000)
-ALLOW_ENGLISH = Param("allow_english_model", bool, False, "embed Korean keywords with a model that cannot read "
-                      "Hangul (set for the run: --allow-english-model)", signature=False, batch=True)
-EMBEDDER = (MODEL, NUM_LAYERS, ALLOW_ENGLISH)
+EMBEDDER = (MODEL, NUM_LAYERS)
+
 
 @register
 class SemanticCoherence(TopicMetric):

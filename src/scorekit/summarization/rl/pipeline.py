@@ -4,7 +4,8 @@ Defaults follow the spec: all-MiniLM-L6-v2 sentence embeddings, TextRank initial
 BERTScore F1 reward, N_LIST = [7, 9, 11, 13], NUM_TRAIN = NUM_TEST = 200 (CNN/DailyMail when it
 is on disk, else the shipped sample). The spec computed its reward BERTScore with
 bert-base-uncased; that model cannot be downloaded here, so the default reward model is the
-shipped MiniLM (any local model directory can be passed) — the signature names the one used.
+shipped MiniLM (any local model directory can be passed in the metric grammar,
+``reward="bertscore(model=DIR,num_layers=9)"``) — the signature names the one used.
 """
 
 from __future__ import annotations
@@ -22,6 +23,25 @@ from scorekit.summarization.rl.prepare import prepare_articles
 from scorekit.summarization.rl.train import N_LIST, Policy
 
 EVAL_METRICS = ("bertscore_f1", "rouge1", "rouge2", "efficiency", "density")
+REWARD = "bertscore"   # the reward: BERTScore F1 with the shipped MiniLM at bert_score's layer
+REWARD_OPTION = '--reward "bertscore(model=PATH)"'   # how the commands name the reward's model
+
+
+def reward_metric(spec: str = REWARD):
+    """The reward's BERTScore, from its spec in the metric grammar (``"bertscore(model=DIR,num_layers=9)"``):
+    parameters, ranges and did-you-mean come from the summary family's ``bertscore`` declaration.
+    ``idf=true`` is refused (its weights come from a batch's references; the reward scores each
+    (summary, reference) pair alone, and caches it)."""
+    from scorekit.metrics.registry import get_metric
+    from scorekit.summarization.metrics import SummaryBERTScore
+
+    metric = get_metric("summary", spec)
+    if type(metric) is not SummaryBERTScore:
+        raise ScorekitError(f"the reward is BERTScore F1: write bertscore(model=DIR,num_layers=N), got {spec!r}")
+    if metric.values["idf"]:
+        raise ScorekitError("bertscore(idf=true) weighs tokens by a batch's references; the reward scores "
+                            "each (summary, reference) pair alone")
+    return metric
 
 
 @dataclass
@@ -35,14 +55,19 @@ class Toolkit:
     reward_cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, *, encoder: str | None = None, bert_model: str | None = None, num_layers: int | None = None,
-             lang: str = "en", device: str | None = None, allow_english_model: bool = False) -> "Toolkit":
+    def load(cls, *, encoder: str | None = None, reward: str = REWARD, lang: str = "en", device: str | None = None,
+             allow_english_model: bool = False) -> "Toolkit":
+        """The sentence encoder (a local folder; default the shipped MiniLM) and the reward's
+        BERTScore (``reward``: :func:`reward_metric`'s spec)."""
         from scorekit.neural.encoder import Encoder
         from scorekit.summarization.metrics import load_bertscorer
 
+        v = reward_metric(reward).values
         enc = Encoder.load(encoder, device=device)
-        scorer = load_bertscorer(True, model=bert_model, num_layers=num_layers, device=device,
-                                 allow_english_model=allow_english_model, model_option="--bert-model PATH")
+        scorer = load_bertscorer(True, model=v["model"], num_layers=v["num_layers"],
+                                 rescale_with_baseline=v["rescale_with_baseline"], baseline_path=v["baseline_path"],
+                                 batch_size=v["batch_size"], device=device, allow_english_model=allow_english_model,
+                                 model_option=REWARD_OPTION)
         return cls(enc.embed, enc.name, scorer, lang)
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
@@ -120,7 +145,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
                      folds: int | None = None, final: bool = True, say: Callable[[str], None] | None = None,
                      progress: Callable[[int, int, float], None] | None = None, **models):
     """``scorekit train-summarizer`` as one call on ``pairs`` (:class:`~scorekit.summarization.data.Pairs`):
-    load the models (``models``: encoder, bert_model, num_layers, lang, allow_english_model) and
+    load the models (``models``: :meth:`Toolkit.load`'s encoder, reward, lang, allow_english_model) and
     prepare the articles; with ``folds``, cross-validate (a Result; ``say`` hears its progress
     lines); with ``final``, train one policy on every article (``progress(episode, total,
     running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
