@@ -512,7 +512,8 @@ def test_caption_reference_csv_with_a_huge_field(tmp_path, capsys):
     (["caption", "-p", "a", "-r", "b", "--lang", "en", "--clip-model", "c"], '-m "clipscore(model=DIR)"'),
     (["train-summarizer", "--bert-model", "m", "--checkpoint", "p.pt"],
      '--bert-model is now set in the metric names: --reward "bertscore(model=DIR)"'),
-    (["summarize", "--num-layers", "9"], '--num-layers is now set in the metric names: --reward "bertscore(num_layers=N)"'),
+    (["summarize", "--num-layers", "9"],
+     '--num-layers is now set in the metric names: --reward "bertscore(num_layers=N)"'),
 ])
 def test_an_option_moved_into_the_name_grammar_says_how_to_write_it(argv, want, capsys):
     """#26 deleted per-metric flags; typing one names its spelling in the grammar, in one line."""

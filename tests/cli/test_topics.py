@@ -172,7 +172,8 @@ def test_several_models_errors_are_one_line(files, capsys, argv, pattern):
     ("scc", "unknown topics metric 'scc'"),
     ("coherence", "need a reference corpus (--corpus)"),
     ("sc(num_layers=-1)", "parameter 'num_layers' must be in [0, 1000], got -1"),
-    ("overall(allow_english_model=true)", "allow_english_model is set for the whole run, not per metric: --allow-english-model"),
+    ("overall(allow_english_model=true)",
+     "allow_english_model is set for the whole run, not per metric: --allow-english-model"),
     ("sc(model=no/such-model)", "model 'no/such-model' is not on disk"),
 ])
 def test_bad_metric_specs_one_line_nothing_written(files, capsys, spec, msg):

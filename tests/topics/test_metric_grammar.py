@@ -147,7 +147,8 @@ def test_the_english_model_guard_is_set_for_the_run_and_named(fake):
     evaluate_topics(topics, metrics=["sc(threshold_edge=0.2)", "overall"], allow_english_model=True)
     (key, allow, option), = fake.calls
     assert allow is True and option == 'model=PATH on sc, overall: -m "sc(model=PATH),overall(model=PATH)"'
-    with pytest.raises(ScorekitError, match=r"allow_english_model is set for the whole run, not per metric: --allow-english-model"):
+    with pytest.raises(ScorekitError,
+                       match=r"allow_english_model is set for the whole run, not per metric: --allow-english-model"):
         evaluate_topics(topics, metrics=["sc(allow_english_model=true)"])
 
 
