@@ -20,18 +20,13 @@ def make_scorecard(entry: dict, *, run_id: str | None = None) -> dict[str, Any]:
     meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
     text_id = meta.get("text_id", meta.get("uid"))
     record: dict[str, Any] = wrap(entry)
-    gold = sources.gold_items(record)
+    gold = sources.gold_list(record)
     inputs: dict[str, Any] = {}
     entry_inputs = entry.get("inputs") if isinstance(entry.get("inputs"), dict) else {}
     if isinstance(entry_inputs.get("aspect_sentiments"), list):
         inputs["aspect_sentiments"] = entry_inputs["aspect_sentiments"]
     if gold is not None:
-        for holder in (entry_inputs, entry):
-            raw = next((holder[k] for k in ("gold_tuples", "gold", "gold_triplets")
-                        if isinstance(holder.get(k), list)), None)
-            if raw is not None:
-                inputs["gold_tuples"] = raw
-                break
+        inputs["gold_tuples"] = gold
     f = failures.row_failure(entry)   # whether the row failed, and how
     flags = {"failed": f["failed"], "failure_kind": f["kind"], "parse_failed": f["parse_failed"],
              "generate_failed": f["generate_failed"], "error": f["error"],
