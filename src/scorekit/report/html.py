@@ -3,15 +3,8 @@
 The file needs nothing but a browser: CSS and the small sorting/filtering script
 (``report/assets/report.css``, ``report.js``, package data) are inlined at render time, charts are
 inline SVG (:mod:`scorekit.report.charts`), no font, script or image is fetched, and the page's
-Content-Security-Policy forbids fetching anything. The parts:
-
-- :mod:`scorekit.report.model` — reading a result JSON (:class:`Doc`), per-item fields, the primary
-  metric, and each metric's direction and kind of value from the metric registry;
-- :mod:`scorekit.report.parts` — cells, tables, figures, sections, the change-vs-baseline format;
-- :mod:`scorekit.report.sections` — the sections every result gets (:mod:`.common`), the n-sweep
-  (:mod:`.sweep`) and one module per task (``@task_section``).
-
-Result JSON conventions: see ``docs/report.md``.
+Content-Security-Policy forbids fetching anything. The package's parts and the result JSON
+conventions it reads: ``docs/report.md``.
 """
 
 from __future__ import annotations

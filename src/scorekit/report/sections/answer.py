@@ -173,7 +173,7 @@ def comparison_answer(doc: Doc) -> str:
     over the baseline, p and significance; the systems ranked; on how many measures it is better."""
     prim = primary_metric(doc)
     if not prim:
-        return generic_answer(doc) if not doc.multi else ""
+        return ""
     comp = doc.comparison or {}
     rows = [r for r in comp.get("rows") or [] if isinstance(r, dict)]
     base = comp.get("baseline")
