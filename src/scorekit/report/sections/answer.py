@@ -239,9 +239,6 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
 
 
 # -------------------------------------------------------------------------------- captions
-REACHED = {"final": "final target", "target_2": "2nd target", "target_1": "1st target"}
-
-
 def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
     out = []
@@ -283,7 +280,7 @@ def caption_answer(doc: Doc) -> str:
     if first is not None:
         reached = first.get("reached")
         head += (f" — <span data-answer='{esc(prim)}/reached' data-value='{esc(reached or '')}'>"
-                 + (f"reached the {REACHED.get(reached, str(reached))}" if reached else "no §7 target reached")
+                 + (f"reached the {LABELS.get(reached, str(reached))}" if reached else "no §7 target reached")
                  + "</span>")
     out = [headline(head + ".")]
     rows = []
@@ -291,7 +288,7 @@ def caption_answer(doc: Doc) -> str:
         key = str(t.get("metric"))
         v = t.get("value") if is_number(t.get("value")) else m.get(key)
         reached = t.get("reached")
-        status = (REACHED.get(reached, str(reached)) if reached else
+        status = (LABELS.get(reached, str(reached)) if reached else
                   ("not measured" if not is_number(v) else "none yet"))
         rows.append([f'<span title="{esc(key)}">{esc(name(key))}</span>', num(v, key),
                      " / ".join(fmt(t.get(k), 3) for k in ("target_1", "target_2", "final")),
