@@ -221,7 +221,8 @@ def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, labe
                    f'text-anchor="{anchor}" fill="#555">{t:g}</text>')
     if label:
         where = (f'x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}"' if vertical else
-                 f'x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 6:.2f}" font-size="{FONT - 1}" text-anchor="middle"')
+                 f'x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 6:.2f}" font-size="{FONT - 1}" '
+                 'text-anchor="middle"')
         out.append(f'<text class="sk-axis-label" {where} fill="#333">{esc(label)}</text>')
     return out
 

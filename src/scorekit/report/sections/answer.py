@@ -79,7 +79,8 @@ def tiles(doc: Doc, keys: Sequence[str]) -> str:
     """The first run's metrics ``keys`` as tiles: the label above, the number big."""
     out = []
     for key in keys:
-        arrow = ' <span class="sk-dir" title="lower is better">↓ better</span>' if lower_is_better(key, doc) else ""
+        arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
+                 if lower_is_better(key, doc) else "")
         out.append(f'<div class="sk-tile" title="{esc(key)}">'
                    f'<span class="sk-tile-label">{text_html(label(key, doc.task))}{arrow}</span>'
                    f'{num(_metrics(doc).get(key), key)}</div>')
@@ -119,6 +120,15 @@ def generic_answer(doc: Doc) -> str:
     if doc.multi:
         return ranked_runs(doc)
     return tiles(doc, [k for k, v in _metrics(doc).items() if is_number(v)][:TILES])
+
+
+def one_run(doc: Doc, keys: Sequence[str], lead: Sequence[str], noun: str, no_items: str = "") -> str:
+    """One run: its ``lead`` metrics said over its items (``noun``), then its ``keys`` as tiles."""
+    m, n = _metrics(doc), len(doc.runs[0].get("per_item") or [])
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
+    return (headline((f"{said} over " if said else "") + (f"{n} {noun} of " if n else no_items)
+                     + f"<b>{text_html(doc.run_name(0))}</b>.")
+            + tiles(doc, [k for k in keys if is_number(m.get(k))][:8]))
 
 
 def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
@@ -230,7 +240,8 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
     if len(mine) < 2:
         return ""
     counts = Counter(significance(r, doc) for r in mine)
-    higher = sum(1 for r in mine if is_number(v := r.get("value")) and is_number(bv := r.get("baseline_value"))
+    higher = sum(1 for r in mine if is_number(v := r.get("value"))
+                 and is_number(bv := r.get("baseline_value"))
                  and (v < bv if lower_is_better(str(r.get("measure")), doc) else v > bv))
     return (f'<p class="sk-sub">{text_html(system)} is better on <b data-answer="better_on" data-value="{higher}">'
             f"{higher}</b> of {len(mine)} measures: {sig_mark(SIG_BETTER, short=True)} significantly on "
@@ -280,7 +291,8 @@ def caption_answer(doc: Doc) -> str:
     if first is not None:
         reached = first.get("reached")
         head += (f" — <span data-answer='{esc(prim)}/reached' data-value='{esc(reached or '')}'>"
-                 + (f"reached the {LABELS.get(reached, str(reached))}" if reached else "no §7 target reached")
+                 + (f"reached the {LABELS.get(reached, str(reached))}" if reached
+                    else "no §7 target reached")
                  + "</span>")
     out = [headline(head + ".")]
     rows = []
@@ -321,13 +333,9 @@ def summary_answer(doc: Doc) -> str:
         return ranked_runs(doc)
     m = _metrics(doc)
     order = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density", "words")
-    keys = [k for k in order if is_number(m.get(k))] + [k for k in m if k not in order and is_number(m[k])]
-    n = len(doc.runs[0].get("per_item") or [])
-    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}"
-                     for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
-    return (headline((said + " over " if said else "") + (f"{n} summaries" if n else "the summaries")
-                     + f" of <b>{text_html(doc.run_name(0))}</b>.")
-            + tiles(doc, keys[:8]))
+    keys = sorted(m, key=lambda k: order.index(k) if k in order else len(order))
+    return one_run(doc, keys, [k for k in ("rouge1", "bertscore_f1") if is_number(m.get(k))], "summaries",
+                   "the summaries of ")
 
 
 # ------------------------------------------------------------------------------------ sweep
@@ -419,12 +427,8 @@ def topics_answer(doc: Doc) -> str:
     if doc.multi:
         return ranked_runs(doc, keys[:TILES])
     m = _metrics(doc)
-    n = len(doc.runs[0].get("per_item") or [])
     lead = [k for b in ("overall", "sc", "sd_avg") for k in keys if base[k] == b and is_number(m.get(k))][:3]
-    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
-    return (headline((f"{said} over " if said else "") + (f"{n} topics of " if n else "")
-                     + f"<b>{text_html(doc.run_name(0))}</b>.")
-            + tiles(doc, [k for k in keys if is_number(m.get(k))][:8]))
+    return one_run(doc, keys, lead, "topics")
 
 
 # ------------------------------------------------------------------------------------- ABSA
