@@ -12,7 +12,8 @@ from tests.report.report_helpers import COMMANDS, FAMILIES, Elements
 from scorekit.errors import ScorekitError
 from scorekit.report import charts
 from scorekit.report import html as rh
-from scorekit.report.model import UNKNOWN, lower_is_better, metric_kind
+from scorekit.report.model import UNKNOWN, load_doc, lower_is_better, metric_kind, primary_metric
+from scorekit.report.sections.common import drilldown_rows
 from scorekit.result import Result
 
 CHANGE = re.compile(r"^(–|[+−±]\d+\.\d{4}( \([+−±]\d+\.\d%\))?|[+−±]\d+\.\d%)$")
@@ -116,7 +117,7 @@ def test_direction_comes_from_the_registry(real):
     assert lower_is_better("words", task="summary")
     data = real.json("summary")
     data["extra"]["primary_metric"] = "words"       # a lower-is-better metric: worst = most words
-    header, rows, _ = rh.drilldown_rows(rh.load_doc(data))
+    header, rows, _ = drilldown_rows(load_doc(data))
     col = header.index("words")
     assert [r[col] for r in rows] == sorted((r["words"] for r in data["per_item"]), reverse=True)
 
@@ -137,7 +138,7 @@ def test_retrieval_comparison_change_column_and_outliers(real):
     dots = re.findall(r'<svg [^>]*aria-label="hit_rate@5 per item[^"]*".*?</svg>', page, flags=re.S)[0]
     assert 'class="sk-outlier" data-series="v1" data-value="0.0"' in dots
     # wins/ties/losses of v2 against v1 by the primary metric
-    prim = rh.primary_metric(rh.load_doc(data))
+    prim = primary_metric(load_doc(data))
     base = {r["id"]: r[prim] for r in data["runs"][0]["per_item"]}
     wins = sum(r[prim] > base[r["id"]] for r in data["runs"][1]["per_item"])
     wtl = [a for a in el.with_class("sk-bar") if a.get("data-category") == "v2" and a.get("data-series") == "wins"]
@@ -158,7 +159,7 @@ def test_caption_prediction_beside_references_nfc(real):
     assert cards[0]["data-id"] == worst["id"]                          # worst METEOR first
     for ref in worst["references"]:
         assert ref in page
-    header, _, _ = rh.drilldown_rows(rh.load_doc(data))
+    header, _, _ = drilldown_rows(load_doc(data))
     assert header[:3] == ["id", "prediction", "references"]
     assert el.find("span", lang="ko")
 

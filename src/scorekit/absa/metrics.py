@@ -323,7 +323,6 @@ class Override(AbsaMetric):
 METRICS: tuple[AbsaMetric, ...] = (Counts(), TupleF1(), Transitions(), Conflicts(), ImplicitInvalid(), Process(),
                                    Validator(), Override())
 METRIC_NAMES: tuple[str, ...] = tuple(k for m in METRICS for k in m.keys)     # the CSV column order
-OVERRIDE_KEYS = Override.keys
 F1_METRICS = TupleF1.keys[:2] + TupleF1.keys[3:]                              # F1 means, in [0, 1]
 RATE_METRICS = tuple(k for m in METRICS if m.name not in ("tuple_f1", "override") for k, d in m.declared.items()
                      if d.kind == "rate")
@@ -334,5 +333,5 @@ def compute_metrics(stats: RunStats, override_summary: Mapping[str, Any] | None 
     return {k: v for m in METRICS for k, v in m.from_totals(stats, override_summary).items()}
 
 
-__all__ = ["AbsaBatch", "AbsaMetric", "F1_METRICS", "METRICS", "METRIC_NAMES", "OVERRIDE_KEYS", "RATE_METRICS",
+__all__ = ["AbsaBatch", "AbsaMetric", "F1_METRICS", "METRICS", "METRIC_NAMES", "RATE_METRICS",
            "compute_metrics"]

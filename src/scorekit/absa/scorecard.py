@@ -15,31 +15,22 @@ from scorekit.absa import failures, sources
 SCORECARD_VERSION = 1
 
 
-def _failure_flags(entry: dict) -> dict[str, Any]:
-    """Whether the row failed, and how (see :mod:`scorekit.absa.failures`)."""
-    f = failures.row_failure(entry)
-    return {"failed": f["failed"], "failure_kind": f["kind"], "parse_failed": f["parse_failed"],
-            "generate_failed": f["generate_failed"], "error": f["error"],
-            "analysis_flags": entry.get("analysis_flags")}
-
-
 def make_scorecard(entry: dict, *, run_id: str | None = None) -> dict[str, Any]:
     """Build the scorecard of one FinalOutputSchema row (a plain dict)."""
     meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
     text_id = meta.get("text_id", meta.get("uid"))
     record: dict[str, Any] = wrap(entry)
-    gold = sources.gold_items(record)
+    gold = sources.gold_list(record)
     inputs: dict[str, Any] = {}
     entry_inputs = entry.get("inputs") if isinstance(entry.get("inputs"), dict) else {}
     if isinstance(entry_inputs.get("aspect_sentiments"), list):
         inputs["aspect_sentiments"] = entry_inputs["aspect_sentiments"]
     if gold is not None:
-        for holder in (entry_inputs, entry):
-            raw = next((holder[k] for k in ("gold_tuples", "gold", "gold_triplets")
-                        if isinstance(holder.get(k), list)), None)
-            if raw is not None:
-                inputs["gold_tuples"] = raw
-                break
+        inputs["gold_tuples"] = gold
+    f = failures.row_failure(entry)   # whether the row failed, and how
+    flags = {"failed": f["failed"], "failure_kind": f["kind"], "parse_failed": f["parse_failed"],
+             "generate_failed": f["generate_failed"], "error": f["error"],
+             "analysis_flags": entry.get("analysis_flags")}
     record = {
         "scorecard_version": SCORECARD_VERSION,
         "run_id": run_id if run_id is not None else meta.get("run_id"),
@@ -47,7 +38,7 @@ def make_scorecard(entry: dict, *, run_id: str | None = None) -> dict[str, Any]:
         "meta": {"text_id": text_id, "input_text": meta.get("input_text"),
                  "protocol_mode": meta.get("protocol_mode", "conflict_review_v1")},
         "inputs": inputs,
-        "runtime": {"uid": text_id, "parsed_output": entry, "flags": _failure_flags(entry)},
+        "runtime": {"uid": text_id, "parsed_output": entry, "flags": flags},
         "validator": [],  # CR has no validator (§4.3)
     }
     record["stage_delta"] = sources.stage_delta(record)

@@ -136,23 +136,25 @@ def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:
     return Extracted(final.items, "final_fallback" if final.items else "none")
 
 
-_GOLD_KEYS = ("gold_tuples", "gold", "gold_triplets")
-
-
-def gold_items(record: dict) -> tuple[Item, ...] | None:
-    """Gold tuples, or ``None`` when the row carries no gold annotation at all.
+def gold_list(record: dict) -> list | None:
+    """The gold tuples as written, or ``None`` when the row carries no gold annotation at all.
 
     Looked up in ``inputs`` then at the top level, of the record then of its parsed output,
     under ``gold_tuples``, ``gold``, ``gold_triplets``. An explicit empty list is an annotation
-    ("no aspect here") and returns ``()``.
+    ("no aspect here").
     """
     po = parsed_output(record)
     for holder in (_dict(record.get("inputs")), record, _dict(po.get("inputs")), po):
-        for key in _GOLD_KEYS:
-            value = holder.get(key)
-            if isinstance(value, list):
-                return to_items(value)
+        for key in ("gold_tuples", "gold", "gold_triplets"):
+            if isinstance(value := holder.get(key), list):
+                return value
     return None
+
+
+def gold_items(record: dict) -> tuple[Item, ...] | None:
+    """The normalised :func:`gold_list` (``()`` for an empty one), or ``None`` without gold."""
+    gold = gold_list(record)
+    return None if gold is None else to_items(gold)
 
 
 def analysis_flags(record: dict) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +41,7 @@ FIELDS: tuple[str, ...] = (
 )
 INDEX = {name: i for i, name in enumerate(FIELDS)}
 WIDTH = len(FIELDS)
+_ZERO = dict.fromkeys(FIELDS, 0)
 _FINAL_SOURCE = {"final_tuples": "src_final_tuples", "final_aspects": "src_final_aspects",
                  "inputs.aspect_sentiments": "src_inputs_aspect_sentiments", "none": "src_none"}
 _STAGE1_SOURCE = {"stage1_tuples": "src_stage1_tuples", "trace_atsa": "src_trace_atsa",
@@ -139,67 +141,50 @@ def row_stats(record: dict) -> list:
     gold = sources.gold_items(record)
     failure = failures.scorecard_failure(record)
 
-    row = [0.0] * WIDTH
-    row[0] = 1.0
     raw, after, rep_pairs = conflicts(final.items)
-    row[INDEX["conflict_raw"]] = raw
-    row[INDEX["conflict_after_rep"]] = after
-
+    row: dict[str, Any] = dict(_ZERO, n=1, conflict_raw=raw, conflict_after_rep=after)
     delta_f1 = 0.0
     if gold is not None:
         gold_pairs = frozenset((it.term, it.polarity) for it in gold)
-        row[INDEX["gold_annotated"]] = 1
         m1 = sets_match_with_empty_rule(gold_pairs, s1_pairs)
         m2 = sets_match_with_empty_rule(gold_pairs, s2_pairs)
-        row[INDEX[("n_keep" if m2 else "n_break") if m1 else ("n_fix" if m2 else "n_still")]] = 1
+        row["gold_annotated"] = 1
+        row[("n_keep" if m2 else "n_break") if m1 else ("n_fix" if m2 else "n_still")] = 1
         if gold_pairs:
             explicit = frozenset(g for g in gold_pairs if g[0])
             implicit_pols = frozenset(p for t, p in gold_pairs if not t)
             f1_1, f1_2 = f1_pairs(gold_pairs, s1_pairs), f1_pairs(gold_pairs, s2_pairs)
             delta_f1 = f1_2 - f1_1
-            row[INDEX["gold_f1"]] = 1
-            row[INDEX["f1_s1"]] = f1_1
-            row[INDEX["f1_s2"]] = f1_2
-            row[INDEX["f1_s2_after_rep"]] = f1_pairs(gold_pairs, rep_pairs)
-            row[INDEX["n_gold_pairs"]] = len(gold_pairs)
-            row[INDEX["n_gold_explicit_pairs"]] = len(explicit)
-            row[INDEX["n_gold_implicit_pairs"]] = len(gold_pairs) - len(explicit)
-            row[INDEX["n_pred_used"]] = len(s2_pairs)
+            row.update(gold_f1=1, f1_s1=f1_1, f1_s2=f1_2, f1_s2_after_rep=f1_pairs(gold_pairs, rep_pairs),
+                       n_gold_pairs=len(gold_pairs), n_gold_explicit_pairs=len(explicit),
+                       n_gold_implicit_pairs=len(gold_pairs) - len(explicit), n_pred_used=len(s2_pairs))
             if explicit:
-                row[INDEX["gold_explicit"]] = 1
-                row[INDEX["f1_s2_explicit"]] = f1_pairs(explicit, s2_pairs)
+                row.update(gold_explicit=1, f1_s2_explicit=f1_pairs(explicit, s2_pairs))
             if implicit_pols:
                 valid = frozenset(it.polarity for it in final.items
                                   if it.polarity in VALID_POLARITIES and not it.polarity_missing)
                 inter = len(implicit_pols & valid)
-                row[INDEX["gold_implicit"]] = 1
-                row[INDEX["f1_s2_implicit"]] = 2.0 * inter / (len(implicit_pols) + len(valid)) if inter else 0.0
                 neutral_fallback = any(it.polarity_missing for it in final.items)
-                row[INDEX["implicit_invalid"]] = (not valid) or failure["failed"] or neutral_fallback
+                row.update(gold_implicit=1,
+                           f1_s2_implicit=2.0 * inter / (len(implicit_pols) + len(valid)) if inter else 0.0,
+                           implicit_invalid=(not valid) or failure["failed"] or neutral_fallback)
 
     delta = record.get("stage_delta")
     if not isinstance(delta, dict) or "changed" not in delta:
         delta = sources.stage_delta(record)  # the same SSOT function make_scorecard uses
     if delta.get("changed"):
-        row[INDEX["changed"]] = 1
-        row[INDEX["guided_by_review" if delta.get("change_type") == "guided_by_review" else "unguided"]] = 1
-        row[INDEX["changed_improved"]] = delta_f1 > 0
-        row[INDEX["changed_degraded"]] = delta_f1 < 0
-    row[INDEX["review_action"]] = sources.has_actions(record, "review_actions")
-    row[INDEX["arb_action"]] = sources.has_actions(record, "arb_actions")
-    row[INDEX[_FINAL_SOURCE[final.source]]] = 1
+        row.update({"changed": 1, "changed_improved": delta_f1 > 0, "changed_degraded": delta_f1 < 0,
+                    "guided_by_review" if delta.get("change_type") == "guided_by_review" else "unguided": 1})
+    row[_FINAL_SOURCE[final.source]] = 1
     if stage1.source != "none":
-        row[INDEX[_STAGE1_SOURCE[stage1.source]]] = 1
-
+        row[_STAGE1_SOURCE[stage1.source]] = 1
     s1r, s2r, neg = _validator(record)
-    row[INDEX["s1_risk"]] = s1r
-    row[INDEX["s2_risk"]] = s2r
-    row[INDEX["risk_cleared"]] = s1r and not s2r
-    row[INDEX["negation_contrast"]] = neg
-    row[INDEX["outcome_residual_risk"]] = s2r or after
-    for key in ("failed", "parse_failed", "generate_failed"):
-        row[INDEX[key]] = failure[key]
-    return row  # floats, ints and bools: numpy converts the whole matrix at once
+    row.update(review_action=sources.has_actions(record, "review_actions"),
+               arb_action=sources.has_actions(record, "arb_actions"), s1_risk=s1r, s2_risk=s2r,
+               risk_cleared=s1r and not s2r, negation_contrast=neg, outcome_residual_risk=s2r or after,
+               failed=failure["failed"], parse_failed=failure["parse_failed"],
+               generate_failed=failure["generate_failed"])
+    return list(row.values())  # in FIELDS order; numbers and bools: numpy converts the whole matrix at once
 
 
 def stats_matrix(records: Iterable[dict]) -> np.ndarray:

@@ -201,39 +201,29 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[l
     return out, (yy - y + line_h) if names else 0.0
 
 
-def _x_axis(x0: float, x1: float, y: float, lo: float, hi: float, height: float,
-            label: str | None = None, integer: bool = False) -> list[str]:
-    """Vertical grid lines with value labels under a horizontal value axis."""
+def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, label: str | None = None,
+          integer: bool = False, *, vertical: bool = False) -> list[str]:
+    """Grid lines with value labels for the value axis [lo, hi] of the plot box x0..x1, y0 (top)
+    ..y1 (bottom): labels under a horizontal axis, or left of a ``vertical`` one."""
     out = []
     for t in nice_ticks(lo, hi, integer=integer):
         if t < lo - 1e-12 or t > hi + 1e-12:
             continue
-        x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
-        out.append(f'<line class="sk-grid" x1="{x:.2f}" y1="{y - height:.2f}" x2="{x:.2f}" y2="{y:.2f}" '
+        if vertical:
+            y = y1 - (t - lo) / (hi - lo) * (y1 - y0)
+            xa, ya, xb, yb, tx, ty, anchor = x0, y, x1, y, x0 - 4, y + 4, "end"
+        else:
+            x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
+            xa, ya, xb, yb, tx, ty, anchor = x, y0, x, y1, x, y1 + FONT + 2, "middle"
+        out.append(f'<line class="sk-grid" x1="{xa:.2f}" y1="{ya:.2f}" x2="{xb:.2f}" y2="{yb:.2f}" '
                    f'stroke="#ddd" stroke-width="1"/>')
-        out.append(f'<text class="sk-tick" x="{x:.2f}" y="{y + FONT + 2:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="middle" fill="#555">{t:g}</text>')
+        out.append(f'<text class="sk-tick" x="{tx:.2f}" y="{ty:.2f}" font-size="{FONT - 1}" '
+                   f'text-anchor="{anchor}" fill="#555">{t:g}</text>')
     if label:
-        out.append(f'<text class="sk-axis-label" x="{(x0 + x1) / 2:.2f}" y="{y + 2 * FONT + 6:.2f}" '
-                   f'font-size="{FONT - 1}" text-anchor="middle" fill="#333">{esc(label)}</text>')
-    return out
-
-
-def _y_axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float,
-            label: str | None = None, integer: bool = False) -> list[str]:
-    """Horizontal grid lines with value labels left of a vertical value axis (y0 top, y1 bottom)."""
-    out = []
-    for t in nice_ticks(lo, hi, integer=integer):
-        if t < lo - 1e-12 or t > hi + 1e-12:
-            continue
-        y = y1 - (t - lo) / (hi - lo) * (y1 - y0)
-        out.append(f'<line class="sk-grid" x1="{x0:.2f}" y1="{y:.2f}" x2="{x1:.2f}" y2="{y:.2f}" '
-                   f'stroke="#ddd" stroke-width="1"/>')
-        out.append(f'<text class="sk-tick" x="{x0 - 4:.2f}" y="{y + 4:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="end" fill="#555">{t:g}</text>')
-    if label:
-        out.append(f'<text class="sk-axis-label" x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}" '
-                   f'fill="#333">{esc(label)}</text>')
+        where = (f'x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}"' if vertical else
+                 f'x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 6:.2f}" font-size="{FONT - 1}" '
+                 'text-anchor="middle"')
+        out.append(f'<text class="sk-axis-label" {where} fill="#333">{esc(label)}</text>')
     return out
 
 
@@ -287,7 +277,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                           flag=' data-lower-is-better="1"' if cat in lower else "")
         y += group_h + 10
     plot_bottom = y - 10 + 2
-    axis = _x_axis(label_w, x1, plot_bottom, lo, hi, plot_bottom - plot_top, xlabel, integer=integer)
+    axis = _axis(label_w, x1, plot_top, plot_bottom, lo, hi, xlabel, integer=integer)
     height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
     out = _open(kind, width, height, title,
                 f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"' + (f' data-scale="{esc(scale)}"' if scale else ""))
@@ -397,7 +387,7 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
     out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
                 f' data-n="{x.size}"')
-    out += _y_axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True)
+    out += _axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True, vertical=True)
     bw = (x1 - x0) / bins
     for i, c in enumerate(counts):
         h = c / cmax_axis * (y1 - y0)
@@ -483,7 +473,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                             f'cx="{sx(v):.2f}" cy="{cy:.2f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5">'
                             f'<title>{esc(name)}: {fmt(v)} (outlier)</title></circle>')
         y += row_h
-    axis = _x_axis(x0, x1, y, lo, hi, y - top, xlabel)
+    axis = _axis(x0, x1, top, y, lo, hi, xlabel)
     out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
     out += axis + body
     return "\n".join(out + ["</svg>"])
@@ -531,7 +521,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
     sy = lambda v: y1 - (v - lo) / (hi - lo) * (y1 - y0)  # noqa: E731
     out = _open("line", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title)
-    out += legend + _y_axis(x0, x1, y0, y1, lo, hi, ylabel)
+    out += legend + _axis(x0, x1, y0, y1, lo, hi, ylabel, vertical=True)
     out += _x_labels([(sx(xv), f"{xv:g}") for xv in xs], x0, x1, y1, xlabel)
     shown = [float(m) for m in marks if m is not None and math.isfinite(float(m)) and xlo <= float(m) <= xhi]
     for k, m in enumerate(shown):

@@ -3,15 +3,8 @@
 The file needs nothing but a browser: CSS and the small sorting/filtering script
 (``report/assets/report.css``, ``report.js``, package data) are inlined at render time, charts are
 inline SVG (:mod:`scorekit.report.charts`), no font, script or image is fetched, and the page's
-Content-Security-Policy forbids fetching anything. The parts:
-
-- :mod:`scorekit.report.model` — reading a result JSON (:class:`Doc`), per-item fields, the primary
-  metric, and each metric's direction and kind of value from the metric registry;
-- :mod:`scorekit.report.parts` — cells, tables, figures, sections, the change-vs-baseline format;
-- :mod:`scorekit.report.sections` — the sections every result gets (:mod:`.common`), the n-sweep
-  (:mod:`.sweep`) and one module per task (``@task_section``).
-
-Result JSON conventions: see ``docs/report.md``.
+Content-Security-Policy forbids fetching anything. The package's parts and the result JSON
+conventions it reads: ``docs/report.md``.
 """
 
 from __future__ import annotations
@@ -27,21 +20,17 @@ from typing import Any
 from scorekit import __version__
 from scorekit.errors import ScorekitError
 from scorekit.report.charts import esc
-from scorekit.report.model import (PRIMARY_METRICS, Doc, best_values, is_number, load_doc, lower_is_better,
-                                   numeric_item_fields, primary_metric, text_item_fields)
+from scorekit.report.model import PRIMARY_METRICS, Doc, best_values, is_number, load_doc, lower_is_better
 from scorekit.report.parts import cell, section, table, text_html
-from scorekit.report.sections import TASK_SECTIONS, task_section
+from scorekit.report.sections import TASK_SECTIONS
 from scorekit.report.sections.answer import answer_html
-from scorekit.report.sections.common import (MAX_ITEMS, comparison_section, distributions_section,
-                                             drilldown_rows, drilldown_section, extra_section, metrics_section,
-                                             runs_info, warnings_html)
+from scorekit.report.sections.common import (comparison_section, distributions_section, drilldown_section,
+                                             extra_section, metrics_section, runs_info, warnings_html)
 from scorekit.report.sections.sweep import sweep_section
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
-__all__ = ["render_report", "load_doc", "Doc", "PRIMARY_METRICS", "TASK_SECTIONS", "task_section",
-           "primary_metric", "lower_is_better", "drilldown_rows", "is_number", "numeric_item_fields",
-           "text_item_fields", "MAX_ITEMS", "asset"]
+__all__ = ["render_report", "TASK_SECTIONS", "asset"]
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 

@@ -209,8 +209,7 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
             crow = []
             for r in comp["rows"]:
                 sig = bool(r.get("significant"))
-                markers[(str(r.get("measure")), str(r.get("system")))] = significance(
-                    r, lower_is_better(str(r.get("measure")), doc))
+                markers[(str(r.get("measure")), str(r.get("system")))] = significance(r, doc)
                 val = tables.fmt_cell(r.get("value"))
                 crow.append([r.get("system"), r.get("measure"), tables.LatexRaw(val + (r"$^{*}$" if sig else "")),
                              r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"), r.get("p_adjusted")])

@@ -79,13 +79,7 @@ def _stages(doc: Doc) -> str:
 
 @task_section("absa")
 def absa_section(doc: Doc) -> tuple[str, set[str]]:
-    body = _stages(doc)
-    consumed: set[str] = set()
-    spread = _spread_from_std(doc)
-    if spread:
-        consumed |= {"std", "n_seeds"}
-    rec = _spread_from_records(doc)
-    if rec:
-        consumed.add("seeds")
-    spread_html = section("ABSA: spread over seeds", spread + rec, cls="sk-absa-seeds") if spread or rec else ""
-    return section("ABSA: stage 1 → stage 2", body, cls="sk-task-absa") + spread_html, consumed
+    spread, rec = _spread_from_std(doc), _spread_from_records(doc)
+    consumed = ({"std", "n_seeds"} if spread else set()) | ({"seeds"} if rec else set())
+    return (section("ABSA: stage 1 → stage 2", _stages(doc), cls="sk-task-absa")
+            + section("ABSA: spread over seeds", spread + rec, cls="sk-absa-seeds"), consumed)

@@ -8,6 +8,7 @@ metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its fu
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -74,15 +75,15 @@ def shown_key(key: str, task: str) -> str:
     return esc(name) + ("" if same else f" <small>({esc(key)})</small>")
 
 
-def tiles(pairs: Sequence[tuple[str, str, Any]], task: str, doc: Doc | None = None) -> str:
-    """``(key, label, value)`` as tiles: the label above, the number big."""
+def tiles(doc: Doc, keys: Sequence[str]) -> str:
+    """The first run's metrics ``keys`` as tiles: the label above, the number big."""
     out = []
-    for key, name, value in pairs:
+    for key in keys:
         arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
-                 if lower_is_better(key, doc, task) else "")
+                 if lower_is_better(key, doc) else "")
         out.append(f'<div class="sk-tile" title="{esc(key)}">'
-                   f'<span class="sk-tile-label">{text_html(name)}{arrow}</span>'
-                   f'{num(value, key)}</div>')
+                   f'<span class="sk-tile-label">{text_html(label(key, doc.task))}{arrow}</span>'
+                   f'{num(_metrics(doc).get(key), key)}</div>')
     return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
 
 
@@ -118,9 +119,16 @@ def _metrics(doc: Doc, i: int = 0) -> dict[str, Any]:
 def generic_answer(doc: Doc) -> str:
     if doc.multi:
         return ranked_runs(doc)
-    m = _metrics(doc)
-    keys = [k for k, v in m.items() if is_number(v)][:TILES]
-    return tiles([(k, label(k, doc.task), m[k]) for k in keys], doc.task, doc)
+    return tiles(doc, [k for k, v in _metrics(doc).items() if is_number(v)][:TILES])
+
+
+def one_run(doc: Doc, keys: Sequence[str], lead: Sequence[str], noun: str, no_items: str = "") -> str:
+    """One run: its ``lead`` metrics said over its items (``noun``), then its ``keys`` as tiles."""
+    m, n = _metrics(doc), len(doc.runs[0].get("per_item") or [])
+    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
+    return (headline((f"{said} over " if said else "") + (f"{n} {noun} of " if n else no_items)
+                     + f"<b>{text_html(doc.run_name(0))}</b>.")
+            + tiles(doc, [k for k in keys if is_number(m.get(k))][:8]))
 
 
 def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
@@ -149,15 +157,12 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------- retrieval
-def significance(row: Mapping[str, Any], lower_better: bool) -> str:
-    """▲ / ▼ / ○ of one comparison row."""
-    if not row.get("significant"):
-        return SIG_NONE
+def significance(row: Mapping[str, Any], doc: Doc) -> str:
+    """▲ / ▼ / ○ of one comparison row, by its measure's direction."""
     v, b = row.get("value"), row.get("baseline_value")
-    if not (is_number(v) and is_number(b)):
+    if not (row.get("significant") and is_number(v) and is_number(b)):
         return SIG_NONE
-    better = v < b if lower_better else v > b
-    return SIG_BETTER if better else SIG_WORSE
+    return SIG_BETTER if (v < b if lower_is_better(str(row.get("measure")), doc) else v > b) else SIG_WORSE
 
 
 @answer("retrieval")
@@ -170,7 +175,7 @@ def retrieval_answer(doc: Doc) -> str:
     m = _metrics(doc)
     keys = [prim] + [k for k in m if k != prim and is_number(m[k])][:TILES - 1]
     return (headline(f"<b>{text_html(doc.run_name(0))}</b> on {len(doc.runs[0].get('per_item') or [])} queries")
-            + tiles([(k, label(k, doc.task), m.get(k)) for k in keys], doc.task, doc))
+            + tiles(doc, keys))
 
 
 def comparison_answer(doc: Doc) -> str:
@@ -178,7 +183,7 @@ def comparison_answer(doc: Doc) -> str:
     over the baseline, p and significance; the systems ranked; on how many measures it is better."""
     prim = primary_metric(doc)
     if not prim:
-        return generic_answer(doc) if not doc.multi else ""
+        return ""
     comp = doc.comparison or {}
     rows = [r for r in comp.get("rows") or [] if isinstance(r, dict)]
     base = comp.get("baseline")
@@ -201,7 +206,7 @@ def comparison_answer(doc: Doc) -> str:
         if i == b:
             cells = [str(rank), text_html(name) + " <small>(baseline)</small>", num(v, f"{name}/{prim}"), "", "", ""]
         else:
-            sym = significance(r, lb) if r else SIG_NONE
+            sym = significance(r or {}, doc)
             p = r.get("p_adjusted", r.get("p_value")) if r else None
             cells = [str(rank), text_html(name), num(v, f"{name}/{prim}"),
                      change(v, _metrics(doc, b).get(prim), f"{name}/{prim}/change",
@@ -214,7 +219,7 @@ def comparison_answer(doc: Doc) -> str:
                 f"({num(_metrics(doc, b).get(prim), 'best/' + prim)}).")
     else:
         r = by_sys.get(bname) or {}
-        sym = significance(r, lb) if r else SIG_NONE
+        sym = significance(r, doc)
         p = r.get("p_adjusted", r.get("p_value"))
         v, bv = _metrics(doc, best).get(prim), _metrics(doc, b).get(prim)
         head = (f"Best on {shown_name}: <b>{text_html(bname)}</b> {num(v, 'best/' + prim)}, "
@@ -234,14 +239,10 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
     mine = [r for r in rows if str(r.get("system")) == system]
     if len(mine) < 2:
         return ""
-    counts = {SIG_BETTER: 0, SIG_WORSE: 0, SIG_NONE: 0}
-    higher = 0
-    for r in mine:
-        lb = lower_is_better(str(r.get("measure")), doc)
-        counts[significance(r, lb)] += 1
-        v, bv = r.get("value"), r.get("baseline_value")
-        if is_number(v) and is_number(bv) and ((v < bv) if lb else (v > bv)):
-            higher += 1
+    counts = Counter(significance(r, doc) for r in mine)
+    higher = sum(1 for r in mine if is_number(v := r.get("value"))
+                 and is_number(bv := r.get("baseline_value"))
+                 and (v < bv if lower_is_better(str(r.get("measure")), doc) else v > bv))
     return (f'<p class="sk-sub">{text_html(system)} is better on <b data-answer="better_on" data-value="{higher}">'
             f"{higher}</b> of {len(mine)} measures: {sig_mark(SIG_BETTER, short=True)} significantly on "
             f"{counts[SIG_BETTER]}, {sig_mark(SIG_WORSE, short=True)} on {counts[SIG_WORSE]}, "
@@ -249,9 +250,6 @@ def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str 
 
 
 # -------------------------------------------------------------------------------- captions
-REACHED = {"final": "final target", "target_2": "2nd target", "target_1": "1st target"}
-
-
 def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
     out = []
@@ -266,8 +264,6 @@ def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 @answer("caption")
 def caption_answer(doc: Doc) -> str:
-    from collections import Counter
-
     from scorekit.metrics.registry import declared_key
 
     rep = doc.extra_value("report") if isinstance(doc.extra_value("report"), dict) else {}
@@ -295,7 +291,8 @@ def caption_answer(doc: Doc) -> str:
     if first is not None:
         reached = first.get("reached")
         head += (f" — <span data-answer='{esc(prim)}/reached' data-value='{esc(reached or '')}'>"
-                 + (f"reached the {REACHED.get(reached, str(reached))}" if reached else "no §7 target reached")
+                 + (f"reached the {LABELS.get(reached, str(reached))}" if reached
+                    else "no §7 target reached")
                  + "</span>")
     out = [headline(head + ".")]
     rows = []
@@ -303,7 +300,7 @@ def caption_answer(doc: Doc) -> str:
         key = str(t.get("metric"))
         v = t.get("value") if is_number(t.get("value")) else m.get(key)
         reached = t.get("reached")
-        status = (REACHED.get(reached, str(reached)) if reached else
+        status = (LABELS.get(reached, str(reached)) if reached else
                   ("not measured" if not is_number(v) else "none yet"))
         rows.append([f'<span title="{esc(key)}">{esc(name(key))}</span>', num(v, key),
                      " / ".join(fmt(t.get(k), 3) for k in ("target_1", "target_2", "final")),
@@ -336,13 +333,9 @@ def summary_answer(doc: Doc) -> str:
         return ranked_runs(doc)
     m = _metrics(doc)
     order = ("rouge1", "rouge2", "bertscore_f1", "efficiency", "density", "words")
-    keys = [k for k in order if is_number(m.get(k))] + [k for k in m if k not in order and is_number(m[k])]
-    n = len(doc.runs[0].get("per_item") or [])
-    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}"
-                     for k in ("rouge1", "bertscore_f1") if is_number(m.get(k)))
-    return (headline((said + " over " if said else "") + (f"{n} summaries" if n else "the summaries")
-                     + f" of <b>{text_html(doc.run_name(0))}</b>.")
-            + tiles([(k, label(k, doc.task), m[k]) for k in keys[:8]], doc.task, doc))
+    keys = sorted(m, key=lambda k: order.index(k) if k in order else len(order))
+    return one_run(doc, keys, [k for k in ("rouge1", "bertscore_f1") if is_number(m.get(k))], "summaries",
+                   "the summaries of ")
 
 
 # ------------------------------------------------------------------------------------ sweep
@@ -434,12 +427,8 @@ def topics_answer(doc: Doc) -> str:
     if doc.multi:
         return ranked_runs(doc, keys[:TILES])
     m = _metrics(doc)
-    n = len(doc.runs[0].get("per_item") or [])
     lead = [k for b in ("overall", "sc", "sd_avg") for k in keys if base[k] == b and is_number(m.get(k))][:3]
-    said = ", ".join(f"{esc(label(k, doc.task))} {fmt(m[k])}" for k in lead)
-    return (headline((f"{said} over " if said else "") + (f"{n} topics of " if n else "")
-                     + f"<b>{text_html(doc.run_name(0))}</b>.")
-            + tiles([(k, label(k, doc.task), m[k]) for k in keys if is_number(m.get(k))][:8], doc.task, doc))
+    return one_run(doc, keys, lead, "topics")
 
 
 # ------------------------------------------------------------------------------------- ABSA
@@ -470,7 +459,7 @@ def absa_answer(doc: Doc) -> str:
                   if is_number(s) else "")
         r = compared.get((doc.run_name(i), k))
         if r is not None:   # the shape alone here (the legend below says it in words)
-            sym, p = significance(r, lower_is_better(k, doc)), r.get("p_adjusted")
+            sym, p = significance(r, doc), r.get("p_adjusted")
             spread += (f' <span class="sk-sig {SIG_CLASS[sym]}" data-answer="{esc(what)}/sig" '
                        f'data-sig="{SIG_CLASS[sym]}" title="{SIG_TEXT[sym]}'
                        + (f' (Holm p = {fmt(p)})' if is_number(p) else "") + f'">{sym}</span>')
@@ -491,14 +480,11 @@ def absa_answer(doc: Doc) -> str:
             + [cell(i, k) for i in range(len(doc.runs))] for k in keys]
     if compared:
         base = str(comp.get("baseline"))
-        counts = {SIG_BETTER: 0, SIG_WORSE: 0, SIG_NONE: 0}
-        for (system, measure), r in compared.items():
-            counts[significance(r, lower_is_better(measure, doc))] += 1
+        n_sig = sum(significance(r, doc) != SIG_NONE for r in compared.values())
         out.append(headline(
             f"{len(doc.runs) - 1} run{'s' if len(doc.runs) > 2 else ''} compared with <b>{text_html(base)}</b> "
-            f"over the shared scorecards: significantly different on "
-            f'<b data-answer="compared/significant" data-value="{counts[SIG_BETTER] + counts[SIG_WORSE]}">'
-            f"{counts[SIG_BETTER] + counts[SIG_WORSE]}</b> of {len(compared)} measure comparisons."))
+            f'over the shared scorecards: significantly different on <b data-answer="compared/significant" '
+            f'data-value="{n_sig}">{n_sig}</b> of {len(compared)} measure comparisons.'))
     out.append(mini_table(header, rows, cls="sk-absa-answer"))
     if compared:
         test = {"t": "paired t-test"}.get(str(comp.get("test") or "t"), f"paired {comp.get('test')} test")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.report import charts
@@ -90,16 +90,15 @@ def metrics_section(doc: Doc) -> str:
     if not names:
         return ""
     best = best_values([r.get("metrics") or {} for r in doc.runs], names, lambda m: lower_is_better(m, doc))
-    rows = []
-    for i, r in enumerate(doc.runs):
-        cells = [cell(doc.run_name(i))]
-        for m in names:
-            v = (r.get("metrics") or {}).get(m)
-            cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
-        rows.append(cells)
+
+    def value(r: Mapping[str, Any], m: str) -> str:   # the best value of each metric in bold
+        v = (r.get("metrics") or {}).get(m)
+        return cell(v, cls="best" if m in best and v == best[m] else "")
+
     if len(names) > WIDE_METRICS:
-        out = _metrics_by_row(doc, names, best)
+        out = _metrics_by_row(doc, names, value)
     else:
+        rows = [[cell(doc.run_name(i))] + [value(r, m) for m in names] for i, r in enumerate(doc.runs)]
         titles = [""] + [_header_title(m, doc) for m in names]
         out = table(["system"] + names, rows, cls="sk-metrics", raw_cells=True, header_titles=titles)
     # every metric is charted, except those the comparison chart already shows
@@ -118,20 +117,14 @@ def metrics_section(doc: Doc) -> str:
     return out
 
 
-def _metrics_by_row(doc: Doc, names: Sequence[str], best: Mapping[str, float]) -> str:
+def _metrics_by_row(doc: Doc, names: Sequence[str], value: Callable[[Mapping[str, Any], str], str]) -> str:
     """Many metrics (ABSA's 60): one row per metric, a column per run — counts after the
     rates and scores, so the headline numbers come first."""
     order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
     header = ["metric"] + (doc.names() if doc.multi else ["value"])
-    rows = []
-    for m in order:
-        cells = [f'<th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
-                 + (' <span class="sk-dir">↓ better</span>' if lower_is_better(m, doc) else "") + "</th>"]
-        for r in doc.runs:
-            v = (r.get("metrics") or {}).get(m)
-            cells.append(cell(v, cls="best" if m in best and v == best[m] else ""))
-        rows.append(cells)
-    body = "".join("<tr>" + "".join(c for c in row) + "</tr>" for row in rows)
+    body = "".join(f'<tr><th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
+                   + (' <span class="sk-dir">↓ better</span>' if lower_is_better(m, doc) else "") + "</th>"
+                   + "".join(value(r, m) for r in doc.runs) + "</tr>" for m in order)
     # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
     head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>' for h in header)
     return (f'<div class="scroll sk-metrics-rows"><table class="sk-table sk-metrics sk-metrics-by-row sortable">'
@@ -159,7 +152,7 @@ def comparison_section(doc: Doc) -> str:
     markers: dict[tuple[str, str], str] = {}
     for r in rows:
         sig = bool(r.get("significant"))
-        mark = significance(r, lower_is_better(str(r.get("measure")), doc))
+        mark = significance(r, doc)
         markers[(str(r.get("measure")), str(r.get("system")))] = mark
         body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
                      cell(r.get("baseline_value")),
