@@ -116,7 +116,7 @@ def table_format(path: Path) -> str:
 @output_options
 def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, metrics, device,
             allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
-            address, output, fmt, quiet, **options):
+            address, output, fmt, quiet):
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
     95% bootstrap CIs; recommend an n interval."""
@@ -150,7 +150,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
              if plot_out is not None else [])
     if plots:
         result.extra["plots"] = [str(p) for p in plots]
-    emit(result, output=output, fmt=fmt, quiet=quiet, **options)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
 
     short = {n: c for n, c in sweep.short_documents.items() if c}
     if short:
