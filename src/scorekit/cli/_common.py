@@ -98,9 +98,10 @@ def output_options(func: Callable) -> Callable:
     return command
 
 
-def warn(message: str) -> None:
-    """A warning on stderr, as every command prints one: ``scorekit: warning: ...``."""
-    click.echo(f"scorekit: warning: {message}", err=True)
+def warn(*messages: str) -> None:
+    """Warnings on stderr, as every command prints them: ``scorekit: warning: ...``."""
+    for message in messages:
+        click.echo(f"scorekit: warning: {message}", err=True)
 
 
 def change_pct(x: float | None) -> str:
@@ -248,12 +249,12 @@ def dumps_json(data: Any) -> str:
     return head.replace(f'"{mark}"', body, 1) + "\n"
 
 
-def stage_text(path: Path, text: str, option: str, *, create_parents: bool = False) -> None:
+def stage_text(path: Path, text: str, option: str) -> None:
     """Stage ``text`` for ``path`` in this command's transaction (registering the path unless the
     command registered it before its work)."""
     tx = outputs()
     dest = next((f for f in tx.files if f.path == Path(path)), None)
-    (dest or tx.file(path, option, create_parents=create_parents)).write_text(text)
+    (dest or tx.file(path, option)).write_text(text)
 
 
 def write_json(path: Path, payload: str, option: str = "--output") -> None:

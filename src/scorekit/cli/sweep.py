@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from scorekit.cli._types import SEED, count, parse_floats, resamples, usage_error
+from scorekit.cli._types import SEED, count, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
@@ -32,7 +33,12 @@ def parse_int_list(text: str, what: str) -> list[int]:
 
 
 def parse_band(text: str) -> tuple[float, float]:
-    low, high = parse_floats(text, 2, "--band")
+    try:
+        low, high = map(float, text.split(","))
+    except ValueError:
+        low = high = math.nan
+    if not math.isfinite(low + high):
+        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {text!r}")
     if not 0 <= low <= high <= 1:
         raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
     return low, high

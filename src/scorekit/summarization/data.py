@@ -1,6 +1,6 @@
-"""Summarisation inputs: (document, reference) pairs and single-role text files (records read by
-:mod:`scorekit.io.records`: JSONL, JSON arrays, CSV/TSV, Parquet, text; shards too) for ``scorekit summary``, and the spec's corpora (CNN/DailyMail 3.0.0, XSUM) through Hugging
-Face ``datasets`` — from local files or the local cache only, never downloaded at run time.
+"""Summarisation inputs: (document, reference) pairs and single-role text files for ``scorekit
+summary`` (records read by :mod:`scorekit.io.records`), and the spec's corpora (CNN/DailyMail
+3.0.0, XSUM) through Hugging Face ``datasets``: local files or the local cache only, never a download.
 
 Field names (first present wins): id ``id``; document ``document``, ``article``, ``source``,
 ``text``; reference ``reference``, ``references``, ``highlights``, ``summary``; prediction
@@ -50,9 +50,10 @@ def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str
     """``(file, line, record)`` of a file, or of every shard of a folder or glob in name order
     (:mod:`scorekit.io.records`: .jsonl, .json, .csv, .tsv, .txt, .parquet; ``.gz`` too)."""
     for shard in shard_paths(path, "input shards"):
-        if file_kind(shard) not in ("jsonl", "json", "csv", "tsv", "txt", "parquet"):
-            raise InputError(f"unsupported file type {file_kind(shard)!r} (expected .jsonl, .json, .csv, .tsv, "
-                             ".txt or .parquet; or a folder or glob of such shards)", shard)
+        kind = file_kind(shard)
+        if kind not in ("jsonl", "json", "csv", "tsv", "txt", "parquet"):
+            raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv, .txt or "
+                             ".parquet; or a folder or glob of such shards)", shard)
         columns, records = read_records(shard, "input file")
         if columns == []:
             raise InputError("empty CSV file (expected a header row)", shard, 1)
