@@ -107,6 +107,30 @@ def _is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
+def _from_mapping(mapping: Mapping, what: str, source: str, **name: Any) -> Qrels | Run:
+    q, d, v = _flatten(mapping, what, source, integer=what == "qrels")
+    if what == "qrels":
+        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
+    return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, **name)
+
+
+def _from_python(obj: Any, what: str, **name: Any) -> Qrels | Run:
+    """Qrels or a run from a DataFrame, a ranx object (``to_dict``), a dict or the list form."""
+    source = f"<{what}>"
+    if hasattr(obj, "columns"):
+        return (Qrels if what == "qrels" else Run).from_arrays(*_from_frame(obj, what, source), source=source,
+                                                               **name)
+    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
+        if what == "run":
+            name["name"] = name["name"] or getattr(obj, "name", None)
+        obj = obj.to_dict()
+    if isinstance(obj, (list, tuple)):
+        obj = _list_form(obj, what)
+    if isinstance(obj, Mapping):
+        return _from_mapping(obj, what, source, **name)
+    raise InputError(f"cannot read {'qrels' if what == 'qrels' else 'a run'} from a {type(obj).__name__}")
+
+
 def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
@@ -120,23 +144,8 @@ def as_qrels(obj: Any) -> Qrels:
         from scorekit.io.retrieval_json import is_json_path, read_mapping
         from scorekit.io.trec import read_qrels
 
-        if is_json_path(obj):
-            source = str(obj)
-            q, d, v = _flatten(read_mapping(obj, "qrels"), "qrels", source, integer=True)
-            return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-        return read_qrels(obj)
-    source = "<qrels>"
-    if hasattr(obj, "columns"):
-        return Qrels.from_arrays(*_from_frame(obj, "qrels", source), source=source)
-    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
-        obj = obj.to_dict()
-    if isinstance(obj, Mapping):
-        q, d, v = _flatten(obj, "qrels", source, integer=True)
-        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-    if isinstance(obj, (list, tuple)):
-        q, d, v = _flatten(_list_form(obj, "qrels"), "qrels", source, integer=True)
-        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-    raise InputError(f"cannot read qrels from a {type(obj).__name__}")
+        return _from_mapping(read_mapping(obj, "qrels"), "qrels", str(obj)) if is_json_path(obj) else read_qrels(obj)
+    return _from_python(obj, "qrels")
 
 
 def as_run(obj: Any, name: str | None = None) -> Run:
@@ -155,24 +164,9 @@ def as_run(obj: Any, name: str | None = None) -> Run:
         from scorekit.io.trec import read_run
 
         if is_json_path(obj):
-            source = str(obj)
-            q, d, v = _flatten(read_mapping(obj, "run"), "run", source, integer=False)
-            return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source,
-                                   name=name or Path(obj).name.split(".")[0])
+            return _from_mapping(read_mapping(obj, "run"), "run", str(obj), name=name or Path(obj).name.split(".")[0])
         return read_run(obj, name=name)
-    source = "<run>"
-    if hasattr(obj, "columns"):
-        return Run.from_arrays(*_from_frame(obj, "run", source), source=source, name=name)
-    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
-        name = name or getattr(obj, "name", None)
-        obj = obj.to_dict()
-    if isinstance(obj, Mapping):
-        q, d, v = _flatten(obj, "run", source, integer=False)
-        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
-    if isinstance(obj, (list, tuple)):
-        q, d, v = _flatten(_list_form(obj, "run"), "run", source, integer=False)
-        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
-    raise InputError(f"cannot read a run from a {type(obj).__name__}")
+    return _from_python(obj, "run", name=name)
 
 
 def _is_shards(obj: Any) -> bool:
