@@ -32,7 +32,7 @@ import click
 
 from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
-from scorekit.result import Result, ResultSet
+from scorekit.result import Result, ResultSet, _jsonable
 
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
@@ -280,6 +280,7 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
     the caller's job, so each family can show what matters for it; ``payload`` overrides the JSON
     for multi-run outputs (and is what the report renders when it follows the result conventions)."""
     results = [results] if isinstance(results, Result) else list(results)
+    payload = None if payload is None else _jsonable(payload)
     if output is not None:
         write_json(output, dumps_json(payload if payload is not None else results[0].to_dict()))
     ctx = click.get_current_context(silent=True)
