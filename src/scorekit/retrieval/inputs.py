@@ -131,6 +131,21 @@ def _from_python(obj: Any, what: str, **name: Any) -> Qrels | Run:
     raise InputError(f"cannot read {'qrels' if what == 'qrels' else 'a run'} from a {type(obj).__name__}")
 
 
+def _read_file(path: str | os.PathLike, what: str, **name: Any) -> Qrels | Run:
+    """A TREC file, or JSON ``{qid: {docid: number}}`` (``.json``/``.json.gz``: ranx's and
+    pytrec_eval's dict form; a ranked list ``{qid: [docid, ...]}`` too)."""
+    if not Path(path).name.lower().endswith((".json", ".json.gz")):
+        from scorekit.io.trec import read_qrels, read_run
+
+        return read_qrels(path) if what == "qrels" else read_run(path, **name)
+    from scorekit.io.jsonfile import read_json_object
+
+    mapping = read_json_object(path, f"{what} file", "a JSON object {qid: {docid: number}}")
+    if what == "run":
+        name["name"] = name["name"] or Path(path).name.split(".")[0]
+    return _from_mapping(mapping, what, str(path), **name)
+
+
 def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
@@ -141,10 +156,7 @@ def as_qrels(obj: Any) -> Qrels:
     if sources.is_parquet(obj):
         return sources.read_parquet(obj, "qrels")
     if _is_path(obj):
-        from scorekit.io.retrieval_json import is_json_path, read_mapping
-        from scorekit.io.trec import read_qrels
-
-        return _from_mapping(read_mapping(obj, "qrels"), "qrels", str(obj)) if is_json_path(obj) else read_qrels(obj)
+        return _read_file(obj, "qrels")
     return _from_python(obj, "qrels")
 
 
@@ -160,12 +172,7 @@ def as_run(obj: Any, name: str | None = None) -> Run:
     if _is_shards(obj):
         return _run_from_shards(obj, name)
     if _is_path(obj):
-        from scorekit.io.retrieval_json import is_json_path, read_mapping
-        from scorekit.io.trec import read_run
-
-        if is_json_path(obj):
-            return _from_mapping(read_mapping(obj, "run"), "run", str(obj), name=name or Path(obj).name.split(".")[0])
-        return read_run(obj, name=name)
+        return _read_file(obj, "run", name=name)
     return _from_python(obj, "run", name=name)
 
 
