@@ -119,7 +119,12 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
                 n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
                 fmt: str) -> None:
     """Compare two recorded runs: BASELINE_ID (first) and RUN_ID (second), with paired
-    significance tests over their shared item ids; the change is RUN_ID against BASELINE_ID."""
+    significance tests over their shared item ids; the change is RUN_ID against BASELINE_ID.
+
+    \b
+    Example:
+      scorekit runs compare 3 7 --method randomization
+    """
     tx = outputs()
     if output and not is_stdout(output):
         tx.file(output, "--output")
