@@ -117,15 +117,3 @@ def test_record_into_foreign_file_is_a_clear_error(tmp_path, monkeypatch):
     res = CliRunner().invoke(toy, ["--record", "--store", str(bad), "-q"])
     assert res.exit_code != 0 and "not a scorekit run store" in str(res.exception)
     assert bad.read_text() == "keep me"
-
-
-def test_command_that_names_the_options_still_gets_them(tmp_path):
-    seen = {}
-
-    @click.command()
-    @output_options
-    def named(output, fmt, quiet, report):
-        seen["report"] = report
-
-    assert CliRunner().invoke(named, ["--report", str(tmp_path / "x.html")]).exit_code == 0
-    assert seen["report"] == tmp_path / "x.html"

@@ -1,4 +1,4 @@
-"""Run ranking (retrieval/data.py ``_rank``): every path gives trec_eval's order — query, score
+"""Run ranking (retrieval/data.py ``_rank_grouped``): every path gives trec_eval's order — query, score
 descending, ties by docid descending — whatever the line order of the file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 import pytest
 
 from scorekit.retrieval import data
-from scorekit.retrieval.data import _rank, to_arrow, to_numpy
+from scorekit.retrieval.data import _rank_grouped, to_arrow, to_numpy
 
 
 def _expected(q, score, docs):
@@ -37,7 +37,7 @@ def test_rank_equals_a_full_three_key_sort(n_queries, seed, packed, grouped, mon
         q, score = q[by], score[by]
         whole = docs.chunk(0)
         docs = pa.chunked_array([whole.slice(0, n // 3), whole.slice(n // 3, n // 3), whole.slice(2 * (n // 3))])
-    order, starts = _rank(q, score, docs)
+    order, starts = _rank_grouped(q, score, docs)[:2]
     expected = _expected(q, score, docs)
     got = np.arange(n) if order is None else order
     # -0.0 == 0.0: equal scores, so only the docid decides; both orders must agree row for row
@@ -57,6 +57,6 @@ def test_rank_scores_equal_in_their_top_bits(seed):
     base = rng.choice([1.0, -3.5, 1e6, 0.0], n)
     score = base + rng.integers(-4, 5, n) * np.spacing(np.abs(base) + 1e-300)
     docs = pa.chunked_array([pa.array([f"d{i}" for i in rng.permutation(n)])])
-    order, _ = _rank(q, score, docs)
+    order = _rank_grouped(q, score, docs)[0]
     got = np.arange(n) if order is None else order
     assert np.array_equal(got, _expected(q, score, docs))

@@ -21,7 +21,6 @@ stays the caller's job.
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import os
 import sys
@@ -33,7 +32,7 @@ import click
 
 from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
-from scorekit.result import Result, ResultSet
+from scorekit.result import Result, ResultSet, _jsonable
 
 # The report/history options, kept out of the command function's arguments (see module doc).
 SHARED_OPTIONS = ("report", "record", "store")
@@ -68,10 +67,6 @@ def output_options(func: Callable) -> Callable:
                           f"{RECORD_ENV}=1."),
         STORE_OPTION,
     ]
-    try:
-        named = set(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        named = set()
 
     @functools.wraps(func)
     def command(*args: Any, **kwargs: Any) -> Any:
@@ -79,13 +74,10 @@ def output_options(func: Callable) -> Callable:
             from scorekit import progress
 
             progress.enable(False)
-        shared = {k: kwargs[k] for k in SHARED_OPTIONS if k in kwargs}
+        shared = {k: kwargs.pop(k) for k in SHARED_OPTIONS}
         ctx = click.get_current_context(silent=True)
         if ctx is not None:
             ctx.meta[_META_KEY] = shared
-        for k in shared:
-            if k not in named:
-                del kwargs[k]
         if is_stdout(kwargs.get("output")):
             kwargs["quiet"] = True  # stdout carries the JSON alone
         with Outputs() as tx:
@@ -106,9 +98,10 @@ def output_options(func: Callable) -> Callable:
     return command
 
 
-def warn(message: str) -> None:
-    """A warning on stderr, as every command prints one: ``scorekit: warning: ...``."""
-    click.echo(f"scorekit: warning: {message}", err=True)
+def warn(*messages: str) -> None:
+    """Warnings on stderr, as every command prints them: ``scorekit: warning: ...``."""
+    for message in messages:
+        click.echo(f"scorekit: warning: {message}", err=True)
 
 
 def change_pct(x: float | None) -> str:
@@ -256,12 +249,12 @@ def dumps_json(data: Any) -> str:
     return head.replace(f'"{mark}"', body, 1) + "\n"
 
 
-def stage_text(path: Path, text: str, option: str, *, create_parents: bool = False) -> None:
+def stage_text(path: Path, text: str, option: str) -> None:
     """Stage ``text`` for ``path`` in this command's transaction (registering the path unless the
     command registered it before its work)."""
     tx = outputs()
     dest = next((f for f in tx.files if f.path == Path(path)), None)
-    (dest or tx.file(path, option, create_parents=create_parents)).write_text(text)
+    (dest or tx.file(path, option)).write_text(text)
 
 
 def write_json(path: Path, payload: str, option: str = "--output") -> None:
@@ -281,36 +274,35 @@ def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> 
 
 
 def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, quiet: bool,
-         payload: dict[str, Any] | None = None, **options: Any) -> None:
+         payload: dict[str, Any] | None = None) -> None:
     """Stage the JSON, the report (``--report``) and the runs to record (``--record``) in the
     command's output transaction; the files appear when the command returns. Printing tables is
     the caller's job, so each family can show what matters for it; ``payload`` overrides the JSON
     for multi-run outputs (and is what the report renders when it follows the result conventions)."""
     results = [results] if isinstance(results, Result) else list(results)
+    payload = None if payload is None else _jsonable(payload)
     if output is not None:
         write_json(output, dumps_json(payload if payload is not None else results[0].to_dict()))
     ctx = click.get_current_context(silent=True)
-    opts = {"output": output, "quiet": quiet, "payload": payload,
-            **(ctx.meta.get(_META_KEY, {}) if ctx is not None else {}),
-            **{k: v for k, v in options.items() if v is not None}}
-    out = opts.get("output")
-    source = str(out) if out and not is_stdout(out) else None
-    if opts.get("report") and results:
-        doc = opts.get("payload")
+    shared = ctx.meta.get(_META_KEY, {}) if ctx is not None else {}
+    source = str(output) if output and not is_stdout(output) else None
+    report = shared.get("report")
+    if report and results:
+        doc = payload
         if doc is None or not ("runs" in doc or "metrics" in doc):
             doc = results[0].to_dict() if len(results) == 1 else ResultSet(results).to_dict()
-        write_report(opts["report"], doc, source)
-        if not opts.get("quiet"):
-            outputs().after_commit(lambda: click.echo(f"report: {opts['report']}", err=True))
-    if results and record_enabled(opts.get("record")):
+        write_report(report, doc, source)
+        if not quiet:
+            outputs().after_commit(lambda: click.echo(f"report: {report}", err=True))
+    if results and record_enabled(shared.get("record")):
         from scorekit.io.run_store import stamp_test_set
 
         for r in results:   # the leaderboard ranks runs of one test set together (scorekit runs leaderboard)
             stamp_test_set(r)
         tx = outputs()
-        store = tx.store(opts.get("store"), "--store")
+        store = tx.store(shared.get("store"), "--store")
         store.add(results, source)
-        if not opts.get("quiet"):
+        if not quiet:
             def said() -> None:
                 ids = next((ids for p, ids in tx.recorded if p == store.path), [])
                 click.echo(f"recorded run{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)} "

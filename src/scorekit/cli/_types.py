@@ -64,23 +64,6 @@ def resamples(min: int = 1) -> click.IntRange:
     return click.IntRange(min, MAX_RESAMPLES)
 
 
-def layers(min: int = 1) -> click.IntRange:
-    """A number of transformer layers, ``min <= x <= 1000``."""
-    return click.IntRange(min, MAX_LAYERS)
-
-
-def parse_floats(text: str, n: int, option: str) -> list[float]:
-    """``"0.5,0.5"`` -> ``[0.5, 0.5]``: exactly ``n`` finite comma-separated numbers, else a
-    one-line usage error naming the option."""
-    try:
-        vals = [float(x) for x in text.split(",")]
-    except ValueError:
-        vals = []
-    if len(vals) != n or not all(math.isfinite(v) for v in vals):
-        raise usage_error(f"{option} expects {n} comma-separated finite numbers, got {text!r}")
-    return vals
-
-
 def usage_error(message: str) -> click.UsageError:
     """A mistake in how the command was called, found after parsing (two options that clash, a
     list option's value): printed like click's own option errors, as ONE line

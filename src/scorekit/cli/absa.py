@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -17,15 +16,6 @@ from scorekit.cli._common import (Group, example, emit, output_options, outputs,
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli._types import usage_error
 from scorekit.progress import track
-
-
-def _warn(lines: Sequence[str]) -> None:
-    for line in lines:
-        warn(line)
-
-
-def _write_text(path: Path, text: str, option: str) -> None:
-    stage_text(path, text, option, create_parents=True)
 
 
 @click.group(name="absa", cls=Group,
@@ -54,7 +44,7 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
     target = out if out is not None else run_dir / SCORECARDS_NAME
     dest = outputs().file(target, "--out", create_parents=True)
     result = read_outputs(file)
-    _warn(checked(result, strict, "outputs"))
+    warn(*checked(result, strict, "outputs"))
     if run_id is None:
         from scorekit.absa.aggregate import run_id_from_dir
 
@@ -109,13 +99,13 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
     eng = open_engine(engine, address, quiet)
     with eng if eng is not None else nullcontext():
         done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng, compare_runs=compare_runs)
-    _warn(done.warnings)
+    warn(*done.warnings)
     pairs = [(r.aggregate.run_id, r.aggregate.metrics) for r in done.runs]
     groups = [(outdir, pairs, done.runs[0].aggregate.signature)] if outdir is not None else \
         [(r.run_dir / METRICS_DIR, [p], r.aggregate.signature) for r, p in zip(done.runs, pairs) if eng is None]
     for target, rows, sig in groups:
-        _write_text(target / "structural_metrics.csv", structural_metrics_csv(rows), option)
-        _write_text(target / "structural_metrics_table.md", structural_metrics_md(rows, sig), option)
+        stage_text(target / "structural_metrics.csv", structural_metrics_csv(rows), option)
+        stage_text(target / "structural_metrics_table.md", structural_metrics_md(rows, sig), option)
     results = [r.to_result() for r in done.runs]
     emit(results, output=output, fmt=fmt, quiet=quiet, payload=done.payload())
     if not quiet:
@@ -158,13 +148,13 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
         out = base / "reports" / run_dir.name / "metric_report.html"
     outputs().file(out, "--out", create_parents=True)
     run_dir, read, warns = load_scorecards(run, strict)
-    _warn(warns)
+    warn(*warns)
     agg = aggregate_run(read.rows, run_dir.name, load_override(run_dir, override_summary))
     result = agg.to_result(inputs={"scorecards": read.path, "n_rows": len(read.rows), "n_skipped": read.n_skipped},
                            per_item=changed_samples(read.rows, agg.matrix),
                            extra={"skipped": [s.describe() for s in read.skipped[:100]]}
                            | ({"warnings": [f"{read.n_skipped} malformed rows skipped"]} if read.n_skipped else {}))
-    _write_text(out, render_report([result], title=f"ABSA metric report — {run_dir.name}"), "--out")
+    stage_text(out, render_report([result], title=f"ABSA metric report — {run_dir.name}"), "--out")
     outputs().commit()
     if not quiet:
         click.echo(f"wrote {out}")
@@ -193,10 +183,10 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
     tx.file(out, "--out", create_parents=True)
     tx.file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
     seeds = aggregate_seed_runs(runs, out.parent.name)
-    _warn(seeds.warnings)
+    warn(*seeds.warnings)
     agg = seeds.aggregate
-    _write_text(out, aggregated_csv(agg), "--out")
-    _write_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
+    stage_text(out, aggregated_csv(agg), "--out")
+    stage_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
                 "--out (.md beside it)")
     emit(seeds.result, output=output, fmt=fmt, quiet=quiet)
     if not quiet:

@@ -60,7 +60,7 @@ from scorekit.cli.metric_options import MetricsOption, metric_specs
 @engine_options
 @output_options
 def command(predictions, references, lang, metrics, baseline_meteor, recipe, scale, tokenizer, images, videos,
-            allow_english_model, strict, engine, address, output, fmt, quiet, **extra):
+            allow_english_model, strict, engine, address, output, fmt, quiet):
     """Score captions: METEOR (primary), CIDEr-D and BERTScore (secondary), BLEU-4 and ROUGE-L
     (reference), with the comparison against the METEOR baseline and the §7 target table.
     A metric's parameters are set in its name: -m "bleu(mode=sentence),meteor(lexicon=syn.tsv)",
@@ -87,7 +87,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
                             warn=warn)
     if not quiet:
         _print_report(result, fmt)
-    emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
 
 
 # What --recipe spec reads; every other option changes the tokens, metrics or their parameters.

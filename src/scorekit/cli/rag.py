@@ -8,7 +8,6 @@ import click
 from scorekit.cli._common import emit, example, metrics_table, output_options, print_comparison, print_table, signature_line
 from scorekit.cli._types import count, finite
 from scorekit.errors import ScorekitError
-from scorekit.result import _jsonable
 from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
 from scorekit.stats.significance import METHODS as METHODS_TESTS
@@ -75,12 +74,12 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
                    graded=graded, compat=compat, mode=mode, test=test, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, kiwi_tokens=kiwi_tokens, kiwi_stopwords=kiwi_stopwords, kiwi_rouge=kiwi_rouge,
                    model=model, allow_english_model=allow_english_model)
-    payload = _jsonable(comp.to_dict()) if len(comp.results) > 1 else None
     if compat:
         click.echo(f"scorekit: note: {comp.results[0].extra['rag']['note']}", err=True)
     if not quiet:
         _print(comp, fmt, compat)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet, payload=payload)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)
 
 
 def _print(comp, fmt: str, compat: str | None) -> None:

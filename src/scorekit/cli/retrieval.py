@@ -98,15 +98,10 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
     if trec_layout:
         outputs().stdout(comp.trec_eval_lines(metrics))
         quiet = True
-    several = len(comp.results) > 1
-    payload = comp.to_dict() if several else None
-    if payload is not None:
-        from scorekit.result import _jsonable
-
-        payload = _jsonable(payload)
     if not quiet:
         _print(comp, fmt)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet, payload=payload)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)
 
 
 def _print(comp, fmt: str) -> None:

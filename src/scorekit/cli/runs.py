@@ -32,10 +32,10 @@ from scorekit.stats.compare import compare_runs
 from scorekit.stats.significance import METHODS
 
 
-def _open(store: Path | None, create: bool = False):
+def _open(store: Path | None):
     from scorekit.io.run_store import RunStore
 
-    return RunStore(store, create=create)
+    return RunStore(store, create=False)
 
 
 def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:

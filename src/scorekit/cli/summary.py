@@ -46,7 +46,7 @@ from scorekit.cli.metric_options import MetricsOption
 @engine_options
 @output_options
 def command(predictions, references, sources, lang, stem, device, allow_english_model, metrics, name, engine,
-            address, output, fmt, quiet, **options):
+            address, output, fmt, quiet):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
     from contextlib import nullcontext
@@ -64,7 +64,7 @@ def command(predictions, references, sources, lang, stem, device, allow_english_
                                  metrics=split_specs(metrics) if metrics else None, engine=eng)
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
-    emit(result, output=output, fmt=fmt, quiet=quiet, **options)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
     if quiet:
         return
     # one system: metrics down the rows, so the table fits a terminal

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from scorekit.cli._types import SEED, count, parse_floats, resamples, usage_error
+from scorekit.cli._types import SEED, count, resamples, usage_error
 from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
@@ -32,7 +33,12 @@ def parse_int_list(text: str, what: str) -> list[int]:
 
 
 def parse_band(text: str) -> tuple[float, float]:
-    low, high = parse_floats(text, 2, "--band")
+    try:
+        low, high = map(float, text.split(","))
+    except ValueError:
+        low = high = math.nan
+    if not math.isfinite(low + high):
+        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {text!r}")
     if not 0 <= low <= high <= 1:
         raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
     return low, high
@@ -116,7 +122,7 @@ def table_format(path: Path) -> str:
 @output_options
 def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, metrics, device,
             allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
-            address, output, fmt, quiet, **options):
+            address, output, fmt, quiet):
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
     95% bootstrap CIs; recommend an n interval."""
@@ -150,7 +156,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
              if plot_out is not None else [])
     if plots:
         result.extra["plots"] = [str(p) for p in plots]
-    emit(result, output=output, fmt=fmt, quiet=quiet, **options)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
 
     short = {n: c for n, c in sweep.short_documents.items() if c}
     if short:

@@ -89,11 +89,8 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     results = []
     with eng if eng is not None else nullcontext():
         for name, path, topic_set in topic_sets:
-            inputs = {"topics": str(path)}
-            if ratings_path:
-                inputs["ratings"] = str(ratings_path)
-            if corpus_path:
-                inputs["corpus"] = str(corpus_path)
+            inputs = {k: str(v) for k, v in (("topics", path), ("ratings", ratings_path),
+                                             ("corpus", corpus_path)) if v}
             results.append(evaluate_topics(topic_set.topics, names=topic_set.names, metrics=specs, corpus=corpus,
                                            tokenizer=tokenizer, ratings=ratings, grid=grid,
                                            n_resamples=n_resamples, seed=seed, name=name, inputs=inputs,

@@ -135,19 +135,6 @@ def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
         raise InputError(f"cannot read {what}: {exc.strerror or exc}", p) from None
 
 
-def open_text(path: str | os.PathLike, what: str = "file") -> IO[str]:
-    """Open a UTF-8 text file, transparently gunzipping ``*.gz``; strict decoding (invalid UTF-8
-    raises ``UnicodeDecodeError`` when read). A ``.gz`` file is decompressed up front, so a
-    damaged one fails here with its name."""
-    p = check_readable(path, what)
-    if p.suffix == ".gz":
-        return io.TextIOWrapper(io.BytesIO(read_bytes(p, what)), encoding="utf-8", errors="strict")
-    try:
-        return open(p, encoding="utf-8", errors="strict")
-    except OSError as exc:
-        raise InputError(f"cannot read {what}: {exc.strerror or exc}", p) from None
-
-
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """Whole-file read with invalid UTF-8 reported as one clear line (with the line number)."""
     p = check_readable(path, what)

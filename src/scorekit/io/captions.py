@@ -37,17 +37,15 @@ references is dropped. Both are reported by name; ``strict=True`` makes either a
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
-from scorekit.io.csvfields import allow_long_fields
 from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import parse_json
+from scorekit.io.records import file_kind, read_records, shard_paths
 from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
@@ -91,44 +89,17 @@ class CaptionSet:
 
 
 def _fmt(path: Path) -> str:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    suffix = Path(name).suffix.lower()
-    if suffix in (".json", ".jsonl", ".csv", ".tsv", ".parquet"):
-        return suffix[1:]
+    fmt = file_kind(path)
+    if fmt in ("json", "jsonl", "csv", "tsv", "parquet"):
+        return fmt
     raise InputError("unknown caption file format (expected .json, .jsonl, .csv, .tsv or .parquet; "
                      "or a folder or glob of such shards)", path)
 
 
-def _parquet_records(path: Path, keys) -> list[tuple[str, object, int | None]]:
-    """(id, value, row) of a Parquet file; rows count from 1, as lines do."""
-    try:
-        import pyarrow.parquet as pq
-
-        table = pq.read_table(path)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", path) from None
-    names = table.column_names
-    if "id" not in names:
-        raise InputError("expected an 'id' column", path)
-    col = next((k for k in keys if k in names), None)
-    if col is None:
-        raise InputError(f"expected a text column named one of {', '.join(keys)}", path)
-    ids, values = table.column("id").to_pylist(), table.column(col).to_pylist()
-    for i, k in enumerate(ids, 1):
-        if k is None:
-            raise InputError("empty 'id'", path, i)
-    return [(str(k), v, i) for i, (k, v) in enumerate(zip(ids, values), 1)]
-
-
-def shard_files(path: str | Path, kind: str) -> list[Path]:
+def shard_files(path: str | Path, what: str) -> list[Path]:
     """The files a caption input names: itself, or a folder's / glob's shard files in name
     order (see the module docstring)."""
-    path = Path(path)
-    if path.is_file():
-        return [path]
-    from scorekit.io.shards import expand
-
-    files = expand(path, f"{kind} shards")
+    files = shard_paths(path, f"{what} shards")
     for f in files:
         _fmt(f)
     return files
@@ -195,16 +166,13 @@ def _pick(obj: dict, keys, path, line) -> object:
     raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
 
 
-def _records(path: Path, kind: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
+def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
     """(id, raw value, line) in file order, and the file's COCO kind ("annotations", "results"
     or None)."""
     fmt = _fmt(path)
-    keys = PRED_KEYS if kind == "predictions" else REF_KEYS
-    if fmt == "parquet":
-        return _parquet_records(path, keys), None
-    text = read_text(path, f"{kind} file")
-    rows: list[tuple[str, object, int | None]] = []
+    keys = PRED_KEYS if what == "predictions" else REF_KEYS
     if fmt == "json":
+        text = read_text(path, f"{what} file")
         data = parse_json(text, path)
         coco = _coco_rows(data, path)
         if coco is not None:
@@ -213,33 +181,22 @@ def _records(path: Path, kind: str) -> tuple[list[tuple[str, object, int | None]
             return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))], None
         if not isinstance(data, list):
             raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
-        objs = [(o, None) for o in data]
-    elif fmt == "jsonl":
-        objs = []
-        for i, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            objs.append((parse_json(line, path, i), i))
+        objs = ((None, o) for o in data)
     else:
-        allow_long_fields()
-        reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
-        header = next(reader, None)
-        if not header or "id" not in header:
-            raise InputError("expected a header row with an 'id' column", path, 1)
-        col = next((header.index(k) for k in keys if k in header), None)
-        if col is None:
-            raise InputError(f"expected a text column named one of {', '.join(keys)}", path, 1)
-        idc = header.index("id")
-        for i, row in enumerate(reader, 2):
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise InputError(f"expected {len(header)} fields, got {len(row)}", path, i)
-            rows.append((row[idc], row[col], i))
-        return rows, None
-    for o, line in objs:
+        columns, objs = read_records(path, f"{what} file")
+        if columns is not None:    # a CSV/TSV header or Parquet's columns
+            at = None if fmt == "parquet" else 1
+            if "id" not in columns:
+                raise InputError("expected an 'id' column" if at is None
+                                 else "expected a header row with an 'id' column", path, at)
+            if not any(k in columns for k in keys):
+                raise InputError(f"expected a text column named one of {', '.join(keys)}", path, at)
+    rows = []
+    for line, o in objs:
         if not isinstance(o, dict) or "id" not in o:
             raise InputError("expected an object with an 'id' key", path, line)
+        if o["id"] is None:
+            raise InputError("empty 'id'", path, line)
         rows.append((str(o["id"]), _pick(o, keys, path, line), line))
     return rows, None
 

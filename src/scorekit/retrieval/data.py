@@ -418,10 +418,6 @@ def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
     return bool(np.array_equal(block[order], block))
 
 
-def _rank(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
-    return _rank_grouped(q, score, docs)[:2]
-
-
 def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     """``(order, starts, grouped)``, as ``Run.ranked``; ``grouped``: the order only permutes
     rows within the file's own query blocks (True), or None when unknown."""

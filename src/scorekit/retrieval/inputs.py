@@ -107,6 +107,45 @@ def _is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
+def _from_mapping(mapping: Mapping, what: str, source: str, **name: Any) -> Qrels | Run:
+    q, d, v = _flatten(mapping, what, source, integer=what == "qrels")
+    if what == "qrels":
+        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
+    return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, **name)
+
+
+def _from_python(obj: Any, what: str, **name: Any) -> Qrels | Run:
+    """Qrels or a run from a DataFrame, a ranx object (``to_dict``), a dict or the list form."""
+    source = f"<{what}>"
+    if hasattr(obj, "columns"):
+        return (Qrels if what == "qrels" else Run).from_arrays(*_from_frame(obj, what, source), source=source,
+                                                               **name)
+    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
+        if what == "run":
+            name["name"] = name["name"] or getattr(obj, "name", None)
+        obj = obj.to_dict()
+    if isinstance(obj, (list, tuple)):
+        obj = _list_form(obj, what)
+    if isinstance(obj, Mapping):
+        return _from_mapping(obj, what, source, **name)
+    raise InputError(f"cannot read {'qrels' if what == 'qrels' else 'a run'} from a {type(obj).__name__}")
+
+
+def _read_file(path: str | os.PathLike, what: str, **name: Any) -> Qrels | Run:
+    """A TREC file, or JSON ``{qid: {docid: number}}`` (``.json``/``.json.gz``: ranx's and
+    pytrec_eval's dict form; a ranked list ``{qid: [docid, ...]}`` too)."""
+    if not Path(path).name.lower().endswith((".json", ".json.gz")):
+        from scorekit.io.trec import read_qrels, read_run
+
+        return read_qrels(path) if what == "qrels" else read_run(path, **name)
+    from scorekit.io.jsonfile import read_json_object
+
+    mapping = read_json_object(path, f"{what} file", "a JSON object {qid: {docid: number}}")
+    if what == "run":
+        name["name"] = name["name"] or Path(path).name.split(".")[0]
+    return _from_mapping(mapping, what, str(path), **name)
+
+
 def as_qrels(obj: Any) -> Qrels:
     if isinstance(obj, Qrels):
         return obj
@@ -117,26 +156,8 @@ def as_qrels(obj: Any) -> Qrels:
     if sources.is_parquet(obj):
         return sources.read_parquet(obj, "qrels")
     if _is_path(obj):
-        from scorekit.io.retrieval_json import is_json_path, read_mapping
-        from scorekit.io.trec import read_qrels
-
-        if is_json_path(obj):
-            source = str(obj)
-            q, d, v = _flatten(read_mapping(obj, "qrels"), "qrels", source, integer=True)
-            return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-        return read_qrels(obj)
-    source = "<qrels>"
-    if hasattr(obj, "columns"):
-        return Qrels.from_arrays(*_from_frame(obj, "qrels", source), source=source)
-    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
-        obj = obj.to_dict()
-    if isinstance(obj, Mapping):
-        q, d, v = _flatten(obj, "qrels", source, integer=True)
-        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-    if isinstance(obj, (list, tuple)):
-        q, d, v = _flatten(_list_form(obj, "qrels"), "qrels", source, integer=True)
-        return Qrels.from_arrays(q, d, np.asarray(v, dtype=np.int64), source=source)
-    raise InputError(f"cannot read qrels from a {type(obj).__name__}")
+        return _read_file(obj, "qrels")
+    return _from_python(obj, "qrels")
 
 
 def as_run(obj: Any, name: str | None = None) -> Run:
@@ -151,28 +172,8 @@ def as_run(obj: Any, name: str | None = None) -> Run:
     if _is_shards(obj):
         return _run_from_shards(obj, name)
     if _is_path(obj):
-        from scorekit.io.retrieval_json import is_json_path, read_mapping
-        from scorekit.io.trec import read_run
-
-        if is_json_path(obj):
-            source = str(obj)
-            q, d, v = _flatten(read_mapping(obj, "run"), "run", source, integer=False)
-            return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source,
-                                   name=name or Path(obj).name.split(".")[0])
-        return read_run(obj, name=name)
-    source = "<run>"
-    if hasattr(obj, "columns"):
-        return Run.from_arrays(*_from_frame(obj, "run", source), source=source, name=name)
-    if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
-        name = name or getattr(obj, "name", None)
-        obj = obj.to_dict()
-    if isinstance(obj, Mapping):
-        q, d, v = _flatten(obj, "run", source, integer=False)
-        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
-    if isinstance(obj, (list, tuple)):
-        q, d, v = _flatten(_list_form(obj, "run"), "run", source, integer=False)
-        return Run.from_arrays(q, d, np.asarray(v, dtype=np.float64), source=source, name=name)
-    raise InputError(f"cannot read a run from a {type(obj).__name__}")
+        return _read_file(obj, "run", name=name)
+    return _from_python(obj, "run", name=name)
 
 
 def _is_shards(obj: Any) -> bool:

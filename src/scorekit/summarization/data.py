@@ -1,20 +1,17 @@
-"""Summarisation inputs: (document, reference) pairs from JSONL/JSON/CSV, single-role text files
-for ``scorekit summary``, and the spec's corpora (CNN/DailyMail 3.0.0, XSUM) through Hugging
-Face ``datasets`` — from local files or the local cache only, never downloaded at run time.
+"""Summarisation inputs: (document, reference) pairs and single-role text files for ``scorekit
+summary`` (records read by :mod:`scorekit.io.records`), and the spec's corpora (CNN/DailyMail
+3.0.0, XSUM) through Hugging Face ``datasets``: local files or the local cache only, never a download.
 
 Field names (first present wins): id ``id``; document ``document``, ``article``, ``source``,
 ``text``; reference ``reference``, ``references``, ``highlights``, ``summary``; prediction
 ``prediction``, ``summary``, ``candidate``, ``text``. A reference may be a list of strings
 (several references; ROUGE takes the best). Every problem is reported as ``file:line: message``.
 Ids are normalised like the texts (NFC, invisible characters removed; :mod:`scorekit.io.ids`);
-two ids of one input that become equal that way are duplicates. JSON is read as every reader
-reads it (:func:`scorekit.io.jsonfile.parse_json`: a repeated key or a lone surrogate escape is an
-error naming the line).
+two ids of one input that become equal that way are duplicates.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -23,10 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
-from scorekit.io.atomic import open_text, read_text
-from scorekit.io.csvfields import allow_long_fields
 from scorekit.io.ids import clean_id
-from scorekit.io.jsonfile import parse_json
+from scorekit.io.records import file_kind, read_records, shard_paths
 from scorekit.text.normalize import nfc
 
 ID_FIELDS = ("id",)
@@ -51,77 +46,18 @@ class Pairs:
         return Pairs(self.ids[:limit], self.documents[:limit], self.references[:limit], self.source)
 
 
-def _suffix(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return name.rsplit(".", 1)[-1] if "." in name else ""
-
-
-def iter_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, record)`` from .jsonl, .json (array of objects), .csv, .tsv or .txt (one text per
-    line, record ``{"text": line}``)."""
-    p = Path(path)
-    kind = _suffix(p)
-    if kind == "jsonl":
-        text = read_text(p, "JSONL file")
-        for no, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            rec = parse_json(line, p, no)
-            if not isinstance(rec, dict):
-                raise InputError("expected a JSON object per line", p, no)
-            yield no, rec
-    elif kind == "json":
-        data = parse_json(read_text(p, "JSON file"), p)
-        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise InputError("expected a JSON array of objects", p)
-        for i, rec in enumerate(data, 1):
-            yield i, rec  # record number (the file may be one line)
-    elif kind in ("csv", "tsv"):
-        try:
-            allow_long_fields()
-            with open_text(p, "CSV file") as fh:
-                reader = csv.DictReader(fh, delimiter="\t" if kind == "tsv" else ",")
-                if not reader.fieldnames:
-                    raise InputError("empty CSV file (expected a header row)", p, 1)
-                for rec in reader:
-                    if None in rec:
-                        raise InputError("more fields than the header has", p, reader.line_num)
-                    yield reader.line_num, rec
-        except UnicodeDecodeError:
-            read_text(p)  # re-read to report the line of the bad byte
-            raise
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", p) from None
-    elif kind == "txt":
-        for no, line in enumerate(read_text(p, "text file").splitlines(), 1):
-            yield no, {"text": line}
-    elif kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            rows = pq.read_table(p).to_pylist()
-        except (OSError, ValueError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", p) from None
-        yield from enumerate(rows, 1)  # row number (1-based), reported where a line would be
-    else:
-        raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv, .txt or "
-                         ".parquet; or a folder or glob of such shards)", p)
-
-
 def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     """``(file, line, record)`` of a file, or of every shard of a folder or glob in name order
-    (``.jsonl``, ``.json``, ``.csv``, ``.tsv``, ``.parquet``; ``.gz`` too)."""
-    p = Path(path)
-    if p.is_file():
-        shards = [p]
-    else:
-        from scorekit.io.shards import expand
-
-        shards = expand(p, "input shards")
-    for shard in shards:
-        for no, rec in iter_records(shard):
+    (:mod:`scorekit.io.records`: .jsonl, .json, .csv, .tsv, .txt, .parquet; ``.gz`` too)."""
+    for shard in shard_paths(path, "input shards"):
+        kind = file_kind(shard)
+        if kind not in ("jsonl", "json", "csv", "tsv", "txt", "parquet"):
+            raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv, .txt or "
+                             ".parquet; or a folder or glob of such shards)", shard)
+        columns, records = read_records(shard, "input file")
+        if columns == []:
+            raise InputError("empty CSV file (expected a header row)", shard, 1)
+        for no, rec in records:
             yield shard, no, rec
 
 
@@ -182,7 +118,7 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
     lines: list[int | None] = []
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
-        names = ("text",) if _suffix(p) == "txt" else fields  # .txt: one text per line, any role
+        names = ("text",) if file_kind(p) == "txt" else fields  # .txt: one text per line, any role
         _, rid = _field(rec, ID_FIELDS)
         rid = clean_id(rid, p, no) if rid is not None else None
         name, value = _field(rec, names)
@@ -290,7 +226,7 @@ def split_files(folder: Path, split: str) -> list[str]:
 
 
 def _builder_for(path: Path) -> str:
-    kind = _suffix(path if path.is_file() else next(iter(sorted(path.glob("*.*"))), path))
+    kind = file_kind(path if path.is_file() else next(iter(sorted(path.glob("*.*"))), path))
     return {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv", "arrow": "arrow"}.get(kind, "")
 
 
