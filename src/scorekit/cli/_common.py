@@ -41,6 +41,12 @@ _TX_KEY = "scorekit.outputs"
 RECORD_ENV = "SCOREKIT_RECORD"
 
 
+def shared_options() -> dict:
+    """The running command's ``--report``/``--record``/``--store`` values (:data:`SHARED_OPTIONS`)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_META_KEY, {}) if ctx is not None else {}
+
+
 def example(*lines: str, heading: str = "Example:") -> str:
     """The epilog every command's --help ends with: ``Example:`` and the command lines, kept as
     written (click's ``\\b`` stops re-wrapping)."""
@@ -283,8 +289,7 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
     payload = None if payload is None else _jsonable(payload)
     if output is not None:
         write_json(output, dumps_json(payload if payload is not None else results[0].to_dict()))
-    ctx = click.get_current_context(silent=True)
-    shared = ctx.meta.get(_META_KEY, {}) if ctx is not None else {}
+    shared = shared_options()
     source = str(output) if output and not is_stdout(output) else None
     report = shared.get("report")
     if report and results:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, example, output_options, print_table, signature_line
+from scorekit.cli._common import emit, example, output_options, print_table, shared_options, signature_line
 from scorekit.cli._types import MAX_COUNT, MAX_SEED, usage_error
 from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
@@ -183,7 +183,7 @@ def _with(options):
 def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model,
                      n_list, split,
                      num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
-                     seed, folds, checkpoint, output, fmt, quiet, **extra):
+                     seed, folds, checkpoint, output, fmt, quiet):
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
     held-out articles.
@@ -200,7 +200,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
     _check_models(lang, encoder, reward_spec, allow_english_model)
     if checkpoint is None and folds is None:
         raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
-    if folds is None and (output is not None or extra.get("report") is not None):
+    if folds is None and (output is not None or shared_options().get("report") is not None):
         option = "--output" if output is not None else "--report"
         raise usage_error(f"{option} holds the cross-validation results: it needs --folds K (plain training "
                           "writes only the --checkpoint)")
@@ -222,7 +222,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
     if cv is not None:
         if not quiet:
             print_cv(cv, fmt)
-        emit(cv, output=output, fmt=fmt, quiet=quiet, **extra)
+        emit(cv, output=output, fmt=fmt, quiet=quiet)
     if policy is None:
         return
     policy.save(checkpoint)
@@ -298,7 +298,7 @@ def print_cv(result, fmt: str) -> None:
 @output_options
 def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
               checkpoint, num_test,
-              split, exclude_trained, output, fmt, quiet, **extra):
+              split, exclude_trained, output, fmt, quiet):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
     """
@@ -319,4 +319,4 @@ def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english
         print_table(header, [[r[h] for h in header] for r in rows], fmt,
                     title="RL policy vs TextRank vs lead-n" + (" (UNTRAINED policy)" if not checkpoint else ""))
         signature_line(result.signature, fmt)
-    emit(result, output=output, fmt=fmt, quiet=quiet, **extra)
+    emit(result, output=output, fmt=fmt, quiet=quiet)
