@@ -62,9 +62,13 @@ class Policy:
         self.chunk.eval()
         return self
 
-    def summarize(self, article: PreparedArticle, n: int) -> str:
+    def decide(self, article: PreparedArticle, n: int):
+        """The greedy :class:`~scorekit.summarization.rl.episode.Decision` for ``article`` at ``n``."""
         with torch.inference_mode():
-            return decide(article, n, self.sentence, self.chunk, greedy=True).summary
+            return decide(article, n, self.sentence, self.chunk, greedy=True)
+
+    def summarize(self, article: PreparedArticle, n: int) -> str:
+        return self.decide(article, n).summary
 
     # -- checkpoints -------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
