@@ -42,7 +42,7 @@ import numpy as np
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
-from scorekit.topics.batch import TopicMetric, mean_or_nan
+from scorekit.topics.batch import TopicMetric
 
 EPSILON = 1e-12
 MEASURES = ("c_v", "c_npmi", "c_uci", "u_mass")
@@ -309,6 +309,7 @@ class CorpusCoherence(TopicMetric):
 
     name = "coherence"
     keys = ("npmi", "c_v", "u_mass")
+    per_topic = True
     params = (Param("topn", int, 20, "gensim's topn: every topic is cut to its first topn words when the "
                     "set's first topic has more in the corpus (decided for the whole set)", low=1),)
     key_info = {"npmi": {"doc": "NPMI coherence (gensim c_npmi, window 10), -1..1."},
@@ -332,12 +333,6 @@ class CorpusCoherence(TopicMetric):
                 missing[i] = words
         return Stats({**cols, "dropped": missing})
 
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {k: mean_or_nan(stats.columns[k]) for k in self.keys}
-
-    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
-        return {k: np.asarray(stats.columns[k], dtype=np.float64) for k in self.keys}
-
 
 @register
 class TopicDiversity(TopicMetric):
@@ -347,9 +342,6 @@ class TopicDiversity(TopicMetric):
     name = "topic_diversity"
     kind = "rate"
     params = (Param("topk", int, 10, "top-k words per topic", low=1),)
-
-    def item_stats(self, batch: Any) -> Stats:
-        return Stats({"keywords": list(self.batch(batch).topics)})
 
     def score(self, stats: Stats) -> dict[str, float]:
         kw = stats.columns["keywords"]

@@ -328,6 +328,7 @@ class SemanticCoherence(TopicMetric):
     each keyword."""
 
     name = "sc"
+    per_topic = True
     params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER) + EMBEDDER
 
     def item_stats(self, batch: Any) -> Stats:
@@ -338,12 +339,6 @@ class SemanticCoherence(TopicMetric):
         b._cache.setdefault(("centres", self.embedder() if isinstance(b.word_vectors, dict) else None),
                             coh.topic_vectors)
         return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {"sc": mean_or_nan(stats.columns["sc"])}
-
-    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
-        return {"sc": np.asarray(stats.columns["sc"], dtype=np.float64)}
 
 
 @register
@@ -394,9 +389,6 @@ class ContentDiversity(TopicMetric):
 
     name = "cd"
     kind = "rate"
-
-    def item_stats(self, batch: Any) -> Stats:
-        return Stats({"keywords": list(self.batch(batch).topics)})
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {"cd": content_diversity(stats.columns["keywords"])}
