@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -263,21 +264,12 @@ def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], m
     vocab = {tok for text in texts for tok in text}
     kept, dropped = resolve_topics(topics, vocab, topn, names, cut)
     relevant = list(dict.fromkeys(w for t in kept for w in t))
-    if measure == "u_mass":
-        win = None
-        counts = counts or count_documents(texts, relevant)
-    else:
-        win = window_size or WINDOW_SIZES[measure]
-        counts = counts or count_windows(texts, relevant, win)
-    per_topic = np.empty(len(kept))
-    for k, words in enumerate(kept):
-        ids = np.array([counts.index[w] for w in words], dtype=np.int64)
-        if measure == "u_mass":
-            per_topic[k] = _u_mass(counts, ids)
-        elif measure == "c_v":
-            per_topic[k] = _c_v(counts, ids)
-        else:
-            per_topic[k] = _pairwise(counts, ids, normalize=(measure == "c_npmi"))
+    win = None if measure == "u_mass" else window_size or WINDOW_SIZES[measure]
+    counts = counts or (count_documents(texts, relevant) if win is None else count_windows(texts, relevant, win))
+    confirm = {"u_mass": _u_mass, "c_v": _c_v, "c_npmi": partial(_pairwise, normalize=True),
+               "c_uci": partial(_pairwise, normalize=False)}[measure]
+    per_topic = np.array([confirm(counts, np.array([counts.index[w] for w in words], dtype=np.int64))
+                          for words in kept], dtype=np.float64)
     return CoherenceScores(measure=measure, per_topic=per_topic, score=float(np.mean(per_topic)),
                            window_size=win, dropped=dropped, num_docs=counts.num_docs)
 

@@ -163,13 +163,10 @@ def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticPa
         centre = emb.mean(axis=1)                                                    # e_T
         cos = np.einsum("bnd,bd->bn", unit, _unit(centre))
         scores = (lam * cos).sum(axis=1)
-        if params.sc_size_normalize:
-            scores = scores / n
+        sc[idx] = scores / n if params.sc_size_normalize else scores
+        topic_vectors[idx] = centre
         for k, i in enumerate(idx):
-            sc[i] = scores[k]
-            weights[i] = lam[k]
-            cosines[i] = cos[k]
-            topic_vectors[i] = centre[k]
+            weights[i], cosines[i] = lam[k], cos[k]
     return CoherenceDetail(sc=sc, weights=weights, cosines=cosines, topic_vectors=topic_vectors)
 
 
