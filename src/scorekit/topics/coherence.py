@@ -265,7 +265,8 @@ def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], m
     kept, dropped = resolve_topics(topics, vocab, topn, names, cut)
     relevant = list(dict.fromkeys(w for t in kept for w in t))
     win = None if measure == "u_mass" else window_size or WINDOW_SIZES[measure]
-    counts = counts or (count_documents(texts, relevant) if win is None else count_windows(texts, relevant, win))
+    if counts is None:
+        counts = count_documents(texts, relevant) if win is None else count_windows(texts, relevant, win)
     confirm = {"u_mass": _u_mass, "c_v": _c_v, "c_npmi": partial(_pairwise, normalize=True),
                "c_uci": partial(_pairwise, normalize=False)}[measure]
     per_topic = np.array([confirm(counts, np.array([counts.index[w] for w in words], dtype=np.int64))

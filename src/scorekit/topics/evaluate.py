@@ -131,7 +131,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     planned = plan("topics", specs, {"allow_english_model": bool(allow_english_model)})
     if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
         raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
-    sig: dict[str, object] = {"norm": NORM}
     # SemDiv and Overall are derived (combine) from SC, SD and CD built with their parameters:
     # those parts run with the plan, shared with a listed measure of the same parameters
     computed = {_ident(p.metric): p for p in planned if not hasattr(p.metric, "combine")}
@@ -154,15 +153,11 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
     batch = TopicBatch(topics, vectors, names, texts, lowered)
-    sig.update(signature_fields([p.metric for p in planned]))
+    sig: dict[str, object] = {"norm": NORM, **signature_fields([p.metric for p in planned])}
     scored = run(list(computed.values()), batch, engine)
-    derived_values: dict[str, float] = {}
-    for p, parts in derived:
-        values: dict[str, float] = {}
-        for m in parts:
-            values.update(m.score(scored.stats[id(m)]))
-        for key, label in p.keys:
-            derived_values[label] = p.metric.combine(values)
+    derived_values = {label: p.metric.combine({k: v for m in parts
+                                               for k, v in m.score(scored.stats[id(m)]).items()})
+                      for p, parts in derived for _, label in p.keys}
     metrics_out: dict[str, float] = {}
     per_topic: dict[str, np.ndarray] = {}
     for p in planned:

@@ -73,7 +73,8 @@ class Toolkit:
             chunks, chunker = chunk_sentences(sents, lang=self.lang)
             split_docs.append(sents)
             chunk_lists.append(chunks)
-        texts = [t for sents, chunks in zip(split_docs, chunk_lists) for t in (*sents, *(c.text for c in chunks))]
+        texts = [t for sents, chunks in zip(split_docs, chunk_lists)
+                 for t in (*sents, *(c.text for c in chunks))]
         vectors = self.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
         out, pos, dim = [], 0, vectors.shape[1]
         for i, (sents, chunks) in enumerate(zip(split_docs, chunk_lists)):
@@ -83,9 +84,9 @@ class Toolkit:
             pos += len(chunks)
             tr = textrank_scores(s_emb) if len(sents) else np.zeros(0)
             ref = pairs.references[i]
-            out.append(PreparedArticle(str(pairs.ids[i]), sents, s_emb, np.asarray(tr, dtype=np.float64), chunks,
-                                       c_emb, reference=ref if isinstance(ref, str) else "\n".join(ref),
-                                       source=pairs.documents[i]))
+            out.append(PreparedArticle(str(pairs.ids[i]), sents, s_emb, np.asarray(tr, dtype=np.float64),
+                                       chunks, c_emb, ref if isinstance(ref, str) else "\n".join(ref),
+                                       pairs.documents[i]))
         return out, chunker, dim if out else 384
 
 
