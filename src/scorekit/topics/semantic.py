@@ -274,7 +274,9 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
         raise ScorekitError("the topic list is empty")
     if isinstance(word_vectors, Mapping):
         word_vectors = [np.stack([word_vectors[w] for w in words]) for words in topics]
-    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
+    overall_m = Overall(**asdict(params), sis=sis)
+    sc_m, sd_m = overall_m._part(SemanticCoherence), overall_m._part(SemanticDistinctiveness)
+    cd_m, semdiv_m = ContentDiversity(), overall_m._part(SemanticDiversity)
     batch = TopicBatch(topics, list(word_vectors))
     sc_stats = sc_m.item_stats(batch)
     coh = CoherenceDetail(sc=sc_stats.columns["sc"], weights=sc_stats.columns["pagerank"],
@@ -445,17 +447,10 @@ declare("topics", "cos_to_topic", kind="score",
 declare("topics", "sis", kind="score", doc="Semantic integration score, as given (§4).")
 
 
-def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
-    """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
-    values = {**asdict(params), "sis": sis}
-    classes = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)
-    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values}) for cls in classes]
-
-
 __all__ = [
     "SemanticParams", "SemanticScores", "CoherenceDetail", "DistinctivenessDetail",
     "content_diversity", "hierarchical_overlap", "overall_score", "score_embeddings",
     "semantic_coherence", "semantic_coherence_from_parts", "semantic_distinctiveness",
     "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity", "SemanticCoherence",
-    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "semantic_metrics", "EMBEDDER",
+    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "EMBEDDER",
 ]
