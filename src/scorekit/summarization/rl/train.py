@@ -98,12 +98,8 @@ class Policy:
         missing = [k for k in ("config", "sentence", "chunk") if not isinstance(payload.get(k), dict)]
         if missing:
             raise InputError(f"damaged summariser checkpoint: no {', '.join(missing)}", path)
-        raw = dict(payload["config"])
-        # checkpoints written before the state/compress options were the spec's policy with chunks
-        raw.setdefault("state", "spec")
-        raw.setdefault("compress", "chunks")
-        try:
-            config = PolicyConfig(**raw)
+        try:   # a checkpoint older than the state/compress options gets their defaults: spec, chunks
+            config = PolicyConfig(**payload["config"])
             policy = cls(SentencePolicyModel(config), ChunkPolicyModel(config), config,
                          {int(k): float(v) for k, v in (payload.get("baselines") or {}).items()},
                          dict(payload.get("meta") or {}))
