@@ -171,12 +171,10 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                 metrics_out[label] = scored.metrics[label]
 
     # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
-    values: dict[str, object] = {}
-    for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
-        m = next((p.metric for p in planned if type(p.metric) is cls), None)
-        values.update(m.values if m is not None else {})
-    params = SemanticParams.of(values)
-    ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
+    listed = {type(p.metric): p.metric for p in reversed(planned)}   # the first of each measure
+    semantic = (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall)
+    params = SemanticParams.of({k: v for c in semantic if c in listed for k, v in listed[c].values.items()})
+    ov = listed.get(Overall)
     sis = ov.values["sis"] if ov is not None else None
     dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None
     notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
