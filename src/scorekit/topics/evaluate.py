@@ -193,13 +193,10 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     rows = []
     for i, words in enumerate(topics):
-        row: dict[str, object] = {"id": names[i], "keywords": words}
-        for key, vals in per_topic.items():
-            row[key] = float(vals[i])
-        if sc_m is not None:
-            sc_stats = scored.stats[id(sc_m)]
-            row["pagerank"] = [float(x) for x in sc_stats.columns["pagerank"][i]]
-            row["cos_to_topic"] = [float(x) for x in sc_stats.columns["cos_to_topic"][i]]
+        row = {"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()}}
+        if sc_m is not None:   # each keyword's lambda and cosine to the topic centre
+            sc_cols = scored.stats[id(sc_m)].columns
+            row.update({k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic")})
         rows.append(row)
 
     extra: dict[str, object] = {
