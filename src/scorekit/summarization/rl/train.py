@@ -26,7 +26,6 @@ import torch
 from scorekit import __version__
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import atomic_write
-from scorekit.progress import is_enabled
 from scorekit.summarization.rl.episode import PreparedArticle, decide
 from scorekit.summarization.rl.policy import ChunkPolicyModel, PolicyConfig, SentencePolicyModel
 
