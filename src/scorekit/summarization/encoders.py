@@ -24,9 +24,7 @@ class SharedEncoder:
 
     def __init__(self, encoder):
         self.encoder = encoder
-        self.name = encoder.name
-        self.hash = encoder.content_hash
-        self.signature = f"{self.name}@{self.hash}"
+        self.signature = f"{encoder.name}@{encoder.content_hash}"
         self._last: tuple[tuple[str, ...], np.ndarray] | None = None
         self.calls = 0      # embed calls that reached the model
 

@@ -295,6 +295,7 @@ class SummaryBERTScore(SummaryMetric):
     keys = ("bertscore_f1",)
     kind = "score"
     needs_model = True
+    transient = ("_scorer",)   # a worker loads its own model, from the same parameters
     params = CaptionMetric.params + (
         Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
         Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
@@ -339,11 +340,6 @@ class SummaryBERTScore(SummaryMetric):
                     batch_size=v["batch_size"], device=v["device"], allow_english_model=self.allow_english_model)
             self._scorer = _LOADED[key]
         return self._scorer
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state.pop("_scorer", None)
-        return state
 
     def f1(self, batch) -> np.ndarray:
         """Per-summary F1, computed once per batch and scorer (Efficiency is derived from it)."""

@@ -11,7 +11,6 @@ sentence (CNN/DailyMail highlights and many corpora put one sentence per line).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from scorekit.text.korean import get_kiwi, has_hangul
 from scorekit.text.normalize import nfc

@@ -178,15 +178,6 @@ class RandomSummarizer:
         return {"summarizer": "random", "seed": self.seed}
 
 
-def default_embed() -> tuple[EmbedFn, str]:
-    """The shared SBERT encoder (all-MiniLM-L6-v2 by default), loaded lazily; its name carries the
-    folder's content hash (``all-MiniLM-L6-v2@<hash>``)."""
-    from scorekit.neural.encoder import Encoder
-
-    enc = Encoder.load()
-    return enc.embed, f"{enc.name}@{enc.content_hash}"
-
-
 class _SentenceRanker:
     """Sentences embedded once (batched over every document), ranked by :meth:`score`, then
     :func:`compress_to_n_words`. ``embed`` maps texts to an array; None = the shipped MiniLM."""
@@ -200,8 +191,13 @@ class _SentenceRanker:
 
     @property
     def embed(self) -> EmbedFn:
+        """The sentence encoder; the shipped MiniLM loaded on first use, named with its folder's
+        content hash (``all-MiniLM-L6-v2@<hash>``)."""
         if self._embed is None:
-            self._embed, self.model_name = default_embed()
+            from scorekit.neural.encoder import Encoder
+
+            enc = Encoder.load()
+            self._embed, self.model_name = enc.embed, f"{enc.name}@{enc.content_hash}"
         return self._embed
 
     def score(self, sentence_embeddings: np.ndarray) -> np.ndarray:

@@ -128,9 +128,7 @@ def full_labels(params: Mapping[str, Any]) -> list[str]:
     return [n + FULL for n in (params.get("systems") or {})]
 
 
-def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[str, Any] | None = None
-                    ) -> tuple[str, str]:
-    params = params or {}
+def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[str, Any]) -> tuple[str, str]:
     base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
     external = {*(params.get("systems") or {}), *full_labels(params)}
     own = [s for s in summarizers if s not in external]

@@ -110,6 +110,7 @@ class TopicMetric(Metric):
     family = "topics"
     kind = "score"
     embedded_with: dict | None = None
+    per_topic = False   # True: each key is a column of per-topic values, the model's value their mean
 
     def embedder(self) -> tuple | None:
         """``(model, num_layers)`` of a measure over keyword embeddings; None for one that reads none."""
@@ -129,13 +130,21 @@ class TopicMetric(Metric):
         topics, vectors = batch
         return TopicBatch(topics, vectors)
 
+    def item_stats(self, batch: Any) -> Stats:
+        """The keyword sets (what a set-level measure over keywords reads)."""
+        return Stats({"keywords": list(self.batch(batch).topics)})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        return {k: mean_or_nan(stats.columns[k]) for k in self.result_keys()}
+
     def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
-        return {}   # set-level measures: no per-topic value
+        if not self.per_topic:
+            return {}   # a set-level measure: no per-topic value
+        return {k: np.asarray(stats.columns[k], dtype=np.float64) for k in self.result_keys()}
 
 
 def mean_or_nan(x: np.ndarray) -> float:
     return float(np.mean(x)) if len(x) else float("nan")
-
 
 
 __all__ = ["DEFAULT_EMBEDDER", "TopicBatch", "TopicMetric", "mean_or_nan"]

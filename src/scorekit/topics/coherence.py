@@ -36,13 +36,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
-from scorekit.topics.batch import TopicMetric, mean_or_nan
+from scorekit.topics.batch import TopicMetric
 
 EPSILON = 1e-12
 MEASURES = ("c_v", "c_npmi", "c_uci", "u_mass")
@@ -263,21 +264,13 @@ def coherence(topics: Sequence[Sequence[str]], texts: Sequence[Sequence[str]], m
     vocab = {tok for text in texts for tok in text}
     kept, dropped = resolve_topics(topics, vocab, topn, names, cut)
     relevant = list(dict.fromkeys(w for t in kept for w in t))
-    if measure == "u_mass":
-        win = None
-        counts = counts or count_documents(texts, relevant)
-    else:
-        win = window_size or WINDOW_SIZES[measure]
-        counts = counts or count_windows(texts, relevant, win)
-    per_topic = np.empty(len(kept))
-    for k, words in enumerate(kept):
-        ids = np.array([counts.index[w] for w in words], dtype=np.int64)
-        if measure == "u_mass":
-            per_topic[k] = _u_mass(counts, ids)
-        elif measure == "c_v":
-            per_topic[k] = _c_v(counts, ids)
-        else:
-            per_topic[k] = _pairwise(counts, ids, normalize=(measure == "c_npmi"))
+    win = None if measure == "u_mass" else window_size or WINDOW_SIZES[measure]
+    if counts is None:
+        counts = count_documents(texts, relevant) if win is None else count_windows(texts, relevant, win)
+    confirm = {"u_mass": _u_mass, "c_v": _c_v, "c_npmi": partial(_pairwise, normalize=True),
+               "c_uci": partial(_pairwise, normalize=False)}[measure]
+    per_topic = np.array([confirm(counts, np.array([counts.index[w] for w in words], dtype=np.int64))
+                          for words in kept], dtype=np.float64)
     return CoherenceScores(measure=measure, per_topic=per_topic, score=float(np.mean(per_topic)),
                            window_size=win, dropped=dropped, num_docs=counts.num_docs)
 
@@ -309,6 +302,7 @@ class CorpusCoherence(TopicMetric):
 
     name = "coherence"
     keys = ("npmi", "c_v", "u_mass")
+    per_topic = True
     params = (Param("topn", int, 20, "gensim's topn: every topic is cut to its first topn words when the "
                     "set's first topic has more in the corpus (decided for the whole set)", low=1),)
     key_info = {"npmi": {"doc": "NPMI coherence (gensim c_npmi, window 10), -1..1."},
@@ -332,12 +326,6 @@ class CorpusCoherence(TopicMetric):
                 missing[i] = words
         return Stats({**cols, "dropped": missing})
 
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {k: mean_or_nan(stats.columns[k]) for k in self.keys}
-
-    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
-        return {k: np.asarray(stats.columns[k], dtype=np.float64) for k in self.keys}
-
 
 @register
 class TopicDiversity(TopicMetric):
@@ -347,9 +335,6 @@ class TopicDiversity(TopicMetric):
     name = "topic_diversity"
     kind = "rate"
     params = (Param("topk", int, 10, "top-k words per topic", low=1),)
-
-    def item_stats(self, batch: Any) -> Stats:
-        return Stats({"keywords": list(self.batch(batch).topics)})
 
     def score(self, stats: Stats) -> dict[str, float]:
         kw = stats.columns["keywords"]

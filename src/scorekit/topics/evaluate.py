@@ -131,7 +131,6 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     planned = plan("topics", specs, allow_english_model=allow_english_model)
     if corpus is None and any(isinstance(p.metric, CorpusCoherence) for p in planned):
         raise ScorekitError("the corpus coherences (npmi, c_v, u_mass) need a reference corpus (--corpus)")
-    sig: dict[str, object] = {"norm": NORM}
     # SemDiv and Overall are derived (combine) from SC, SD and CD built with their parameters:
     # those parts run with the plan, shared with a listed measure of the same parameters
     computed = {_ident(p.metric): p for p in planned if not hasattr(p.metric, "combine")}
@@ -154,15 +153,11 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
     batch = TopicBatch(topics, vectors, names, texts, lowered)
-    sig.update(signature_fields([p.metric for p in planned]))
+    sig: dict[str, object] = {"norm": NORM, **signature_fields([p.metric for p in planned])}
     scored = run(list(computed.values()), batch, engine)
-    derived_values: dict[str, float] = {}
-    for p, parts in derived:
-        values: dict[str, float] = {}
-        for m in parts:
-            values.update(m.score(scored.stats[id(m)]))
-        for key, label in p.keys:
-            derived_values[label] = p.metric.combine(values)
+    derived_values = {label: p.metric.combine({k: v for m in parts
+                                               for k, v in m.score(scored.stats[id(m)]).items()})
+                      for p, parts in derived for _, label in p.keys}
     metrics_out: dict[str, float] = {}
     per_topic: dict[str, np.ndarray] = {}
     for p in planned:
@@ -176,12 +171,10 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
                 metrics_out[label] = scored.metrics[label]
 
     # the parameters a reader is told (notes, extra): the listed measures' (Overall's last)
-    values: dict[str, object] = {}
-    for cls in (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall):
-        m = next((p.metric for p in planned if type(p.metric) is cls), None)
-        values.update(m.values if m is not None else {})
-    params = SemanticParams.of(values)
-    ov = next((p.metric for p in planned if isinstance(p.metric, Overall)), None)
+    listed = {type(p.metric): p.metric for p in reversed(planned)}   # the first of each measure
+    semantic = (SemanticCoherence, SemanticDistinctiveness, SemanticDiversity, Overall)
+    params = SemanticParams.of({k: v for c in semantic if c in listed for k, v in listed[c].values.items()})
+    ov = listed.get(Overall)
     sis = ov.values["sis"] if ov is not None else None
     dist = sd_m.detail(scored.stats[id(sd_m)]) if sd_m is not None else None
     notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
@@ -200,13 +193,10 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
 
     rows = []
     for i, words in enumerate(topics):
-        row: dict[str, object] = {"id": names[i], "keywords": words}
-        for key, vals in per_topic.items():
-            row[key] = float(vals[i])
-        if sc_m is not None:
-            sc_stats = scored.stats[id(sc_m)]
-            row["pagerank"] = [float(x) for x in sc_stats.columns["pagerank"][i]]
-            row["cos_to_topic"] = [float(x) for x in sc_stats.columns["cos_to_topic"][i]]
+        row = {"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()}}
+        if sc_m is not None:   # each keyword's lambda and cosine to the topic centre
+            sc_cols = scored.stats[id(sc_m)].columns
+            row.update({k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic")})
         rows.append(row)
 
     extra: dict[str, object] = {

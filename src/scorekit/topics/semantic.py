@@ -163,13 +163,10 @@ def semantic_coherence(word_vectors: Sequence[np.ndarray], *, params: SemanticPa
         centre = emb.mean(axis=1)                                                    # e_T
         cos = np.einsum("bnd,bd->bn", unit, _unit(centre))
         scores = (lam * cos).sum(axis=1)
-        if params.sc_size_normalize:
-            scores = scores / n
+        sc[idx] = scores / n if params.sc_size_normalize else scores
+        topic_vectors[idx] = centre
         for k, i in enumerate(idx):
-            sc[i] = scores[k]
-            weights[i] = lam[k]
-            cosines[i] = cos[k]
-            topic_vectors[i] = centre[k]
+            weights[i], cosines[i] = lam[k], cos[k]
     return CoherenceDetail(sc=sc, weights=weights, cosines=cosines, topic_vectors=topic_vectors)
 
 
@@ -277,7 +274,9 @@ def score_embeddings(topics: Sequence[Sequence[str]], word_vectors: Sequence[np.
         raise ScorekitError("the topic list is empty")
     if isinstance(word_vectors, Mapping):
         word_vectors = [np.stack([word_vectors[w] for w in words]) for words in topics]
-    sc_m, sd_m, cd_m, semdiv_m, overall_m = semantic_metrics(params, sis)
+    overall_m = Overall(**asdict(params), sis=sis)
+    sc_m, sd_m = overall_m._part(SemanticCoherence), overall_m._part(SemanticDistinctiveness)
+    cd_m, semdiv_m = ContentDiversity(), overall_m._part(SemanticDiversity)
     batch = TopicBatch(topics, list(word_vectors))
     sc_stats = sc_m.item_stats(batch)
     coh = CoherenceDetail(sc=sc_stats.columns["sc"], weights=sc_stats.columns["pagerank"],
@@ -327,6 +326,7 @@ class SemanticCoherence(TopicMetric):
     each keyword."""
 
     name = "sc"
+    per_topic = True
     params = (THRESHOLD, DAMPING, SIZE_NORM, PR_TOL, PR_ITER) + EMBEDDER
 
     def item_stats(self, batch: Any) -> Stats:
@@ -337,12 +337,6 @@ class SemanticCoherence(TopicMetric):
         b._cache.setdefault(("centres", self.embedder() if isinstance(b.word_vectors, dict) else None),
                             coh.topic_vectors)
         return Stats({"sc": coh.sc, "pagerank": coh.weights, "cos_to_topic": coh.cosines})
-
-    def score(self, stats: Stats) -> dict[str, float]:
-        return {"sc": mean_or_nan(stats.columns["sc"])}
-
-    def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
-        return {"sc": np.asarray(stats.columns["sc"], dtype=np.float64)}
 
 
 @register
@@ -393,9 +387,6 @@ class ContentDiversity(TopicMetric):
 
     name = "cd"
     kind = "rate"
-
-    def item_stats(self, batch: Any) -> Stats:
-        return Stats({"keywords": list(self.batch(batch).topics)})
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {"cd": content_diversity(stats.columns["keywords"])}
@@ -455,17 +446,10 @@ declare("topics", "cos_to_topic", kind="score",
 declare("topics", "sis", kind="score", doc="Semantic integration score, as given (§4).")
 
 
-def semantic_metrics(params: SemanticParams = SemanticParams(), sis: float | None = None) -> list[TopicMetric]:
-    """SC, SD, CD, SemDiv and Overall with ``params`` (the spec's values by default)."""
-    values = {**asdict(params), "sis": sis}
-    classes = (SemanticCoherence, SemanticDistinctiveness, ContentDiversity, SemanticDiversity, Overall)
-    return [cls(**{q.name: values[q.name] for q in cls.params if q.name in values}) for cls in classes]
-
-
 __all__ = [
     "SemanticParams", "SemanticScores", "CoherenceDetail", "DistinctivenessDetail",
     "content_diversity", "hierarchical_overlap", "overall_score", "score_embeddings",
     "semantic_coherence", "semantic_coherence_from_parts", "semantic_distinctiveness",
     "semantic_distinctiveness_all", "semantic_diversity", "vector_diversity", "SemanticCoherence",
-    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "semantic_metrics", "EMBEDDER",
+    "SemanticDistinctiveness", "ContentDiversity", "SemanticDiversity", "Overall", "EMBEDDER",
 ]

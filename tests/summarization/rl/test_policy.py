@@ -82,7 +82,7 @@ def test_checkpoint_round_trip(tmp_path):
         Policy.load(tmp_path / "missing.pt")
 
 
-def test_fewer_sentences_than_k_and_masks():
+def test_fewer_sentences_than_k():
     rng = np.random.default_rng(3)
     article = toy_article(rng, 0, n_sent=1)
     policy = Policy.create(PolicyConfig(embed_dim=DIM, hidden=8, k_sentences=3), seed=0)
@@ -90,9 +90,8 @@ def test_fewer_sentences_than_k_and_masks():
     assert d.sentences == [0]
     assert len(d.summary.split()) == 4  # the whole (4-word) document: shorter than n
     logits = torch.tensor([0.0, 5.0, 1.0, -1.0])
-    mask = torch.tensor([True, False, True, True])
-    idx, lp = sample_without_replacement(logits, 10, greedy=True, mask=mask)
-    assert idx == [2, 0, 3]  # masked index never chosen; k clipped to the selectable count
+    idx, lp = sample_without_replacement(logits, 10, greedy=True)
+    assert idx == [1, 2, 0, 3]  # k clipped to the candidate count, best logit first
     assert torch.isfinite(lp)
     picked, _ = sample_until_budget(torch.tensor([0.0, 2.0, 1.0]), [3, 2, 4], 5, greedy=True)
     assert picked == [1, 2]  # 2 + 4 words >= budget 5

@@ -119,7 +119,6 @@ def chunk_korean(sentence: str, max_words: int = 5) -> list[list[str]]:
     eojeols = sentence.split()
     if not eojeols:
         return []
-    closing = set()
     tokens = korean.get_kiwi().tokenize(sentence)
     # map each morph to the eojeol containing its start offset
     starts, pos = [], 0
@@ -133,9 +132,7 @@ def chunk_korean(sentence: str, max_words: int = 5) -> list[list[str]]:
         while j + 1 < len(starts) and t.start >= starts[j + 1]:
             j += 1
         last_tag[j] = t.tag
-    for j, tag in last_tag.items():
-        if tag in ("EC", "EF", "JC") or korean.is_punct(tag):
-            closing.add(j)
+    closing = {j for j, tag in last_tag.items() if tag in ("EC", "EF", "JC") or korean.is_punct(tag)}
     chunks, current = [], []
     for j, w in enumerate(eojeols):
         current.append(w)

@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import torch
 
 from scorekit.errors import ScorekitError
 from scorekit.result import Result
 from scorekit.signature import make_signature
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.stats.significance import paired_test
-from scorekit.summarization.rl.episode import PreparedArticle, decide
+from scorekit.summarization.rl.episode import PreparedArticle
 from scorekit.summarization.rl.policy import PolicyConfig
 from scorekit.summarization.rl.train import N_LIST, Policy, document_key, train
 
@@ -54,11 +53,6 @@ def baseline_summary(system: str, article: PreparedArticle, n: int) -> str:
         rs = RandomSummarizer(42)
         return rs.summarize(rs.prepare([article.source])[0], n)
     raise ScorekitError(f"unknown baseline {system!r}")
-
-
-def _greedy(policy: Policy, article: PreparedArticle, n: int):
-    with torch.inference_mode():
-        return decide(article, n, policy.sentence, policy.chunk, greedy=True)
 
 
 def _check_unique(articles: Sequence[PreparedArticle]) -> None:
@@ -117,7 +111,7 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
             score_into(s, everyone, lambda a, n, s=s: baseline_summary(s, a, n))
     if "untrained" in systems:
         untrained = Policy.create(config, seed=seed).eval()
-        score_into("untrained", everyone, lambda a, n: _greedy(untrained, a, n).summary)
+        score_into("untrained", everyone, untrained.summarize)
 
     curves, first_pick, picks = [], 0, 0
     for f, test_idx in enumerate(parts):
@@ -132,7 +126,7 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
 
         def make(a: PreparedArticle, n: int) -> str:
             nonlocal first_pick, picks
-            d = _greedy(policy, a, n)
+            d = policy.decide(a, n)
             first_pick += int(bool(d.sentences) and min(d.sentences) == 0)
             picks += 1
             return d.summary

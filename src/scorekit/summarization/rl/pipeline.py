@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scorekit.errors import ScorekitError
+from scorekit.progress import track
 from scorekit.result import Result
 from scorekit.signature import make_signature
+from scorekit.summarization.rl.chunking import chunk_sentences
 from scorekit.summarization.rl.episode import PreparedArticle
-from scorekit.summarization.rl.prepare import prepare_articles
 from scorekit.summarization.rl.train import N_LIST, Policy
 
 EVAL_METRICS = ("bertscore_f1", "rouge1", "rouge2", "efficiency", "density")
@@ -85,14 +86,33 @@ class Toolkit:
                 out[i] = self.reward_cache[(s, r)]
         return out
 
-    def prepare(self, ids: Sequence[str], documents: Sequence[str],
-                references: Sequence[str | Sequence[str]]) -> tuple[list[PreparedArticle], str]:
+    def prepare(self, pairs) -> tuple[list[PreparedArticle], str, int]:
+        """``pairs`` as episodes see them, the chunker's name (for the signature) and the embedding
+        width. All sentences and chunks of all articles are embedded in one batched call."""
         from scorekit.summarization.sentences import split_sentences
         from scorekit.summarization.summarizers import textrank_scores
 
-        refs = [r if isinstance(r, str) else "\n".join(r) for r in references]
-        return prepare_articles(ids, documents, refs, split=lambda d: split_sentences(d, self.lang),
-                                embed=self.embed, textrank=textrank_scores, lang=self.lang)
+        split_docs, chunk_lists, chunker = [], [], "rules"
+        for doc in track(pairs.documents, "splitting", total=len(pairs.documents)):
+            sents = [s for s in split_sentences(doc, self.lang) if s.strip()]
+            chunks, chunker = chunk_sentences(sents, lang=self.lang)
+            split_docs.append(sents)
+            chunk_lists.append(chunks)
+        texts = [t for sents, chunks in zip(split_docs, chunk_lists)
+                 for t in (*sents, *(c.text for c in chunks))]
+        vectors = self.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        out, pos, dim = [], 0, vectors.shape[1]
+        for i, (sents, chunks) in enumerate(zip(split_docs, chunk_lists)):
+            s_emb = vectors[pos:pos + len(sents)].reshape(len(sents), dim)
+            pos += len(sents)
+            c_emb = vectors[pos:pos + len(chunks)].reshape(len(chunks), dim)
+            pos += len(chunks)
+            tr = textrank_scores(s_emb) if len(sents) else np.zeros(0)
+            ref = pairs.references[i]
+            out.append(PreparedArticle(str(pairs.ids[i]), sents, s_emb, np.asarray(tr, dtype=np.float64),
+                                       chunks, c_emb, ref if isinstance(ref, str) else "\n".join(ref),
+                                       pairs.documents[i]))
+        return out, chunker, dim if out else 384
 
 
 def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit: Toolkit, *,
@@ -134,11 +154,6 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                   inputs={"n_articles": len(articles)}, extra={"table": rows}, name=name)
 
 
-def _prepared(toolkit: Toolkit, pairs):
-    articles, chunker = toolkit.prepare(pairs.ids, pairs.documents, pairs.references)
-    return articles, chunker, articles[0].sent_emb.shape[1] if articles else 384
-
-
 def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, k_sentences: int = 1,
                      lr: float = 1e-2, hidden: int = 32, state: str = "rich", compress: str = "first-words",
                      baseline: str = "greedy", baseline_momentum: float = 0.9, seed: int = 42,
@@ -158,7 +173,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
 
     toolkit = Toolkit.load(**models)
     t0 = time.perf_counter()
-    articles, chunker, dim = _prepared(toolkit, pairs)
+    articles, chunker, dim = toolkit.prepare(pairs)
     config = PolicyConfig(embed_dim=dim, hidden=hidden, k_sentences=k_sentences, state=state, compress=compress)
     cv = policy = log = None
     if folds is not None:
@@ -209,7 +224,7 @@ def summarize_pairs(pairs, *, checkpoint=None, exclude_trained: bool = False, nu
                             [pairs.references[j] for j in keep], pairs.source)
     pairs = pairs.head(num_test)
     toolkit = Toolkit.load(**models)
-    articles, chunker, dim = _prepared(toolkit, pairs)
+    articles, chunker, dim = toolkit.prepare(pairs)
     if policy is None:
         policy = Policy.create(PolicyConfig(embed_dim=dim), seed=42).eval()
         policy.meta["untrained"] = True

@@ -117,10 +117,7 @@ class SentencePolicyModel(nn.Module):
         if self.uses_novelty:
             self.novelty_weight = nn.Parameter(torch.zeros(()))
 
-    def forward(self, embeddings: torch.Tensor, textrank: torch.Tensor,
-                lengths: torch.Tensor | None = None) -> torch.Tensor:
-        if lengths is None:
-            lengths = torch.zeros(embeddings.shape[0])
+    def forward(self, embeddings: torch.Tensor, textrank: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.net(sentence_features(self.config, embeddings, textrank, lengths)).squeeze(-1)
 
     def step_adjust(self, embeddings: torch.Tensor) -> Callable[[list[int]], torch.Tensor] | None:
@@ -158,18 +155,17 @@ class ChunkPolicyModel(nn.Module):
 
 def sample_without_replacement(logits: torch.Tensor, k: int, *, greedy: bool,
                                generator: torch.Generator | None = None,
-                               mask: torch.Tensor | None = None,
                                adjust: Callable[[list[int]], torch.Tensor] | None = None,
                                ) -> tuple[list[int], torch.Tensor]:
     """Pick ``k`` distinct indices one at a time from softmax over the not-yet-chosen ones.
 
     Returns the indices in pick order and the summed log-probability (a differentiable scalar).
-    ``mask`` (bool, True = selectable) excludes candidates; fewer than ``k`` selectable -> all.
+    Fewer than ``k`` candidates -> all.
     Greedy picks the highest remaining logit each step (= top-k when there is no ``adjust``).
     ``adjust(chosen)`` returns a term added to the logits before each pick (e.g. novelty).
     """
-    available = torch.ones_like(logits, dtype=torch.bool) if mask is None else mask.clone()
-    k = min(k, int(available.sum()))
+    available = torch.ones_like(logits, dtype=torch.bool)
+    k = min(k, len(logits))
     chosen: list[int] = []
     log_prob = logits.new_zeros(())
     for _ in range(k):

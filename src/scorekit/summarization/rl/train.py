@@ -26,7 +26,6 @@ import torch
 from scorekit import __version__
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import atomic_write
-from scorekit.progress import is_enabled
 from scorekit.summarization.rl.episode import PreparedArticle, decide
 from scorekit.summarization.rl.policy import ChunkPolicyModel, PolicyConfig, SentencePolicyModel
 
@@ -62,9 +61,13 @@ class Policy:
         self.chunk.eval()
         return self
 
-    def summarize(self, article: PreparedArticle, n: int) -> str:
+    def decide(self, article: PreparedArticle, n: int):
+        """The greedy :class:`~scorekit.summarization.rl.episode.Decision` for ``article`` at ``n``."""
         with torch.inference_mode():
-            return decide(article, n, self.sentence, self.chunk, greedy=True).summary
+            return decide(article, n, self.sentence, self.chunk, greedy=True)
+
+    def summarize(self, article: PreparedArticle, n: int) -> str:
+        return self.decide(article, n).summary
 
     # -- checkpoints -------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -94,12 +97,8 @@ class Policy:
         missing = [k for k in ("config", "sentence", "chunk") if not isinstance(payload.get(k), dict)]
         if missing:
             raise InputError(f"damaged summariser checkpoint: no {', '.join(missing)}", path)
-        raw = dict(payload["config"])
-        # checkpoints written before the state/compress options were the spec's policy with chunks
-        raw.setdefault("state", "spec")
-        raw.setdefault("compress", "chunks")
-        try:
-            config = PolicyConfig(**raw)
+        try:   # a checkpoint older than the state/compress options gets their defaults: spec, chunks
+            config = PolicyConfig(**payload["config"])
             policy = cls(SentencePolicyModel(config), ChunkPolicyModel(config), config,
                          {int(k): float(v) for k, v in (payload.get("baselines") or {}).items()},
                          dict(payload.get("meta") or {}))
