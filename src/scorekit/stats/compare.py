@@ -157,7 +157,17 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
     else:
         res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
-    return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
+    scale = [_scale(key, run) for run in (a, b)]   # --scale 100: the run stored sacrebleu's 0-100
+    return res, (res.baseline * scale[0], res.system * scale[1], len(shared)), f"{res.method} on the corpus score"
+
+
+def _scale(key: str, run: dict[str, Any]) -> float:
+    """The factor ``run`` stored ``key`` with (``scale:100`` pinned for sacrebleu's keys), or 1."""
+    from scorekit.generation.scale import sacrebleu_keys
+    from scorekit.signature import parse_signature
+
+    scale = parse_signature(run.get("signature") or "").get("scale")
+    return float(scale) if scale and sacrebleu_keys([key]) else 1.0
 
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
