@@ -96,3 +96,21 @@ def test_scale_100_runs_compare_on_their_stored_scale():
         assert "corpus score" in rows[key]["test"], key
         assert rows[key]["baseline_value"] == pytest.approx(ra["metrics"][key], rel=1e-12), key
         assert rows[key]["value"] == pytest.approx(rb["metrics"][key], rel=1e-12), key
+
+
+def test_summary_corpus_metrics_show_the_stored_corpus_scores():
+    """A summary run keeps no text per item, so its corpus metrics (chrF, BLEU, CIDEr) cannot be
+    recomputed: they are tested on their per-item values, but the values shown are the run's own
+    corpus scores, not the mean of the per-item values (before: chrf(beta=3) 0.1754 shown for a
+    stored 0.1728)."""
+    from scorekit.summarization.metrics import summary_metrics
+
+    names = ["chrf(beta=3)", "bleu_4", "cider", "words"]
+    refs = [r[0] for r in REFS]
+    ra = summary_metrics(A, refs, bertscorer=None, metrics=names, name="a").to_dict()
+    rb = summary_metrics(B, refs, bertscorer=None, metrics=names, name="b").to_dict()
+    doc = compare_runs(ra, rb, method="t")
+    rows = {r["measure"]: r for r in doc["comparison"]["rows"]}
+    for key in names:
+        assert rows[key]["baseline_value"] == ra["metrics"][key] and rows[key]["value"] == rb["metrics"][key], key
+    assert ra["metrics"]["chrf(beta=3)"] != pytest.approx(np.mean([r["chrf(beta=3)"] for r in ra["per_item"]]))

@@ -123,6 +123,9 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
             xb = np.array([p[1] for p in pairs], dtype=float)
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
+            info = describe(m, a.get("task"))
+            if info is not None and info.corpus and all(is_finite_number((r.get("metrics") or {}).get(m)) for r in (a, b)):
+                va, vb = float(a["metrics"][m]), float(b["metrics"][m])   # a corpus score is no mean of items
         rows.append(row(name_b, m, vb, va, t, label, n))
     for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
