@@ -95,6 +95,15 @@ def _collect(pid: int, r: int):
     return pickle.loads(body)
 
 
+def _one_thread() -> None:
+    """In a forked child: torch computes on this one thread. The parent's OpenMP threads do not
+    exist here, and a parallel region after torch used them in the parent never returns (a
+    sweep's TextRank encoder, run once in process and then in forked parts, hung every child)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def fork_map(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
     """``[fn(p) for p in parts]``, the parts after the first computed in forked children (``fn``
     may be a closure: nothing but its results is pickled)."""
@@ -116,6 +125,7 @@ def fork_map(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
                 code = 1
                 try:
                     os.close(r)
+                    _one_thread()
                     body = pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL)
                     data = _HEADER.pack(len(body)) + body
                     view = memoryview(data)

@@ -107,3 +107,26 @@ def test_workers_setting(monkeypatch):
     assert default_workers() == 1
     monkeypatch.delenv("SCOREKIT_WORKERS")
     assert default_workers() == len(os.sched_getaffinity(0))
+
+
+CHILD_TORCH = """
+import torch
+from scorekit.forkmap import fork_map
+
+torch.set_num_threads(2)
+x = torch.randint(-3, 4, (256, 256)).double()   # integers: exact whatever the threads
+want = [float((x @ x).sum()) for _ in range(3)]   # the parent's OpenMP threads run first
+print(fork_map(lambda i: float((x @ x).sum()), [0, 1, 2]) == want)
+"""
+
+
+def test_children_compute_with_torch_after_the_parent_did():
+    """A parallel torch op in a forked child, after the parent ran one, used to wait forever
+    (OpenMP's threads are not forked): run_sweep's TextRank in process, then engine='fork', hung."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", CHILD_TORCH], capture_output=True, text=True, timeout=120,
+                         start_new_session=True)
+    assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr[-2000:]

@@ -296,9 +296,10 @@ def test_absa_aggregation_from_shards_equals_one_process(engine, tmp_path):
         shards.append(p)
     ordered = [c for i in range(4) for c in cards[i::4]]
     one = aggregate_run(ordered, "r")
-    agg, warns, n_rows, n_skipped = aggregate_sharded(engine, shards, "r")
+    agg, warns, n_rows, n_skipped, ids = aggregate_sharded(engine, shards, "r")
     assert agg.metrics == one.metrics and agg.signature == one.signature
     assert (n_rows, n_skipped, warns) == (len(cards), 0, [])
+    assert ids == [str(c.get("text_id")) for c in ordered]
 
 
 def test_absa_metrics_over_shards_of_rows_equal_one_process(engine):
@@ -317,6 +318,28 @@ def test_absa_metrics_over_shards_of_rows_equal_one_process(engine):
     assert list(agg.metrics) == list(one.metrics)
     for k, v in one.metrics.items():
         assert (v is None and agg.metrics[k] is None) or abs(agg.metrics[k] - v) <= 1e-12, k
+
+
+def test_absa_runs_on_ray_are_compared_as_in_one_process(engine, tmp_path):
+    """`absa aggregate --engine ray RUN RUN`: the runs read on Ray keep their scorecard ids, so
+    they are compared with the first as in one process (before: no comparison block, a warning
+    'a run was read from shards on Ray')."""
+    from scorekit.absa.runs import aggregate_runs
+    from scorekit.absa.scorecard import make_scorecard
+    from scorekit.io.absa_jsonl import read_outputs
+
+    runs = []
+    for run in ("cr_demo__seed42_proposed", "cr_demo__seed123_proposed"):
+        rows = read_outputs(ROOT / "examples" / "absa" / "results" / run / "outputs.jsonl").rows
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "scorecards.jsonl").write_text(
+            "".join(json.dumps(make_scorecard(e), ensure_ascii=False) + "\n" for e in rows), encoding="utf-8")
+        runs.append(tmp_path / run)
+    one = aggregate_runs(runs)
+    res = aggregate_runs(runs, engine=engine)
+    assert one.comparison is not None and res.warnings == one.warnings
+    assert res.comparison == one.comparison
+    assert [r.aggregate.metrics for r in res.runs] == [r.aggregate.metrics for r in one.runs]
 
 
 def test_sweep_from_document_shards_equals_one_process(engine):

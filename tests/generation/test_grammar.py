@@ -64,6 +64,33 @@ def test_chrf_parameters_equal_sacrebleu(data, beta, char_order, word_order):
     assert list(res.metrics) == [spec]
 
 
+CASED = WORDS + ["A", "Man", "DOG", "dog.", "(red)", "e.g.", "고양이가", "!"]
+cased = st.lists(st.sampled_from(CASED), min_size=0, max_size=9).map(" ".join)
+multi = st.lists(st.tuples(cased, st.lists(cased, min_size=1, max_size=3)), min_size=1, max_size=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=multi, name=st.sampled_from(["chrf", "chrf_pp"]), beta=st.integers(0, 4), char_order=st.integers(0, 6),
+       word_order=st.integers(0, 3), lowercase=st.booleans(), whitespace=st.booleans(), eps_smoothing=st.booleans())
+def test_every_chrf_parameter_equals_sacrebleu(data, name, beta, char_order, word_order, lowercase, whitespace,
+                                               eps_smoothing):
+    """All six declared parameters of chrF and chrF++ at once, through the grammar, against
+    sacrebleu's CHRF with the same values: corpus and per-item, several references."""
+    if char_order + word_order == 0:
+        return   # sacrebleu divides by zero orders
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    kw = dict(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase, whitespace=whitespace,
+              eps_smoothing=eps_smoothing)
+    spec = f"{name}({','.join(f'{k}={str(v).lower()}' for k, v in kw.items())})"
+    res = evaluate(preds, refs, lang="en", metrics=[spec])
+    ref = sacrebleu.CHRF(**kw)
+    streams = [[r[j] if j < len(r) else None for r in refs] for j in range(max(map(len, refs)))]
+    assert res.metrics[spec] == pytest.approx(ref.corpus_score(preds, streams).score / 100, rel=1e-12, abs=1e-12)
+    want = [ref.sentence_score(p, rs).score / 100 for p, rs in zip(preds, refs)]
+    np.testing.assert_allclose(res.column(spec), want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.fixture(scope="module")
 def nltk_meteor(tmp_path_factory):
     nltk = pytest.importorskip("nltk")
@@ -93,12 +120,12 @@ def test_meteor_parameters_equal_nltk(nltk_meteor):
 
 
 @settings(max_examples=15, deadline=None)
-@given(data=items, sigma=st.sampled_from([1.0, 3.0, 12.5]))
-def test_cider_sigma_equals_pycocoevalcap(data, sigma):
+@given(data=items, sigma=st.sampled_from([1.0, 3.0, 12.5]), name=st.sampled_from(["cider", "cider_d"]))
+def test_cider_sigma_equals_pycocoevalcap(data, sigma, name):
     scorer_mod = pytest.importorskip("pycocoevalcap.cider.cider_scorer")
     preds = [p for p, _ in data]
     refs = [r for _, r in data]
-    spec = f"cider(sigma={sigma:g})"
+    spec = f"{name}(sigma={sigma:g})"
     res = evaluate(preds, refs, lang="en", metrics=[spec], tokenizer="whitespace")
     scorer = scorer_mod.CiderScorer(n=4, sigma=sigma)
     for p, rs in zip(preds, refs):
@@ -120,3 +147,23 @@ def test_cli_grammar_equals_the_api(tmp_path):
     got = json.loads(out.read_text())["metrics"]
     api = evaluate(preds, refs, lang="en", metrics=["chrf(beta=3)", "bleu_4(mode=sacrebleu)"]).metrics
     assert got == pytest.approx(api, abs=1e-15) and set(got) == {"chrf(beta=3)", "bleu_4(mode=sacrebleu)"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.lists(st.tuples(sent.filter(str.strip), st.lists(sent.filter(str.strip), min_size=1, max_size=3)),
+                     min_size=1, max_size=5),
+       alpha=st.sampled_from([0.1, 0.5, 0.85, 1.0]), beta=st.sampled_from([0.0, 0.2, 1.5, 3.0]),
+       gamma=st.sampled_from([0.0, 0.3, 0.6, 1.0]))
+def test_meteor_nltk_parameters_equal_nltk_on_random_captions(nltk_meteor, data, alpha, beta, gamma):
+    """alpha, beta and gamma of meteor_nltk, set by the grammar, against nltk's meteor_score with
+    the same values, per caption (the corpus value is their mean)."""
+    from scorekit.generation.rouge import coco_tokenize
+
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    spec = f"meteor_nltk(alpha={alpha:g},beta={beta:g},gamma={gamma:g})"
+    res = evaluate(preds, refs, lang="en", metrics=[spec])
+    want = [nltk_meteor([coco_tokenize(r) for r in rs], coco_tokenize(p), alpha=alpha, beta=beta, gamma=gamma)
+            for p, rs in zip(preds, refs)]
+    np.testing.assert_allclose(res.column(spec), want, rtol=0, atol=1e-12)
+    assert res.metrics[spec] == pytest.approx(float(np.mean(want)), abs=1e-12)

@@ -204,6 +204,30 @@ def test_comma_lists_keep_parenthesised_parameters_whole():
     assert got == ["RBP(p=0.9,rel=2)", "P(rel=2)@5", "nDCG@3"]
 
 
+def test_every_declared_parameter_is_settable_by_its_name():
+    """#26: each Param of a retrieval metric class is written name=value in parentheses too, as
+    get_metric reads it: the cut-off ``k`` and a parameter written where the cut-off goes
+    (iprec's ``recall``, Rprec_mult's ``mult``) - the same measure as the @ form (before:
+    "unsupported parameter 'recall' for iprec_at_recall")."""
+    from scorekit.metrics import REGISTRY, get_metric
+
+    assert parse_measure("ndcg(k=10)") == parse_measure("ndcg@10")
+    assert parse_measure("iprec_at_recall(recall=0.3)") == parse_measure("iprec_at_recall@0.3")
+    assert parse_measure("rprec_mult(mult=0.2,rel=2)") == parse_measure("Rprec_mult(rel=2)@0.2")
+    for cls in REGISTRY.classes("retrieval"):
+        names = {p.name for p in cls.params}
+        if not names & {"k", "recall", "mult"}:
+            continue
+        args = ",".join(f"{p.name}={3 if p.type is int else 0.25}" for p in cls.params
+                        if p.name in ("k", "recall", "mult", "rel") and not (p.name == "rel" and cls.name == "rbp_graded"))
+        text = f"{cls.name}({args})"
+        assert parse_measure(text) == get_metric("retrieval", text).measure(), text
+    for bad, why in [("ndcg(k=10)@5", "cutoff is given twice"), ("iprec_at_recall(recall=0.3)@0.5", "given twice"),
+                     ("ndcg(k=0)", "positive integer"), ("iprec_at_recall(recall=2)", "between 0 and 1")]:
+        with pytest.raises(ScorekitError, match=why):
+            parse_measure(bad)
+
+
 @pytest.mark.parametrize("name,message", [
     ("nDGC@10", "did you mean"), ("nDCG(rel=2)@10", "takes no relevance level"),
     ("RBP(p=1.5,rel=1)", "between 0 and 1"), ("iprec_at_recall", "needs a recall level"),

@@ -96,7 +96,7 @@ class AggregatedRun:
     n_rows: int
     n_skipped: int
     skipped: list[str] = field(default_factory=list)
-    ids: list[str] | None = None        # scorecard text ids, for pairing runs
+    ids: list[str] | None = None        # scorecard text ids (in row order), for pairing runs
 
     def to_result(self):
         return self.aggregate.to_result(inputs={"scorecards": self.scorecards, "n_rows": self.n_rows,
@@ -130,9 +130,9 @@ def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[Aggre
         run_dir, shards = (path if path.is_dir() else path.parent), expand(path, "scorecards")
         for s in shards:
             hint_workflow(s, s)
-    agg, warns, n_rows, n_skipped = aggregate_sharded(eng, shards, run_dir.name, override_summary(run_dir, override),
-                                                      strict=strict)
-    return AggregatedRun(run_dir, agg, ",".join(str(s) for s in shards), n_rows, n_skipped), list(warns)
+    agg, warns, n_rows, n_skipped, ids = aggregate_sharded(eng, shards, run_dir.name,
+                                                           override_summary(run_dir, override), strict=strict)
+    return AggregatedRun(run_dir, agg, ",".join(str(s) for s in shards), n_rows, n_skipped, ids=ids), list(warns)
 
 
 def compared_keys() -> list[str]:
@@ -155,8 +155,6 @@ def per_item_rows(run: AggregatedRun) -> list[dict[str, Any]]:
 
 def _unpaired(runs: Sequence[AggregatedRun]) -> str | None:
     """Why the runs' scorecards cannot be paired by text_id, or None when they can."""
-    if any(r.ids is None for r in runs):
-        return "a run was read from shards on Ray (compare without --engine ray)"
     for r in runs:
         if len(set(r.ids)) != len(r.ids):
             return f"{r.run_dir.name} repeats a text_id"

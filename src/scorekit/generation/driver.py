@@ -116,20 +116,27 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     common = {"lang": lang if lang in LANGS else "en",
               "tokenizer": "kiwi" if tok and tok.startswith("kiwi") else (tok if tok in ("coco", "13a", "whitespace")
                                                                           else None)}
+    # Korean Kiwi tokens: the default (no tokenizer named; BLEU on content units, pinned ko_units=)
+    # or --tokenizer kiwi (surface morphs) - the field's pins tell which
+    tokenizers = [None, "kiwi"] if common["lang"] == "ko" and common["tokenizer"] == "kiwi" else [common["tokenizer"]]
     try:
         wanted = MetricSpec(key)
         cls = metric_class_for(FAMILY, wanted.name)
-        asked = get_metric(FAMILY, key, **common)
+        asked = get_metric(FAMILY, key, **dict(common, tokenizer=tokenizers[0]))
     except ScorekitError:
         return None
     found: list[tuple[int, Metric]] = []
     for spec in fields:   # the metric fields: canonical spec -> pins
-        try:
-            if metric_class_for(FAMILY, MetricSpec(spec).name) is not cls:
+        built = []
+        for t in tokenizers:
+            try:
+                if metric_class_for(FAMILY, MetricSpec(spec).name) is cls:
+                    built.append(get_metric(FAMILY, spec, **dict(common, tokenizer=t)))
+            except ScorekitError:
                 continue
-            m = get_metric(FAMILY, spec, **common)
-        except ScorekitError:
+        if not built:
             continue
+        m = next((b for b in built if b.signature_params().get(spec) == fields[spec]), built[-1])
         if all(m.values[p] == asked.values[p] for p in wanted.args):
             found.append((len(MetricSpec(spec).args), m))
     # the key's own metric: the spec with what the key names and the fewest other settings;

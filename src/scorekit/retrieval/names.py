@@ -203,6 +203,13 @@ def parse_measure(text: str) -> Measure:
     if spec.param is not None and not spec.param_at:
         given = params.pop(spec.param.name, None)
         param = spec.param.default if given is None else _value(raw, given, spec.param)
+    # what goes after @ may be written by its name too, as the declaration names it: ndcg(k=10),
+    # iprec_at_recall(recall=0.5)
+    at_name = spec.param.name if spec.param_at else ("k" if spec.cutoff != "none" else None)
+    if at_name in params:
+        if k_raw is not None:
+            raise _bad(raw, f"the {'cutoff' if at_name == 'k' else at_name} is given twice")
+        k_raw = params.pop(at_name)
     if params:
         raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
     k = None

@@ -123,6 +123,9 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
             xb = np.array([p[1] for p in pairs], dtype=float)
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
+            info = describe(m, a.get("task"))
+            if info is not None and info.corpus and all(is_finite_number((r.get("metrics") or {}).get(m)) for r in (a, b)):
+                va, vb = float(a["metrics"][m]), float(b["metrics"][m])   # a corpus score is no mean of items
         rows.append(row(name_b, m, vb, va, t, label, n))
     for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
@@ -157,7 +160,17 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
     else:
         res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
-    return res, (res.baseline, res.system, len(shared)), f"{res.method} on the corpus score"
+    scale = [_scale(key, run) for run in (a, b)]   # --scale 100: the run stored sacrebleu's 0-100
+    return res, (res.baseline * scale[0], res.system * scale[1], len(shared)), f"{res.method} on the corpus score"
+
+
+def _scale(key: str, run: dict[str, Any]) -> float:
+    """The factor ``run`` stored ``key`` with (``scale:100`` pinned for sacrebleu's keys), or 1."""
+    from scorekit.generation.scale import sacrebleu_keys
+    from scorekit.signature import parse_signature
+
+    scale = parse_signature(run.get("signature") or "").get("scale")
+    return float(scale) if scale and sacrebleu_keys([key]) else 1.0
 
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
