@@ -6,7 +6,8 @@ from PIL import Image
 
 from tests.report.report_helpers import COMMANDS
 from scorekit.report import tables
-from scorekit.report.plots import write_figures
+from scorekit.report import plots
+from scorekit.report.plots import line_ci_png, write_figures
 
 
 def test_write_figures_for_every_family(real, tmp_path):
@@ -33,3 +34,31 @@ def test_write_figures_for_every_family(real, tmp_path):
     cider = real.json("caption_ko")["metrics"]["cider"]
     assert tables.fmt_cell(cider) in metrics_tex and r"bleu\_4" in metrics_tex
     assert not list(tmp_path.glob(".*.tmp"))   # atomic writes leave no temp files
+
+
+def test_line_ci_png_draws_span_reference_lines_and_ticks(tmp_path, monkeypatch):
+    drawn = {}
+    real = plots._save
+
+    def spy(fig, path, ax=None, **kw):
+        drawn["spans"] = [sorted({round(float(x), 9) for x, _ in p.get_path().transformed(p.get_patch_transform()).vertices})
+                          for p in ax.patches]   # each patch's x extent, in data units
+        drawn["hlines"] = [(ln.get_label(), list(ln.get_ydata())) for ln in ax.lines if ln.get_linestyle() == "--"
+                           and ln.get_color() == "black"]
+        drawn["legend"] = [t.get_text() for t in ax.get_legend().get_texts()]
+        drawn["xticks"] = list(ax.get_xticks())
+        return real(fig, path, ax, **kw)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    series = {"lead": {"mean": [0.1, 0.3, 0.4], "low": [0.05, 0.2, 0.3], "high": [0.2, 0.4, 0.5]}}
+    out = line_ci_png([1, 5, 9], series, tmp_path / "s.png", hlines={"bart (전체)": 0.35}, span=(4.5, 9.5),
+                      span_label="recommended n 5–9", xticks=[1, 5, 9])
+    with Image.open(out) as im:
+        assert im.format == "PNG"
+    assert drawn["spans"] == [[4.5, 9.5]]   # the shaded x-interval
+    assert drawn["hlines"] == [("bart (전체)", [0.35, 0.35])]
+    assert drawn["legend"] == ["lead", "bart (전체)", "recommended n 5–9"]
+    assert drawn["xticks"] == [1, 5, 9]
+    # without them: no span, no reference line
+    line_ci_png([1, 5, 9], series, tmp_path / "t.png")
+    assert drawn["spans"] == [] and drawn["hlines"] == [] and drawn["legend"] == ["lead"]

@@ -90,6 +90,33 @@ def _system(pairs, name="bart"):
                               source="bart.jsonl")
 
 
+def test_sweep_plots_are_drawn_by_report_plots(tmp_path, monkeypatch):
+    # one plotting code: each sweep_<metric>.png is report.plots.line_ci_png with the recommended
+    # interval as its shaded span and the uncut external summaries as a flat reference line
+    from scorekit.report import plots
+
+    calls = []
+    real = plots.line_ci_png
+    monkeypatch.setattr(plots, "line_ci_png", lambda *a, **k: calls.append((a, k)) or real(*a, **k))
+    pairs = read_pairs(DATA).head(5)
+    res = SW.run_sweep(pairs.documents, pairs.references, ids=pairs.ids, ns=[2, 6, 10], summarizers=["lead"],
+                       systems=[_system(pairs)], n_resamples=50)
+    paths = SW.plot_sweep(res, tmp_path, metrics=["rouge2", "rouge1", "not_a_metric"])
+    assert [p.name for p in paths] == ["sweep_rouge2.png", "sweep_rouge1.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep_rouge1.png", "sweep_rouge2.png"]  # no temp files
+    (x, series, path), kw = calls[1]
+    rec = res.recommendation["interval"]
+    words = res.series["bart (full)"]["words"]["mean"][0]
+    assert x == [2, 6, 10] and path == paths[1] and list(series) == ["lead", "bart"]
+    assert series["bart"] is res.series["bart"]["rouge1"]
+    assert kw["span"] == (min(rec) - 0.5, max(rec) + 0.5) and kw["span_label"].startswith("recommended n ")
+    assert kw["hlines"] == {f"bart (full), {words:.1f} words": res.series["bart (full)"]["rouge1"]["mean"][0]}
+    assert kw["xticks"] == [2, 6, 10] and kw["ylabel"] == "rouge1"
+    assert kw["title"] == "rouge1 against n (5 documents, mean and 95% CI)"
+    with pytest.raises(ScorekitError, match="does not exist"):
+        SW.plot_sweep(res, tmp_path / "missing")
+
+
 def test_external_system_is_cut_to_n_words_and_kept_whole():
     pairs = read_pairs(DATA).head(5)
     system = _system(pairs)

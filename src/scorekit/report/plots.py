@@ -152,7 +152,12 @@ def box_png(series: Mapping[str, Sequence[float]], path: Path, *, title: str | N
 
 
 def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[float | None]]], path: Path, *,
-                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None) -> Path:
+                title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
+                hlines: Mapping[str, float] | None = None, span: tuple[float, float] | None = None,
+                span_label: str | None = None, xticks: Sequence[float] | None = None) -> Path:
+    """Mean against ``x`` per series (``{"mean", "low", "high"}``; the low-high band shaded);
+    ``hlines``: flat reference lines by label (dashed); ``span``: an x-interval shaded grey (the
+    n-sweep's recommended interval, labelled ``span_label``); ``xticks``: ticks at exactly these x."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 3.4))
     xs = np.asarray(x, dtype=float)
@@ -168,6 +173,12 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
             hi = np.asarray([np.nan if v is None else v for v in high], dtype=float)
             m = min(lo.size, hi.size, xs.size)
             ax.fill_between(xs[:m], lo[:m], hi[:m], color=c, alpha=0.15, linewidth=0)
+    for label, y in (hlines or {}).items():
+        ax.axhline(y, linestyle="--", color="black", alpha=0.6, label=nfc(label))
+    if span is not None:
+        ax.axvspan(*span, color="grey", alpha=0.15, linewidth=0, label=nfc(span_label) if span_label else None)
+    if xticks is not None:
+        ax.set_xticks(list(xticks))
     ax.grid(color="#eee")
     ax.legend(fontsize=7, frameon=False)
     return _save(fig, path, ax, title=title, xlabel=xlabel, ylabel=ylabel)

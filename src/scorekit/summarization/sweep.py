@@ -494,46 +494,29 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
 
 def plot_sweep(sweep: SweepResult, directory: str | Path,
                metrics: Sequence[str] = PLOT_METRICS) -> list[Path]:
-    """One PNG per metric (mean against n, a 95% CI band per summariser, the recommended
-    interval shaded). Written atomically; returns the paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from scorekit.io.atomic import atomic_write
+    """One PNG per metric, ``sweep_<metric>.png``, drawn by :func:`scorekit.report.plots.line_ci_png`
+    (mean against n, a 95% CI band per summariser, an external system's uncut summaries as a
+    dashed flat line, the recommended interval shaded). Written atomically; returns the paths."""
+    from scorekit.report.plots import line_ci_png
 
     directory = Path(directory)
     if not directory.is_dir():
         raise ScorekitError(f"{directory}: plot directory does not exist")
     rec = sweep.recommendation["interval"]
+    full = set(full_labels(sweep.params))
     paths = []
     for metric in [m for m in metrics if m in sweep.metrics()]:
-        fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-        full = set(full_labels(sweep.params))
-        for name in sweep.summarizers:
-            s = sweep.series[name][metric]
-            if name in full:   # the uncut external summaries: a flat reference line
-                words = sweep.series[name].get("words", {}).get("mean", [None])[0]
-                ax.axhline(s["mean"][0], linestyle="--", color="black", alpha=0.6,
-                           label=name if words is None else f"{name}, {words:.1f} words")
-                continue
-            ax.plot(sweep.ns, s["mean"], marker="o", label=name)
-            ax.fill_between(sweep.ns, s["low"], s["high"], alpha=0.2)
-        if rec:
-            ax.axvspan(min(rec) - 0.5, max(rec) + 0.5, color="grey", alpha=0.15,
-                       label=f"recommended n {min(rec)}–{max(rec)}")
-        ax.set_xlabel("summary length n (words)")
-        ax.set_ylabel(metric)
-        ax.set_xticks(sweep.ns)
-        ax.set_title(f"{metric} against n ({len(sweep.ids)} documents, mean and 95% CI)")
-        ax.legend(fontsize="small" if len(sweep.summarizers) <= 4 else "x-small")
-        fig.tight_layout()
-        path = directory / f"sweep_{metric}.png"
-        with atomic_write(path, "wb") as fh:
-            fig.savefig(fh, format="png")
-        plt.close(fig)
-        paths.append(path)
+        curves = {name: sweep.series[name][metric] for name in sweep.summarizers if name not in full}
+        flat = {}
+        for name in [s for s in sweep.summarizers if s in full]:
+            words = sweep.series[name].get("words", {}).get("mean", [None])[0]
+            flat[name if words is None else f"{name}, {words:.1f} words"] = sweep.series[name][metric]["mean"][0]
+        paths.append(line_ci_png(
+            sweep.ns, curves, directory / f"sweep_{metric}.png", hlines=flat, xticks=sweep.ns,
+            span=(min(rec) - 0.5, max(rec) + 0.5) if rec else None,
+            span_label=f"recommended n {min(rec)}–{max(rec)}" if rec else None,
+            title=f"{metric} against n ({len(sweep.ids)} documents, mean and 95% CI)",
+            xlabel="summary length n (words)", ylabel=metric))
     return paths
 
 
