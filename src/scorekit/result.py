@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,15 @@ class Result:
         return cls.from_dict(json.loads(text))
 
 
+def runs_document(task: str | None, runs: Sequence[dict[str, Any]], signature: str) -> dict[str, Any]:
+    """The one multi-run JSON shape every command writes for several runs: ``{"task", "name",
+    "metrics" (the baseline's: ``runs[0]``), "signature", "runs": [baseline, system, ...]}``, plus
+    ``"comparison"`` when the runs were compared (:func:`scorekit.stats.compare.document`)."""
+    first = runs[0] if runs else {}
+    return {"task": task, "name": first.get("name"), "metrics": first.get("metrics") or {},
+            "signature": signature, "runs": list(runs)}
+
+
 class ResultSet:
     """Several results (runs, systems, seeds) side by side: the second result type."""
 
@@ -150,15 +160,11 @@ class ResultSet:
         return [r.name for r in self.results]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"task", "signature", "runs": [Result.to_dict(), ...]}`` — the several-runs JSON every
-        command writes (no run's metrics at the top level); ``signature`` when all runs share one."""
+        """The one multi-run JSON shape (:func:`runs_document`): the baseline (the first result)
+        on top; :func:`scorekit.stats.compare.document` adds the comparison block."""
         tasks = {r.task for r in self.results}
-        sigs = {r.signature for r in self.results}
-        out: dict[str, Any] = {"task": tasks.pop() if len(tasks) == 1 else None}
-        if len(sigs) == 1:
-            out["signature"] = next(iter(sigs))
-        out["runs"] = [r.to_dict() for r in self.results]
-        return out
+        return runs_document(tasks.pop() if len(tasks) == 1 else None, [r.to_dict() for r in self.results],
+                             self.results[0].signature if self.results else "")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResultSet":

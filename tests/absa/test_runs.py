@@ -15,7 +15,7 @@ from scorekit.absa.runs import aggregate_runs, aggregate_seed_runs, compared_key
 from scorekit.absa.scorecard import make_scorecard
 from scorekit.errors import ScorekitError
 from scorekit.io.absa_jsonl import read_outputs
-from scorekit.stats.compare import HOLM_FAMILY, compare_runs
+from scorekit.stats.compare import HOLM_FAMILY, compare_runs, document
 from scorekit.stats.significance import holm_bonferroni
 
 EX = Path(__file__).resolve().parents[2] / "examples" / "absa" / "results"
@@ -55,8 +55,11 @@ def test_runs_over_the_same_scorecards_are_compared_with_the_first(runs):
         finite = [r for r in rows if r["p_value"] is not None]
         if len(finite) == len(rows):
             assert [r["p_adjusted"] for r in rows] == pytest.approx(list(holm_bonferroni([r["p_value"] for r in rows])))
-    payload = done.payload()
-    assert "metrics" not in payload and [r["name"] for r in payload["runs"]] == [r.name for r in runs]
+    payload = done.payload()   # the one multi-run JSON: the baseline's name and metrics on top
+    assert [r["name"] for r in payload["runs"]] == [r.name for r in runs]
+    assert payload["name"] == runs[0].name and payload["metrics"] == payload["runs"][0]["metrics"]
+    assert payload == document("absa", payload["runs"], signature=payload["runs"][0]["signature"],
+                               comparison=comp)
 
 
 def test_runs_without_shared_scorecards_cannot_be_compared(runs, tmp_path):
@@ -106,7 +109,14 @@ def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
     assert main(["absa", "aggregate", str(runs[0]), str(runs[1]), "--outdir", str(tmp_path / "m"),
                  "-o", str(out)]) == 0         # compared without asking
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert "metrics" not in doc and doc["comparison"]["family"] == HOLM_FAMILY
+    assert doc["comparison"]["family"] == HOLM_FAMILY
+    assert doc["name"] == runs[0].name and doc["metrics"] == doc["runs"][0]["metrics"]   # the baseline on top
+    retrieval = tmp_path / "retrieval.json"   # the shape `scorekit retrieval` writes for several runs
+    ex = EX.parents[1] / "retrieval"
+    assert main(["retrieval", "--qrels", str(ex / "qrels.txt"), "--run", str(ex / "run_v1.txt"),
+                 "--run", str(ex / "run_v2.txt"), "-m", "ndcg@10", "-o", str(retrieval), "-q"]) == 0
+    shared = json.loads(retrieval.read_text(encoding="utf-8"))
+    assert list(doc) == list(shared) and list(doc["comparison"]) == list(shared["comparison"])
     row = next(r for r in doc["comparison"]["rows"] if r["measure"] == "tuple_f1_s2")
     assert row["value"] == doc["runs"][1]["metrics"]["tuple_f1_s2"]
     assert "compared with cr_demo__seed42_proposed" in capsys.readouterr().out
@@ -121,4 +131,5 @@ def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
         return [{k: v for k, v in r.items() if k != "created"} for r in runs]
 
     assert "comparison" not in no and same(no["runs"]) == same(doc["runs"])
+    assert [k for k in doc if k != "comparison"] == list(no) and no["metrics"] == doc["metrics"]
     assert "compared with" not in capsys.readouterr().out

@@ -1,5 +1,6 @@
-"""`scorekit absa` on the shipped example runs: the workflow hints, several runs in one JSON,
-and aggregate-seeds refusing damaged or repeated seeds (one line, exit 2, nothing written)."""
+"""`scorekit absa` on the shipped example runs: the workflow hints, several runs in one JSON (the
+baseline on top, as every multi-run JSON), and aggregate-seeds refusing damaged or repeated seeds
+(one line, exit 2, nothing written)."""
 
 import json
 import os
@@ -49,7 +50,7 @@ def test_aggregate_on_outputs_jsonl_says_to_make_scorecards_first(results):
     assert _tree(results) == before
 
 
-def test_several_runs_in_one_json_have_no_top_level_metrics(results, tmp_path):
+def test_several_runs_in_one_json_have_the_baseline_on_top(results, tmp_path):
     runs = [results / r for r in RUNS]
     for run in runs:
         assert sk("scorecards", run, "-q").returncode == 0
@@ -57,7 +58,8 @@ def test_several_runs_in_one_json_have_no_top_level_metrics(results, tmp_path):
     r = sk("aggregate", *runs, "--outdir", tmp_path / "agg", "-o", out, "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert "metrics" not in doc and [x["name"] for x in doc["runs"]] == list(RUNS)
+    assert [x["name"] for x in doc["runs"]] == list(RUNS)
+    assert doc["name"] == RUNS[0] and doc["metrics"] == doc["runs"][0]["metrics"]   # the shared multi-run shape
     single = json.loads(out.read_text(encoding="utf-8"))["runs"][1]["metrics"]
     r = sk("aggregate", runs[1], "-o", tmp_path / "one.json", "-q")
     assert json.loads((tmp_path / "one.json").read_text(encoding="utf-8"))["metrics"] == single

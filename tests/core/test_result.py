@@ -37,10 +37,13 @@ def test_result_set():
     assert list(df["name"]) == ["a", "b"] and list(df["bleu_4"]) == [0.5, 0.6]
 
 
-def test_result_set_json_has_no_run_on_top_and_reads_back():
+def test_result_set_json_is_the_one_multi_run_shape_and_reads_back():
+    from scorekit.stats.compare import document
+
     rs = ResultSet([_r("a", 0.5), _r("b", 0.6)])
-    d = rs.to_dict()
-    assert "metrics" not in d and [r["name"] for r in d["runs"]] == ["a", "b"]
+    d = rs.to_dict()   # the baseline (the first) on top, as the comparison JSON; no comparison block
+    assert d["name"] == "a" and d["metrics"] == {"bleu_4": 0.5} and [r["name"] for r in d["runs"]] == ["a", "b"]
+    assert d == document("caption", [r.to_dict() for r in rs], signature=rs[0].signature)
     assert ResultSet.from_dict({"results": d["runs"]}).names == ["a", "b"]
 
 

@@ -438,3 +438,49 @@ def test_ray_workers_do_not_fork_their_own_processes(engine):
     assert ray.get(task.remote()) == 1
     assert ray.get(Actor.remote().workers.remote()) == 1
     assert default_workers() == len(os.sched_getaffinity(0))
+
+
+def test_absa_aggregate_cli_writes_the_same_files_on_ray(engine, tmp_path, capsys):
+    """`absa aggregate --engine ray RUN RUN` writes what a local run writes, byte for byte (the
+    JSON's time of writing aside): each run's derived/metrics/structural_metrics.csv and _table.md
+    and the -o JSON (before: Ray wrote no derived/metrics at all)."""
+    import shutil
+
+    from scorekit.cli import main
+
+    shutil.copytree(ROOT / "examples" / "absa" / "results", tmp_path / "results")
+    runs = [str(tmp_path / "results" / r) for r in ("cr_demo__seed42_proposed", "cr_demo__seed123_proposed")]
+    for run in runs:
+        assert main(["absa", "scorecards", run, "-q"]) == 0
+
+    def tree() -> dict[str, object]:
+        out: dict[str, object] = {}
+        for p in sorted((tmp_path / "results").rglob("*")):
+            if p.is_file():
+                key = str(p.relative_to(tmp_path))
+                if p.suffix == ".json" and p.name == "agg.json":
+                    def drop(x):   # the time of writing is the only field that may differ
+                        if isinstance(x, dict):
+                            return {k: drop(v) for k, v in x.items() if k != "created"}
+                        return [drop(v) for v in x] if isinstance(x, list) else x
+                    out[key] = drop(json.loads(p.read_text(encoding="utf-8")))
+                else:
+                    out[key] = p.read_bytes()
+        return out
+
+    def written() -> None:
+        for run in runs:
+            shutil.rmtree(Path(run) / "derived", ignore_errors=True)
+        (tmp_path / "results" / "agg.json").unlink(missing_ok=True)
+
+    out = str(tmp_path / "results" / "agg.json")
+    assert main(["absa", "aggregate", *runs, "-o", out, "-q"]) == 0
+    local = tree()
+    assert all(f"results/{Path(r).name}/derived/metrics/structural_metrics.csv" in local for r in runs)
+    written()
+    assert main(["absa", "aggregate", *runs, "--engine", "ray", "-o", out, "-q"]) == 0
+    capsys.readouterr()
+    on_ray = tree()
+    assert sorted(on_ray) == sorted(local)
+    for key in local:
+        assert on_ray[key] == local[key], key

@@ -24,9 +24,9 @@ from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAg
                                      aggregate_seeds, parse_metrics_csv, signature)
 from scorekit.absa.metrics import METRICS
 from scorekit.errors import InputError, ScorekitError
-from scorekit.result import Result, ResultSet
+from scorekit.result import Result
 from scorekit.signature import Signature
-from scorekit.stats.compare import _finite, compare, improvement_pct
+from scorekit.stats.compare import _finite, compare, document, improvement_pct
 
 OUTPUTS_NAME = "outputs.jsonl"
 SCORECARDS_NAME = "scorecards.jsonl"
@@ -110,14 +110,12 @@ class Aggregated:
     comparison: dict[str, Any] | None = None
 
     def payload(self) -> dict[str, Any] | None:
-        """The several-runs JSON (:meth:`~scorekit.result.ResultSet.to_dict`, no run's metrics on
-        top) with the comparison when the runs share scorecards; None for one run."""
+        """The one multi-run JSON (:func:`scorekit.stats.compare.document`: the baseline's name and
+        metrics on top, every run, the comparison when the runs share scorecards); None for one run."""
         if len(self.runs) < 2:
             return None
-        out = ResultSet([r.to_result() for r in self.runs]).to_dict()
-        if self.comparison is not None:
-            out["comparison"] = self.comparison
-        return out
+        return document("absa", [r.to_result().to_dict() for r in self.runs],
+                        signature=self.runs[0].aggregate.signature, comparison=self.comparison)
 
 
 def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[AggregatedRun, list[str]]:

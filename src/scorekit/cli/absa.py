@@ -102,7 +102,7 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
     warn(*done.warnings)
     pairs = [(r.aggregate.run_id, r.aggregate.metrics) for r in done.runs]
     groups = [(outdir, pairs, done.runs[0].aggregate.signature)] if outdir is not None else \
-        [(r.run_dir / METRICS_DIR, [p], r.aggregate.signature) for r, p in zip(done.runs, pairs) if eng is None]
+        [(r.run_dir / METRICS_DIR, [p], r.aggregate.signature) for r, p in zip(done.runs, pairs)]
     for target, rows, sig in groups:
         stage_text(target / "structural_metrics.csv", structural_metrics_csv(rows), option)
         stage_text(target / "structural_metrics_table.md", structural_metrics_md(rows, sig), option)

@@ -46,9 +46,9 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         """The multi-system JSON shape (interfaces.md): baseline metrics on top, every run,
         and the comparison rows."""
-        return engine.document("retrieval", [r.to_dict() for r in self.results], test=self.method,
-                               alpha=self.alpha, rows=self.rows, signature=self.signature,
-                               n_shared=len(self.query_ids))
+        return engine.document("retrieval", [r.to_dict() for r in self.results], signature=self.signature,
+                               comparison=engine.block(self.results[0].name, test=self.method, alpha=self.alpha,
+                                                       rows=self.rows, n_shared=len(self.query_ids)))
 
     def trec_eval_lines(self, metrics: str | None = None) -> str:
         """The first run's per-query values and its ``all`` lines in ``trec_eval -q``'s layout:

@@ -1,13 +1,15 @@
 """The one comparison engine: systems against a baseline, a paired test per measure, one Holm
 family, one multi-run JSON shape — used by ``scorekit retrieval`` (several runs on one qrels,
-:mod:`scorekit.retrieval.compare`) and ``scorekit runs compare`` (two stored runs).
+:mod:`scorekit.retrieval.compare`), ``scorekit runs compare`` (two stored runs), ``scorekit
+absa aggregate`` (seeds or systems over one set of scorecards) and ``scorekit topics`` (models).
 
 **The Holm family** (documented once, used everywhere): per measure, over the systems compared
 with the baseline. With one system against the baseline the family has one member, so the
 adjusted p equals the raw p; the same pair gets the same corrected p from every command that
 shows it.
 
-**The multi-run JSON**::
+**The multi-run JSON** (:func:`document`; without ``comparison`` it is
+:meth:`scorekit.result.ResultSet.to_dict`, e.g. ``absa aggregate --no-compare``)::
 
     {"task", "name", "metrics" (the baseline's), "signature", "runs": [baseline, system, ...],
      "comparison": {"baseline", "test", "alpha", "correction": "holm", "family", "n_shared",
@@ -32,7 +34,7 @@ import numpy as np
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics import describe
 from scorekit.metrics.registry import MetricSpec
-from scorekit.result import is_finite_number
+from scorekit.result import is_finite_number, runs_document
 from scorekit.stats.corpus_tests import corpus_test
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
@@ -75,14 +77,22 @@ def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
     return rows
 
 
-def document(task: str, runs: Sequence[dict[str, Any]], *, test: str, alpha: float, rows: list[dict[str, Any]],
-             signature: str, n_shared: int) -> dict[str, Any]:
-    """The one multi-run JSON shape (module docstring): the baseline (``runs[0]``) on top."""
-    first = runs[0]
-    return {"task": task, "name": first.get("name"), "metrics": first.get("metrics") or {},
-            "signature": signature, "runs": list(runs),
-            "comparison": {"baseline": first.get("name"), "test": test, "alpha": alpha, "correction": "holm",
-                           "family": HOLM_FAMILY, "n_shared": n_shared, "rows": rows}}
+def block(baseline: str | None, *, test: str, alpha: float, rows: list[dict[str, Any]],
+          n_shared: int) -> dict[str, Any]:
+    """The ``comparison`` block of the multi-run JSON (module docstring)."""
+    return {"baseline": baseline, "test": test, "alpha": alpha, "correction": "holm", "family": HOLM_FAMILY,
+            "n_shared": n_shared, "rows": rows}
+
+
+def document(task: str, runs: Sequence[dict[str, Any]], *, signature: str,
+             comparison: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The one multi-run JSON shape (module docstring; :func:`scorekit.result.runs_document`, as
+    :meth:`ResultSet.to_dict <scorekit.result.ResultSet.to_dict>` writes it): the baseline
+    (``runs[0]``) on top, and the ``comparison`` block (:func:`block`) when the runs were compared."""
+    out = runs_document(task, runs, signature)
+    if comparison is not None:
+        out["comparison"] = comparison
+    return out
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
@@ -133,8 +143,8 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
     ra, rb = dict(a, name=name_a), dict(b, name=name_b)
     ra.pop("_run_id", None)
     rb.pop("_run_id", None)
-    return document(a.get("task"), [ra, rb], test=method, alpha=alpha, rows=rows,
-                    signature=a.get("signature") or "", n_shared=len(shared))
+    return document(a.get("task"), [ra, rb], signature=a.get("signature") or "",
+                    comparison=block(name_a, test=method, alpha=alpha, rows=rows, n_shared=len(shared)))
 
 
 def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
@@ -184,13 +194,12 @@ def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[
     rows: list[dict[str, Any]] = []
     shared: list[int] = []
     for other in runs[1:]:
-        block = compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
-                             seed=seed)["comparison"]
-        rows += block["rows"]
-        shared.append(block["n_shared"])
+        pair = compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
+                            seed=seed)["comparison"]
+        rows += pair["rows"]
+        shared.append(pair["n_shared"])
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
     for r in correct(rows, alpha):
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
-    return {"baseline": runs[0].get("name"), "test": method, "alpha": alpha, "correction": "holm",
-            "family": HOLM_FAMILY, "n_shared": min(shared), "rows": rows}
+    return block(runs[0].get("name"), test=method, alpha=alpha, rows=rows, n_shared=min(shared))

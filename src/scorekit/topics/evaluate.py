@@ -23,7 +23,7 @@ from scorekit.metrics.registry import MetricSpec, split_name
 from scorekit.result import Result
 from scorekit.signature import make_signature
 from scorekit.stats.bootstrap import bootstrap_mean_ci
-from scorekit.stats.compare import _finite, correct, document, row as comparison_row
+from scorekit.stats.compare import _finite, block, correct, document, row as comparison_row
 from scorekit.stats.significance import paired_test, unpaired_test
 from scorekit.text.normalize import SIGNATURE as NORM
 from scorekit.topics.batch import DEFAULT_EMBEDDER, TopicBatch
@@ -333,8 +333,9 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     correct(rows, alpha)   # the one Holm family: per measure, over the models compared with the baseline
     for r in rows:
         r["improvement_pct"] = _finite(r["improvement_pct"])
-    doc = document("topics", [r.to_dict() for r in results], test="randomization", alpha=alpha, rows=rows,
-                   signature=base.signature, n_shared=min((int(r["n"]) for r in rows), default=0))
+    doc = document("topics", [r.to_dict() for r in results], signature=base.signature,
+                   comparison=block(base.name, test="randomization", alpha=alpha, rows=rows,
+                                    n_shared=min((int(r["n"]) for r in rows), default=0)))
     doc["ranking"] = ranking
     doc["comparison"].update(confidence=confidence, n_resamples=n_resamples, seed=seed,
                              signatures_differ=len({r.signature for r in results}) > 1)
