@@ -71,7 +71,11 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
 
 def _ranked_items(docs: Sequence, qid: Any, what: str, source: str):
     seen: set[str] = set()
-    for doc in docs:
+    for k, doc in enumerate(docs, 1):
+        if isinstance(doc, bool) or not isinstance(doc, (str, int)):
+            # str() would make null, [..] or {..} a document id ('None') that matches nothing
+            raise InputError(f"query {qid!r}: document {k} of the list must be a document id (a string), "
+                             f"found {'null' if doc is None else f'{type(doc).__name__} {doc!r}'}", source)
         if str(doc) in seen:
             raise InputError(f"query {qid!r}: document {doc!r} listed twice in the {what}", source)
         seen.add(str(doc))
