@@ -25,3 +25,15 @@ def test_ranked_list_of_ids_still_reads(tmp_path):
     p.write_text(json.dumps({"q1": ["d1", "d2", 7]}), encoding="utf-8")
     run = as_run(p)
     assert run.docids.to_pylist() and sorted(map(str, run.docids.to_pylist())) == ["7", "d1", "d2"]
+
+
+@pytest.mark.parametrize("data, message", [({"": {"d1": 1}}, "empty query id ''"),
+                                           ({"q1": {"": 1}}, "query 'q1': empty document id ''"),
+                                           ({"q1": [" "]}, "query 'q1': empty document id ' '")])
+def test_empty_ids_are_errors(tmp_path, data, message):
+    # before: accepted, with only a warning that query '' has no ranking
+    for read, name in ((as_run, "run.json"), (as_qrels, "qrels.json")):
+        p = tmp_path / name
+        p.write_text(json.dumps(data), encoding="utf-8")
+        with pytest.raises(InputError, match=rf"{name}: {message}"):
+            read(p)
