@@ -133,3 +133,16 @@ def test_cli_compare_writes_the_comparison_block(runs, tmp_path, capsys):
     assert "comparison" not in no and same(no["runs"]) == same(doc["runs"])
     assert [k for k in doc if k != "comparison"] == list(no) and no["metrics"] == doc["metrics"]
     assert "compared with" not in capsys.readouterr().out
+
+
+def test_two_runs_of_one_name_are_compared(runs, tmp_path):
+    # before: a KeyError traceback (exit 1) when two RUNs had one directory name (the same run
+    # given twice, or a/run and b/run): the comparison named the second 'run#B', the values were
+    # looked up by run_id
+    other = tmp_path / "copy" / runs[1].name
+    shutil.copytree(runs[1], other)
+    for pair in ([runs[1], other], [runs[1], runs[1]]):
+        done = aggregate_runs(pair)
+        rows = done.comparison["rows"]
+        assert {r["system"] for r in rows} == {f"{runs[1].name}#2"} and done.comparison["baseline"] == runs[1].name
+        assert rows and all(r["value"] == r["baseline_value"] for r in rows)

@@ -529,3 +529,17 @@ def test_every_moved_option_is_really_gone():
         cmd = cli.get_command(None, name)
         taken = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
         assert not taken & set(moved), (name, taken & set(moved))
+
+
+@pytest.mark.parametrize("cmd", [
+    ["caption", "-p", EX / "caption" / "predictions_en.jsonl", "-r", EX / "caption" / "references_en.csv", "--lang", "en"],
+    ["summary", "-p", EX / "summarization" / "summaries.jsonl", "-r", EX / "summarization" / "summaries.jsonl"],
+    ["topics", "--topics", TOPICS],
+    ["sweep", "--data", NEWS],
+])
+@pytest.mark.parametrize("text", [",", "", " , "])
+def test_metrics_option_naming_no_metric_is_an_error(tmp_path, capsys, cmd, text):
+    # before: caption, summary and topics ran with no metric and wrote {"metrics": {}}, exit 0
+    code, _, err = run([*cmd, "-m", text, "-o", tmp_path / "r.json"], capsys)
+    assert code == 2 and "--metrics" in one_line(err) and "no metric named" in err
+    assert list(tmp_path.iterdir()) == []

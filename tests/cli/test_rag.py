@@ -59,6 +59,13 @@ def test_compat_prints_the_difference(tmp_path, capsys):
     ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["-m", "ndgc@5"], "did you mean"),
     ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--match", "embedding"], "needs --model"),
     ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--threshold", "0"], "--threshold"),
+    # an option the chosen --compat/--match never reads was silently ignored (exit 0)
+    ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--mode", "retrieval_based"],
+     "--mode is read by --compat ranx-k only"),
+    ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--kiwi-tokens", "nouns"],
+     "--kiwi-tokens is read by --match kiwi_rouge only"),
+    ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--no-kiwi-stopwords"], "read by --match kiwi_rouge only"),
+    ('{"id": "1", "retrieved": ["a"], "references": ["a"]}\n', ["--model", "m"], "--model is read by --match embedding only"),
 ])
 def test_errors_are_one_line_exit_2_and_write_nothing(tmp_path, capsys, content, args, needle):
     data = tmp_path / "d.jsonl"

@@ -253,3 +253,24 @@ def test_per_query_dash_is_one_run_on_stdout(tmp_path, capsys, monkeypatch, args
     code, stdout, err = run(["retrieval", "--qrels", QRELS, "--run", RUN1, *args], capsys)
     assert code == 2 and message in one_error_line(err)
     assert stdout == "" and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cmd", [
+    lambda d: ["retrieval", "--qrels", d / "qrels.txt", "--run", d / "run_v1.txt", "-o", d / "qrels.txt"],
+    lambda d: ["retrieval", "--qrels", d / "qrels.txt", "--run", d / "run_v1.txt", "--per-query", d / "run_v1.txt"],
+    lambda d: ["retrieval", "--qrels", d / "qrels.txt", "--run", d / "run_v1.txt", "--report", d / "link.txt"],
+    lambda d: ["fuse", "--run", d / "run_v1.txt", "--run", d / "run_v2.txt", "-o", d / "run_v1.txt"],
+    lambda d: ["sweep", "--data", NEWS, "--limit", "3", "--system", f"s={d / 'news.jsonl'}", "-m", "words", "--n", "3",
+               "--summarizer", "lead", "-o", d / "news.jsonl"],
+])
+def test_an_output_that_is_an_input_is_refused(tmp_path, capsys, cmd):
+    # before: `-o qrels.txt` replaced the qrels with the JSON results (exit 0); a symlink to an
+    # input is the same file
+    for name in ("qrels.txt", "run_v1.txt", "run_v2.txt"):
+        shutil.copy(EX / "retrieval" / name, tmp_path / name)
+    (tmp_path / "news.jsonl").write_text("".join(open(NEWS, encoding="utf-8").readlines()[:3]), encoding="utf-8")
+    os.symlink(tmp_path / "run_v1.txt", tmp_path / "link.txt")
+    before = snapshot(tmp_path)
+    code, _, err = run(cmd(tmp_path), capsys)
+    assert code == 2 and "is an input of this command" in one_error_line(err)
+    assert snapshot(tmp_path) == before

@@ -95,3 +95,33 @@ def test_key_lines_in_one_pass_equal_the_per_key_search(data, indent, ascii_only
     text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
     per_key = [text.count("\n", 0, pos) + 1 if (pos := _find_key(text, k)) >= 0 else None for k in data]
     assert _key_lines(text, list(data)) == per_key
+
+
+@pytest.mark.parametrize("raw, found", [("null", "found null"), ("true", "found a boolean"), ('["a"]', "found a list"),
+                                        ('{"x": 1}', "found an object"), ("1.5", "found a number")])
+def test_prediction_id_of_the_wrong_json_type_is_an_error(tmp_path, raw, found):
+    # before: str(None) made the id 'None', reported only as a missing prediction scoring 0
+    p = write(tmp_path, "p.jsonl", '{"id": "a", "prediction": "x"}\n{"id": ' + raw + ', "prediction": "y"}\n')
+    with pytest.raises(InputError, match=rf"p.jsonl:2: field 'id' must be a string or an integer, {found}"):
+        read_predictions(p)
+
+
+@pytest.mark.parametrize("content", ["", " \n\n", "{}", "[]"])
+def test_a_predictions_file_without_predictions_is_an_error(tmp_path, content):
+    # before: every reference scored 0 with exit status 0
+    name = "p.jsonl" if content.strip() in ("", ) else "p.json"
+    with pytest.raises(InputError, match=rf"{name}: no predictions"):
+        read_predictions(write(tmp_path, name, content))
+
+
+@pytest.mark.parametrize("name, content, line", [
+    ("p.jsonl", '{"id": "", "prediction": "x"}\n', 1),
+    ("p.jsonl", '{"id": "\u200b", "prediction": "x"}\n', 1),   # invisible only: empty once normalised
+    ("p.json", '{\n "a": "x",\n "": "y"\n}', 3),
+])
+def test_empty_id_is_an_error(tmp_path, name, content, line):
+    with pytest.raises(InputError, match=rf"{name}:{line}: empty id"):
+        read_predictions(write(tmp_path, name, content))
+    refs = write(tmp_path, "r.csv", "id,reference\na,one\n,two\n")
+    with pytest.raises(InputError, match=r"r.csv:3: empty id ''"):
+        read_references(refs)

@@ -205,3 +205,22 @@ def test_device_temporary_is_not_made_beside_it(tmp_path):
         assert f.tmp is not None and f.tmp.parent != node.parent
     assert sorted(p.name for p in node.parent.iterdir()) == ["null"]
     assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+def test_a_destination_that_is_a_protected_input_is_refused(tmp_path):
+    from scorekit.errors import ScorekitError
+    from scorekit.io.outputs import Outputs
+
+    src = tmp_path / "run.txt"
+    src.write_text("q1 Q0 d1 1 1.0 x\n")
+    os.link(src, tmp_path / "hard.txt")
+    with Outputs() as tx:
+        tx.protect(src, ["--run", "-r"])
+        tx.protect(tmp_path / "missing.txt", ["--qrels"])          # not a file: nothing to protect
+        for dest in (src, tmp_path / "hard.txt"):
+            with pytest.raises(ScorekitError, match=r"--output .*: is an input of this command \(--run .*run.txt\)"):
+                tx.file(dest, "--output")
+        tx.file(tmp_path / "missing.txt", "--report")
+        tx.file(src, "-r")   # the option that names the input may write it (absa scorecards --out)
+        tx.abort()
+    assert src.read_text() == "q1 Q0 d1 1 1.0 x\n"

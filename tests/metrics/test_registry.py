@@ -96,3 +96,18 @@ def test_docs_table_reads_the_registry():
 
     table = markdown("caption")
     assert "| `chrf_pp` | higher | rate | yes |" in table and "| `meteor` | higher | rate | no |" in table
+
+
+def test_a_bad_parameter_value_names_its_metric():
+    # -m "chrf(beta=3),rouge_l_coco(beta=-1)" said only "parameter 'beta' must be in [0, inf]"
+    from scorekit.metrics import Param
+
+    class Ranged(Metric):
+        name, family = "ranged", "test"
+        params = (Param("beta", float, 1.0, low=0.0), Param("mode", str, "a", choices=("a", "b")))
+
+    with pytest.raises(ScorekitError, match=r"^ranged: parameter 'beta' must be in \[0, inf\], got -1.0$"):
+        Ranged(beta="-1")
+    with pytest.raises(UnknownNameError, match=r"^ranged: unknown value of parameter 'mode' 'c'"):
+        Ranged(mode="c")
+    assert Ranged(beta="2").values == {"beta": 2.0, "mode": "a"}

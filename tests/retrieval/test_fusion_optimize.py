@@ -100,3 +100,11 @@ def test_one_measure_only():
     qrels, runs = _data(5, 2)
     with pytest.raises(ScorekitError, match="one measure"):
         optimize_fusion(qrels, runs, "wsum", "min-max", "ndcg@10,map")
+
+
+@pytest.mark.parametrize("n_runs, step", [(2, 1e-9), (5, 0.01), (10, 0.1)])
+def test_a_weight_grid_too_large_to_search_is_an_error(n_runs, step):
+    # before: --step 1e-9 enumerated 1e18 tuples (a hang, killed at the time limit)
+    with pytest.raises(ScorekitError, match=r"the weight step .* weight tuples for .* runs to search .*take a larger --step"):
+        weight_grid(n_runs, step)
+    assert len(weight_grid(3, 0.01)) > 4000   # 101**3 tuples: still searched

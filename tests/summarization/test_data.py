@@ -87,3 +87,28 @@ def test_corpus_from_local_files(tmp_path):
     bad = write(tmp_path / "x.jsonl", [json.dumps({"document": "d", "summary": "s"})])
     with pytest.raises(InputError, match="missing column"):
         D.load_corpus("cnn_dailymail", files=bad, cache_dir=str(tmp_path / "cache"))
+
+
+def test_one_record_without_an_id_is_an_error_not_a_silent_positional_alignment(tmp_path):
+    # before: align() paired every file by position as soon as one prediction lacked an id (or had
+    # "id": null), so reversed predictions were scored against the wrong references, exit 0
+    refs = write(tmp_path / "r.jsonl", [json.dumps({"id": i, "reference": f"ref {i}"}) for i in "abc"])
+    for bad, at in ([{"prediction": "p c"}, 1], [{"id": None, "prediction": "p c"}, 1]):
+        preds = write(tmp_path / "p.jsonl", [json.dumps(bad)] + [json.dumps({"id": i, "prediction": f"p {i}"}) for i in "ba"])
+        with pytest.raises(InputError, match=rf"p.jsonl:{at}: prediction 1 has no id but others have"):
+            D.read_texts(preds, "prediction")
+    D.read_texts(refs, "reference")
+
+
+@pytest.mark.parametrize("raw, found", [('["a"]', "a list"), ('{"x": 1}', "an object"), ("true", "a boolean"),
+                                        ("1.5", "a number")])
+def test_id_of_the_wrong_json_type_is_an_error(tmp_path, raw, found):
+    p = write(tmp_path / "d.jsonl", ['{"id": "ok", "document": "d", "reference": "r", "prediction": "p"}',
+                                     '{"id": ' + raw + ', "document": "d", "reference": "r", "prediction": "p"}'])
+    with pytest.raises(InputError, match=rf"d.jsonl:2: field 'id' must be a string or an integer, found {found}"):
+        D.read_pairs(p)
+    with pytest.raises(InputError, match=rf"d.jsonl:2: field 'id' must be a string or an integer, found {found}"):
+        D.read_texts(p, "prediction")
+    p = write(tmp_path / "e.jsonl", ['{"id": "\u200b", "document": "d", "reference": "r"}'])
+    with pytest.raises(InputError, match=r"e.jsonl:1: empty id"):
+        D.read_pairs(p)

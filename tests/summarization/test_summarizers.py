@@ -141,6 +141,8 @@ def test_summarizer_names_use_the_metric_name_grammar():
     ("lead(encoder=x)", "lead takes no parameters"),
     ("random(seed=x)", "seed must be an integer"),
     ("textrank(damping=2)", "damping must be between 0 and 1"),
+    ("random(seed=-1)", "seed must be between 0 and 4294967295, got -1"),       # was numpy's traceback
+    ("random(seed=4294967296)", "seed must be between 0 and 4294967295"),
     ("textrank@5", "takes no @ suffix"),
     ("centroyd", "did you mean 'centroid'"),
     ("textrank(encoder)", "expected name=value"),

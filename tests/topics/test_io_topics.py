@@ -31,6 +31,8 @@ def test_list_and_object_forms(tmp_path):
     ('[["a", "b"]\n ["c"]]', 2, "invalid JSON"),
     ('"hello"', 1, "expected a JSON list"),
     ('[["a", 3]]', 1, "not a string"),
+    ('{\n "x": ["a", "b"],\n "": ["c", "d"]\n}', 3, "empty topic name ''"),          # was accepted
+    ('{\n "\\u200b": ["c", "d"]\n}', 2, "empty topic name"),
 ])
 def test_topic_errors_name_the_line(text, line, msg):
     with pytest.raises(InputError, match=msg) as err:

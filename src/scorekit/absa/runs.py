@@ -190,10 +190,19 @@ def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, stric
             warnings.append(f"runs not compared: {why} (--no-compare silences this)")
             return Aggregated(runs, warnings, None)
 
-        dicts = [dict(r.to_result().to_dict(), per_item=per_item_rows(r)) for r in runs]
+        # two runs of one name (the same RUN twice, or a/run and b/run) are told apart as name#2:
+        # the values below are looked up by the names the comparison rows carry
+        names: list[str] = []
+        for r in runs:
+            name, k = r.aggregate.run_id, 1
+            while name in names:
+                k += 1
+                name = f"{r.aggregate.run_id}#{k}"
+            names.append(name)
+        dicts = [dict(r.to_result().to_dict(), name=n, per_item=per_item_rows(r)) for r, n in zip(runs, names)]
         comparison = compare(dicts, metrics=[k for k in compared_keys()
                                              if all(any(k in row for row in d["per_item"]) for d in dicts)])
-        values = {r.aggregate.run_id: r.aggregate.metrics for r in runs}
+        values = {n: r.aggregate.metrics for n, r in zip(names, runs)}
         for row in comparison["rows"]:   # each run's own value; the test pairs the scorecards both define
             row["value"], row["baseline_value"] = values[row["system"]][row["measure"]], \
                 values[comparison["baseline"]][row["measure"]]

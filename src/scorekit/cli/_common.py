@@ -90,6 +90,7 @@ def output_options(func: Callable) -> Callable:
             # every shared destination is checked before the command does any work
             if ctx is not None:
                 ctx.meta[_TX_KEY] = tx
+                protect_inputs(tx, ctx)
             output = kwargs.get("output")
             if output is not None and not is_stdout(output):
                 tx.file(output, "--output")
@@ -223,6 +224,22 @@ def outputs() -> Outputs:
     raise RuntimeError("no output transaction: decorate the command with output_options or transactional")
 
 
+def protect_inputs(tx: Outputs, ctx: click.Context) -> None:
+    """Every existing file named by a parameter (``--qrels FILE``, ``--topics NAME=FILE``,
+    ``RESULTS...``) is an input no output of another option may replace: ``-o run.txt`` given
+    the run itself is a one-line error before any work, not a lost input."""
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (str, os.PathLike)) and str(v) not in ("", STDOUT):
+                text = str(v)
+                long = [o for o in param.opts if o.startswith("--")]
+                names = [*long, *param.opts] if long else [param.human_readable_name, *param.opts]
+                tx.protect(text, names)
+                if "=" in text and not os.path.exists(text):
+                    tx.protect(text.split("=", 1)[1], names)
+
+
 def transactional(func: Callable) -> Callable:
     """For commands without ``output_options``: run the command inside one :class:`Outputs`
     (committed when it returns, nothing left behind when it fails)."""
@@ -233,6 +250,7 @@ def transactional(func: Callable) -> Callable:
         with Outputs() as tx:
             if ctx is not None:
                 ctx.meta[_TX_KEY] = tx
+                protect_inputs(tx, ctx)
             return func(*args, **kwargs)
 
     return command

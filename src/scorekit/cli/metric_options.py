@@ -14,6 +14,17 @@ class MetricsOption(click.Option):
         kwargs.setdefault("help", lead)   # the registry's list is added when help is shown
         super().__init__(*args, **kwargs)
 
+    def process_value(self, ctx, value):
+        """``-m ","`` or ``-m ""`` names no metric: an error, not a run that scores nothing (the
+        JSON held ``"metrics": {}``, exit 0)."""
+        value = super().process_value(ctx, value)
+        if value is not None:
+            from scorekit.metrics.registry import split_specs
+
+            if not split_specs(value):
+                raise click.BadParameter(f"no metric named in {value!r} (leave -m out for the defaults)", ctx, self)
+        return value
+
     def get_help_record(self, ctx):
         from scorekit.metrics.registry import REGISTRY
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from scorekit.cli._common import emit, example, metrics_table, output_options, print_comparison, print_table, signature_line
-from scorekit.cli._types import count, finite
+from scorekit.cli._types import count, finite, usage_error
 from scorekit.errors import ScorekitError
 from scorekit.retrieval.rag import COMPAT_MEASURES, COMPAT_MODES, DEFAULT_RAG_MEASURES
 from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
@@ -70,6 +70,7 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
         raise ScorekitError(f"--name given {len(names)} times for {len(datas)} --data files")
     if match == "embedding" and not model:
         raise ScorekitError("--match embedding needs --model PATH (a local sentence-encoder folder)")
+    _unread_options(compat, match)
     comp = compare(list(datas), metrics, names=list(names) or None, match=match, threshold=threshold,
                    graded=graded, compat=compat, mode=mode, test=test, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, kiwi_tokens=kiwi_tokens, kiwi_stopwords=kiwi_stopwords, kiwi_rouge=kiwi_rouge,
@@ -80,6 +81,23 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
         _print(comp, fmt, compat)
     emit(comp.results, output=output, fmt=fmt, quiet=quiet,
          payload=comp.to_dict() if len(comp.results) > 1 else None)
+
+
+def _unread_options(compat: str | None, match: str) -> None:
+    """An option the chosen --compat/--match never reads is an error, not silently ignored
+    (``--mode retrieval_based`` without ``--compat ranx-k`` gave the default numbers)."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    read_by = {"mode": ("--mode", "--compat ranx-k", bool(compat)),
+               "kiwi_tokens": ("--kiwi-tokens", "--match kiwi_rouge", match == "kiwi_rouge"),
+               "kiwi_stopwords": ("--kiwi-stopwords/--no-kiwi-stopwords", "--match kiwi_rouge", match == "kiwi_rouge"),
+               "kiwi_rouge": ("--kiwi-rouge", "--match kiwi_rouge", match == "kiwi_rouge"),
+               "model": ("--model", "--match embedding", match == "embedding"),
+               "allow_english_model": ("--allow-english-model", "--match embedding", match == "embedding")}
+    for param, (option, reader, read) in read_by.items():
+        if not read and ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
+            raise usage_error(f"{option} is read by {reader} only")
 
 
 def _print(comp, fmt: str, compat: str | None) -> None:

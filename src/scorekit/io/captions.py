@@ -28,9 +28,9 @@ Ids are normalised like the text (NFC, invisible characters removed; :mod:`score
 a Korean id in NFD matches its NFC reference, ``img_1`` followed by a zero-width space is
 ``img_1``; two ids of one input that become equal that way are duplicates.
 
-Errors name the file, the line (where the format has lines) and the id: non-string values, a
-prediction list with several captions, an empty reference list or reference, duplicate ids,
-invalid UTF-8. Pairing (:func:`pair`): the references define the test set. An id with references
+Errors name the file, the line (where the format has lines) and the id: non-string values, an
+id that is not a string or an integer, or empty, a prediction list with several captions, an
+empty reference list or reference, duplicate ids, invalid UTF-8, a file with no predictions. Pairing (:func:`pair`): the references define the test set. An id with references
 but no prediction scores as an empty prediction (0, counted); a prediction whose id has no
 references is dropped. Both are reported by name; ``strict=True`` makes either an error.
 """
@@ -43,7 +43,7 @@ from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
-from scorekit.io.ids import clean_id
+from scorekit.io.ids import clean_id, record_id
 from scorekit.io.jsonfile import parse_json
 from scorekit.io.records import file_kind, read_records, shard_paths
 from scorekit.text.normalize import nfc
@@ -195,9 +195,7 @@ def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]
     for line, o in objs:
         if not isinstance(o, dict) or "id" not in o:
             raise InputError("expected an object with an 'id' key", path, line)
-        if o["id"] is None:
-            raise InputError("empty 'id'", path, line)
-        rows.append((str(o["id"]), _pick(o, keys, path, line), line))
+        rows.append((record_id(o["id"], path, line), _pick(o, keys, path, line), line))
     return rows, None
 
 
@@ -208,16 +206,26 @@ def _duplicate(what: str, key: str, raw: str, first: tuple[Path, str], shard: Pa
     return InputError(f"duplicate {what} id {key!r}{other}", shard, line)
 
 
+def _key(raw: str, shard: Path, line: int | None) -> str:
+    key = clean_id(raw, shard, line)
+    if not key.strip():
+        raise InputError(f"empty id {raw!r}", shard, line)
+    return key
+
+
 def read_predictions(path: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
     seen: dict[str, tuple[Path, str]] = {}
-    for shard in shard_files(path, "predictions"):
+    shards = shard_files(path, "predictions")
+    for shard in shards:
         for raw, value, line in _records(shard, "predictions")[0]:
-            key = clean_id(raw, shard, line)
+            key = _key(raw, shard, line)
             if key in out:
                 raise _duplicate("prediction", key, raw, seen[key], shard, line)
             out[key] = _prediction(value, shard, line, key)
             seen[key] = (shard, raw)
+    if not out:   # an empty file, {} or []: every reference would silently score 0
+        raise InputError("no predictions", shards[0] if len(shards) == 1 else path)
     return out
 
 
@@ -236,7 +244,7 @@ def _read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
         records, coco = _records(shard, "references")
         annotations |= coco == "annotations"
         for raw, value, line in records:
-            key = clean_id(raw, shard, line)
+            key = _key(raw, shard, line)
             # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
             per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
             refs = _references(value, shard, line, key)

@@ -42,6 +42,20 @@ def clean_id(value: object, path: str | os.PathLike | None = None, line: int | N
     return key if key.isascii() else nfc(key)
 
 
+def record_id(value: object, path: str | os.PathLike | None = None, line: int | None = None,
+              field: str = "id") -> str:
+    """A record's id as written in JSON: a string or an integer, returned as ``str`` (not yet
+    normalised: :func:`clean_id` does that). ``null``, ``true``, a float, a list or an object is
+    an InputError naming the field: ``str()`` would turn them into ids like ``'None'`` or
+    ``"['a']"`` that match nothing and are reported, if at all, as a missing prediction."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    kind = {type(None): "null", bool: "a boolean", float: "a number", list: "a list", dict: "an object"}
+    found = kind.get(type(value), type(value).__name__)
+    raise InputError(f"field {field!r} must be a string or an integer, found {found}"
+                     f"{f' ({value!r})' if isinstance(value, (bool, float)) else ''}", path, line)
+
+
 def _plain(arr) -> bool:
     """Every id of a string array is already clean, judged from its UTF-8 bytes in one pass: no
     NUL, and every character ASCII or a precomposed Hangul syllable (U+AC00-U+D7A3). Such text is

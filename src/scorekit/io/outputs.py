@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -198,13 +199,29 @@ class Outputs:
         self.stores: list[StoreOutput] = []
         self.stdout_text: list[str] = []
         self.recorded: list[tuple[Path, list[int]]] = []
+        self.inputs: list[tuple[tuple[int, int], str, tuple[str, ...]]] = []   # (dev, inode), path, its options
         self.committed = False
         self._after: list[Any] = []
 
     # ------------------------------------------------------------------ registering (= checking)
+    def protect(self, path: str | os.PathLike, options: Sequence[str]) -> None:
+        """``path`` is an input of the command, given to ``options`` (the first one is named in
+        the error): no destination registered under another option may be that file (``-o
+        qrels.txt`` would replace the qrels)."""
+        with suppress(OSError, ValueError):
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode):
+                self.inputs.append(((st.st_dev, st.st_ino), str(path), tuple(options)))
+
     def _same(self, path: Path, option: str) -> None:
         if check_special(path, option) == "character device":
             return          # -o /dev/null --report /dev/null: both written through, harmlessly
+        with suppress(OSError, ValueError):
+            st = os.stat(path)
+            for key, src, options in self.inputs:
+                if key == (st.st_dev, st.st_ino) and option not in options:
+                    raise ScorekitError(f"{option} {path}: is an input of this command ({options[0]} {src}); "
+                                        "refusing to overwrite it")
         key = os.path.realpath(path)
         for d in [*self.files, *self.dirs, *self.stores]:
             if os.path.realpath(d.path) == key:

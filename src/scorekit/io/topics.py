@@ -67,6 +67,10 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     if isinstance(data, dict):
         names, raw, keyed = [clean_id(k, path, lines[i] if i < len(lines) else None, "topic name")
                  for i, k in enumerate(data)], list(data.values()), True
+        empty = next((i for i, n in enumerate(names) if not n.strip()), None)
+        if empty is not None:   # "" (or a zero-width space) named a topic nobody can rate or read
+            raise InputError(f"empty topic name {list(data)[empty]!r}", path,
+                             lines[empty] if empty < len(lines) else None)
         if len(set(names)) != len(names):
             dup = next(n for i, n in enumerate(names) if n in names[:i])
             at = names.index(dup, names.index(dup) + 1)

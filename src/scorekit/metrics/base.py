@@ -214,7 +214,11 @@ class Metric:
             if name in given:
                 raise ScorekitError(f"{self.name}: parameter {name!r} given twice")
             given[name] = value
-        self.values = {p.name: p.coerce(given[p.name]) if p.name in given else p.default for p in self.params}
+        try:
+            self.values = {p.name: p.coerce(given[p.name]) if p.name in given else p.default for p in self.params}
+        except ScorekitError as exc:   # say whose parameter: -m "chrf(beta=3),rouge_l_coco(beta=-1)"
+            exc.args = (f"{self.name}: {exc.args[0]}", *exc.args[1:])
+            raise
         self._state: list[Stats] = []
         if type(self).kind not in VALUE_KINDS:
             raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")

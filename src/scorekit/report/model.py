@@ -108,8 +108,12 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
     for i, r in enumerate(runs):
         if not isinstance(r.get("metrics", {}), dict):
             raise ScorekitError(f"{where}run {i + 1}: 'metrics' must be an object of name -> number")
-        if not isinstance(r.get("per_item") or [], list):
+        items = r.get("per_item") or []
+        if not isinstance(items, list) or not all(isinstance(row, dict) for row in items):
             raise ScorekitError(f"{where}run {i + 1}: 'per_item' must be a list of objects")
+        for key in ("task", "name", "signature"):   # a list here failed later: a traceback, a 'damaged' store
+            if r.get(key) is not None and not isinstance(r[key], str):
+                raise ScorekitError(f"{where}run {i + 1}: {key!r} must be a string, got {type(r[key]).__name__}")
     task = str(data.get("task") or runs[0].get("task") or "unknown")
     comparison = data.get("comparison") if isinstance(data.get("comparison"), dict) else None
     extra = data.get("extra") if multi and isinstance(data.get("extra"), dict) else {}

@@ -24,6 +24,7 @@ The fused run's documents come out in trec_eval's order (ties by docid descendin
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -183,6 +184,7 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
 # the methods with parameters to optimise, and ranx's grids for them
 OPTIMIZABLE = ("wsum", "rrf")
 RRF_GRID = (10, 100, 10)   # ranx optimize_rrf: min_k, max_k, step
+MAX_WEIGHT_GRID = 10_000_000   # weight tuples weight_grid may enumerate (0.01 for 3 runs is 1e6)
 
 
 def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
@@ -192,6 +194,10 @@ def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
 
     if not 0 < step <= 1:
         raise ScorekitError(f"the weight step must be in (0, 1], got {step}")
+    grid = (math.floor(1 / step) + 1) ** n_runs
+    if grid > MAX_WEIGHT_GRID:   # --step 1e-9 enumerated 1e18 tuples: a hang, not an answer
+        raise ScorekitError(f"the weight step {step} gives {grid:.3g} weight tuples for {n_runs} runs to search "
+                            f"(at most {MAX_WEIGHT_GRID:.0e}); take a larger --step")
     digits = str(step)[::-1].find(".")
     values = [round(x, digits) for x in np.arange(0, 1 + step, step)]
     return [seq for seq in product(*[values] * n_runs) if sum(seq) == 1.0]

@@ -43,6 +43,8 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
     seen: dict[str, Any] = {}
     for qid, docs in mapping.items():
         key = clean_id(qid, source, None, "query id")
+        if not key.strip():   # a JSON key "": TREC files cannot hold one, qrels/runs never match it
+            raise InputError(f"empty query id {qid!r}", source)
         if key in seen:
             raise InputError(f"duplicate query id {key!r} (two spellings, equal once normalised: NFC, "
                              "invisible characters removed)", source)
@@ -55,6 +57,8 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
             raise InputError(f"query {qid!r}: expected {{docid: number}} or a list of docids, "
                              f"found {type(docs).__name__}", source)
         for docid, value in items:
+            if not str(docid).strip():
+                raise InputError(f"query {qid!r}: empty document id {docid!r}", source)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise InputError(f"query {qid!r}, document {docid!r}: expected a number, found {value!r}", source)
             if integer and (not math.isfinite(value) or value != int(value)):
@@ -71,7 +75,11 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
 
 def _ranked_items(docs: Sequence, qid: Any, what: str, source: str):
     seen: set[str] = set()
-    for doc in docs:
+    for k, doc in enumerate(docs, 1):
+        if isinstance(doc, bool) or not isinstance(doc, (str, int)):
+            # str() would make null, [..] or {..} a document id ('None') that matches nothing
+            raise InputError(f"query {qid!r}: document {k} of the list must be a document id (a string), "
+                             f"found {'null' if doc is None else f'{type(doc).__name__} {doc!r}'}", source)
         if str(doc) in seen:
             raise InputError(f"query {qid!r}: document {doc!r} listed twice in the {what}", source)
         seen.add(str(doc))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
-from scorekit.io.ids import clean_id
+from scorekit.io.ids import clean_id, record_id
 from scorekit.io.records import file_kind, read_records, shard_paths
 from scorekit.text.normalize import nfc
 
@@ -81,13 +81,24 @@ def _text(value: Any, what: str, path: Path, line: int, rid: str, allow_list: bo
     return nfc(value)
 
 
+def _id(rec: dict, path: Path, line: int) -> str | None:
+    """The record's id, normalised (:func:`~scorekit.io.ids.clean_id`); None when it has none."""
+    _, raw = _field(rec, ID_FIELDS)
+    if raw is None:
+        return None
+    rid = clean_id(record_id(raw, path, line), path, line)
+    if not rid.strip():
+        raise InputError(f"empty id {raw!r}", path, line)
+    return rid
+
+
 def read_pairs(path: str | os.PathLike) -> Pairs:
     """(document, reference) pairs; ids default to the record number."""
     ids, docs, refs = [], [], []
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
-        _, rid = _field(rec, ID_FIELDS)
-        rid = clean_id(rid, p, no) if rid is not None else str(len(ids) + 1)
+        rid = _id(rec, p, no)
+        rid = rid if rid is not None else str(len(ids) + 1)
         if rid in seen:
             first, at = seen[rid]
             where = f"line {at}" if first == p else f"{first}:{at}"
@@ -119,8 +130,7 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
         names = ("text",) if file_kind(p) == "txt" else fields  # .txt: one text per line, any role
-        _, rid = _field(rec, ID_FIELDS)
-        rid = clean_id(rid, p, no) if rid is not None else None
+        rid = _id(rec, p, no)
         name, value = _field(rec, names)
         if name is None:
             raise InputError(f"no {role} field (expected one of {', '.join(names)})", p, no)
@@ -140,6 +150,11 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
             seen[str(rid)] = (p, no)
     if not texts:
         raise InputError(f"no {role}s", path)
+    if single and None in ids and any(i is not None for i in ids):
+        # one record without an id would make align() pair every file by position, ignoring ids
+        k = ids.index(None)
+        raise InputError(f"{role} {k + 1} has no id but others have (give every record an id, or none)",
+                         path, lines[k])
     return ids, texts, lines
 
 

@@ -159,6 +159,8 @@ class RandomSummarizer:
 
     def __init__(self, seed: int = 42):
         self.seed = int(seed)
+        if not 0 <= self.seed <= 0xFFFFFFFF:   # numpy's seed words; a negative one was a traceback
+            raise ScorekitError(f"random summarizer seed must be between 0 and 4294967295, got {seed}")
 
     def prepare(self, documents: Sequence[str]) -> list[Prepared]:
         out = []
