@@ -1,0 +1,151 @@
+"""Reproducible: a result's signature pins everything that changes its numbers (issue #26 item 2).
+
+For every registered metric class (``REGISTRY.classes()``, so a new metric or a new ``Param`` is
+covered without editing this file) and every parameter declared per metric (not the batch-level
+language and tokenizer: those are pinned by each command's signature, tests/core/
+test_command_signatures.py), two metrics that differ in that one parameter either have different
+signature fields (:func:`scorekit.metrics.base.signature_fields`: the canonical spec and the
+declared pins) or give the same numbers on every batch hypothesis draws from the metric's harness
+case (tests/harness.py, the ``HARNESS_CASES`` of the family's test module). A parameter whose
+value never changes a number (a batch size, a device) must leave the signature unchanged.
+
+Parameters this generic walk cannot vary by itself (a model folder, a lexicon, a document-frequency
+file, METEOR 1.5's resources) have explicit cases below."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, find, settings
+from hypothesis.errors import NoSuchExample
+
+from scorekit.errors import ScorekitError
+from scorekit.metrics import REGISTRY
+from scorekit.metrics.base import Param, signature_fields
+from tests.metrics.test_harness_coverage import harness_modules
+
+# parameters that cannot change a number: changing them must leave the signature as it is
+NO_NUMBERS = {"batch_size", "device"}
+# parameters naming a file or folder (no value this walk can invent): the explicit cases below
+FILES = {"model", "lexicon", "df", "resources", "baseline_path"}
+
+
+def _alternatives(p: Param, base) -> list:
+    """Values of ``p`` other than ``base`` (its value in the harness case), within its declaration."""
+    if p.choices:
+        return [c for c in p.choices if c != base]
+    if p.type is bool:
+        return [not base] if base is not None else [True, False]
+    if p.type is int:
+        low = int(p.low) if p.low is not None else 0
+        cands = [low, low + 1, low + 2, 3] if base is None else [base + 1, base - 1, low]
+    elif p.type is float:
+        if p.low is not None and p.high is not None:
+            cands = [p.low + (p.high - p.low) * f for f in (0.25, 0.5, 0.75)]
+        elif base is None:
+            cands = [0.5, 1.5]
+        else:
+            cands = [base * 2 + 0.5, base / 2]
+    else:
+        return []
+    out = []
+    for v in cands:
+        try:
+            v = p.coerce(v)
+        except Exception:
+            continue
+        if v != base and v not in out:
+            out.append(v)
+    return out[:2]
+
+
+def _cases() -> dict[type, list]:
+    """The harness cases of each metric class with a generated or fixed batch, no fixture and no
+    model (model metrics: the explicit cases), English first."""
+    out: dict[type, list] = {}
+    for mod in harness_modules():
+        for case in getattr(mod, "HARNESS_CASES", ()):
+            if not case.fixture and not case.cls.needs_model:
+                out.setdefault(case.cls, []).append(case)
+    for cases in out.values():
+        cases.sort(key=lambda c: c.params.get("lang", "en") != "en")
+    return out
+
+
+CASES = _cases()
+
+
+def _knobs():
+    for cls in REGISTRY.classes():
+        for p in cls.params:
+            if p.batch:
+                continue
+            yield pytest.param(cls, p, id=f"{cls.family}:{cls.name}.{p.name}")
+
+
+def _numbers(m, batch, feed) -> dict:
+    stats = m.item_stats(feed(batch))
+    out = {f"corpus {k}": v for k, v in m.score(stats).items()}
+    try:
+        out.update({f"item {k}": np.asarray(v, dtype=float) for k, v in m.item_scores(stats).items()})
+    except NotImplementedError:
+        pass
+    return out
+
+
+def _differ(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return True
+    for k in a:
+        x, y = np.asarray(a[k], dtype=float), np.asarray(b[k], dtype=float)
+        if x.shape != y.shape or not np.array_equal(x, y, equal_nan=True):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("cls,param", list(_knobs()))
+def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param):
+    if param.name in FILES:
+        pytest.skip("a file or folder: an explicit case below")
+    for case in CASES.get(cls, ()):
+        a = case.make()
+        alts = _alternatives(param, a.values[param.name])
+        try:
+            pairs = [(alt, cls(**{**case.params, param.name: alt})) for alt in alts]
+        except ScorekitError:
+            continue   # not with this case's other parameters (ko_units needs Korean)
+        break
+    else:
+        pytest.skip("a model metric: an explicit case below") if cls.needs_model else \
+            pytest.fail(f"{cls.name}.{param.name}: no harness case takes another value")
+    assert alts, f"{cls.name}.{param.name}: no other value to try (add one to _alternatives)"
+    for alt, b in pairs:
+        b.allow_english_model = case.allow_english_model
+        sig_a, sig_b = signature_fields([a]), signature_fields([b])
+        if param.name in NO_NUMBERS:
+            assert sig_a == sig_b, f"{param.name} changes no number but changes the signature: {sig_a} vs {sig_b}"
+            continue
+        if sig_a != sig_b:
+            continue
+        # same signature: the numbers must be the same on every batch
+        feed = case.shape.feed
+        if case.batch is not None:
+            na, nb = _numbers(a, case.batch, feed), _numbers(b, case.batch, feed)
+            assert not _differ(na, nb), f"{cls.name}({param.name}={alt}) changes numbers, same signature {sig_a}"
+            continue
+        try:
+            found = find(case.batches, lambda batch: _differ(_numbers(a, batch, feed), _numbers(b, batch, feed)),
+                         settings=settings(max_examples=40, deadline=None, database=None,
+                                           suppress_health_check=list(HealthCheck)))
+        except NoSuchExample:
+            continue
+        pytest.fail(f"{cls.family}:{cls.name}({param.name}={alt}) changes numbers but not the signature "
+                    f"{sig_a}: {found!r}"[:2000])
+
+
+def test_the_walk_covers_every_registered_metric_parameter():
+    """Every per-metric parameter of every registered class is varied by the walk above or named
+    as a file/folder parameter with an explicit case; every class without a model has a batch."""
+    missing = [f"{c.family}:{c.name}" for c in REGISTRY.classes() if not c.needs_model and c not in CASES
+               and any(not p.batch for p in c.params)]
+    assert not missing, missing
