@@ -149,3 +149,35 @@ def test_the_walk_covers_every_registered_metric_parameter():
     missing = [f"{c.family}:{c.name}" for c in REGISTRY.classes() if not c.needs_model and c not in CASES
                and any(not p.batch for p in c.params)]
     assert not missing, missing
+
+
+# --- explicit cases: parameters naming a file or folder ---------------------------------------
+
+def _tiny_bert(where, seed: int):
+    """A tiny random BERT (examples/summarization/make_tiny_encoders.py, as tests/summarization
+    builds them) in ``where``/bert-tiny: two seeds, two models with the same folder name and shape."""
+    pytest.importorskip("transformers")
+    from tests.summarization.conftest import _tiny_builder
+
+    return _tiny_builder().build_bert(where / "bert-tiny", ["a man rides a wave", "two dogs run in the park"],
+                                     seed=seed)
+
+
+@pytest.mark.parametrize("family", ["caption", "summary"])
+def test_a_model_folder_is_pinned_by_its_content_not_only_its_name(family, tmp_path):
+    """Two folders named alike (``runs/a/bert-tiny``, ``runs/b/bert-tiny``: a checkpoint and its
+    fine-tuned twin) with different weights give different BERTScores: their signatures differ."""
+    from scorekit.generation.batch import CaptionBatch
+    from scorekit.metrics import get_metric
+    from scorekit.summarization.metrics import SummaryBatch
+
+    make = CaptionBatch if family == "caption" else SummaryBatch
+    batch = make(["a man rides a wave", "two dogs run"], [["a man riding a wave"], ["dogs run in the park"]])
+    out = []
+    for i, seed in enumerate((0, 1)):
+        folder = _tiny_bert(tmp_path / str(i), seed)
+        m = get_metric(family, f"bertscore(model={folder})")
+        out.append((m(batch), signature_fields([m])))
+    (na, sa), (nb, sb) = out
+    assert _differ(na, nb), "the two random models should score differently"
+    assert sa != sb, f"different weights, same signature {sa}"

@@ -108,12 +108,21 @@ def model_display_name(model_dir: Path, requested: str | os.PathLike | None) -> 
 
 
 def fingerprint(model_dir: Path) -> str:
-    """A hash of the model's config and weight-file sizes: changes when the model does."""
+    """A hash of the model's config, tokenizer and weights: changes when the model does. Each
+    weight file is read in 64 chunks of 64 KiB spread over it (and its size), so a checkpoint and
+    its fine-tuned twin of the same shape differ — file sizes alone would not — without reading
+    gigabytes."""
     h = hashlib.sha256()
     h.update((model_dir / "config.json").read_bytes())
     for p in sorted(model_dir.iterdir()):
-        if p.is_file() and p.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}:
-            h.update(f"{p.name}:{p.stat().st_size}".encode())
+        if not p.is_file() or p.suffix not in {".safetensors", ".bin", ".json", ".txt", ".model", ".pt", ".pth"}:
+            continue
+        size = p.stat().st_size
+        h.update(f"{p.name}:{size}".encode())
+        with p.open("rb") as f:
+            for at in sorted({size * i // 64 for i in range(64)}):
+                f.seek(at)
+                h.update(f.read(1 << 16))
     return h.hexdigest()[:16]
 
 
@@ -148,6 +157,20 @@ class Loaded:
     fingerprint: str
     max_length: int  # sentence-transformers' max_seq_length where given, else the model window
     model_max_length: int  # the tokenizer's model_max_length capped by the position embeddings
+
+    @property
+    def pin(self) -> str:
+        """The model in a signature: the shipped default by its name (its weights ship with the
+        scorekit version), any other folder by its name and content hash (:func:`fingerprint`):
+        two folders named alike with different weights give different numbers."""
+        from scorekit.neural.default_model import default_model_path
+
+        try:
+            if self.model_dir == default_model_path().resolve():
+                return self.name
+        except MissingDependencyError:
+            pass
+        return f"{self.name}#{self.fingerprint}"
 
 
 _cache: dict[tuple, Loaded] = {}

@@ -188,7 +188,7 @@ class BERTScorer:
         """The one builder of what pins a BERTScore number: model, layer, idf, rescaling, the
         padding/matching mode, truncation and dtype (and how many texts were truncated)."""
         params: dict[str, object] = {
-            "model": self.name, "layer": self.num_layers, "idf": self.idf,
+            "model": self._loaded.pin, "layer": self.num_layers, "idf": self.idf,
             "rescale": self.rescale,
         }
         if self.rescale:

@@ -183,7 +183,7 @@ class Encoder:
 
     def signature_params(self) -> dict[str, object]:
         """What pins this encoder's numbers, for signatures."""
-        out = {"model": self.name, "pool": self.pooling, "trunc": self.max_length, "dtype": self.precision}
+        out = {"model": self._loaded.pin, "pool": self.pooling, "trunc": self.max_length, "dtype": self.precision}
         if self.num_layers is not None:
             out["layer"] = self.num_layers
         return out

@@ -1,0 +1,117 @@
+"""Reproducible, per command: two runs that differ in one batch-level option (language,
+tokenizer, stemming, relevance level, lengths, band ...) and give different numbers have different
+signatures; an option that changes no number (--name, --format, -q) leaves the signature as it is.
+The per-metric parameters are walked in tests/metrics/test_signature_pins.py; this file walks the
+options each command sets for the whole run, on the shipped examples."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scorekit.cli import main
+
+EX = "examples"
+SUM = f"{EX}/summarization/summaries.jsonl"
+BASES = {
+    "retrieval": ["retrieval", "--qrels", f"{EX}/retrieval/qrels.txt", "--run", f"{EX}/retrieval/run_v1.txt",
+                  "-m", "ndcg@5,map,recall@3,bpref"],
+    "caption": ["caption", "-p", f"{EX}/caption/predictions_en.jsonl", "-r", f"{EX}/caption/references_en.csv",
+                "--lang", "en", "-m", "bleu,chrf,rouge_l,cider"],
+    "caption-ko": ["caption", "-p", f"{EX}/caption/predictions_ko.json", "-r", f"{EX}/caption/references_ko.json",
+                   "--lang", "ko", "-m", "bleu,chrf,rouge_l,cider_d"],
+    "summary": ["summary", "-p", SUM, "-r", SUM, "-s", SUM, "-m", "rouge,density,words"],
+    "summary-words": ["summary", "-p", SUM, "-r", SUM, "-m", "words"],
+    "rag": ["rag", "--data", f"{EX}/rag/system_v1.jsonl", "-m", "hit_rate@3,ndcg@3,mrr"],
+    "topics": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--corpus", f"{EX}/topics/corpus_en.txt",
+               "-m", "coherence,topic_diversity"],
+    "sweep": ["sweep", "--data", f"{EX}/summarization/news_en.jsonl", "--limit", "6", "--n", "5,10",
+              "--summarizer", "lead,random", "-m", "rouge,words", "--bootstrap", "50"],
+}
+
+# (base, extra options, does it change numbers: True / False / None = may, then pinned if it does)
+KNOBS = [
+    ("retrieval", ["--rel-threshold", "2"], None),
+    ("retrieval", ["--name", "other"], False),
+    ("retrieval", ["--format", "csv"], False),
+    ("caption", ["--tokenizer", "whitespace"], None),
+    ("caption", ["--tokenizer", "13a"], None),
+    ("caption", ["--scale", "100"], None),
+    ("caption", ["--format", "markdown"], False),
+    ("caption-ko", ["--tokenizer", "whitespace"], None),
+    ("caption-ko", ["--tokenizer", "coco"], None),
+    ("summary", ["--stem"], None),
+    ("summary", ["--lang", "ko"], None),
+    ("summary", ["--name", "other"], False),
+    ("summary-words", ["--lang", "ko"], None),
+    ("rag", ["--match", "exact"], None),
+    ("rag", ["--match", "rouge_1"], None),
+    ("rag", ["--match", "kiwi_rouge"], None),
+    ("rag", ["--threshold", "0.3"], None),
+    ("rag", ["--graded"], None),
+    ("rag", ["--mode", "retrieval_based"], None),
+    ("rag", ["--match", "kiwi_rouge", "--kiwi-tokens", "nouns"], "kiwi"),
+    ("rag", ["--match", "kiwi_rouge", "--no-kiwi-stopwords"], "kiwi"),
+    ("rag", ["--match", "kiwi_rouge", "--kiwi-rouge", "rouge2"], "kiwi"),
+    ("rag", ["--name", "other"], False),
+    ("topics", ["--tokenizer", "whitespace"], None),
+    ("topics", ["--tokenizer", "regex"], None),
+    ("sweep", ["--stem"], None),
+    ("sweep", ["--seed", "7"], None),
+    ("sweep", ["--band", "0.5,0.9"], None),
+    ("sweep", ["--n", "5,15"], None),
+]
+
+
+def _run(args, tmp_path, capsys) -> dict:
+    out = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
+    code = main([*args, "-q", "-o", str(out), "--no-record"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    return json.loads(out.read_text())
+
+
+def _numbers(doc: dict) -> dict:
+    """Every number of a result: corpus metrics and per-item rows (of each run in a multi-run one)."""
+    out: dict = {}
+
+    def walk(prefix, x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k not in ("signature", "name", "names", "inputs", "elapsed", "created", "timing", "version"):
+                    walk(f"{prefix}/{k}", v)
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(f"{prefix}[{i}]", v)
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            out[prefix] = float(x)
+    walk("", {k: doc.get(k) for k in ("metrics", "per_item", "runs", "systems", "rows", "table")})
+    return out
+
+
+def _signatures(doc: dict) -> list:
+    sigs = [doc.get("signature")] + [r.get("signature") for r in doc.get("runs", []) if isinstance(r, dict)]
+    return [s for s in sigs if s]
+
+
+def _differ(a: dict, b: dict) -> bool:
+    return a.keys() != b.keys() or any(not np.isclose(a[k], b[k], rtol=0, atol=0, equal_nan=True) for k in a)
+
+
+@pytest.mark.parametrize("base,extra,changes", KNOBS, ids=[f"{b}:{' '.join(e)}" for b, e, _ in KNOBS])
+def test_an_option_that_changes_numbers_changes_the_signature(base, extra, changes, tmp_path, capsys):
+    args = BASES[base]
+    if changes == "kiwi":   # a kiwi_rouge option, against kiwi_rouge with its defaults
+        args, extra = [*args, *extra[:2]], extra[2:]
+    a, b = _run(args, tmp_path, capsys), _run([*args, *extra], tmp_path, capsys)
+    sa, sb = _signatures(a), _signatures(b)
+    assert sa, f"{base}: no signature in the output"
+    if changes is False:
+        assert sa == sb, f"{' '.join(extra)} changes no number but changes the signature:\n{sa}\n{sb}"
+        assert not _differ(_numbers(a), _numbers(b)), f"{' '.join(extra)} changed a number"
+        return
+    print('DIFF', len(_numbers(a)), _differ(_numbers(a), _numbers(b)), sa, sb)
+    if _differ(_numbers(a), _numbers(b)):
+        assert sa != sb, f"{' '.join(extra)} changes the numbers but not the signature {sa}"
