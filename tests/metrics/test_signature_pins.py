@@ -25,9 +25,11 @@ from scorekit.metrics.base import Param, signature_fields
 from tests.metrics.test_harness_coverage import harness_modules
 
 # parameters that cannot change a number: changing them must leave the signature as it is
-NO_NUMBERS = {"batch_size", "device"}
+NO_NUMBERS = {"device"}
 # parameters naming a file or folder (no value this walk can invent): the explicit cases below
 FILES = {"model", "lexicon", "df", "resources", "baseline_path"}
+# parameters that go with another one (rescaling needs its baseline file): the explicit cases below
+PAIRED = {"rescale_with_baseline"}
 
 
 def _alternatives(p: Param, base) -> list:
@@ -103,11 +105,41 @@ def _differ(a: dict, b: dict) -> bool:
     return False
 
 
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    return _tiny_bert(tmp_path_factory.mktemp("bert"), 0)
+
+
+def _model_case(cls, folder):
+    """A text-model metric (BERTScore, Efficiency) on a tiny random BERT over one fixed batch."""
+    from scorekit.generation.batch import CaptionBatch
+    from scorekit.summarization.metrics import SummaryBatch
+    from tests.harness import MetricCase
+
+    make = SummaryBatch if cls.family == "summary" else CaptionBatch
+    batch = make(["a man rides a wave", "two dogs run", "a dog"],
+                 [["a man riding a wave"], ["dogs run in the park"], ["two dogs"]])
+    return MetricCase(cls, {"model": str(folder)}, batch=batch, oracle_test="-")
+
+
+def _baseline(where, value: float):
+    """A bert_score rescale-baseline file (LAYER,P,R,F), every layer ``value``."""
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / "bert-tiny.tsv"
+    path.write_text("LAYER,P,R,F\n" + "".join(f"{i},{value},{value},{value}\n" for i in range(3)))
+    return path
+
+
 @pytest.mark.parametrize("cls,param", list(_knobs()))
-def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param):
-    if param.name in FILES:
-        pytest.skip("a file or folder: an explicit case below")
-    for case in CASES.get(cls, ()):
+def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param, request):
+    if param.name in FILES | PAIRED:
+        pytest.skip("a file or folder, or a parameter set with one: an explicit case below")
+    cases = CASES.get(cls, ())
+    if not cases and cls.needs_model:
+        if cls.name == "clipscore":
+            pytest.skip("CLIPScore needs images: its model pin is checked in tests/neural/test_clipscore.py")
+        cases = [_model_case(cls, request.getfixturevalue("tiny_bert"))]
+    for case in cases:
         a = case.make()
         alts = _alternatives(param, a.values[param.name])
         try:
@@ -116,8 +148,7 @@ def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param):
             continue   # not with this case's other parameters (ko_units needs Korean)
         break
     else:
-        pytest.skip("a model metric: an explicit case below") if cls.needs_model else \
-            pytest.fail(f"{cls.name}.{param.name}: no harness case takes another value")
+        pytest.fail(f"{cls.name}.{param.name}: no harness case takes another value")
     assert alts, f"{cls.name}.{param.name}: no other value to try (add one to _alternatives)"
     for alt, b in pairs:
         b.allow_english_model = case.allow_english_model
@@ -181,3 +212,18 @@ def test_a_model_folder_is_pinned_by_its_content_not_only_its_name(family, tmp_p
     (na, sa), (nb, sb) = out
     assert _differ(na, nb), "the two random models should score differently"
     assert sa != sb, f"different weights, same signature {sa}"
+
+
+@pytest.mark.parametrize("name", ["bertscore", "efficiency"])
+def test_rescaling_and_its_baseline_file_are_pinned_by_content(name, tiny_bert, tmp_path):
+    """``rescale_with_baseline`` (with its ``baseline_path``) changes the numbers and the signature;
+    two baseline files named alike with different values give different signatures too."""
+    case = _model_case(REGISTRY.metric_class("summary", name), tiny_bert)
+    runs = [case.make()]
+    for i, value in enumerate((0.1, 0.3)):
+        runs.append(case.cls(**case.params, rescale_with_baseline=True,
+                             baseline_path=str(_baseline(tmp_path / str(i), value))))
+    out = [(m(case.batch), signature_fields([m])) for m in runs]
+    for (na, sa), (nb, sb) in zip(out, out[1:]):
+        assert _differ(na, nb), "rescaling with another baseline should change the numbers"
+        assert sa != sb, f"different numbers, same signature {sa}"

@@ -21,6 +21,7 @@ model_type=<dir>, num_layers=L, idf=...)`` to 1e-5 (tests/neural/test_bertscore.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections import Counter, OrderedDict
@@ -192,7 +193,9 @@ class BERTScorer:
             "rescale": self.rescale,
         }
         if self.rescale:
-            params["baseline"] = self.baseline_path.name
+            # by name and content: two baseline files named alike rescale differently
+            digest = hashlib.sha256(self.baseline_path.read_bytes()).hexdigest()[:12]
+            params["baseline"] = f"{self.baseline_path.name}#{digest}"
         params["match"] = f"bert_score@{self.batch_size}" if self.bert_score_padding else "max"
         params.update({"trunc": self.max_length, "dtype": self._loaded.precision})
         if truncated:
