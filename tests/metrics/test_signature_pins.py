@@ -227,3 +227,43 @@ def test_rescaling_and_its_baseline_file_are_pinned_by_content(name, tiny_bert, 
     for (na, sa), (nb, sb) in zip(out, out[1:]):
         assert _differ(na, nb), "rescaling with another baseline should change the numbers"
         assert sa != sb, f"different numbers, same signature {sa}"
+
+
+def _rewritten(path, texts: list[str]):
+    """Each of ``texts`` written to the same ``path`` in turn (a file updated between two runs)."""
+    for text in texts:
+        path.write_text(text, encoding="utf-8")
+        yield str(path)
+
+
+def test_cider_document_frequencies_are_pinned_by_content(tmp_path):
+    """``cider(df=FILE)``: two files of the same name, documents and n-grams but other counts give
+    different CIDEr and different signatures."""
+    from scorekit.generation.batch import CaptionBatch
+    from scorekit.metrics import get_metric
+
+    batch = CaptionBatch(["a man rides a wave", "two dogs"], [["a man riding a wave"], ["two dogs run"]])
+    out = []
+    for df in _rewritten(tmp_path / "df.json", ['{"n_docs": 10, "df": {"a": 9, "man": 2, "dogs": 1}}',
+                                               '{"n_docs": 10, "df": {"a": 2, "man": 9, "dogs": 5}}']):
+        m = get_metric("caption", f"cider(df={df})")
+        out.append((m(batch), signature_fields([m])))
+    (na, sa), (nb, sb) = out
+    assert _differ(na, nb), "other document frequencies should change CIDEr"
+    assert sa != sb, f"different numbers, same signature {sa}"
+
+
+def test_meteor_lexicon_is_pinned_by_content(tmp_path):
+    """``meteor(lexicon=FILE)`` (Korean): the same file with another synonym pair changes the
+    score and the signature."""
+    from scorekit.generation.batch import CaptionBatch
+    from scorekit.metrics import get_metric
+
+    batch = CaptionBatch(["송아지가 뛴다"], [["소가 달린다"]], lang="ko")   # 송아지~소: not in the starter lexicon
+    out = []
+    for lex in _rewritten(tmp_path / "syn.tsv", ["송아지\t소\n", "망아지\t말\n"]):
+        m = get_metric("caption", f"meteor(lexicon={lex})", lang="ko")
+        out.append((m(batch), signature_fields([m])))
+    (na, sa), (nb, sb) = out
+    assert _differ(na, nb), "another synonym pair should change METEOR"
+    assert sa != sb, f"different numbers, same signature {sa}"
