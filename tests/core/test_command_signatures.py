@@ -24,6 +24,12 @@ BASES = {
                    "--lang", "ko", "-m", "bleu,chrf,rouge_l,cider_d"],
     "summary": ["summary", "-p", SUM, "-r", SUM, "-s", SUM, "-m", "rouge,density,words"],
     "summary-words": ["summary", "-p", SUM, "-r", SUM, "-m", "words"],
+    "retrieval-compare": ["retrieval", "--qrels", f"{EX}/retrieval/qrels.txt", "--run", f"{EX}/retrieval/run_v1.txt",
+                          "--run", f"{EX}/retrieval/run_v2.txt", "-m", "ndcg@5,map", "--test", "bootstrap",
+                          "--n-resamples", "200"],
+    "topics-ratings": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--ratings", f"{EX}/topics/ratings_en.csv",
+                       "--corpus", f"{EX}/topics/corpus_en.txt", "-m", "coherence,topic_diversity",
+                       "--bootstrap", "100"],
     "rag": ["rag", "--data", f"{EX}/rag/system_v1.jsonl", "-m", "hit_rate@3,ndcg@3,mrr"],
     "topics": ["topics", "--topics", f"{EX}/topics/topics_en.json", "--corpus", f"{EX}/topics/corpus_en.txt",
                "-m", "coherence,topic_diversity"],
@@ -36,6 +42,10 @@ KNOBS = [
     ("retrieval", ["--rel-threshold", "2"], None),
     ("retrieval", ["--name", "other"], False),
     ("retrieval", ["--format", "csv"], False),
+    ("retrieval-compare", ["--seed", "7"], None),
+    ("retrieval-compare", ["--n-resamples", "300"], None),
+    ("retrieval-compare", ["--test", "randomization"], None),
+    ("retrieval-compare", ["--alpha", "0.1"], None),
     ("caption", ["--tokenizer", "whitespace"], None),
     ("caption", ["--tokenizer", "13a"], None),
     ("caption", ["--scale", "100"], None),
@@ -45,6 +55,8 @@ KNOBS = [
     ("summary", ["--stem"], None),
     ("summary", ["--lang", "ko"], None),
     ("summary", ["--name", "other"], False),
+    ("summary", ["--device", "cpu"], False),
+    ("summary", ["--allow-english-model"], False),
     ("summary-words", ["--lang", "ko"], None),
     ("rag", ["--match", "exact"], None),
     ("rag", ["--match", "rouge_1"], None),
@@ -58,6 +70,8 @@ KNOBS = [
     ("rag", ["--name", "other"], False),
     ("topics", ["--tokenizer", "whitespace"], None),
     ("topics", ["--tokenizer", "regex"], None),
+    ("topics-ratings", ["--seed", "7"], None),
+    ("topics-ratings", ["--bootstrap", "150"], None),
     ("sweep", ["--stem"], None),
     ("sweep", ["--seed", "7"], None),
     ("sweep", ["--band", "0.5,0.9"], None),
@@ -87,7 +101,8 @@ def _numbers(doc: dict) -> dict:
                 walk(f"{prefix}[{i}]", v)
         elif isinstance(x, (int, float)) and not isinstance(x, bool):
             out[prefix] = float(x)
-    walk("", {k: doc.get(k) for k in ("metrics", "per_item", "runs", "systems", "rows", "table")})
+    walk("", {k: doc.get(k) for k in ("metrics", "per_item", "runs", "systems", "rows", "table", "comparison",
+                                      "extra")})
     return out
 
 
@@ -112,6 +127,5 @@ def test_an_option_that_changes_numbers_changes_the_signature(base, extra, chang
         assert sa == sb, f"{' '.join(extra)} changes no number but changes the signature:\n{sa}\n{sb}"
         assert not _differ(_numbers(a), _numbers(b)), f"{' '.join(extra)} changed a number"
         return
-    print('DIFF', len(_numbers(a)), _differ(_numbers(a), _numbers(b)), sa, sb)
     if _differ(_numbers(a), _numbers(b)):
         assert sa != sb, f"{' '.join(extra)} changes the numbers but not the signature {sa}"
