@@ -129,3 +129,25 @@ def test_an_option_that_changes_numbers_changes_the_signature(base, extra, chang
         return
     if _differ(_numbers(a), _numbers(b)):
         assert sa != sb, f"{' '.join(extra)} changes the numbers but not the signature {sa}"
+
+
+@pytest.mark.parametrize("family", ["caption", "summary"])
+def test_the_engine_changes_neither_numbers_nor_signature(family):
+    """In this process or in forked parts: the same numbers, the same signature (the engine is
+    written in ``inputs``, not pinned)."""
+    from scorekit.generation.driver import evaluate
+    from scorekit.summarization.metrics import summary_metrics
+
+    preds = ["a man rides a wave", "two dogs run", "고양이가 잔다"] * 4
+    refs = [["a man riding a wave"], ["dogs run in the park"], ["고양이가 소파에서 잔다"]] * 4
+    if family == "caption":
+        def score(engine):
+            return evaluate(preds, refs, metrics=["bleu", "chrf", "cider", "rouge_l"], engine=engine)
+    else:
+        def score(engine):
+            return summary_metrics(preds, [r[0] for r in refs], metrics=["rouge", "words", "chrf"], engine=engine)
+    a, b = score(None), score("fork")
+    assert a.signature == b.signature
+    assert a.metrics.keys() == b.metrics.keys()
+    for k in a.metrics:
+        assert a.metrics[k] == pytest.approx(b.metrics[k], rel=1e-12, abs=1e-12), k
