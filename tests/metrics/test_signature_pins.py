@@ -267,3 +267,26 @@ def test_meteor_lexicon_is_pinned_by_content(tmp_path):
     (na, sa), (nb, sb) = out
     assert _differ(na, nb), "another synonym pair should change METEOR"
     assert sa != sb, f"different numbers, same signature {sa}"
+
+
+def test_a_summarizer_policy_is_pinned_by_its_weights():
+    """``scorekit summarize``: two policies trained alike but for the learning rate (same config,
+    seed and episodes) write other summaries; the result's signature tells them apart."""
+    pytest.importorskip("torch")
+    from scorekit.summarization.rl.pipeline import Toolkit, evaluate_policy
+    from scorekit.summarization.rl.policy import PolicyConfig
+    from scorekit.summarization.rl.train import Policy, train
+    from tests.summarization.rl.test_policy import DIM, gold_reward, toy_article
+
+    rng = np.random.default_rng(3)
+    articles = [toy_article(rng, i) for i in range(6)]
+    toolkit = Toolkit(embed=None, encoder_name="toy", bertscorer=None)
+    out = []
+    for lr in (0.5, 0.0):
+        policy = Policy.create(PolicyConfig(embed_dim=DIM, hidden=16, k_sentences=2), seed=1)
+        train(policy, articles, gold_reward, n_list=(3,), epochs=2, lr=lr, seed=1)
+        res = evaluate_policy(policy, articles, toolkit, n_list=(3,), baselines=())
+        out.append((res.metrics, res.signature))
+    (ma, sa), (mb, sb) = out
+    assert ma != mb, "the two policies should summarise differently"
+    assert sa != sb, f"different numbers, same signature {sa}"

@@ -95,6 +95,19 @@ class Toolkit:
                                 embed=self.embed, textrank=textrank_scores, lang=self.lang)
 
 
+def weights_hash(policy: Policy) -> str:
+    """A hash of the policy's weights, for the signature: two policies of one config, seed and
+    episode count trained otherwise (learning rate, baseline) write other summaries."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in (policy.sentence, policy.chunk):
+        for key, value in part.state_dict().items():
+            h.update(key.encode())
+            h.update(value.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:12]
+
+
 def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit: Toolkit, *,
                     n_list: Sequence[int] = N_LIST, baselines: Sequence[str] = ("textrank", "lead"),
                     name: str | None = None, chunker: str = "rules") -> Result:
@@ -125,7 +138,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                 if f is not None:
                     item[f"{system}@{n}/bertscore_f1"] = float(f)
     sig = make_signature("summarize-rl", {
-        "policy": policy.config.signature(),
+        "policy": f"{policy.config.signature()}#{weights_hash(policy)}",
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
         "bertscore": bertscore_signature(toolkit.bertscorer),
