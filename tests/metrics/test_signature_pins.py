@@ -290,3 +290,17 @@ def test_a_summarizer_policy_is_pinned_by_its_weights():
     (ma, sa), (mb, sb) = out
     assert ma != mb, "the two policies should summarise differently"
     assert sa != sb, f"different numbers, same signature {sa}"
+
+
+def test_a_summarizer_sentence_encoder_is_pinned_by_its_content(tmp_path):
+    """``train-summarizer``/``summarize --encoder DIR``: the sentence states come from the
+    encoder, so two folders named alike with other weights embed differently and must be told
+    apart by the signature's ``encoder`` field."""
+    pytest.importorskip("torch")
+    from scorekit.summarization.rl.pipeline import Toolkit
+
+    kits = [Toolkit.load(encoder=str(_tiny_bert(tmp_path / str(i), seed)), allow_english_model=True)
+            for i, seed in enumerate((0, 1))]
+    a, b = (k.embed(["a man rides a wave"]) for k in kits)
+    assert not np.array_equal(a, b), "the two random encoders should embed differently"
+    assert kits[0].encoder_name != kits[1].encoder_name, kits[0].encoder_name

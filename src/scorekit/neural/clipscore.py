@@ -104,7 +104,7 @@ class CLIPScorer:
             self.model, self.processor = self._models[key]
         self.dtype = dtype
         self.name = _hf.model_display_name(model_dir, model)
-        self.pin = f"{self.name}#{_hf.fingerprint(model_dir)}"   # name and content hash, for signatures
+        self.pin = f"{self.name}@{_hf.content_hash(model_dir)}"   # name and content hash, for signatures
         self.batch_size = int(batch_size)
         self.w = float(w)
         self.prefix = prefix

@@ -68,7 +68,9 @@ class Toolkit:
                                  rescale_with_baseline=v["rescale_with_baseline"], baseline_path=v["baseline_path"],
                                  batch_size=v["batch_size"], device=device, allow_english_model=allow_english_model,
                                  model_option=REWARD_OPTION)
-        return cls(enc.embed, enc.name, scorer, lang)
+        # the encoder as signatures pin it: its name, and for a folder other than the shipped
+        # MiniLM its content hash (two folders named alike embed differently)
+        return cls(enc.embed, str(enc.signature_params()["model"]), scorer, lang)
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
         # an empty summary gets reward 0 rather than whatever BERTScore makes of ""
