@@ -151,3 +151,37 @@ def test_the_engine_changes_neither_numbers_nor_signature(family):
     assert a.metrics.keys() == b.metrics.keys()
     for k in a.metrics:
         assert a.metrics[k] == pytest.approx(b.metrics[k], rel=1e-12, abs=1e-12), k
+
+
+FUSE = ["fuse", "--run", f"{EX}/retrieval/run_v1.txt", "--run", f"{EX}/retrieval/run_v2.txt"]
+# (method, option, can it change a fused score)
+FUSE_KNOBS = [
+    (["-m", "rrf"], ["--rrf-k", "10"], True),
+    (["-m", "rrf"], ["--norm", "zmuv"], False),       # RRF fuses ranks: no normalisation changes them
+    (["-m", "rrf"], ["--norm", "none"], False),
+    (["-m", "rrf"], ["--tag", "other"], False),       # the run's tag column: no score
+    (["-m", "sum"], ["--norm", "zmuv"], True),
+    (["-m", "sum"], ["--norm", "rank"], True),
+    (["-m", "wsum", "--weights", "0.5,0.5"], ["--weights", "0.2,0.8"], True),
+    (["-m", "mnz"], ["--rrf-k", "10"], False),        # k is RRF's alone
+]
+
+
+def _fuse(args, tmp_path, capsys) -> tuple[list, str]:
+    out = tmp_path / f"f{len(list(tmp_path.iterdir()))}.txt"
+    code = main([*FUSE, *args, "-o", str(out)])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    sig = next(line.split(": ", 1)[1] for line in (cap.out + cap.err).splitlines() if line.startswith("signature: "))
+    return [line.split()[:5] for line in out.read_text().splitlines()], sig
+
+
+@pytest.mark.parametrize("base,extra,changes", FUSE_KNOBS,
+                         ids=[f"{' '.join(b)}:{' '.join(e)}" for b, e, _ in FUSE_KNOBS])
+def test_fuse_signature_changes_when_the_fused_scores_do(base, extra, changes, tmp_path, capsys):
+    (ra, sa), (rb, sb) = _fuse(base, tmp_path, capsys), _fuse([*base, *extra], tmp_path, capsys)
+    if ra != rb:
+        assert sa != sb, f"{' '.join(extra)} changes the fused run but not the signature {sa}"
+    if not changes:
+        assert ra == rb, f"{' '.join(extra)} changed a fused score"
+        assert sa == sb, f"{' '.join(extra)} changes no score but changes the signature:\n{sa}\n{sb}"
