@@ -24,6 +24,8 @@ BASES = {
                    "--lang", "ko", "-m", "bleu,chrf,rouge_l,cider_d"],
     "summary": ["summary", "-p", SUM, "-r", SUM, "-s", SUM, "-m", "rouge,density,words"],
     "summary-words": ["summary", "-p", SUM, "-r", SUM, "-m", "words"],
+    "retrieval-graded": ["retrieval", "--qrels", f"{EX}/retrieval/qrels.txt", "--run", f"{EX}/retrieval/run_v1.txt",
+                         "-m", "ndcg@5,err@5,recall(rel=1)@3"],
     "retrieval-compare": ["retrieval", "--qrels", f"{EX}/retrieval/qrels.txt", "--run", f"{EX}/retrieval/run_v1.txt",
                           "--run", f"{EX}/retrieval/run_v2.txt", "-m", "ndcg@5,map", "--test", "bootstrap",
                           "--n-resamples", "200"],
@@ -42,6 +44,7 @@ KNOBS = [
     ("retrieval", ["--rel-threshold", "2"], None),
     ("retrieval", ["--name", "other"], False),
     ("retrieval", ["--format", "csv"], False),
+    ("retrieval-graded", ["--rel-threshold", "2"], False),   # nDCG/ERR use the grades, recall its own rel=
     ("retrieval-compare", ["--seed", "7"], None),
     ("retrieval-compare", ["--n-resamples", "300"], None),
     ("retrieval-compare", ["--test", "randomization"], None),
