@@ -20,6 +20,8 @@ BASES = {
                   "-m", "ndcg@5,map,recall@3,bpref"],
     "caption": ["caption", "-p", f"{EX}/caption/predictions_en.jsonl", "-r", f"{EX}/caption/references_en.csv",
                 "--lang", "en", "-m", "bleu,chrf,rouge_l,cider"],
+    "caption-chrf": ["caption", "-p", f"{EX}/caption/predictions_en.jsonl", "-r", f"{EX}/caption/references_en.csv",
+                     "--lang", "en", "-m", "chrf,chrf_pp,rouge_l"],
     "caption-ko": ["caption", "-p", f"{EX}/caption/predictions_ko.json", "-r", f"{EX}/caption/references_ko.json",
                    "--lang", "ko", "-m", "bleu,chrf,rouge_l,cider_d"],
     "summary": ["summary", "-p", SUM, "-r", SUM, "-s", SUM, "-m", "rouge,density,words"],
@@ -53,6 +55,8 @@ KNOBS = [
     ("caption", ["--tokenizer", "13a"], None),
     ("caption", ["--scale", "100"], None),
     ("caption", ["--format", "markdown"], False),
+    ("caption-chrf", ["--tokenizer", "13a"], False),     # chrF reads characters, not tokens
+    ("caption-chrf", ["--tokenizer", "whitespace"], False),
     ("caption-ko", ["--tokenizer", "whitespace"], None),
     ("caption-ko", ["--tokenizer", "coco"], None),
     ("summary", ["--stem"], None),

@@ -14,9 +14,10 @@ file, METEOR 1.5's resources) have explicit cases below."""
 
 from __future__ import annotations
 
+import dataclasses
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, find, settings
+from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 from scorekit.errors import ScorekitError
@@ -166,7 +167,7 @@ def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param, requ
             continue
         try:
             found = find(case.batches, lambda batch: _differ(_numbers(a, batch, feed), _numbers(b, batch, feed)),
-                         settings=settings(max_examples=40, deadline=None, database=None,
+                         settings=settings(max_examples=40, deadline=None, database=None, phases=[Phase.generate],
                                            suppress_health_check=list(HealthCheck)))
         except NoSuchExample:
             continue
@@ -304,3 +305,44 @@ def test_a_summarizer_sentence_encoder_is_pinned_by_its_content(tmp_path):
     a, b = (k.embed(["a man rides a wave"]) for k in kits)
     assert not np.array_equal(a, b), "the two random encoders should embed differently"
     assert kits[0].encoder_name != kits[1].encoder_name, kits[0].encoder_name
+
+
+# --- the batch's tokenizer: pinned by the metrics that read it, and only by them -------------
+
+TOKENIZERS = ("coco", "13a", "whitespace")
+
+
+def _tokenizer_knobs():
+    for cls in REGISTRY.classes():
+        p = next((p for p in cls.params if p.name == "tokenizer" and p.batch), None)
+        # the caption commands write the tokenizer (``tok:``); Meteor 1.5's jar tokenises itself
+        if p is not None and cls.family == "caption" and not cls.needs_model and cls.name != "meteor15" \
+                and any(c.params.get("lang", "en") == "en" for c in CASES.get(cls, ())):
+            yield pytest.param(cls, p, id=f"{cls.family}:{cls.name}")
+
+
+@pytest.mark.parametrize("cls,param", list(_tokenizer_knobs()))
+def test_the_batch_tokenizer_is_pinned_exactly_by_the_metrics_it_changes(cls, param):
+    """A metric whose ``tokenizer`` Param is pinned (``signature=True``: the command writes
+    ``tok:`` in the signature) changes its numbers with the tokenizer on some English batch; one
+    that declares it unpinned (chrF: characters and whitespace words) never does."""
+    case = next(c for c in CASES[cls] if c.params.get("lang", "en") == "en")
+    feed = case.shape.feed
+    ms = [cls(**{**case.params, "tokenizer": t}) for t in TOKENIZERS]
+
+    def tokenized(batch, tok):   # the batch carries the tokenizer (a fresh copy: no caches)
+        return dataclasses.replace(batch.slice(0, len(batch)), tokenizer=tok)
+
+    def changes(batch) -> bool:
+        first = _numbers(ms[0], tokenized(batch, TOKENIZERS[0]), feed)
+        return any(_differ(first, _numbers(m, tokenized(batch, t), feed)) for m, t in zip(ms[1:], TOKENIZERS[1:]))
+    try:
+        found = find(case.batches, changes,
+                     settings=settings(max_examples=25, deadline=None, database=None, phases=[Phase.generate],
+                                       suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        found = None
+    if param.signature:
+        assert found is not None, f"{cls.name} pins the tokenizer but no tokenizer changed its numbers"
+    else:
+        assert found is None, f"{cls.name} leaves the tokenizer unpinned but it changes its numbers: {found!r}"
