@@ -16,7 +16,7 @@ ones Kiwi morphs (punctuation dropped, particles kept, like the spec's ``okt.mor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -130,6 +130,11 @@ class CaptionMetric(Metric):
     params: tuple[Param, ...] = (Param("lang", str, "en", "language: en or ko", choices=LANGS, batch=True),
                                  Param("tokenizer", str, None, "tokens for n-gram metrics (default per language)",
                                        batch=True))
+
+    # the same, for a metric that tokenises in its own way (chrF's characters, rouge-score's
+    # tokens): the batch's tokenizer changes none of its numbers, so it is not pinned
+    own_tokens: tuple[Param, ...] = tuple(replace(p, signature=False) if p.name == "tokenizer" else p
+                                          for p in params)
 
     transient: tuple[str, ...] = ()   # per-process caches (a model, one batch's results): not pickled
 

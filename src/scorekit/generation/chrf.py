@@ -98,7 +98,7 @@ class ChrF(CaptionMetric):
 
     name = "chrf"
     corpus = True
-    params = CaptionMetric.params + (
+    params = CaptionMetric.own_tokens + (
         Param("char_order", int, 6, "character n-gram order", low=0),
         Param("word_order", int, 0, "word n-gram order (chrF++: 2)", low=0),
         Param("beta", int, 2, "weight of recall against precision", low=0),

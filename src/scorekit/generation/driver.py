@@ -56,7 +56,10 @@ def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
         tok = f"kiwi-{analyser_version()}"
     from scorekit.text.normalize import SIGNATURE as NORM
 
-    sig = Signature("caption", {"lang": lang, "norm": NORM, "tok": tok, "metrics": list(keys)})
+    # the tokenizer is pinned when a metric reads it (its ``tokenizer`` Param is pinned): chrF and
+    # ROUGE-L tokenise in their own way
+    reads = any(p.signature for m in metrics for p in m.params if p.name == "tokenizer")
+    sig = Signature("caption", {"lang": lang, "norm": NORM, **({"tok": tok} if reads else {}), "metrics": list(keys)})
     return sig.update(signature_fields(metrics))
 
 

@@ -391,7 +391,7 @@ class RougeL(KoreanUnitsMetric, CaptionMetric):
     units are lemmas already)."""
 
     name = "rouge_l"
-    params = CaptionMetric.params + (KoreanUnitsMetric.KO_UNITS,
+    params = CaptionMetric.own_tokens + (KoreanUnitsMetric.KO_UNITS,
                                      Param("use_stemmer", bool, False,
                                            "Porter-stem English tokens as rouge-score (Korean surface: Kiwi lemmas)"))
 
@@ -412,7 +412,14 @@ class RougeL(KoreanUnitsMetric, CaptionMetric):
         return Stats({"rouge_l": b.zero_empty(res["rougeL"]["fmeasure"])})
 
     def pins(self) -> dict:
-        return {**super().pins(), **stemmer_pin(self.values["use_stemmer"])}
+        """Korean units, the stemmer, and for Korean Kiwi's version (its morphs are the tokens;
+        the batch's tokenizer is not)."""
+        kiwi = {}
+        if self.values["lang"] == "ko":
+            from scorekit.text.korean import analyser_version
+
+            kiwi = {"kiwi": analyser_version()}
+        return {**super().pins(), **stemmer_pin(self.values["use_stemmer"]), **kiwi}
 
 
 @register

@@ -107,14 +107,27 @@ def model_display_name(model_dir: Path, requested: str | os.PathLike | None) -> 
     return name
 
 
-def fingerprint(model_dir: Path) -> str:
-    """A hash of the model's config and weight-file sizes: changes when the model does."""
-    h = hashlib.sha256()
-    h.update((model_dir / "config.json").read_bytes())
-    for p in sorted(model_dir.iterdir()):
-        if p.is_file() and p.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}:
-            h.update(f"{p.name}:{p.stat().st_size}".encode())
-    return h.hexdigest()[:16]
+_HASHES: dict[tuple, str] = {}
+
+
+def content_hash(model_dir: Path) -> str:
+    """sha256 (first 16 hex digits) over every file of the model folder, its relative path and
+    bytes, in path order: two folders hash alike only when their files are identical. Remembered
+    per (path, sizes, mtimes) in the process, so a sweep hashes a folder once."""
+    model_dir = Path(model_dir).resolve()
+    files = sorted(p for p in model_dir.rglob("*") if p.is_file() and ".cache" not in p.parts)
+    key = (str(model_dir), *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
+    found = _HASHES.get(key)
+    if found is None:
+        h = hashlib.sha256()
+        for p in files:
+            h.update(p.relative_to(model_dir).as_posix().encode() + b"\0")
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            h.update(b"\0")
+        found = _HASHES[key] = h.hexdigest()[:16]
+    return found
 
 
 def pick_device(device: str | None) -> str:
@@ -145,9 +158,27 @@ class Loaded:
     model: Any
     device: str
     precision: str
-    fingerprint: str
     max_length: int  # sentence-transformers' max_seq_length where given, else the model window
     model_max_length: int  # the tokenizer's model_max_length capped by the position embeddings
+
+    @property
+    def fingerprint(self) -> str:
+        """:func:`content_hash` of the model folder (the embedding cache's key)."""
+        return content_hash(self.model_dir)
+
+    @property
+    def pin(self) -> str:
+        """The model in a signature: the shipped default by its name (its weights ship with the
+        scorekit version), any other folder by its name and content hash (:func:`content_hash`):
+        two folders named alike with different weights give different numbers."""
+        from scorekit.neural.default_model import default_model_path
+
+        try:
+            if self.model_dir == default_model_path().resolve():
+                return self.name
+        except MissingDependencyError:
+            pass
+        return f"{self.name}@{self.fingerprint}"
 
 
 _cache: dict[tuple, Loaded] = {}
@@ -277,7 +308,6 @@ def load(model: str | os.PathLike, *, device: str | None = None, precision: str 
             model=net,
             device=dev,
             precision=prec,
-            fingerprint=fingerprint(model_dir),
             max_length=model_window(model_dir, tokenizer, config),
             model_max_length=model_window(model_dir, tokenizer, config, sentence_transformers=False),
         )

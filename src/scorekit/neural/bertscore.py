@@ -21,6 +21,7 @@ model_type=<dir>, num_layers=L, idf=...)`` to 1e-5 (tests/neural/test_bertscore.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections import Counter, OrderedDict
@@ -188,11 +189,13 @@ class BERTScorer:
         """The one builder of what pins a BERTScore number: model, layer, idf, rescaling, the
         padding/matching mode, truncation and dtype (and how many texts were truncated)."""
         params: dict[str, object] = {
-            "model": self.name, "layer": self.num_layers, "idf": self.idf,
+            "model": self._loaded.pin, "layer": self.num_layers, "idf": self.idf,
             "rescale": self.rescale,
         }
         if self.rescale:
-            params["baseline"] = self.baseline_path.name
+            # by name and content: two baseline files named alike rescale differently
+            digest = hashlib.sha256(self.baseline_path.read_bytes()).hexdigest()[:12]
+            params["baseline"] = f"{self.baseline_path.name}#{digest}"
         params["match"] = f"bert_score@{self.batch_size}" if self.bert_score_padding else "max"
         params.update({"trunc": self.max_length, "dtype": self._loaded.precision})
         if truncated:

@@ -104,6 +104,7 @@ class CLIPScorer:
             self.model, self.processor = self._models[key]
         self.dtype = dtype
         self.name = _hf.model_display_name(model_dir, model)
+        self.pin = f"{self.name}@{_hf.content_hash(model_dir)}"   # name and content hash, for signatures
         self.batch_size = int(batch_size)
         self.w = float(w)
         self.prefix = prefix
@@ -111,7 +112,7 @@ class CLIPScorer:
 
     def signature(self, *, refs: bool, frames: int | None = None, truncated: int = 0) -> str:
         """The one builder of what pins a CLIPScore number."""
-        params: dict[str, object] = {"model": self.name, "w": self.w}
+        params: dict[str, object] = {"model": self.pin, "w": self.w}
         if self.prefix:
             params["prefix"] = self.prefix
         params["refs"] = refs

@@ -58,27 +58,7 @@ def _pooling_mode(model_dir: Path) -> str:
     return "mean_tokens"
 
 
-_HASHES: dict[tuple, str] = {}
-
-
-def content_hash(model_dir: Path) -> str:
-    """sha256 (first 16 hex digits) over every file of the model folder, its relative path and
-    bytes, in path order: two folders hash alike only when their files are identical. Remembered
-    per (path, sizes, mtimes) in the process, so a sweep hashes a folder once."""
-    model_dir = Path(model_dir).resolve()
-    files = sorted(p for p in model_dir.rglob("*") if p.is_file() and ".cache" not in p.parts)
-    key = (str(model_dir), *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-    found = _HASHES.get(key)
-    if found is None:
-        h = hashlib.sha256()
-        for p in files:
-            h.update(p.relative_to(model_dir).as_posix().encode() + b"\0")
-            with open(p, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
-            h.update(b"\0")
-        found = _HASHES[key] = h.hexdigest()[:16]
-    return found
+content_hash = _hf.content_hash   # re-exported (one hash of a model folder, in _hf)
 
 
 class _DiskCache:
@@ -183,7 +163,7 @@ class Encoder:
 
     def signature_params(self) -> dict[str, object]:
         """What pins this encoder's numbers, for signatures."""
-        out = {"model": self.name, "pool": self.pooling, "trunc": self.max_length, "dtype": self.precision}
+        out = {"model": self._loaded.pin, "pool": self.pooling, "trunc": self.max_length, "dtype": self.precision}
         if self.num_layers is not None:
             out["layer"] = self.num_layers
         return out

@@ -214,9 +214,12 @@ def _check_threshold(rel_threshold: Any) -> int:
 
 
 def signature(measures: Sequence[tuple[str, Measure]], threshold: int, **more: Any) -> str:
-    """The signature lists the measures' canonical names."""
+    """The signature lists the measures' canonical names, and the default relevance level when a
+    measure uses it (graded measures such as nDCG, and measures with their own ``rel=``, do not:
+    ``--rel-threshold`` changes none of their numbers)."""
+    uses_level = any(m.rel is None and FAMILIES[m.family].takes_rel for _, m in measures)
     return make_signature("retrieval", {
-        "measures": list(dict.fromkeys(m.name for _, m in measures)), "rel": threshold,
+        "measures": list(dict.fromkeys(m.name for _, m in measures)), **({"rel": threshold} if uses_level else {}),
         "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
 
 

@@ -250,7 +250,9 @@ def fusion_signature(method: str, norm: str | None, params: dict[str, Any],
     from scorekit.signature import Signature
 
     method, norm = normalise_method(method), normalise_norm(norm)
-    fields: dict[str, Any] = {"method": method, "norm": norm}
+    fields: dict[str, Any] = {"method": method}
+    if method != "rrf":   # RRF fuses the runs' ranks, which no normalisation changes
+        fields["norm"] = norm
     if method == "wsum":
         fields["weights"] = ",".join(repr(float(w)) for w in params["weights"])
     elif method == "rrf":

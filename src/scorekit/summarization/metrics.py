@@ -345,7 +345,8 @@ class SummaryBERTScore(SummaryMetric):
         """Per-summary F1, computed once per batch and scorer (Efficiency is derived from it)."""
         b = self.batch(batch)
         prep = b.prepared()
-        key = ("bertscore_f1", id(self.scorer()))
+        # keyed by what pins the scorer's numbers (an id() is reused once a scorer is freed)
+        key = ("bertscore_f1", bertscore_signature(self.scorer()))
         if key not in prep:
             refs = [c.references if len(c.references) > 1 else c.references[0] for c in prep["contexts"]]
             prep[key] = np.asarray(self.scorer().score(prep["preds"], refs).f1, dtype=np.float64)

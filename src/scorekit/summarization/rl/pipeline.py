@@ -69,7 +69,9 @@ class Toolkit:
                                  rescale_with_baseline=v["rescale_with_baseline"], baseline_path=v["baseline_path"],
                                  batch_size=v["batch_size"], device=device, allow_english_model=allow_english_model,
                                  model_option=REWARD_OPTION)
-        return cls(enc.embed, enc.name, scorer, lang)
+        # the encoder as signatures pin it: its name, and for a folder other than the shipped
+        # MiniLM its content hash (two folders named alike embed differently)
+        return cls(enc.embed, str(enc.signature_params()["model"]), scorer, lang)
 
     def reward(self, summaries: list[str], references: list[str]) -> np.ndarray:
         # an empty summary gets reward 0 rather than whatever BERTScore makes of ""
@@ -115,6 +117,19 @@ class Toolkit:
         return out, chunker, dim if out else 384
 
 
+def weights_hash(policy: Policy) -> str:
+    """A hash of the policy's weights, for the signature: two policies of one config, seed and
+    episode count trained otherwise (learning rate, baseline) write other summaries."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in (policy.sentence, policy.chunk):
+        for key, value in part.state_dict().items():
+            h.update(key.encode())
+            h.update(value.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:12]
+
+
 def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit: Toolkit, *,
                     n_list: Sequence[int] = N_LIST, baselines: Sequence[str] = ("textrank", "lead"),
                     name: str | None = None, chunker: str = "rules") -> Result:
@@ -145,7 +160,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                 if f is not None:
                     item[f"{system}@{n}/bertscore_f1"] = float(f)
     sig = make_signature("summarize-rl", {
-        "policy": policy.config.signature(),
+        "policy": f"{policy.config.signature()}#{weights_hash(policy)}",
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
         "bertscore": bertscore_signature(toolkit.bertscorer),
