@@ -63,8 +63,9 @@ class BERTScore(CaptionMetric):
         Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
         Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
         Param("idf", bool, False, "idf-weight the tokens (idf from the batch's references)"),
-        Param("rescale_with_baseline", bool, False, "rescale with the model's baseline file"),
-        Param("baseline_path", str, None, "baseline file for the rescaling (default: the model's own)",
+        Param("rescale_with_baseline", bool, False, "rescale with baseline_path's (P, R, F) of the layer"),
+        Param("baseline_path", str, None, "baseline CSV (LAYER,P,R,F; bert_score's rescale_baseline files) that "
+              "rescale_with_baseline needs (pinned by its file name)",
               signature=False),
         Param("batch_size", int, 64, "sentences per encoder batch", low=1, signature=False),
         Param("device", str, None, "torch device (default: cuda when available, else cpu)", batch=True,
