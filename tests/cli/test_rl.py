@@ -92,8 +92,7 @@ def test_the_reward_model_in_the_grammar_equals_a_scorer_built_with_it(tmp_path)
     data = json.loads(out.read_text())
     enc = Encoder.load(None)
     toolkit = Toolkit(enc.embed, enc.name, BERTScorer(num_layers=5), "en")
-    articles, chunker = toolkit.prepare(*(lambda p: (p.ids, p.documents, p.references))(
-        read_pairs(default_sample("en")).head(2)))
+    articles, chunker, _ = toolkit.prepare(read_pairs(default_sample("en")).head(2))
     policy = Policy.create(PolicyConfig(embed_dim=articles[0].sent_emb.shape[1]), seed=42).eval()
     want = evaluate_policy(policy, articles, toolkit, n_list=[7], chunker=chunker, name="untrained")
     assert data["metrics"] == want.metrics and data["signature"] == want.signature

@@ -365,7 +365,8 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
     """BERTScore in summary and sweep runs on actors that each load the model once; the numbers
     are one process's (float32 model: 1e-6, as for captions)."""
     pytest.importorskip("torch")
-    from scorekit.summarization.metrics import load_bertscorer, summary_metrics
+    from scorekit.generation.model_metrics import load_bertscorer
+    from scorekit.summarization.metrics import summary_metrics
     from scorekit.summarization.sweep import run_sweep
 
     bert = {"model": None, "num_layers": None, "allow_english_model": False}

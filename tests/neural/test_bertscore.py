@@ -231,3 +231,38 @@ def test_state_cache_reuses_sentences_without_changing_scores():
     off = BERTScorer(num_layers=6, cache_size=0)
     off.score(cands, refs)
     assert len(off._states) == 0
+
+
+@pytest.mark.parametrize("args,kw", [
+    ("idf=true", {"idf": True, "num_layers": 6}),   # 6: MiniLM's depth, the default layer
+    ("num_layers=3,idf=true,batch_size=2", {"num_layers": 3, "idf": True, "batch_size": 2}),
+    ("num_layers=4,rescale_with_baseline=true,baseline_path={path}",
+     {"num_layers": 4, "rescale_with_baseline": True, "lang": "en"}),
+])
+def test_one_declaration_in_both_families_equals_bert_score(tmp_path, args, kw):
+    """#26: BERTScore is declared once (generation.model_metrics.BERTScore); its parameters
+    reach captions and summaries by the name grammar, and both equal bert_score with them (an
+    empty prediction included: 0, or its rescaled value as bert_score gives it)."""
+    from scorekit.metrics.registry import get_metric
+
+    path = tmp_path / "minilm.tsv"
+    path.write_text("LAYER,P,R,F\n" + "".join(f"{i},{0.1 + 0.05 * i:.4f},{0.2 + 0.03 * i:.4f},"
+                                              f"{0.15 + 0.04 * i:.4f}\n" for i in range(7)))
+    if "baseline_path" in args:
+        kw = {**kw, "baseline_path": str(path)}
+    spec = f"bertscore({args.format(path=path)})"
+    cands = ["a man rides a horse on the beach", "푸른 바다 위로 하얀 파도가 부서진다", "", "two dogs play"]
+    refs = [["a man is riding a horse", "a horse"], ["바다가 푸르다"], ["nothing"], ["dogs play in snow"]]
+    want = ref_score(cands, refs, **kw)
+    cap = get_metric("caption", spec)
+    summ = get_metric("summary", spec)
+    for m in (cap, summ):
+        m.allow_english_model = True     # MiniLM on the Korean item
+    per = cap.item_scores(cap.item_stats((cands, refs)))
+    for key, ref in zip(("bertscore_p", "bertscore_r", "bertscore_f1"), want):
+        np.testing.assert_allclose(per[key], ref, atol=1e-5, rtol=0)
+    got = summ.item_scores(summ.item_stats((cands, refs)))
+    assert set(got) == {"bertscore_f1"}
+    np.testing.assert_array_equal(got["bertscore_f1"], per["bertscore_f1"])
+    assert cap.signature_params() == summ.signature_params()   # one pin format
+    assert [p.name for p in cap.params] == [p.name for p in summ.params]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from scorekit.generation.model_metrics import load_bertscorer
 from scorekit.summarization import metrics as M
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
@@ -110,7 +111,11 @@ class FakeBERTScorer:
     def score(self, candidates, references):
         class Out:
             f1 = np.array([0.5 + 0.01 * len(c.split()) for c in candidates])
+            truncated = 0
         return Out()
+
+    def pin(self, truncated=0):
+        return f"{self.name}/L{self.num_layers}"
 
 
 def test_summary_metrics_result_and_efficiency():
@@ -153,7 +158,7 @@ def test_bertscore_parameters_through_the_grammar_equal_the_scorer_built_with_th
         res = M.summary_metrics(preds, refs, metrics=[f"bertscore({args})", "efficiency", "words"],
                                 allow_english_model=True)   # MiniLM on the Korean item: the run's option
         key = f"bertscore_f1({args})"
-        want = M.summary_metrics(preds, refs, bertscorer=M.load_bertscorer(True, allow_english_model=True, **kw),
+        want = M.summary_metrics(preds, refs, bertscorer=load_bertscorer(True, allow_english_model=True, **kw),
                                  metrics=["bertscore", "efficiency"])
         assert res.metrics[key] == pytest.approx(want.metrics["bertscore_f1"], abs=1e-12), args
         assert res.metrics["efficiency"] == pytest.approx(want.metrics["efficiency"], abs=1e-12), args

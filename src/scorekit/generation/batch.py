@@ -37,6 +37,7 @@ class CaptionBatch:
     media_kind: str = "images"
     _tokens: dict = field(default_factory=dict, repr=False)   # tokenizer -> (hyps, refs)
     _ngrams: dict = field(default_factory=dict, repr=False)   # (tokenizer, max_n) -> NgramMatrix
+    _models: dict = field(default_factory=dict, repr=False)   # model outputs shared by metrics (BERTScore's)
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -54,7 +55,8 @@ class CaptionBatch:
 
     def _sliced(self, a: int, b: int) -> dict:
         return {"predictions": self.predictions[a:b], "references": self.references[a:b],
-                "media": None if self.media is None else list(self.media[a:b]), "_tokens": {}, "_ngrams": {}}
+                "media": None if self.media is None else list(self.media[a:b]), "_tokens": {}, "_ngrams": {},
+                "_models": {}}
 
     def slice(self, a: int, b: int) -> "CaptionBatch":
         """Items ``a..b-1`` as a batch of their own (a shard; nothing computed carried over)."""

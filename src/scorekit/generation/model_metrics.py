@@ -1,13 +1,48 @@
 """BERTScore and CLIPScore as caption metrics (the metric contract; models load lazily, on first
 use, so registering them imports no torch). Both are per-item metrics: the corpus score is the
-mean, and an empty prediction scores 0."""
+mean. An empty prediction scores 0 (CLIPScore by rule; BERTScore as bert_score scores it, which
+is 0 unless rescaled with a baseline).
+
+:class:`BERTScore` is the one declaration of BERTScore — its parameters, the scorer it loads, how
+it scores a batch and what it pins in a signature — for every family: the summary family
+registers it too (``summarization.metrics.SummaryBERTScore``, key ``bertscore_f1``, and
+Efficiency derived from it)."""
 
 from __future__ import annotations
+
+import os
+
+import numpy as np
 
 from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.generation.batch import CaptionMetric
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
+
+_LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
+
+
+def load_bertscorer(required: bool, **kwargs):
+    """A :class:`~scorekit.neural.bertscore.BERTScorer` built with ``kwargs``, or None when it
+    cannot be loaded (torch, transformers or the model missing) and ``required`` is False."""
+    try:
+        from scorekit.neural.bertscore import BERTScorer
+    except ImportError as exc:
+        if required:
+            raise MissingDependencyError(
+                f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
+                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
+            ) from exc
+        return None
+    try:
+        return BERTScorer(**kwargs)
+    except MissingDependencyError:
+        if required:
+            raise
+        return None
+
+
+_COLUMNS = {"bertscore_p": "precision", "bertscore_r": "recall", "bertscore_f1": "f1"}
 
 
 @register
@@ -15,44 +50,85 @@ class BERTScore(CaptionMetric):
     """BERTScore P/R/F1: greedy cosine matching of contextual token embeddings, the best
     reference per candidate; default model the shipped all-MiniLM-L6-v2.
 
-    Each key is a per-item mean."""
+    Each key is a per-item mean. Its parameters in the name grammar:
+    ``bertscore(model=DIR,num_layers=9,idf=true)``; a family registers a subclass with the keys
+    it reports (the summary family: ``bertscore_f1``)."""
 
     name = "bertscore"
     keys = ("bertscore_p", "bertscore_r", "bertscore_f1")
     kind = "score"
     needs_model = True
-    shard_align = 64      # BERTScorer's batch size: shards cut on its batches pad as one process
     transient = ("_scorer",)   # a worker loads its own model, from the same parameters
-    params = CaptionMetric.params + (Param("model", str, None, "local model directory (pinned by its name "
-                                           "and layer)", signature=False),
-                                     Param("num_layers", int, None, "layer (default: bert_score's per-model layer)",
-                                           low=1))
+    params = CaptionMetric.params + (
+        Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
+        Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
+        Param("idf", bool, False, "idf-weight the tokens (idf from the batch's references)"),
+        Param("rescale_with_baseline", bool, False, "rescale with baseline_path's (P, R, F) of the layer"),
+        Param("baseline_path", str, None, "baseline CSV (LAYER,P,R,F; bert_score's rescale_baseline files) that "
+              "rescale_with_baseline needs (pinned by its file name)",
+              signature=False),
+        Param("batch_size", int, 64, "sentences per encoder batch", low=1, signature=False),
+        Param("device", str, None, "torch device (default: cuda when available, else cpu)", batch=True,
+              signature=False))
     key_info = {"bertscore_p": {"doc": "BERTScore precision: mean greedy-matched cosine of candidate tokens."},
                 "bertscore_r": {"doc": "BERTScore recall: mean greedy-matched cosine of reference tokens."},
                 "bertscore_f1": {"doc": "BERTScore F1: harmonic mean of BERTScore precision and recall."}}
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.shard_align = int(self.values["batch_size"])   # shards cut on whole encoder batches
+        self._truncated = 0    # texts cut to the model window while this metric scored
+
+    def use(self, scorer) -> "BERTScore":
+        """Score with an already loaded BERTScorer (a worker elsewhere loads its own from the
+        parameters)."""
+        self._scorer = scorer
+        return self
+
+    def adopt(self, scorer) -> "BERTScore":
+        """Score with a BERTScorer loaded by the caller, taking the parameters that rebuild it in
+        another worker (model directory, layer, its ``allow_english_model``)."""
+        model = getattr(scorer, "model_path", None)
+        if getattr(scorer, "num_layers", None) is not None:
+            self.values["num_layers"] = scorer.num_layers
+        if isinstance(model, (str, os.PathLike)):
+            self.values["model"] = str(model)
+        self.allow_english_model = self.allow_english_model or bool(getattr(scorer, "allow_english_model", False))
+        return self.use(scorer)
+
     def scorer(self):
+        """The BERTScorer of these parameters, loaded once per process (metrics with the same
+        parameters — BERTScore and Efficiency, a caption and a summary run — share it)."""
         if getattr(self, "_scorer", None) is None:
-            try:
-                from scorekit.neural.bertscore import BERTScorer
-            except ImportError as exc:
-                raise MissingDependencyError(f"BERTScore needs torch and transformers ({exc})") from None
-            self._scorer = BERTScorer(self.values["model"], num_layers=self.values["num_layers"],
-                                      allow_english_model=self.allow_english_model)
-            self._truncated = 0
+            v = self.values
+            key = tuple((k, repr(x)) for k, x in v.items() if k not in ("lang", "tokenizer")) + \
+                (self.allow_english_model,)
+            if key not in _LOADED:
+                _LOADED.clear()     # one model held at a time
+                _LOADED[key] = load_bertscorer(
+                    True, model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
+                    rescale_with_baseline=bool(v["rescale_with_baseline"]), baseline_path=v["baseline_path"],
+                    batch_size=v["batch_size"], device=v["device"], allow_english_model=self.allow_english_model)
+            self._scorer = _LOADED[key]
         return self._scorer
 
-    def item_stats(self, batch) -> Stats:
+    def output(self, batch):
+        """The scorer's P/R/F1 on ``batch`` (a :class:`~scorekit.neural.bertscore.BERTScoreOutput`),
+        computed once per batch and scorer: metrics derived from it (Efficiency) share it."""
         b = self.batch(batch)
-        res = self.scorer().score(b.predictions, b.references)
-        self._truncated += res.truncated
-        return Stats({"bertscore_p": b.zero_empty(res.precision), "bertscore_r": b.zero_empty(res.recall),
-                      "bertscore_f1": b.zero_empty(res.f1)})
+        key = ("bertscore", self.scorer().pin())   # what pins its numbers (an id() is reused once freed)
+        if key not in b._models:
+            b._models[key] = self.scorer().score(b.predictions, b.references)
+        out = b._models[key]
+        self._truncated += out.truncated
+        return out
+
+    def item_stats(self, batch) -> Stats:
+        out = self.output(batch)
+        return Stats({k: np.asarray(getattr(out, _COLUMNS[k]), dtype=np.float64) for k in self.keys})
 
     def pins(self) -> dict:
-        from scorekit.neural.bertscore import compact_signature
-
-        return {"model": compact_signature(self.scorer().signature_fields(self._truncated))}
+        return {"model": self.scorer().pin(self._truncated)}
 
 
 @register
@@ -98,4 +174,4 @@ class CLIPScore(CaptionMetric):
     def pins(self) -> dict:
         return {"model": getattr(self, "_signature", "none")}
 
-__all__ = ["BERTScore", "CLIPScore"]
+__all__ = ["BERTScore", "CLIPScore", "load_bertscorer"]

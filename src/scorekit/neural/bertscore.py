@@ -202,6 +202,19 @@ class BERTScorer:
             params["truncated"] = truncated
         return params
 
+    def pin(self, truncated: int = 0) -> str:
+        """:meth:`signature_fields` as one value inside a family's signature, what a BERTScore
+        metric pins: ``all-MiniLM-L6-v2/L6/match=bert_score@64/trunc=512/dtype=fp32`` (``/idf``,
+        ``/rescaled=<baseline>``, ``/truncated=<n>`` when they apply)."""
+        fields = self.signature_fields(truncated)
+        parts = [str(fields["model"]), f"L{fields['layer']}"]
+        if fields["idf"]:
+            parts.append("idf")
+        if fields["rescale"]:
+            parts.append(f"rescaled={fields['baseline']}")
+        parts += [f"{key}={fields[key]}" for key in ("match", "trunc", "dtype", "truncated") if key in fields]
+        return "/".join(parts)
+
     def signature(self, truncated: int = 0) -> str:
         return make_signature("bertscore", self.signature_fields(truncated))
 
@@ -460,17 +473,3 @@ def bertscore(candidates: Sequence[str], references: Sequence[str] | Sequence[Se
 
 __all__ = ["BERTScorer", "BERTScoreOutput", "bertscore", "DEFAULT_LAYERS"]
 
-
-def compact_signature(fields: dict[str, object]) -> str:
-    """:meth:`BERTScorer.signature_fields` as one value inside a family's signature (no nested
-    signature): ``all-MiniLM-L6-v2/L6/match=max/trunc=512/dtype=fp32`` (``/idf``,
-    ``/rescaled=<baseline>``, ``/truncated=<n>`` when they apply)."""
-    parts = [str(fields["model"]), f"L{fields['layer']}"]
-    if fields.get("idf"):
-        parts.append("idf")
-    if fields.get("rescale"):
-        parts.append(f"rescaled={fields.get('baseline')}")
-    for key in ("match", "trunc", "dtype", "truncated"):
-        if key in fields:
-            parts.append(f"{key}={fields[key]}")
-    return "/".join(parts)

@@ -6,7 +6,8 @@ Per summary (one prediction, its reference(s), optionally its source document):
   Korean via Kiwi). ``rouge1_r``, ``rouge2_r``: the recall, which is the spec's own formula
   ("n-gram overlap / reference n-grams"). The spec's experiments ran HF ``evaluate``'s ROUGE,
   whose headline number is the F-measure, hence F first.
-* ``bertscore_f1``: BERTScore F1 (:class:`scorekit.neural.bertscore.BERTScorer`).
+* ``bertscore_f1``: BERTScore F1 (the one BERTScore declaration,
+  :class:`scorekit.generation.model_metrics.BERTScore`).
 * ``efficiency = bertscore_f1 / max(1, len(pred.split()))`` — the spec's code (Phase 2 §4).
 * ``density = |set(pred) ∩ set(source)| / |pred|`` — the spec's ``compute_density`` exactly:
   a count of *distinct* shared tokens divided by the *token* count of the prediction, so a
@@ -22,16 +23,16 @@ and Kiwi morphemes without particles or punctuation for Korean, so ``학교에``
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError, UnknownNameError
+from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation import rouge as R
 from scorekit.generation.batch import CaptionBatch, CaptionMetric
+from scorekit.generation.model_metrics import BERTScore
 from scorekit.metrics.base import Param, Stats, signature_fields
 from scorekit.metrics.registry import REGISTRY, MetricSpec, register
 from scorekit.text.korean import has_hangul
@@ -121,25 +122,6 @@ def prepare_contexts(references: Sequence[str | Sequence[str]], sources: Sequenc
     return out
 
 
-def load_bertscorer(required: bool, **kwargs):
-    """The shared BERTScorer, or None when it cannot be loaded and ``required`` is False."""
-    try:
-        from scorekit.neural.bertscore import BERTScorer
-    except ImportError as exc:
-        if required:
-            raise MissingDependencyError(
-                f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
-            ) from exc
-        return None
-    try:
-        return BERTScorer(**kwargs)
-    except MissingDependencyError:
-        if required:
-            raise
-        return None
-
-
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
                       bertscorer=None, stem: bool = False, metrics: Sequence | None = None
                       ) -> dict[str, np.ndarray]:
@@ -163,22 +145,6 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
     for m in metrics:
         out.update(m.item_stats(batch).columns)
     return out
-
-
-def bertscore_signature(bertscorer) -> str:
-    """What pins a BERTScorer's numbers, as one signature value: model, layer, idf, rescaling,
-    padding/matching mode, truncation and dtype (:func:`scorekit.neural.bertscore.compact_signature`
-    over the scorer's one builder, ``signature_fields``)."""
-    fields = getattr(bertscorer, "signature_fields", None)
-    if callable(fields):
-        from scorekit.neural.bertscore import compact_signature
-
-        return compact_signature(fields())
-    parts = [str(getattr(bertscorer, "name", None) or type(bertscorer).__name__)]
-    if getattr(bertscorer, "num_layers", None) is not None:
-        parts.append(f"L{bertscorer.num_layers}")
-    parts += [tag for attr, tag in (("idf", "idf"), ("rescale", "rescaled")) if getattr(bertscorer, attr, False)]
-    return "/".join(parts)
 
 
 # --------------------------------------------------------------------------- on the metric contract
@@ -281,82 +247,16 @@ class SummaryRouge(SummaryMetric):
         return R.stemmer_pin(self.values["use_stemmer"])
 
 
-_LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
-
-
 @register
-class SummaryBERTScore(SummaryMetric):
-    """BERTScore F1 against the reference(s): greedy cosine matching of contextual token
-    embeddings, the best reference per summary; default model the shipped all-MiniLM-L6-v2.
+class SummaryBERTScore(SummaryMetric, BERTScore):
+    """BERTScore F1 against the reference(s): the one BERTScore declaration
+    (:class:`scorekit.generation.model_metrics.BERTScore`: parameters, scorer, scoring, pins) in
+    the summary family, reporting F1 only.
 
     Its parameters in the name grammar: ``bertscore(model=DIR,num_layers=9,idf=true)``."""
 
-    name = "bertscore"
     keys = ("bertscore_f1",)
-    kind = "score"
-    needs_model = True
-    transient = ("_scorer",)   # a worker loads its own model, from the same parameters
-    params = CaptionMetric.params + (
-        Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
-        Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
-        Param("idf", bool, False, "idf-weight the tokens (idf from the references)"),
-        Param("rescale_with_baseline", bool, False, "rescale with the model's baseline file"),
-        Param("baseline_path", str, None, "baseline file for the rescaling (default: the model's own)",
-              signature=False),
-        Param("batch_size", int, 64, "sentences per encoder batch", low=1, signature=False),
-        Param("device", str, None, "torch device (default: cuda when available, else cpu)", batch=True,
-              signature=False))
     key_info = {"bertscore_f1": {"doc": "BERTScore F1 against the reference (greedy cosine matching)."}}
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.shard_align = int(self.values["batch_size"])   # shards cut on whole encoder batches
-
-    def use(self, scorer) -> "SummaryBERTScore":
-        """Score with an already loaded BERTScorer (a worker elsewhere loads its own from the
-        parameters)."""
-        self._scorer = scorer
-        return self
-
-    def adopt(self, scorer) -> "SummaryBERTScore":
-        """Score with a BERTScorer loaded by the caller, taking the parameters that rebuild it in
-        another worker (model directory, layer, its ``allow_english_model``)."""
-        self.values.update(_scorer_params(scorer))
-        self.allow_english_model = self.allow_english_model or bool(getattr(scorer, "allow_english_model", False))
-        return self.use(scorer)
-
-    def scorer(self):
-        """The BERTScorer of these parameters, loaded once per process (BERTScore and Efficiency
-        with the same parameters share it, and the F1 it computes)."""
-        if getattr(self, "_scorer", None) is None:
-            v = self.values
-            key = tuple((k, repr(x)) for k, x in v.items() if k not in ("lang", "tokenizer")) + \
-                (self.allow_english_model,)
-            if key not in _LOADED:
-                _LOADED.clear()     # one model held at a time
-                _LOADED[key] = load_bertscorer(
-                    True, model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
-                    rescale_with_baseline=bool(v["rescale_with_baseline"]), baseline_path=v["baseline_path"],
-                    batch_size=v["batch_size"], device=v["device"], allow_english_model=self.allow_english_model)
-            self._scorer = _LOADED[key]
-        return self._scorer
-
-    def f1(self, batch) -> np.ndarray:
-        """Per-summary F1, computed once per batch and scorer (Efficiency is derived from it)."""
-        b = self.batch(batch)
-        prep = b.prepared()
-        # keyed by what pins the scorer's numbers (an id() is reused once a scorer is freed)
-        key = ("bertscore_f1", bertscore_signature(self.scorer()))
-        if key not in prep:
-            refs = [c.references if len(c.references) > 1 else c.references[0] for c in prep["contexts"]]
-            prep[key] = np.asarray(self.scorer().score(prep["preds"], refs).f1, dtype=np.float64)
-        return prep[key]
-
-    def item_stats(self, batch) -> Stats:
-        return Stats({"bertscore_f1": self.f1(batch)})
-
-    def pins(self) -> dict:
-        return {"model": bertscore_signature(self.scorer())}
 
 
 @register
@@ -373,7 +273,7 @@ class SummaryEfficiency(SummaryBERTScore):
                                       "from bertscore_f1."}}
 
     def item_stats(self, batch) -> Stats:
-        f1 = self.f1(batch)
+        f1 = np.asarray(self.output(batch).f1, dtype=np.float64)
         words = np.array([len(p.split()) for p in self.batch(batch).prepared()["preds"]], dtype=np.float64)
         return Stats({"efficiency": f1 / np.maximum(1.0, words)})
 
@@ -474,7 +374,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     fields = {"norm": NORM}
     if "rouge" in used:
         fields.update(R.rouge_signature_params(ROUGE_KINDS, lang, stem))
-    fields["bertscore"] = " + ".join(dict.fromkeys(bertscore_signature(m.scorer()) for m in berts)) or "no"
+    fields["bertscore"] = " + ".join(dict.fromkeys(m.pins()["model"] for m in berts)) or "no"
     if "density" in used:
         fields["density_tok"] = "w+lower/kiwi"
     elif sources is None and "rouge" in used:
@@ -499,11 +399,3 @@ def follow_bertscore(specs: Sequence) -> list[MetricSpec]:
     return [sp.with_defaults(**bert.params()) if sp.name == "efficiency" and not sp.args else sp
             for sp in specs]
 
-
-def _scorer_params(scorer) -> dict:
-    """The parameters that rebuild ``scorer`` in another worker (model directory and layer)."""
-    model = getattr(scorer, "model_path", None)
-    out = {"num_layers": getattr(scorer, "num_layers", None)}
-    if isinstance(model, (str, os.PathLike)):
-        out["model"] = str(model)
-    return {k: v for k, v in out.items() if v is not None}

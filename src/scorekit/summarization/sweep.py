@@ -40,7 +40,7 @@ from scorekit.errors import ScorekitError
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, bertscore_signature, follow_bertscore,
+    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, follow_bertscore,
     prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
@@ -279,7 +279,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
               "confidence": confidence, "lang": lang,
               "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
-              "bertscore": bertscore_signature(bert.scorer()) if bert is not None else "no",
+              "bertscore": bert.pins()["model"] if bert is not None else "no",
               "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]

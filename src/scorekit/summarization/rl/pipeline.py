@@ -61,7 +61,7 @@ class Toolkit:
         """The sentence encoder (a local folder; default the shipped MiniLM) and the reward's
         BERTScore (``reward``: :func:`reward_metric`'s spec)."""
         from scorekit.neural.encoder import Encoder
-        from scorekit.summarization.metrics import load_bertscorer
+        from scorekit.generation.model_metrics import load_bertscorer
 
         v = reward_metric(reward).values
         enc = Encoder.load(encoder, device=device)
@@ -135,7 +135,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                     name: str | None = None, chunker: str = "rules") -> Result:
     """The spec's comparison: RL policy vs TextRank vs lead-n on BERTScore F1, ROUGE-1/2,
     Efficiency and Density at each n. ``metrics`` holds ``<system>@<n>/<metric>`` means."""
-    from scorekit.summarization.metrics import bertscore_signature, prepare_contexts, score_predictions
+    from scorekit.summarization.metrics import prepare_contexts, score_predictions
     from scorekit.summarization.rl.crossval import baseline_summary
 
     if not articles:
@@ -163,7 +163,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
         "policy": f"{policy.config.signature()}#{weights_hash(policy)}",
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
-        "bertscore": bertscore_signature(toolkit.bertscorer),
+        "bertscore": toolkit.bertscorer.pin(),
         "n": list(n_list)})
     return Result("summarize-rl", metrics, sig, per_item=per_item,
                   inputs={"n_articles": len(articles)}, extra={"table": rows}, name=name)
@@ -181,7 +181,6 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
     running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
     import time
 
-    from scorekit.summarization.metrics import bertscore_signature
     from scorekit.summarization.rl.crossval import cross_validate
     from scorekit.summarization.rl.policy import PolicyConfig
     from scorekit.summarization.rl.train import train
@@ -196,7 +195,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
         cv = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=n_list, epochs=epochs,
                             lr=lr, seed=seed, baseline=baseline,
                             signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
-                                              "bertscore": bertscore_signature(toolkit.bertscorer)},
+                                              "bertscore": toolkit.bertscorer.pin()},
                             progress=say or (lambda m: None))
         cv.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t_cv, 1)})
         cv.name = f"cv{folds}"
