@@ -41,7 +41,7 @@ def one_line_error(proc, *fragments):
     (["train-summarizer", "--baseline-momentum", "1", "--checkpoint", "p.pt"], "'--baseline-momentum'"),
     (["train-summarizer", "--state", "emb,bogus", "--checkpoint", "p.pt"], "--state"),
     (["train-summarizer", "--reward", "bertscore(num_layers=0)", "--checkpoint", "p.pt"],
-     "--reward: parameter 'num_layers' must be in [1, inf], got 0"),
+     "--reward: bertscore: parameter 'num_layers' must be in [1, inf], got 0"),
     (["train-summarizer", "--reward", "bertscore(num_layer=5)", "--checkpoint", "p.pt"],
      "did you mean 'num_layers'?"),
     (["summarize", "--reward", "bertscre"], "--reward: unknown summary metric 'bertscre' — did you mean 'bertscore'"),

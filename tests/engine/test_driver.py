@@ -83,3 +83,22 @@ def test_random_summaries_forked_equal_one_process(data, size):
     one = summary_metrics(preds, refs, docs, bertscorer=None, metrics=["chrf", "bleu_4"])
     _same(one, summary_metrics(preds, refs, docs, bertscorer=None, metrics=["chrf", "bleu_4"],
                                engine=Forked(workers=2, items_per_shard=size)))
+
+
+@pytest.mark.slow   # loads the shipped MiniLM
+def test_bertscore_idf_on_forked_shards_weighs_tokens_as_one_process():
+    """idf=true: the idf comes from every reference of the batch, not from each shard's (shards
+    are cut on batch_size=2 pairs here, so each shard holds one or two items)."""
+    pytest.importorskip("torch")
+    preds = ["a man runs on the beach", "a red ball", "the dog sits in water", "a cat", "a man sits",
+             "red water", "the beach"]
+    refs = [["a man is running on a beach", "someone runs"], ["a red ball on grass"], ["a dog in the water"],
+            ["a small cat sits"], ["a man sitting on a bench", "a person sits"], ["the water is red"],
+            ["a sandy beach", "the sea and the beach"]]
+    names = ["bertscore(idf=true,batch_size=2)"]
+    one = evaluate(preds, refs, lang="en", metrics=names)
+    forked = evaluate(preds, refs, lang="en", metrics=names, engine=Forked(workers=2, items_per_shard=1))
+    assert forked.signature == one.signature and "/idf/" in one.signature
+    for k, v in one.metrics.items():   # float32 model: batches of other shapes round in the last bits
+        assert abs(forked.metrics[k] - v) <= 1e-6, k
+    assert max(abs(a[k] - b[k]) for a, b in zip(forked.per_item, one.per_item) for k in one.metrics) <= 1e-6

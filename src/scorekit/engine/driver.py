@@ -142,6 +142,8 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
     refs = getattr(batch, "references", None)    # pairs per item (caption shards align on them)
     if refs is None:
         refs = [()] * len(batch)
+    for p in plan:
+        p.metric.whole(batch)
     groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
     parts: dict[int, list[Any]] = {id(p): [] for p in plan}
     orders: dict[int, np.ndarray] = {}      # items in shard order -> the batch's order

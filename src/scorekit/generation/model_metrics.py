@@ -78,6 +78,7 @@ class BERTScore(CaptionMetric):
         super().__init__(**params)
         self.shard_align = int(self.values["batch_size"])   # shards cut on whole encoder batches
         self._truncated = 0    # texts cut to the model window while this metric scored
+        self._idf_sentences = None   # idf=true: every reference of the whole batch (see whole())
 
     def use(self, scorer) -> "BERTScore":
         """Score with an already loaded BERTScorer (a worker elsewhere loads its own from the
@@ -112,13 +113,19 @@ class BERTScore(CaptionMetric):
             self._scorer = _LOADED[key]
         return self._scorer
 
+    def whole(self, batch) -> None:
+        """idf=true: the idf comes from every reference of the whole batch, so a shard scored on
+        a worker weighs tokens as one process does."""
+        if self.values["idf"]:
+            self._idf_sentences = [r for refs in self.batch(batch).references for r in refs]
+
     def output(self, batch):
         """The scorer's P/R/F1 on ``batch`` (a :class:`~scorekit.neural.bertscore.BERTScoreOutput`),
         computed once per batch and scorer: metrics derived from it (Efficiency) share it."""
         b = self.batch(batch)
         key = ("bertscore", self.scorer().pin())   # what pins its numbers (an id() is reused once freed)
         if key not in b._models:
-            b._models[key] = self.scorer().score(b.predictions, b.references)
+            b._models[key] = self.scorer().score(b.predictions, b.references, idf_sentences=self._idf_sentences)
         out = b._models[key]
         self._truncated += out.truncated
         return out

@@ -268,6 +268,11 @@ class Metric:
     def item_stats(self, batch: Any) -> Stats:
         raise NotImplementedError
 
+    def whole(self, batch: Any) -> None:
+        """Called by the driver with the whole batch before it is cut into shards. A metric whose
+        item statistics depend on the whole batch (BERTScore's idf, from every reference) keeps
+        what it needs here; it travels to the workers with the metric. Default: nothing."""
+
     def merge(self, *parts: Stats) -> Stats:
         return Stats.concat(parts)
 
