@@ -102,3 +102,25 @@ def test_bertscore_idf_on_forked_shards_weighs_tokens_as_one_process():
     for k, v in one.metrics.items():   # float32 model: batches of other shapes round in the last bits
         assert abs(forked.metrics[k] - v) <= 1e-6, k
     assert max(abs(a[k] - b[k]) for a, b in zip(forked.per_item, one.per_item) for k in one.metrics) <= 1e-6
+
+
+@pytest.mark.slow   # loads the shipped MiniLM
+def test_sweep_bertscore_idf_is_the_whole_sets_on_forked_shards():
+    """The sweep's shards of documents weigh BERTScore's idf by every reference once, as one
+    process and as `scorekit summary` on the same summaries."""
+    pytest.importorskip("torch")
+    from scorekit.summarization.sweep import run_sweep
+
+    rows = [json.loads(x) for x in (ROOT / "examples" / "summarization" / "summaries.jsonl").read_text().splitlines()
+            if x.strip() and json.loads(x)["id"].startswith("en")]
+    docs, refs = [r["document"] for r in rows], [r["reference"] for r in rows]
+    kw = dict(ns=[5, 9], summarizers=("lead",), seed=3, n_resamples=20,
+              metrics="bertscore(idf=true,batch_size=2),words", keep_summaries=True)
+    one = run_sweep(docs, refs, **kw)
+    forked = run_sweep(docs, refs, engine=Forked(workers=2), docs_per_shard=1, **kw)
+    for m, v in one.values["lead"].items():
+        assert np.allclose(forked.values["lead"][m], v, rtol=0, atol=1e-6), m
+    lead5 = one.summaries["lead"][0]
+    alone = summary_metrics(lead5, refs, docs, bertscorer=None, metrics=["bertscore(idf=true,batch_size=2)"])
+    assert np.allclose(one.values["lead"]["bertscore_f1"][0], [r["bertscore_f1(idf=true,batch_size=2)"] for r in alone.per_item],
+                       rtol=0, atol=1e-6)

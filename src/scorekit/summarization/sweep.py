@@ -246,6 +246,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     refs = [r for rs in references[:64] for r in ([rs] if isinstance(rs, str) else rs)]
     scoring = sweep_metrics(metrics, bertscorer=bertscorer, allow_english_model=allow_english_model,
                             device=device, texts=[*documents[:64], *refs], warn=warn)
+    for m, _ in scoring:   # whole-batch state (BERTScore's idf: every reference once, as in `scorekit summary`)
+        m.whole(([""] * len(references), [[r] if isinstance(r, str) else list(r) for r in references]))
     bert = next((m for m, _ in scoring if isinstance(m, SummaryBERTScore)), None)
     rouge = next((m for m, _ in scoring if m.name == "rouge"), None)
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
