@@ -80,3 +80,16 @@ def test_duplicate_documents_would_leak_and_are_refused():
         cross_validate(arts + [twin], overlap_reward, folds=2, config=PolicyConfig(embed_dim=DIM, hidden=4))
     with pytest.raises(ScorekitError, match="duplicate article id"):
         cross_validate(arts + [arts[1]], overlap_reward, folds=2, config=PolicyConfig(embed_dim=DIM, hidden=4))
+
+
+def test_cross_validation_trains_with_the_ema_momentum_it_is_given():
+    """--baseline-momentum reaches the folds' training (it was used by the final policy only) and
+    is pinned in the signature."""
+    rng = np.random.default_rng(1)
+    arts = [article(rng, i) for i in range(9)]
+    config = PolicyConfig(embed_dim=DIM, hidden=8, k_sentences=1, state="rich", compress="first-words")
+    run = {m: cross_validate(arts, overlap_reward, folds=3, config=config, n_list=(2, 4), epochs=3, lr=0.5,
+                             baseline="ema", baseline_momentum=m, systems=("rl",)) for m in (0.0, 0.99)}
+    assert "baseline:ema(0)" in run[0.0].signature and "baseline:ema(0.99)" in run[0.99].signature
+    curves = [run[m].extra["reward_curve"]["episodes"] for m in run]   # the folds' training rewards
+    assert curves[0] != curves[1]

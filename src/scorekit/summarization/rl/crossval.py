@@ -80,7 +80,7 @@ def compare(a: np.ndarray, b: np.ndarray, seed: int = 42) -> dict:
 def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[list[str], list[str]], np.ndarray],
                    *, folds: int = 3, config: PolicyConfig = PolicyConfig(), n_list: Sequence[int] = N_LIST,
                    epochs: int = 1, lr: float = 1e-3, seed: int = 42, baseline: str = "ema",
-                   systems: Sequence[str] = SYSTEMS, signature_params: dict | None = None,
+                   baseline_momentum: float = 0.9, systems: Sequence[str] = SYSTEMS, signature_params: dict | None = None,
                    progress: Callable[[str], None] | None = None) -> Result:
     """Held-out comparison (see the module docstring). ``reward_fn(summaries, references)``
     scores summaries (BERTScore F1 in the CLI) for training and evaluation alike."""
@@ -121,7 +121,8 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
             progress(f"fold {f + 1}/{folds}: training on {len(train_idx)} articles")
         policy = Policy.create(config, seed=seed)
         log = train(policy, [articles[i] for i in train_idx], reward_fn, n_list=n_list, epochs=epochs, lr=lr,
-                    seed=seed, baseline=baseline, heldout=[articles[i] for i in test_idx])
+                    seed=seed, baseline=baseline, baseline_momentum=baseline_momentum,
+                    heldout=[articles[i] for i in test_idx])
         curves.append(log.rewards)
 
         def make(a: PreparedArticle, n: int) -> str:
@@ -134,7 +135,8 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
 
     return _result(articles, scores, texts, systems, n_list, fold_of, curves, len(articles) - len(parts[0]),
                    first_pick / max(picks, 1), folds=folds, config=config, epochs=epochs, lr=lr, seed=seed,
-                   baseline=baseline, signature_params=signature_params or {})
+                   baseline=f"ema({baseline_momentum:g})" if baseline == "ema" else baseline,
+                   signature_params=signature_params or {})
 
 
 def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_size, first_share, *, folds,

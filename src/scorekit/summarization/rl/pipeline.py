@@ -193,7 +193,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
     if folds is not None:
         t_cv = time.perf_counter()
         cv = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=n_list, epochs=epochs,
-                            lr=lr, seed=seed, baseline=baseline,
+                            lr=lr, seed=seed, baseline=baseline, baseline_momentum=baseline_momentum,
                             signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
                                               "bertscore": toolkit.bertscorer.pin()},
                             progress=say or (lambda m: None))
