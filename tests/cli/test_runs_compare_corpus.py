@@ -98,19 +98,82 @@ def test_scale_100_runs_compare_on_their_stored_scale():
         assert rows[key]["value"] == pytest.approx(rb["metrics"][key], rel=1e-12), key
 
 
-def test_summary_corpus_metrics_show_the_stored_corpus_scores():
-    """A summary run keeps no text per item, so its corpus metrics (chrF, BLEU, CIDEr) cannot be
-    recomputed: they are tested on their per-item values, but the values shown are the run's own
-    corpus scores, not the mean of the per-item values (before: chrf(beta=3) 0.1754 shown for a
-    stored 0.1728)."""
+def _record_summaries(tmp_path, capsys, lang, preds_by_name, refs, names):
+    """Record one `scorekit summary` run per system into a temporary store (txt files by line)."""
+    from scorekit.cli import main
+
+    store = tmp_path / "runs.db"
+    (tmp_path / "refs.txt").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    for name, preds in preds_by_name.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(preds) + "\n", encoding="utf-8")
+        code = main(["summary", "-p", str(tmp_path / f"{name}.txt"), "-r", str(tmp_path / "refs.txt"),
+                     "--lang", lang, "-m", ",".join(names), "--name", name, "--record", "--store", str(store),
+                     "-q", "-o", str(tmp_path / f"{name}.json")])
+        assert code == 0, capsys.readouterr().err
+    return store
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_recorded_summary_runs_recompute_their_corpus_scores(tmp_path, capsys, lang):
+    """#26: two recorded summary runs with chrf(beta=3), bleu_4 and cider: `runs compare` rebuilds
+    each corpus metric from the run's signature (lang pinned, the parameters it ran with) and the
+    per-item prediction and references it stored, so the recomputed corpus scores equal the stored
+    ones and the paired test resamples the corpus statistics, as for captions (before: a summary
+    run kept no text, so chrF/BLEU/CIDEr were tested on per-item values)."""
+    import json
+
+    from scorekit.cli import main
+    from scorekit.generation.driver import metric_from_signature, stats_from_rows
+    from scorekit.metrics.registry import MetricSpec
+
+    names = ["chrf(beta=3)", "bleu_4", "cider", "words"]
+    if lang == "en":
+        refs, a, b = [r[0] for r in REFS], A, B
+    else:
+        refs, a, b = [r[0] for r in KO_REFS], KO_A, KO_B
+    store = _record_summaries(tmp_path, capsys, lang, {"a": a, "b": b}, refs, names)
+    out = tmp_path / "cmp.json"
+    assert main(["runs", "compare", "1", "2", "--method", "bootstrap", "--n-resamples", "200", "--seed", "3",
+                 "--store", str(store), "-o", str(out)]) == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    ra, rb = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("a", "b"))
+    assert [r["prediction"] for r in rb["per_item"]] == b and [r["references"] for r in rb["per_item"]] == \
+        [[r] for r in refs]
+    assert "lang:" + lang in ra["signature"].split("|")
+    rows = {r["measure"]: r for r in doc["comparison"]["rows"]}
+    for key in ("chrf(beta=3)", "bleu_4", "cider"):
+        assert rows[key]["test"] == "bootstrap on the corpus score", key
+        assert rows[key]["baseline_value"] == pytest.approx(ra["metrics"][key], rel=1e-12, abs=1e-12), key
+        assert rows[key]["value"] == pytest.approx(rb["metrics"][key], rel=1e-12, abs=1e-12), key
+        m = metric_from_signature(key, rb["signature"])
+        assert m.score(stats_from_rows(m, rb["per_item"]))[MetricSpec(key).name] == \
+            pytest.approx(rb["metrics"][key], rel=1e-12, abs=1e-12), key
+    assert metric_from_signature("chrf(beta=3)", rb["signature"]).values["beta"] == 3
+    assert metric_from_signature("bleu_4", rb["signature"]).values["lang"] == lang
+    assert rows["words"]["test"] == "bootstrap on per-item values"
+    # the paired test is sacrebleu's paired bootstrap on the merged statistics
+    m = metric_from_signature("chrf(beta=3)", rb["signature"])
+    want = paired_bootstrap(m, "chrf", m.item_stats((a, refs)), m.item_stats((b, refs)), n_resamples=200, seed=3)
+    assert rows["chrf(beta=3)"]["p_value"] == want.p_value
+
+
+def test_summary_runs_without_text_show_the_stored_corpus_scores():
+    """A summary run stored before its rows kept the text (no prediction per item) cannot be
+    recomputed: its corpus metrics are tested on their per-item values, but the values shown are
+    the run's own corpus scores, not the mean of the per-item values (chrf(beta=3) 0.1754 would
+    be shown for a stored 0.1728)."""
     from scorekit.summarization.metrics import summary_metrics
 
     names = ["chrf(beta=3)", "bleu_4", "cider", "words"]
     refs = [r[0] for r in REFS]
     ra = summary_metrics(A, refs, bertscorer=None, metrics=names, name="a").to_dict()
     rb = summary_metrics(B, refs, bertscorer=None, metrics=names, name="b").to_dict()
+    for r in ra["per_item"] + rb["per_item"]:
+        r.pop("prediction", None)
+        r.pop("references", None)
     doc = compare_runs(ra, rb, method="t")
     rows = {r["measure"]: r for r in doc["comparison"]["rows"]}
     for key in names:
         assert rows[key]["baseline_value"] == ra["metrics"][key] and rows[key]["value"] == rb["metrics"][key], key
+        assert "per-item" in rows[key]["test"], key
     assert ra["metrics"]["chrf(beta=3)"] != pytest.approx(np.mean([r["chrf(beta=3)"] for r in ra["per_item"]]))
