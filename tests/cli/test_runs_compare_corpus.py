@@ -142,7 +142,7 @@ def test_recorded_summary_runs_recompute_their_corpus_scores(tmp_path, capsys, l
     assert "lang:" + lang in ra["signature"].split("|")
     rows = {r["measure"]: r for r in doc["comparison"]["rows"]}
     for key in ("chrf(beta=3)", "bleu_4", "cider"):
-        assert rows[key]["test"] == "bootstrap on the corpus score", key
+        assert rows[key]["test"] == "paired-bootstrap on the corpus score", key
         assert rows[key]["baseline_value"] == pytest.approx(ra["metrics"][key], rel=1e-12, abs=1e-12), key
         assert rows[key]["value"] == pytest.approx(rb["metrics"][key], rel=1e-12, abs=1e-12), key
         m = metric_from_signature(key, rb["signature"])
@@ -150,7 +150,7 @@ def test_recorded_summary_runs_recompute_their_corpus_scores(tmp_path, capsys, l
             pytest.approx(rb["metrics"][key], rel=1e-12, abs=1e-12), key
     assert metric_from_signature("chrf(beta=3)", rb["signature"]).values["beta"] == 3
     assert metric_from_signature("bleu_4", rb["signature"]).values["lang"] == lang
-    assert rows["words"]["test"] == "bootstrap on per-item values"
+    assert rows["words"]["test"] == "bootstrap on per-item values", rows["words"]["test"]
     # the paired test is sacrebleu's paired bootstrap on the merged statistics
     m = metric_from_signature("chrf(beta=3)", rb["signature"])
     want = paired_bootstrap(m, "chrf", m.item_stats((a, refs)), m.item_stats((b, refs)), n_resamples=200, seed=3)

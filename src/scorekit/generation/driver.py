@@ -32,7 +32,7 @@ def default_metrics(lang: str) -> tuple[str, ...]:
 
 
 __all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan",
-           "caption_signature"]
+           "caption_signature", "tokenizer_pin", "metric_from_signature", "stats_from_rows"]
 
 
 def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False,
@@ -45,21 +45,28 @@ def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, 
                 allow_english_model=allow_english_model)
 
 
-def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
-                      metrics: Sequence[Metric]) -> Signature:
+def tokenizer_pin(lang: str, tokenizer: str | None, metrics: Sequence[Metric]) -> dict[str, str]:
+    """The batch's tokenizer as a signature field (``tok``: ``coco``, ``13a``, ``kiwi-<version>``),
+    what :func:`metric_from_signature` rebuilds a metric with; empty when no metric reads it (its
+    ``tokenizer`` Param is pinned; chrF and ROUGE-L tokenise in their own way)."""
     from scorekit.text.tokenizers import default_tokenizer
 
+    if not any(p.signature for m in metrics for p in m.params if p.name == "tokenizer"):
+        return {}
     tok = tokenizer or default_tokenizer(lang)
     if tok == "kiwi":  # Kiwi's model changes the tokens, so pin its version
         from scorekit.text.korean import analyser_version
 
         tok = f"kiwi-{analyser_version()}"
+    return {"tok": tok}
+
+
+def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
+                      metrics: Sequence[Metric]) -> Signature:
     from scorekit.text.normalize import SIGNATURE as NORM
 
-    # the tokenizer is pinned when a metric reads it (its ``tokenizer`` Param is pinned): chrF and
-    # ROUGE-L tokenise in their own way
-    reads = any(p.signature for m in metrics for p in m.params if p.name == "tokenizer")
-    sig = Signature("caption", {"lang": lang, "norm": NORM, **({"tok": tok} if reads else {}), "metrics": list(keys)})
+    sig = Signature("caption", {"lang": lang, "norm": NORM, **tokenizer_pin(lang, tokenizer, metrics),
+                                "metrics": list(keys)})
     return sig.update(signature_fields(metrics))
 
 
@@ -105,15 +112,31 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
 
 
 def metric_from_signature(key: str, signature: str) -> Metric | None:
-    """Rebuild the caption metric that produced the result ``key`` from a run's signature: the
-    batch's language and tokenizer, and the metric's canonical spec (every parameter it ran with)
-    through :func:`scorekit.metrics.get_metric` — or None when the signature names no such metric."""
-    from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for
+    """Rebuild the metric that produced the result ``key`` of a caption or summary run from the
+    run's signature: the batch's language and tokenizer, and the metric's canonical spec (every
+    parameter it ran with) through :func:`scorekit.metrics.get_metric` in the run's family (a
+    summary run also scores caption metrics) — or None when the signature names no such metric."""
+    from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
     from scorekit.signature import parse_signature
 
     fields = parse_signature(signature or "")
-    if fields.get("task") not in ("caption", "summary") or fields.get("recipe", "scorekit") != "scorekit":
-        return None   # not a caption run, or --recipe spec: not rebuilt from the registry
+    family = fields.get("task")
+    if family not in (FAMILY, "summary") or fields.get("recipe", "scorekit") != "scorekit":
+        return None   # not a caption or summary run, or --recipe spec: not rebuilt from the registry
+
+    def declared(name: str) -> tuple[str, type[Metric]]:
+        """The family and class of ``name`` among the families the run scores."""
+        *others, last = scoring_families(family)
+        for f in others:
+            try:
+                return f, metric_class_for(f, name)
+            except ScorekitError:
+                continue
+        return last, metric_class_for(last, name)
+
+    def build(spec: str, **params: Any) -> Metric:
+        return get_metric(declared(MetricSpec(spec).name)[0], spec, **params)
+
     lang = fields.get("lang", "en")
     tok = fields.get("tok")
     common = {"lang": lang if lang in LANGS else "en",
@@ -124,8 +147,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     tokenizers = [None, "kiwi"] if common["lang"] == "ko" and common["tokenizer"] == "kiwi" else [common["tokenizer"]]
     try:
         wanted = MetricSpec(key)
-        cls = metric_class_for(FAMILY, wanted.name)
-        asked = get_metric(FAMILY, key, **dict(common, tokenizer=tokenizers[0]))
+        cls = declared(wanted.name)[1]
+        asked = build(key, **dict(common, tokenizer=tokenizers[0]))
     except ScorekitError:
         return None
     found: list[tuple[int, Metric]] = []
@@ -133,8 +156,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
         built = []
         for t in tokenizers:
             try:
-                if metric_class_for(FAMILY, MetricSpec(spec).name) is cls:
-                    built.append(get_metric(FAMILY, spec, **dict(common, tokenizer=t)))
+                if declared(MetricSpec(spec).name)[1] is cls:
+                    built.append(build(spec, **dict(common, tokenizer=t)))
             except ScorekitError:
                 continue
         if not built:
@@ -149,7 +172,8 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
 
 def stats_from_rows(metric: Metric, rows: Sequence[Mapping[str, Any]]):
     """Per-item statistics re-derived from stored per-item rows that keep the prediction and its
-    references (as ``scorekit caption`` writes them), or None when the rows lack the text."""
+    references (as ``scorekit caption`` and ``scorekit summary`` write them), or None when the
+    rows lack the text."""
     if not rows or not all(isinstance(r.get("prediction"), str) and r.get("references") for r in rows):
         return None
     preds = [r["prediction"] for r in rows]

@@ -257,6 +257,12 @@ def get_metric(family: str, spec: str, **params: Any) -> Metric:
     return cls(**params, **_typed(cls, s.args))
 
 
+def scoring_families(family: str) -> tuple[str, ...]:
+    """The families whose metrics a run of ``family`` scores: its own, then :data:`ALSO_SCORES`
+    (a summary run scores caption metrics too)."""
+    return (family, *ALSO_SCORES.get(family, ()))
+
+
 def metric_class_for(family: str, name: str) -> type[Metric]:
     """The metric class named ``name`` or producing the result key ``name`` in ``family``."""
     REGISTRY._load(family)

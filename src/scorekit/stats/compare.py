@@ -154,7 +154,7 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     keep no text."""
     if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
         return None
-    info = describe(key, "caption")
+    info = describe(key, a.get("task"))   # the run's family, then the caption metrics it also scores
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows

@@ -337,6 +337,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     that cannot read Hangul; it changes no number) are set for the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
     driver (:mod:`scorekit.engine.driver`), the same numbers."""
     from scorekit.engine.driver import plan, run
+    from scorekit.generation.driver import tokenizer_pin
     from scorekit.result import Result
     from scorekit.signature import Signature
     from scorekit.text.normalize import SIGNATURE as NORM
@@ -368,12 +369,19 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
             p.metric.adopt(bertscorer)
     scored = run(planned, batch, engine, items_per_shard=500)
     ids = list(ids) if ids is not None else [str(i + 1) for i in range(len(predictions))]
-    per_item = [{"id": ids[i], **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
+    # each row keeps its text, as a caption run's: a stored run's corpus metrics are recomputed
+    # from it (scorekit.stats.compare, with the metrics rebuilt from the signature)
+    per_item = [{"id": ids[i], "prediction": batch.predictions[i], "references": batch.references[i],
+                 **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
     used = {m.name: m for m in scored.used}
     berts = [m for m in scored.used if m.name in ("bertscore", "efficiency")]   # every model used, pinned
-    fields = {"norm": NORM}
+    fields = {"lang": lang, "norm": NORM}
     if "rouge" in used:
         fields.update(R.rouge_signature_params(ROUGE_KINDS, lang, stem))
+    # the caption metrics' tokenizer (the language's), as a caption run pins it; with ROUGE its
+    # tok field (rouge-score, or kiwi with the ko version) stands, the caption one follows lang
+    for k, v in tokenizer_pin(lang, None, [m for m in scored.used if m.family != "summary"]).items():
+        fields.setdefault(k, v)
     fields["bertscore"] = " + ".join(dict.fromkeys(m.pins()["model"] for m in berts)) or "no"
     if "density" in used:
         fields["density_tok"] = "w+lower/kiwi"
