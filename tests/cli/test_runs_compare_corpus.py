@@ -177,3 +177,21 @@ def test_summary_runs_without_text_show_the_stored_corpus_scores():
         assert rows[key]["baseline_value"] == ra["metrics"][key] and rows[key]["value"] == rb["metrics"][key], key
         assert "per-item" in rows[key]["test"], key
     assert ra["metrics"]["chrf(beta=3)"] != pytest.approx(np.mean([r["chrf(beta=3)"] for r in ra["per_item"]]))
+
+
+def test_summary_family_metrics_are_rebuilt_from_a_summary_signature():
+    """One rebuild for both families: a summary run's own metric (family "summary") comes back
+    from its signature with its parameters, next to the caption metrics it also scored; a caption
+    run does not rebuild a summary-only metric."""
+    from scorekit.generation.driver import metric_from_signature
+    from scorekit.summarization.metrics import SummaryRouge, summary_metrics
+
+    refs = [r[0] for r in REFS]
+    res = summary_metrics(A, refs, bertscorer=None, metrics=["rouge(use_stemmer=true)", "chrf(beta=3)"])
+    m = metric_from_signature("rouge1(use_stemmer=true)", res.signature)
+    assert isinstance(m, SummaryRouge) and m.values["use_stemmer"] is True
+    assert m.score(m.item_stats((A, refs)))["rouge1"] == pytest.approx(res.metrics["rouge1(use_stemmer=true)"],
+                                                                      rel=1e-12)
+    assert metric_from_signature("chrf(beta=3)", res.signature).values["beta"] == 3
+    cap = evaluate(A, REFS, lang="en", metrics=["chrf(beta=3)"]).signature
+    assert metric_from_signature("rouge1(use_stemmer=true)", cap) is None
