@@ -163,7 +163,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
         "policy": f"{policy.config.signature()}#{weights_hash(policy)}",
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
         "encoder": toolkit.encoder_name, "chunker": chunker,
-        "bertscore": toolkit.bertscorer.pin(),
+        "bertscore": toolkit.bertscorer.pin() if toolkit.bertscorer is not None else "no",
         "n": list(n_list)})
     return Result("summarize-rl", metrics, sig, per_item=per_item,
                   inputs={"n_articles": len(articles)}, extra={"table": rows}, name=name)
