@@ -195,3 +195,14 @@ def test_per_metric_flags_are_gone(files, capsys, flag):
     assert main(["topics", "--topics", str(t), flag, "0.5"]) == 2
     err = capsys.readouterr().err   # the option is gone; the one line says how to write it now
     assert f"scorekit topics: error: {flag} is now set in the metric names: -m " in err and err.count("\n") == 1
+
+
+def test_a_topic_absent_from_the_corpus_names_the_corpus_and_topics_files(files, capsys):
+    t, c, _, tmp = files
+    t.write_text(json.dumps({**TOPICS, "space": ["rocket", "orbit"]}), encoding="utf-8")
+    out = tmp / "absent.json"
+    code = main(["topics", "--topics", str(t), "--corpus", str(c), "-m", "coherence", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not out.exists()
+    assert f"{c}: topic space: none of its keywords occurs in the reference corpus" in err[0]
+    assert f"from {t}" in err[0]

@@ -11,7 +11,7 @@ from scorekit.cli._types import SEED, count, resamples
 from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
 from scorekit.cli._engine import engine_options, open_engine
 from scorekit.cli.metric_options import MetricsOption
-from scorekit.errors import ScorekitError
+from scorekit.errors import InputError, ScorekitError
 
 _GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
@@ -72,6 +72,7 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     from scorekit.engine.driver import plan
     from scorekit.io.topics import read_corpus, read_ratings, read_topics
     from scorekit.metrics.registry import split_specs
+    from scorekit.topics.coherence import KeywordsNotInCorpus
     from scorekit.topics.evaluate import compare_topic_models, evaluate_topics
 
     specs = split_specs(metrics) if metrics else None
@@ -91,10 +92,13 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
         for name, path, topic_set in topic_sets:
             inputs = {k: str(v) for k, v in (("topics", path), ("ratings", ratings_path),
                                              ("corpus", corpus_path)) if v}
-            results.append(evaluate_topics(topic_set.topics, names=topic_set.names, metrics=specs, corpus=corpus,
-                                           tokenizer=tokenizer, ratings=ratings, grid=grid,
-                                           n_resamples=n_resamples, seed=seed, name=name, inputs=inputs,
-                                           allow_english_model=allow_english_model, engine=eng))
+            try:
+                results.append(evaluate_topics(topic_set.topics, names=topic_set.names, metrics=specs,
+                                               corpus=corpus, tokenizer=tokenizer, ratings=ratings, grid=grid,
+                                               n_resamples=n_resamples, seed=seed, name=name, inputs=inputs,
+                                               allow_english_model=allow_english_model, engine=eng))
+            except KeywordsNotInCorpus as exc:
+                raise InputError(f"{exc}, from {path}", corpus_path) from None
     if len(results) == 1:
         result = results[0]
         if not quiet:

@@ -227,6 +227,10 @@ class CoherenceScores:
     num_docs: int
 
 
+class KeywordsNotInCorpus(ScorekitError):
+    """A topic none of whose keywords occurs in the reference corpus (the CLI names the files)."""
+
+
 def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: int | None = 20,
                    names: Sequence[str] | None = None, cut: bool | None = None
                    ) -> tuple[list[list[str]], dict[int, list[str]]]:
@@ -241,7 +245,7 @@ def resolve_topics(topics: Sequence[Sequence[str]], vocabulary: set[str], topn: 
             dropped[i] = missing
         if not inside:
             label = names[i] if names is not None else f"#{i + 1}"
-            raise ScorekitError(
+            raise KeywordsNotInCorpus(
                 f"topic {label}: none of its keywords occurs in the reference corpus "
                 f"({', '.join(words[:5])}{', …' if len(words) > 5 else ''})")
         kept.append(inside)
