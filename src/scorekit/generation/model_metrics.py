@@ -59,7 +59,7 @@ class BERTScore(CaptionMetric):
     kind = "score"
     needs_model = True
     transient = ("_scorer",)   # a worker loads its own model, from the same parameters
-    params = CaptionMetric.params + (
+    params = CaptionMetric.own_tokens + (   # the model tokenises: the batch tokenizer changes no number
         Param("model", str, None, "local model directory (pinned by its name and layer)", signature=False),
         Param("num_layers", int, None, "layer (default: bert_score's per-model layer)", low=1),
         Param("idf", bool, False, "idf-weight the tokens (idf from the batch's references)"),
@@ -148,7 +148,7 @@ class CLIPScore(CaptionMetric):
     kind = "score"
     needs_model = True
     transient = ("_scorer",)
-    params = CaptionMetric.params + (Param("model", str, None, "local CLIP model directory (pinned by its "
+    params = CaptionMetric.own_tokens + (Param("model", str, None, "local CLIP model directory (pinned by its "
                                            "name)", signature=False),)
     key_info = {"refclipscore": {"doc": "RefCLIPScore: harmonic mean of CLIPScore and the max "
                                         "caption-reference CLIP cosine."}}
