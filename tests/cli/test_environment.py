@@ -57,7 +57,10 @@ def test_signal_rolls_back_staged_outputs(tmp_path, sig, code, word):
     marker = tmp_path / "staged"
     p = subprocess.Popen([sys.executable, "-c", DRIVER, str(marker), "report", str(res), "--out",
                           str(out / "keep.json"), "--png-dir", str(out / "png")],
-                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         # a suite started in the background (cmd &) inherits SIGINT ignored, and Python
+                         # keeps an ignored SIGINT: give the child the default, as a terminal would
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not marker.exists():
