@@ -155,6 +155,25 @@ def test_output_option_writes_through_special_file(tmp_path, capsys, store, absa
     assert not [p for p in Path("/tmp").glob(f".{name}.*.tmp")]
 
 
+def test_sweep_table_to_a_fifo_without_an_ending_takes_table_format(tmp_path, capsys):
+    """--table takes its format from the name's ending; a FIFO or device has none, so
+    --table-format names it, and the FIFO's reader gets the same Markdown a regular file gets."""
+    reader = FifoReader(tmp_path / "pipe")
+    args = [a for a in SWEEP if a != "-q"]
+    assert main([*args, "-q", "--table", str(tmp_path / "pipe"), "--table-format", "markdown"]) == 0
+    piped = reader.finish().decode()
+    assert main([*args, "-q", "--table", str(tmp_path / "t.md")]) == 0
+    assert piped == (tmp_path / "t.md").read_text() and piped.startswith("| summarizer |")
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+    capsys.readouterr()
+    assert main([*args, "--table", str(tmp_path / "pipe")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith(f"--table {tmp_path / 'pipe'}: expected a file name ending in .csv, .md or "
+                                ".tex, or --table-format csv|markdown|latex")
+    assert main([*args, "--table-format", "csv"]) == 2
+    assert "--table-format goes with --table" in capsys.readouterr().err
+
+
 def test_fifo_gets_the_same_bytes_as_a_regular_file(tmp_path, capsys):
     reader = FifoReader(tmp_path / "pq.fifo")
     args = ["retrieval", "--qrels", QRELS, "--run", RUN1, "--run", RUN2, "-q", "--per-query"]

@@ -61,10 +61,11 @@ def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
 TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
 
 
-def table_format(path: Path) -> str:
-    fmt = TABLE_FORMATS.get(path.suffix.lower())
+def table_format(path: Path, given: str | None) -> str:
+    fmt = given or TABLE_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise usage_error(f"--table {path}: expected a file name ending in .csv, .md or .tex")
+        raise usage_error(f"--table {path}: expected a file name ending in .csv, .md or .tex, "
+                          "or --table-format csv|markdown|latex")
     return fmt
 
 
@@ -118,10 +119,12 @@ def table_format(path: Path) -> str:
               help="Write one PNG per metric (mean and 95% CI against n) into this folder (created if missing).")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the per-n table to this .csv/.md/.tex file.")
+@click.option("--table-format", "table_fmt", type=click.Choice(sorted(set(TABLE_FORMATS.values()))),
+              help="The --table format when its name has no .csv/.md/.tex ending (e.g. a FIFO).")
 @engine_options
 @output_options
 def command(data, dataset, dataset_files, split, limit, n_list, summarizers, systems, metrics, device,
-            allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, engine,
+            allow_english_model, lang, stem, seed, n_resamples, band, plot_dir, table_path, table_fmt, engine,
             address, output, fmt, quiet):
     """Summarise every document at every n (lead-n, TextRank and centroid over any local encoder,
     random, external systems) and tabulate ROUGE-1/2, BERTScore F1, Efficiency and Density with
@@ -135,9 +138,11 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     low_high = parse_band(band)
     if (data is None) == (dataset is None):
         raise usage_error("give exactly one of --data FILE or --dataset NAME")
+    if table_fmt is not None and table_path is None:
+        raise usage_error("--table-format goes with --table")
     tx = outputs()
     if table_path is not None:
-        fmt_table = table_format(table_path)
+        fmt_table = table_format(table_path, table_fmt)
         table_out = tx.file(table_path, "--table")
     plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None and dataset_files is not None:
