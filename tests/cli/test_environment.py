@@ -3,6 +3,7 @@ nothing left), and reading ``irds:`` leaves no empty folders in the ir_datasets 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -41,6 +42,57 @@ def _env(**extra):
 def _leftovers(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
                   if p.name.endswith((".tmp", ".bak")) or p.name.startswith(".scorekit-"))
+
+
+# The CLI with a marker written when Kiwi is handed the batch (the analysis starts right after).
+KIWI_DRIVER = """
+import sys
+from pathlib import Path
+from scorekit.text import korean
+real, marker = korean.get_kiwi_with, Path(sys.argv[1])
+def marked(*args, **kwargs):
+    kiwi = real(*args, **kwargs)
+    marker.write_text("analysing")
+    return kiwi
+korean.get_kiwi_with = marked
+sys.argv = ["scorekit", *sys.argv[2:]]
+from scorekit.cli import run
+run()
+"""
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"),
+                                             (signal.SIGINT, 130, "interrupted")])
+def test_signal_ends_a_long_kiwi_analysis_at_once(tmp_path, sig, code, word):
+    """A 280,000-character token keeps Kiwi busy for many seconds; the signal is answered within a
+    second anyway (Kiwi runs in a helper thread while the main thread waits), with no output."""
+    preds, refs = tmp_path / "p.json", tmp_path / "r.json"
+    preds.write_text(json.dumps({"1": "고양이가 잔다", "2": "가나다라마바사" * 40_000}, ensure_ascii=False))
+    refs.write_text(json.dumps({"1": ["고양이가 소파에서 잔다"], "2": ["강아지가 뛴다"]}, ensure_ascii=False))
+    marker, out = tmp_path / "analysing", tmp_path / "out.json"
+    p = subprocess.Popen([sys.executable, "-c", KIWI_DRIVER, str(marker), "caption", "-p", str(preds),
+                          "-r", str(refs), "--lang", "ko", "-m", "meteor", "-q", "-o", str(out)],
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert p.poll() is None, p.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert p.poll() is None, "the analysis ended before the signal: the test would prove nothing"
+        sent = time.monotonic()
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == code, err
+    assert err.strip().splitlines() == [f"scorekit: {word}"]
+    assert waited < 3, f"the signal waited {waited:.1f} s for Kiwi"
+    assert not out.exists() and _leftovers(tmp_path) == []
 
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -165,6 +166,33 @@ MEMO_TEXTS = 300_000
 _memo: tuple[str | None, dict[str, tuple[Morph, ...]]] = (None, {})
 
 
+def _interruptible(work):
+    """``work()`` in a helper thread while the main thread waits in short, signal-aware steps.
+
+    Kiwi analyses without the GIL but does not return to Python until a text is done, and a
+    pathological text (one 300,000-character token) takes a minute: in the main thread, SIGTERM
+    and Ctrl-C would wait for it. Waiting here, the CLI's handlers run at once and roll the
+    outputs back; the abandoned daemon thread ends with the process."""
+    if threading.current_thread() is not threading.main_thread():
+        return work()
+    box: list = []
+
+    def run():
+        try:
+            box.append((True, work()))
+        except BaseException as exc:   # re-raised in the caller's thread
+            box.append((False, exc))
+
+    worker = threading.Thread(target=run, name="scorekit-kiwi", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
+
+
 def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
     """Morphs of each (NFC, non-blank) text; Kiwi (the one of ``lexicon``, default the starter
     lexicon) analyses the distinct texts it has not seen in one multithreaded batch."""
@@ -179,7 +207,7 @@ def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
     if not missing:
         return [known[t] for t in texts]
     kiwi = get_kiwi_with(lex.entries(), lex.fingerprint, missing)
-    got = dict(zip(missing, map(_morphs, kiwi.tokenize(missing))))
+    got = dict(zip(missing, _interruptible(lambda: list(map(_morphs, kiwi.tokenize(missing))))))
     if len(known) + len(got) <= MEMO_TEXTS:
         known = {**known, **got} if known else got
     else:
