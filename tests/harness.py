@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -169,12 +170,17 @@ class ShardingExecutor:
 
     def map(self, fn, items, *, args=(), desc="shards"):
         self.calls += len(items)
-        return [fn(item, *tuple(args)) for item in items]
+        return [fn(item, *_sent(tuple(args))) for item in items]
 
     def map_model(self, make, make_args, fn, items, *, desc="shards"):
         self.calls += len(items)
-        state = make(*make_args)
-        return [fn(state, item) for item in items]
+        return [fn(make(*_sent(make_args)), item) for item in items]
+
+
+def _sent(obj: Any) -> Any:
+    """``obj`` as a worker gets it (pickled, as Ray and forked parts send it): what a metric
+    learns while computing a shard stays in that copy, as it does in another process."""
+    return pickle.loads(pickle.dumps(obj))
 
 
 def check_shards(case: MetricCase, batch: Any) -> None:
@@ -216,6 +222,10 @@ def _check_driver(case: MetricCase, batch: Any, whole: dict, whole_items: dict) 
     assert ex.calls >= (1 if m.needs_model else min(len(batch), 2)), "the driver did not cut the batch"
     _same(scored.metrics, {k: whole[k] for k in keys}, case.shard_rel, "driver shards")
     _same(scored.per_item, {k: whole_items[k] for k in keys}, case.shard_rel, "driver shards per item")
+    # the signature pins (a model's truncation count, a tokenizer) are those of one process
+    one = case.make()
+    run([Planned(one, [(k, k) for k in keys])], batch)
+    assert m.signature_params() == one.signature_params(), (m.signature_params(), one.signature_params())
 
 
 def _normal(form: str) -> Callable[[str], str]:

@@ -148,6 +148,14 @@ BERTSCORE = _case("bertscore", allow_english_model=True, shard_rel=1e-6,
                                      [["a man riding a wave"], ["고양이가 소파 위에서 잔다"], ["dogs play", "two dogs run"]]),
                   oracle_test="tests/neural/test_bertscore.py (bert_score)")
 
+# Encoder batches of one caption, so the driver cuts three shards; a reference past the model
+# window (512 word pieces) stands in two items of different shards: counted once in the pin
+LONG = " ".join(["waves"] * 600)
+BERTSCORE_SHARDS = _case("bertscore", {"batch_size": 1}, allow_english_model=True, shard_rel=1e-6,
+                         batch=CaptionBatch(["a man rides a wave", "the sea", "two dogs"],
+                                            [["a man riding a wave", LONG], [LONG], ["dogs play"]]),
+                         oracle_test="tests/neural/test_bertscore.py (bert_score)")
+
 HARNESS_CASES = EN_CASES + KO_CASES + [BERTSCORE]
 
 test_harness = harness_test(EN_CASES + KO_CASES)
@@ -156,3 +164,15 @@ test_harness = harness_test(EN_CASES + KO_CASES)
 def test_bertscore_properties():
     pytest.importorskip("torch")
     run_case(BERTSCORE)
+
+
+def test_bertscore_truncation_pin_is_the_same_on_shards():
+    """Shards computed elsewhere (pickled to a worker, as on Ray) sign ``truncated=1``, the count
+    of one process, not the driver's share (0) or the sum over shards (2)."""
+    pytest.importorskip("torch")
+    run_case(BERTSCORE_SHARDS)     # the harness: shard pins == one process's pins
+    from scorekit.engine.driver import Planned, run
+
+    one = BERTSCORE_SHARDS.make()
+    run([Planned(one, [("bertscore_f1", "bertscore_f1")])], BERTSCORE_SHARDS.batch)
+    assert "/truncated=1" in one.signature_params()["bertscore"], one.signature_params()

@@ -18,6 +18,7 @@ from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.generation.batch import CaptionMetric
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
+from scorekit.text.normalize import nfc
 
 _LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
 
@@ -77,7 +78,7 @@ class BERTScore(CaptionMetric):
     def __init__(self, **params):
         super().__init__(**params)
         self.shard_align = int(self.values["batch_size"])   # shards cut on whole encoder batches
-        self._truncated = 0    # texts cut to the model window while this metric scored
+        self._long: set[str] = set()   # texts cut to the model window in this run (see score())
         self._idf_sentences = None   # idf=true: every reference of the whole batch (see whole())
 
     def use(self, scorer) -> "BERTScore":
@@ -126,16 +127,31 @@ class BERTScore(CaptionMetric):
         key = ("bertscore", self.scorer().pin())   # what pins its numbers (an id() is reused once freed)
         if key not in b._models:
             b._models[key] = self.scorer().score(b.predictions, b.references, idf_sentences=self._idf_sentences)
-        out = b._models[key]
-        self._truncated += out.truncated
-        return out
+        return b._models[key]
+
+    def with_long(self, batch, columns: dict) -> Stats:
+        """``columns`` plus ``long``: per item, its texts (prediction, references) that the scorer
+        cut to the model window. The column merges with the shards, so :meth:`score` counts the
+        distinct long texts of the whole run on every executor, as one process does."""
+        b, long = self.batch(batch), set(self.output(batch).long_texts)
+        columns["long"] = [tuple(t for t in dict.fromkeys(map(nfc, (p, *([r] if isinstance(r, str) else r))))
+                                 if t in long) if long else ()
+                           for p, r in zip(b.predictions, b.references)]
+        return Stats(columns)
 
     def item_stats(self, batch) -> Stats:
         out = self.output(batch)
-        return Stats({k: np.asarray(getattr(out, _COLUMNS[k]), dtype=np.float64) for k in self.keys})
+        return self.with_long(batch, {k: np.asarray(getattr(out, _COLUMNS[k]), dtype=np.float64)
+                                      for k in self.keys})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        """The mean of each key; also counts the long texts of ``stats`` into the pin (merged
+        statistics in the driver, whatever executor computed them)."""
+        self._long.update(t for texts in stats.columns.get("long", ()) for t in texts)
+        return super().score(stats)
 
     def pins(self) -> dict:
-        return {"model": self.scorer().pin(self._truncated)}
+        return {"model": self.scorer().pin(len(self._long))}
 
 
 @register

@@ -118,6 +118,7 @@ class BERTScoreOutput:
     f1: np.ndarray
     signature: str
     truncated: int = 0  # sentences longer than the model window (cut to it)
+    long_texts: tuple[str, ...] = ()   # those sentences (NFC), so shards can count them once
 
     def mean(self) -> dict[str, float]:
         if len(self.f1) == 0:
@@ -358,7 +359,8 @@ class BERTScorer:
         sentences = list(dict.fromkeys(pair_r + pair_c))
         index = {s: k for k, s in enumerate(sentences)}
         raw_ids = self._encode_ids(sentences)
-        truncated = sum(len(x) > self.max_length for x in raw_ids)
+        long_texts = tuple(s for s, x in zip(sentences, raw_ids) if len(x) > self.max_length)
+        truncated = len(long_texts)
         ids = [self._truncate(x) for x in raw_ids]
 
         idf_docs = None
@@ -417,7 +419,7 @@ class BERTScorer:
             preds = (preds - self.baseline) / (1 - self.baseline)
         out = preds.double().numpy()
         return BERTScoreOutput(out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(),
-                               self.signature(truncated), truncated=truncated)
+                               self.signature(truncated), truncated=truncated, long_texts=long_texts)
 
 
 class _quiet_tokenizer:

@@ -275,7 +275,7 @@ class SummaryEfficiency(SummaryBERTScore):
     def item_stats(self, batch) -> Stats:
         f1 = np.asarray(self.output(batch).f1, dtype=np.float64)
         words = np.array([len(p.split()) for p in self.batch(batch).prepared()["preds"]], dtype=np.float64)
-        return Stats({"efficiency": f1 / np.maximum(1.0, words)})
+        return self.with_long(batch, {"efficiency": f1 / np.maximum(1.0, words)})
 
 
 @register
