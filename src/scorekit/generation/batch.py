@@ -60,8 +60,6 @@ class CaptionBatch:
 
     def slice(self, a: int, b: int) -> "CaptionBatch":
         """Items ``a..b-1`` as a batch of their own (a shard; nothing computed carried over)."""
-        from dataclasses import replace
-
         return replace(self, **self._sliced(a, b))
 
     @property
@@ -70,28 +68,20 @@ class CaptionBatch:
 
         return self.tokenizer or default_tokenizer(self.lang)
 
-    @property
-    def empty(self) -> np.ndarray:
-        return np.array([not p.strip() for p in self.predictions], dtype=bool)
-
     def zero_empty(self, values) -> np.ndarray:
         """Empty predictions score 0 (and are counted in the mean)."""
         values = np.asarray(values, dtype=np.float64).copy()
         if len(values):
-            values[self.empty] = 0.0
+            values[np.array([not p.strip() for p in self.predictions], dtype=bool)] = 0.0
         return values
 
-    def has_tokens(self, tokenizer: str | None = None) -> bool:
-        """Whether :meth:`tokens` has already been computed for this tokenizer."""
-        return (tokenizer or self.tokenizer_name) in self._tokens
-
-    def per_text_tokenizer(self, tokenizer: str | None = None):
+    def per_text_tokenizer(self):
         """The tokenizer as a ``str -> list[str]`` function giving what :meth:`tokens` gives
-        text by text, or None for the batch tokenizers (Kiwi)."""
+        text by text, or None for the batch tokenizers (Kiwi) and once :meth:`tokens` has run."""
         from scorekit.text.tokenizers import BATCH_TOKENIZERS, get_tokenizer
 
-        name = tokenizer or self.tokenizer_name
-        return None if name in BATCH_TOKENIZERS else get_tokenizer(name)
+        name = self.tokenizer_name
+        return None if name in BATCH_TOKENIZERS or name in self._tokens else get_tokenizer(name)
 
     def tokens(self, tokenizer: str | None = None) -> tuple[list[list[str]], list[list[list[str]]]]:
         """(prediction tokens, reference tokens) with the batch's tokenizer (or ``tokenizer``),
@@ -147,8 +137,7 @@ class CaptionMetric(Metric):
         if isinstance(batch, CaptionBatch):
             return batch
         if isinstance(batch, dict):
-            return CaptionBatch(batch["predictions"], batch["references"], self.values["lang"],
-                                self.values["tokenizer"])
+            batch = (batch["predictions"], batch["references"])
         try:
             predictions, references = batch
         except (TypeError, ValueError):

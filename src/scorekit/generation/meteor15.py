@@ -307,10 +307,10 @@ class Meteor15Metric(CaptionMetric):
         b = self.batch(batch)
         if b.lang != "en":
             raise ScorekitError("meteor15 is Meteor 1.5 for English (-l en); for Korean use --metrics meteor")
-        scorer = self._scorer()
-        if b.per_text_tokenizer() is not None and not b.has_tokens():
+        scorer, tokenize = self._scorer(), b.per_text_tokenizer()
+        if tokenize is not None:
             # nothing has tokenised the batch yet: tokenise inside meteor's parallel parts
-            out = scorer.score(b.predictions, b.references, tokenize=b.per_text_tokenizer())
+            out = scorer.score(b.predictions, b.references, tokenize=tokenize)
         else:
             hyps, refs = b.tokens()
             out = scorer.score([" ".join(h) for h in hyps], [[" ".join(r) for r in rs] for rs in refs])

@@ -39,7 +39,10 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
+from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KoreanUnitsMetric, check_units
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -86,22 +89,6 @@ def _english_tokens(text: str, stem: bool) -> list[str]:
     return tokens
 
 
-def _korean_select(morphs, stem: bool) -> list[str]:
-    from scorekit.text.korean import select
-
-    return [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True, lemma=stem)]
-
-
-def _wants_korean(text: str, lang: str) -> bool:
-    from scorekit.text.korean import has_hangul
-
-    if lang == "ko":
-        return True
-    if lang == "en":
-        return has_hangul(text)
-    raise UnknownNameError("language", lang, ["en", "ko"])
-
-
 def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[str]:
     """Tokens for ROUGE: rouge-score's tokenizer for English, Kiwi morphs for Korean.
 
@@ -119,9 +106,13 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     ``units``: Korean tokens are Kiwi surface morphs without particles (``"surface"``, as before
     issue #15) or content-unit lemmas (``"content"``: tokenizer ``ko-content``).
     """
+    from scorekit.text.korean import has_hangul
+
     check_units(units)
     texts = [nfc(t) for t in texts]
-    flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
+    if korean is None and texts and lang not in ("en", "ko"):
+        raise UnknownNameError("language", lang, ["en", "ko"])
+    flags = list(korean) if korean is not None else [lang == "ko" or has_hangul(t) for t in texts]
     out: list[list[str] | None] = [None] * len(texts)
     ko_idx = [i for i, f in enumerate(flags) if f]
     if ko_idx:
@@ -131,10 +122,11 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
             for i, toks in zip(ko_idx, content_tokens_batch([texts[i] for i in ko_idx])):
                 out[i] = [t.lower() for t in toks]
         else:
-            from scorekit.text.korean import analyze_batch
+            from scorekit.text.korean import analyze_batch, select
 
             for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
-                out[i] = _korean_select(morphs, stem)
+                out[i] = [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True,
+                                                    lemma=stem)]
     for i, f in enumerate(flags):
         if not f:
             out[i] = _english_tokens(texts[i], stem)
@@ -159,10 +151,8 @@ def _score_counts(pred: Counter, ref: Counter) -> Score:
         hits = sum(min(c, ref[g]) for g, c in pred.items() if g in ref)
     else:
         hits = sum(min(c, pred[g]) for g, c in ref.items() if g in pred)
-    p_total = sum(pred.values())
-    r_total = sum(ref.values())
-    precision = hits / max(p_total, 1)
-    recall = hits / max(r_total, 1)
+    precision = hits / max(sum(pred.values()), 1)
+    recall = hits / max(sum(ref.values()), 1)
     return Score(precision, recall, fmeasure(precision, recall))
 
 
@@ -234,10 +224,9 @@ class PreparedReference:
         self._masks: dict | None = None
 
     def counts(self, n: int) -> Counter:
-        c = self._counts.get(n)
-        if c is None:
-            c = self._counts[n] = ngram_counts(self.tokens, n)
-        return c
+        if n not in self._counts:
+            self._counts[n] = ngram_counts(self.tokens, n)
+        return self._counts[n]
 
     def score(self, pred: Sequence[str], kind: str, pred_counts: dict[int, Counter] | None = None) -> Score:
         if kind == "rougeL":
@@ -246,12 +235,10 @@ class PreparedReference:
             lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
             return _lcs_score(lcs, len(pred), len(self.tokens))
         n = int(kind[5:])
-        pc = None if pred_counts is None else pred_counts.get(n)
-        if pc is None:
-            pc = ngram_counts(pred, n)
-            if pred_counts is not None:
-                pred_counts[n] = pc
-        return _score_counts(pc, self.counts(n))
+        pred_counts = {} if pred_counts is None else pred_counts
+        if n not in pred_counts:
+            pred_counts[n] = ngram_counts(pred, n)
+        return _score_counts(pred_counts[n], self.counts(n))
 
 
 def rouge_multi(pred_tokens: Sequence[str],
@@ -264,15 +251,9 @@ def rouge_multi(pred_tokens: Sequence[str],
         raise ValueError("rouge_multi needs at least one reference")
     refs = [r if isinstance(r, PreparedReference) else PreparedReference(r) for r in refs_tokens]
     pred_counts: dict[int, Counter] = {}
-    out: dict[str, Score] = {}
-    for kind in kinds:
-        best: Score | None = None
-        for ref in refs:
-            s = ref.score(pred_tokens, kind, pred_counts)
-            if best is None or s.fmeasure > best.fmeasure:
-                best = s
-        out[kind] = best  # type: ignore[assignment]
-    return out
+    # max keeps the first of equal scores
+    return {kind: max((ref.score(pred_tokens, kind, pred_counts) for ref in refs),
+                      key=lambda s: s.fmeasure) for kind in kinds}
 
 
 def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *,
@@ -294,9 +275,7 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
     if lang not in ("en", "ko"):
         raise UnknownNameError("language", lang, ["en", "ko"])
     refs = [[r] if isinstance(r, str) else list(r) for r in references]
-    texts: list[str] = []
-    flags: list[bool] = []
-    spans: list[tuple[int, int]] = []
+    texts, flags, spans = [], [], []   # spans: (start, size) of each item's texts
     for p, rs in zip(predictions, refs):
         group = [p] + rs
         ko = lang == "ko" or any(has_hangul(t) for t in group)
@@ -373,12 +352,6 @@ def stemmer_pin(stem: bool) -> dict:
     import nltk
 
     return {"stem": f"porter-nltk{nltk.__version__}"}
-
-
-# -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
 
 
 @register

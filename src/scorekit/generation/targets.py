@@ -59,10 +59,6 @@ TARGETS: dict[str, dict[str, float | None]] = {
 }
 
 
-def yardstick(lang: str) -> Yardstick:
-    return YARDSTICKS.get(lang, YARDSTICKS["ko"])
-
-
 def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorekit",
            baseline_meteor: float | None = None) -> dict[str, Any]:
     """The spec's §6.1 report: the language's headline METEOR against its baseline (``None``: the
@@ -73,7 +69,7 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
     resolve to one: :func:`~scorekit.metrics.registry.first_written`), and the report names that key."""
     from scorekit.metrics.registry import first_written
 
-    ys = yardstick(lang)
+    ys = YARDSTICKS.get(lang, YARDSTICKS["ko"])
     declared = ys.key if recipe == "scorekit" else "meteor"
     written = first_written(metrics)
     key = written.get(declared, declared)
@@ -98,14 +94,12 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
         rep["meteor_improvement_pct"] = (m - base) / base * 100.0
     rows = []
     for name, t in TARGETS.items():
+        if name == "meteor":  # §7: targets 1 and 2 are +10% and +20% over the baseline
+            t = {**t, "baseline": base, "target_1": base * 1.1, "target_2": base * 1.2}
         row_key = key if name == "meteor" else written.get(name, name)
         value = metrics.get(row_key)
-        row_base = base if name == "meteor" else t["baseline"]
-        if name == "meteor":  # §7: targets 1 and 2 are +10% and +20% over the baseline
-            t = {**t, "target_1": base * 1.1, "target_2": base * 1.2}
         reached = [n for n in ("target_1", "target_2", "final") if value is not None and value >= t[n]]
-        rows.append({"metric": row_key, "value": value, "baseline": row_base,
-                     "target_1": t["target_1"], "target_2": t["target_2"], "final": t["final"],
+        rows.append({"metric": row_key, "value": value, **t,
                      "reached": reached[-1] if reached else None})
     rep["targets"] = rows
     return rep
@@ -134,9 +128,9 @@ def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Seq
     data = read_caption_set(predictions, references, strict=strict)
     kind = "images" if images else "videos"
     media = media_paths(images or videos, data.ids, kind) if images or videos else None
+    warn = warn or (lambda _: None)
     for w in data.warnings:
-        if warn is not None:
-            warn(w)
+        warn(w)
     name = Path(predictions).stem
     if recipe == "spec":
         from scorekit.generation.spec_recipe import evaluate_spec
@@ -150,8 +144,7 @@ def evaluate_files(predictions: Any, references: Any, *, lang: str, metrics: Seq
     rescale(result, int(scale))
     skipped = result.extra.get("skipped", {})
     for key, why in skipped.items():
-        if warn is not None:
-            warn(f"skipped {key}: {why}")
+        warn(f"skipped {key}: {why}")
     rep = report(result.metrics, lang=lang, recipe=recipe, baseline_meteor=baseline_meteor)
     result.inputs = {"predictions": str(predictions), "references": str(references), "lang": lang,
                      "n_items": len(data.ids), "n_empty_predictions": data.n_empty_predictions,
