@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorekit.generation.batch import CaptionMetric
+from scorekit.generation.batch import CaptionMetric, KoreanUnitsMetric
 from scorekit.generation.ngrams import ngram_matrix
-from scorekit.generation.units import KoreanUnitsMetric
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
 

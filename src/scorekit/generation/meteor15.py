@@ -186,9 +186,9 @@ class Meteor15:
         for w, syns in vocab.items():
             for x in syns:
                 by_synset.setdefault(x, []).append(w)
-        related: dict[str, frozenset[str]] = {}
-        for w, syns in vocab.items():    # (the word itself left out: an equal word is no synonym match)
-            related[w] = frozenset(v for x in syns for v in by_synset[x] if v != w) if syns else frozenset()
+        # (the word itself left out: an equal word is no synonym match)
+        related = {w: frozenset(v for x in syns for v in by_synset[x] if v != w)
+                   for w, syns in vocab.items()}
         key = {w: info[0] for w, info in words.items()}
         stem = {w: info[1] for w, info in words.items()}
         func = {w: info[3] for w, info in words.items()}
@@ -210,11 +210,8 @@ class Meteor15:
             if tokenize is not None:
                 hs = [" ".join(tokenize(h)) for h in hs]
                 rss = [[" ".join(tokenize(r)) for r in rs] for rs in rss]
-            if coco:
-                pairs = [coco_inputs(h, r) for h, r in zip(hs, rss)]
-            else:
-                pairs = [(h, list(r)) for h, r in zip(hs, rss)]
-            return self._rows(pairs)
+            return self._rows([coco_inputs(h, rs) if coco else (h, list(rs))
+                               for h, rs in zip(hs, rss)])
 
         with _gc_paused():   # millions of short-lived tuples and no cycles: the cyclic GC only costs
             # contiguous parts on this machine's cores: a pair's statistics depend only on its

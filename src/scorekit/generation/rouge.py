@@ -39,8 +39,8 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
-from scorekit.generation.batch import CaptionMetric
-from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KoreanUnitsMetric, check_units
+from scorekit.generation.batch import (DEFAULT_KOREAN_UNITS, CaptionMetric, KoreanUnitsMetric,
+                                      check_units)
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
 from scorekit.text.normalize import nfc
@@ -127,10 +127,7 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
             for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
                 out[i] = [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True,
                                                     lemma=stem)]
-    for i, f in enumerate(flags):
-        if not f:
-            out[i] = _english_tokens(texts[i], stem)
-    return out  # type: ignore[return-value]
+    return [o if f else _english_tokens(t, stem) for o, f, t in zip(out, flags, texts)]
 
 
 def coco_tokenize(text: str) -> list[str]:

@@ -1,19 +1,11 @@
 """The caption spec's §6.1 report and §7 target table, against the yardstick of the language.
 
-The spec's AI-Hub METEOR baselines (§2.1) are Korean **0.3052** and English **0.33**; §7's targets
-1 and 2 are +10% and +20% over the baseline, the final target 0.40. Each baseline is compared with
-the METEOR its community reports:
-
-* Korean: ``meteor``. The baseline 0.3052 is the spec's number, made by the spec's own code
-  (§2.4: Okt morphs, nltk METEOR, one reference); ``scorekit caption --recipe spec`` reproduces
-  that recipe, while scorekit's default Korean METEOR (Kiwi units, lexicon, function-word weights)
-  is another recipe — the report says so (``comparable``, ``note``).
-* English: ``meteor15``, Meteor 1.5 as the COCO caption toolkit (pycocoevalcap) reports it. The
-  spec does not say how its English 0.33 was made; COCO-style captioning reports Meteor 1.5.
-
-The report names the recipe of the number (``meteor_recipe``) and of the baseline
-(``baseline_recipe``). :func:`evaluate_files` is ``scorekit caption`` as one call: files in, a
-result with this report out.
+The spec's AI-Hub METEOR baselines (§2.1) are Korean **0.3052** (made by the spec's own code:
+``--recipe spec`` reproduces it) and English **0.33** (read as Meteor 1.5, ``meteor15``); §7's
+targets 1 and 2 are +10% and +20% over the baseline, the final target 0.40. The report names the
+recipe of the number and of the baseline, and whether they compare (docs/caption.md "The
+yardstick"). :func:`evaluate_files` is ``scorekit caption`` as one call: files in, a result with
+this report out.
 """
 
 from __future__ import annotations
