@@ -26,7 +26,10 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.generation.ngrams import ngram_matrix
 from scorekit.metrics.base import Metric, Param, Stats
+from scorekit.text.tokenizers import (BATCH_TOKENIZERS, default_tokenizer, get_tokenizer,
+                                       tokenize_batch)
 
 LANGS = ("ko", "en")
 
@@ -68,8 +71,6 @@ class CaptionBatch:
 
     @property
     def tokenizer_name(self) -> str:
-        from scorekit.text.tokenizers import default_tokenizer
-
         return self.tokenizer or default_tokenizer(self.lang)
 
     def zero_empty(self, values) -> np.ndarray:
@@ -82,8 +83,6 @@ class CaptionBatch:
     def per_text_tokenizer(self):
         """The tokenizer as a ``str -> list[str]`` function giving what :meth:`tokens` gives
         text by text, or None for the batch tokenizers (Kiwi) and once :meth:`tokens` has run."""
-        from scorekit.text.tokenizers import BATCH_TOKENIZERS, get_tokenizer
-
         name = self.tokenizer_name
         return None if name in BATCH_TOKENIZERS or name in self._tokens else get_tokenizer(name)
 
@@ -92,8 +91,6 @@ class CaptionBatch:
         computed once per tokenizer."""
         name = tokenizer or self.tokenizer_name
         if name not in self._tokens:
-            from scorekit.text.tokenizers import tokenize_batch
-
             flat = list(self.predictions) + [r for refs in self.references for r in refs]
             toks = tokenize_batch(flat, name) if flat else []
             ends = list(accumulate(map(len, self.references), initial=len(self.predictions)))
@@ -107,8 +104,6 @@ class CaptionBatch:
         name = tokenizer or self.tokenizer_name
         key = (name, max_n)
         if key not in self._ngrams:
-            from scorekit.generation.ngrams import ngram_matrix
-
             hyps, refs = self.tokens(name)
             self._ngrams[key] = ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
         return self._ngrams[key]

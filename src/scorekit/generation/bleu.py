@@ -32,6 +32,7 @@ from scorekit.generation.batch import CaptionMetric, KoreanUnitsMetric
 from scorekit.generation.ngrams import ngram_matrix
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
+from scorekit.text.tokenizers import tokenize_batch
 
 MAX_N = 4
 _TINY = 1e-15   # pycocoevalcap bleu_scorer: "so that if guess is 0 still return 0"
@@ -206,15 +207,11 @@ def nltk_sentence_bleu(s: BleuStats, weights: Sequence[float] = (0.25, 0.25, 0.2
 def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]], *,
                 tokenize: str = "13a", smooth_method: str = "exp", lowercase: bool = False) -> float:
     """sacrebleu ``corpus_bleu`` on raw strings (references per item; any number >= 1)."""
-    from scorekit.text.tokenizers import tokenize_batch
-
     def prep(texts):
-        texts = [t.lower() for t in texts] if lowercase else list(texts)
-        return tokenize_batch(texts, tokenize)
+        return tokenize_batch([t.lower() for t in texts] if lowercase else list(texts), tokenize)
 
-    hyps = prep(predictions)
-    refs = [prep(rs) for rs in references]
-    return sacrebleu_score(merge(bleu_stats_batch(hyps, refs)), smooth_method=smooth_method)
+    stats = bleu_stats_batch(prep(predictions), [prep(rs) for rs in references])
+    return sacrebleu_score(merge(stats), smooth_method=smooth_method)
 
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
@@ -272,9 +269,10 @@ class BLEU(KoreanUnitsMetric, CaptionMetric):
             items = [_coco_from(s) for s in rows]
         elif mode == "sentence":
             items = [[nltk_sentence_bleu(s, nltk_weights(n)) for n in orders] for s in rows]
-        else:   # per item: sentence BLEU with effective order
+        else:   # sacrebleu: BLEU-n on orders 1..n; per item, sentence BLEU with effective order
             eff = not corpus
-            items = [[sacrebleu_score(_upto(s, n), effective_order=eff) / 100.0 for n in orders]
+            items = [[sacrebleu_score(BleuStats(s.hyp_len, s.ref_len, s.correct[:n], s.total[:n]),
+                                      effective_order=eff) / 100.0 for n in orders]
                      + _breakdown(sacrebleu_breakdown(s, effective_order=eff)) for s in rows]
         cols = {k: np.array([it[n] for it in items]) for n, k in enumerate(keys)}
         if not corpus:
@@ -286,11 +284,6 @@ class BLEU(KoreanUnitsMetric, CaptionMetric):
 
     def item_scores(self, stats: Stats) -> dict:
         return self._compute(stats, False)
-
-
-def _upto(s: BleuStats, n: int) -> BleuStats:
-    """The statistics of orders 1..n only (BLEU-n)."""
-    return BleuStats(s.hyp_len, s.ref_len, s.correct[:n], s.total[:n])
 
 
 def _breakdown(b: dict) -> list[float]:

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +37,11 @@ import numpy as np
 from scorekit.errors import InputError
 from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.ngrams import ngram_counts, ngram_matrix
+from scorekit.io.atomic import atomic_write, read_text
+from scorekit.io.jsonfile import parse_json
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
+from scorekit.text.normalize import nfc
 
 
 @dataclass
@@ -54,19 +59,13 @@ class CiderOutput:
 
 
 def document_frequency(refs_tokens: Sequence[Sequence[Sequence[str]]], n: int = 4) -> DocumentFrequency:
-    df: dict[tuple[str, ...], float] = {}
-    for refs in refs_tokens:
-        seen = set()
-        for r in refs:
-            seen.update(ngram_counts(r, n))
-        for g in seen:
-            df[g] = df.get(g, 0.0) + 1.0
-    return DocumentFrequency(df, len(refs_tokens))
+    """Per n-gram, the number of items whose references hold it."""
+    items = Counter(g for refs in refs_tokens
+                    for g in set().union(*(ngram_counts(r, n) for r in refs)))
+    return DocumentFrequency({g: float(c) for g, c in items.items()}, len(refs_tokens))
 
 
 def save_document_frequency(dfo: DocumentFrequency, path: str | Path) -> None:
-    from scorekit.io.atomic import atomic_write
-
     with atomic_write(path) as fh:
         json.dump({"n_docs": dfo.n_docs, "df": {" ".join(g): c for g, c in dfo.df.items()}},
                   fh, ensure_ascii=False)
@@ -77,12 +76,6 @@ def load_document_frequency(path: str | Path) -> DocumentFrequency:
     captions will be). N-grams are normalised like the captions (NFC, invisible characters
     removed, blanks collapsed); a key given twice, or two keys that become one n-gram that way,
     is an error naming the line, as in every other reader."""
-    import math
-
-    from scorekit.io.jsonfile import parse_json
-    from scorekit.io.atomic import read_text
-    from scorekit.text.normalize import nfc
-
     def number(x) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 

@@ -14,8 +14,9 @@ from typing import Any
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation.batch import LANGS, CaptionBatch
 from scorekit.metrics.base import Metric, signature_fields
+from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
 from scorekit.result import Result
-from scorekit.signature import Signature
+from scorekit.signature import Signature, parse_signature
 
 FAMILY = "caption"
 # The metrics a caption run scores when none are named: the headline METEOR follows the language
@@ -71,8 +72,6 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     """
     from scorekit.engine.driver import plan, run
 
-    if lang not in LANGS:
-        raise UnknownNameError("language", lang, LANGS)
     if media_kind not in MEDIA_KINDS:
         raise UnknownNameError("media kind", media_kind, MEDIA_KINDS)
     batch = CaptionBatch(predictions, references, lang, tokenizer, list(media) if media else None, media_kind)
@@ -98,9 +97,6 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     run's signature: the batch's language and tokenizer, and the metric's canonical spec (every
     parameter it ran with) through :func:`scorekit.metrics.get_metric` in the run's family (a
     summary run also scores caption metrics) — or None when the signature names no such metric."""
-    from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
-    from scorekit.signature import parse_signature
-
     fields = parse_signature(signature or "")
     family = fields.get("task")
     if family not in (FAMILY, "summary") or fields.get("recipe", "scorekit") != "scorekit":

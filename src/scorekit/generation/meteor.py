@@ -38,7 +38,7 @@ import numpy as np
 from scorekit.errors import InputError, ScorekitError, UnknownNameError
 from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.meteor_align import (  # noqa: F401  (re-exported: the formula's home)
-    Prepared, Text, _check_refs, _gc_paused, align, score_from_counts)
+    Prepared, Text, _check_refs, _gc_paused, align_pairs, count_chunks, score_from_counts)
 from scorekit.generation.rouge import porter_stem
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
@@ -77,7 +77,8 @@ def _english_batch(predictions: Sequence[Text], references: Sequence[Sequence[Te
             scores = []
             for r in refs:
                 rp = _prepare(_as_tokens(r, lambda: f"item {k} reference"))
-                m, chunks = align(h, rp, syn)
+                pairs = align_pairs(h, rp, syn)
+                m, chunks = (len(pairs), count_chunks(pairs)) if pairs else (0, 0)
                 scores.append(score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta,
                                                 gamma))
             out[k] = max(scores)

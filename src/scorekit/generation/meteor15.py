@@ -151,19 +151,14 @@ class Meteor15:
                         java_lower(w) in res.function_words, table.vocab.get(w, -1))
         # every table phrase of every sentence, vectorised over the whole batch
         lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
-        para_id = {w: info[4] for w, info in words.items()}
-        flat = np.fromiter((x for ws in toks for x in [*map(para_id.__getitem__, ws), -1]), np.int64,
+        flat = np.fromiter((x for ws in toks for x in [*(words[w][4] for w in ws), -1]), np.int64,
                            int(lens.sum()))
         nodes = table.walk(flat) if len(flat) else np.zeros((0, table.max_len), np.int64)
         present = np.unique(nodes[nodes > 0])
         paras = table.paraphrases_of(present)
-        kept: dict[int, tuple[int, ...]] = {}
-        targets: set[int] = set()
-        for ref, ps in paras.items():
-            ps = ps[np.isin(ps, present)]
-            if len(ps):
-                kept[ref] = tuple(ps.tolist())
-                targets.update(kept[ref])
+        kept = {ref: tuple(ps[np.isin(ps, present)].tolist()) for ref, ps in paras.items()}
+        kept = {ref: ps for ref, ps in kept.items() if ps}
+        targets = {p for ps in kept.values() for p in ps}
         starts = np.concatenate([[0], np.cumsum(lens)])
         ref_occ: list[dict[int, list]] = [{} for _ in toks]
         node_pos: list[dict[int, list[int]]] = [{} for _ in toks]
@@ -189,12 +184,9 @@ class Meteor15:
         # (the word itself left out: an equal word is no synonym match)
         related = {w: frozenset(v for x in syns for v in by_synset[x] if v != w)
                    for w, syns in vocab.items()}
-        key = {w: info[0] for w, info in words.items()}
-        stem = {w: info[1] for w, info in words.items()}
-        func = {w: info[3] for w, info in words.items()}
-        rel, k_, s_, f_ = related.__getitem__, key.__getitem__, stem.__getitem__, func.__getitem__
-        return [Sentence(ws, tuple(map(k_, ws)), tuple(map(s_, ws)), list(map(rel, ws)),
-                         list(map(f_, ws)), ref_occ[k], node_pos[k]) for k, ws in enumerate(toks)]
+        return [Sentence(ws, tuple(words[w][0] for w in ws), tuple(words[w][1] for w in ws),
+                         [related[w] for w in ws], [words[w][3] for w in ws], ref_occ[k],
+                         node_pos[k]) for k, ws in enumerate(toks)]
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
               coco: bool = True, tokenize: Callable[[str], list[str]] | None = None) -> Meteor15Output:
@@ -225,16 +217,12 @@ class Meteor15:
 
     def _rows(self, pairs: list[tuple[str, list[str]]]) -> np.ndarray:
         """The statistics of the best reference of each (hypothesis, references) pair."""
-        distinct: dict[str, int] = {}
-        for h, rs in pairs:
-            distinct.setdefault(h, len(distinct))
-            for r in rs:
-                distinct.setdefault(r, len(distinct))
+        texts = dict.fromkeys(t for h, rs in pairs for t in (h, *rs))   # first-appearance order
+        distinct = {t: i for i, t in enumerate(texts)}
         sents = self.prepare(list(distinct))
         depth_map = _DepthMap(self.res.paraphrase.depth)
         memo: dict[tuple[int, int], tuple] = {}
-        all_st: list[tuple] = []
-        group: list[int] = []
+        all_st, group = [], []   # the statistics of every (hypothesis, reference) pair, its item
         for n, (h, rs) in enumerate(pairs):
             hi = distinct[h]
             for r in rs:

@@ -193,9 +193,8 @@ class Synonyms:
         for w, r in zip(todo, own):
             if cands[w] is None:                        # irregular form: its bases' synsets
                 stem: frozenset[int] = frozenset().union(*(self._sets(row[b]) for b in bases[w]))
-            else:
-                first = next((c for c in cands[w] if row[c] >= 0), None)
-                stem = self._sets(row[first]) if first is not None else frozenset()
+            else:   # the first candidate in the dictionary
+                stem = self._sets(next((row[c] for c in cands[w] if row[c] >= 0), -1))
             self._cache[w] = self._sets(r) | stem
 
     def all_synsets(self, word: str) -> frozenset[int]:
@@ -283,8 +282,7 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
     as Java's BufferedReader does (UTF-8, \\n, \\r or \\r\\n), in triples: probability (ignored),
     phrase, paraphrase; tokens as StringTokenizer splits them."""
     phrase_id: dict[str, int] = {}
-    ref_list: list[int] = []
-    par_list: list[int] = []
+    ref_list, par_list = [], []
     with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline=None) as f:
         while True:
             prob = f.readline()
@@ -473,7 +471,6 @@ def _small_tables(sources: Sources) -> tuple[frozenset[str], dict[str, int], Syn
 @functools.lru_cache(maxsize=4)
 def _load(sources: Sources) -> Meteor15Resources:
     fw, nbp, syn, hashes = _small_tables(sources)
-    hashes = dict(hashes)
     try:
         table = load_paraphrases(sources.paraphrase)
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
@@ -483,7 +480,7 @@ def _load(sources: Sources) -> Meteor15Resources:
                          "data/paraphrase-en.gz)", sources.paraphrase) from None
     except OSError as exc:
         raise InputError(f"cannot read the paraphrase table ({exc.strerror or exc})", sources.paraphrase) from None
-    hashes["paraphrase-en.gz"] = table.sha256
+    hashes = {**hashes, "paraphrase-en.gz": table.sha256}
     return Meteor15Resources(sources.origin, fw, nbp, syn, table, hashes)
 
 

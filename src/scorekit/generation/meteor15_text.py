@@ -176,10 +176,7 @@ def snowball_english(word: str) -> str:
         return _EXCEPTION1[word]
     if len(word.encode("utf-16-le")) < 6:     # `not hop 3`, counted in UTF-16 units
         return word
-    w = word
-    if w.startswith("'"):
-        w = w[1:]
-    chars = list(w)
+    chars = list(word[1:] if word.startswith("'") else word)
     if chars and chars[0] == "y":
         chars[0] = "Y"
     for i in range(1, len(chars)):
@@ -187,27 +184,17 @@ def snowball_english(word: str) -> str:
             chars[i] = "Y"
     w = "".join(chars)
     n = len(w)
-    if w.startswith(("gener", "arsen")):
-        p1 = 5
-    elif w.startswith("commun"):
-        p1 = 6
-    else:
-        p1 = _gopast_regions(w, 0)
-    p1 = min(p1, n)
+    special = 5 if w.startswith(("gener", "arsen")) else 6 if w.startswith("commun") else None
+    p1 = min(_gopast_regions(w, 0) if special is None else special, n)
     p2 = _gopast_regions(w, p1) if p1 < n else n
     # Step 0
-    for suf in ("'s'", "'s", "'"):
-        if w.endswith(suf):
-            w = w[: -len(suf)]
-            break
+    w = next((w[: -len(suf)] for suf in ("'s'", "'s", "'") if w.endswith(suf)), w)
     # Step 1a
     if w.endswith("sses"):
         w = w[:-2]
     elif w.endswith(("ied", "ies")):
         w = w[:-3] + ("i" if len(w) - 3 >= 2 else "ie")
-    elif w.endswith(("us", "ss")):
-        pass
-    elif w.endswith("s"):
+    elif w.endswith("s") and not w.endswith(("us", "ss")):
         k = len(w) - 1          # `next gopast v`: a vowel before the letter preceding the s
         if k >= 1 and any(c in _V for c in w[: k - 1]):
             w = w[:-1]
@@ -239,12 +226,9 @@ def snowball_english(word: str) -> str:
         if rep is not None and start >= region and _ONLY_IF.get(suf, lambda *_: True)(w, start, p2):
             w = w[:start] + rep
     # Step 5
-    if w.endswith("e"):
-        start = len(w) - 1
-        if start >= p2 or (start >= p1 and not _shortv(w, start)):
-            w = w[:start]
-    elif w.endswith("l"):
-        start = len(w) - 1
-        if start >= p2 and start >= 1 and w[start - 1] == "l":
-            w = w[:start]
+    start = len(w) - 1
+    if w.endswith("e") and (start >= p2 or (start >= p1 and not _shortv(w, start))):
+        w = w[:start]
+    elif w.endswith("l") and start >= p2 and start >= 1 and w[start - 1] == "l":
+        w = w[:start]
     return w.replace("Y", "y")

@@ -15,17 +15,12 @@ Definitions (Lin 2004; spec ``nword-summarization.md`` "Phase 1 Metrics" §1 and
   ``F = (1 + b^2) P* R* / (R* + b^2 P*)`` with ``b = 1.2`` (``rouge_l_coco(beta=...)``); the
   corpus score is the mean.
 
-Tokenisation (``rouge_tokenize``): English exactly as rouge-score's ``DefaultTokenizer``
-(lower-case, every run of characters outside ``[a-z0-9]`` is a separator, optional Porter stem
-of tokens longer than 3 characters — NLTK's ``PorterStemmer``, as rouge-score uses). rouge-score
-deletes every Hangul character, so Korean text scores 0 there; here text with Hangul (or
-``lang="ko"``) goes through Kiwi morphemes with particles and punctuation dropped (``stem=True``
-uses Kiwi lemmas, e.g. ``갔`` -> ``가다``). All text is NFC-normalised first.
+Tokenisation (``rouge_tokenize``; docs/summarization.md "Tokenisation"): English exactly as
+rouge-score's ``DefaultTokenizer``; text with Hangul (which rouge-score deletes) or ``lang="ko"``
+through Kiwi morphemes without particles and punctuation. All text is NFC-normalised first.
 
-Speed: the LCS length is computed bit-parallel (Hyyrö 2004) on Python integers — one addition,
-one subtraction and three bit operations per token of the prediction instead of the
-``|pred| x |ref|`` dynamic-programming table — and a reference can be prepared once
-(:class:`PreparedReference`) and scored against many predictions (the n-sweep, RL rewards).
+The LCS length is computed bit-parallel (Hyyrö 2004) on Python integers, and a reference can be
+prepared once (:class:`PreparedReference`) and scored against many predictions.
 """
 
 from __future__ import annotations
@@ -43,6 +38,7 @@ from scorekit.generation.batch import (DEFAULT_KOREAN_UNITS, CaptionMetric, Kore
                                       check_units)
 from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import register
+from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -106,28 +102,22 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     ``units``: Korean tokens are Kiwi surface morphs without particles (``"surface"``, as before
     issue #15) or content-unit lemmas (``"content"``: tokenizer ``ko-content``).
     """
-    from scorekit.text.korean import has_hangul
-
     check_units(units)
     texts = [nfc(t) for t in texts]
     if korean is None and texts and lang not in ("en", "ko"):
         raise UnknownNameError("language", lang, ["en", "ko"])
     flags = list(korean) if korean is not None else [lang == "ko" or has_hangul(t) for t in texts]
-    out: list[list[str] | None] = [None] * len(texts)
-    ko_idx = [i for i, f in enumerate(flags) if f]
-    if ko_idx:
-        if units == "content":
-            from scorekit.text.korean_units import content_tokens_batch
+    ko = [t for t, f in zip(texts, flags) if f]
+    if ko and units == "content":
+        from scorekit.text.korean_units import content_tokens_batch
 
-            for i, toks in zip(ko_idx, content_tokens_batch([texts[i] for i in ko_idx])):
-                out[i] = [t.lower() for t in toks]
-        else:
-            from scorekit.text.korean import analyze_batch, select
+        done = iter([[t.lower() for t in toks] for toks in content_tokens_batch(ko)])
+    elif ko:
+        from scorekit.text.korean import analyze_batch, select
 
-            for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
-                out[i] = [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True,
-                                                    lemma=stem)]
-    return [o if f else _english_tokens(t, stem) for o, f, t in zip(out, flags, texts)]
+        done = iter([[t.lower() for t in select(m, drop_particles=True, drop_punct=True,
+                                                lemma=stem)] for m in analyze_batch(ko)])
+    return [next(done) if f else _english_tokens(t, stem) for f, t in zip(flags, texts)]
 
 
 def coco_tokenize(text: str) -> list[str]:
@@ -162,10 +152,8 @@ def rouge_n(pred: Sequence[str], ref: Sequence[str], n: int) -> Score:
 
 def _match_masks(tokens: Iterable) -> dict:
     masks: dict = {}
-    bit = 1
-    for t in tokens:
-        masks[t] = masks.get(t, 0) | bit
-        bit <<= 1
+    for i, t in enumerate(tokens):
+        masks[t] = masks.get(t, 0) | (1 << i)
     return masks
 
 
@@ -264,8 +252,6 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
     (see :func:`rouge_tokenize_batch`; default :data:`DEFAULT_KOREAN_UNITS`).
     """
     units = check_units(units or DEFAULT_KOREAN_UNITS)
-    from scorekit.text.korean import has_hangul
-
     kinds = _check_kinds(kinds)
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
@@ -315,17 +301,6 @@ def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]
     if prec_max != 0 and rec_max != 0:
         return ((1 + beta ** 2) * prec_max * rec_max) / float(rec_max + beta ** 2 * prec_max)
     return 0.0
-
-
-def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
-                        refs_tokens: Sequence[Sequence[Sequence[str]]],
-                        beta: float = 1.2) -> tuple[float, np.ndarray]:
-    """``(mean, per-item scores)`` as pycocoevalcap's ``Rouge().compute_score``."""
-    if len(preds_tokens) != len(refs_tokens):
-        raise ValueError(f"{len(preds_tokens)} predictions but {len(refs_tokens)} reference sets")
-    scores = np.array([coco_rouge_l(p, r, beta) for p, r in zip(preds_tokens, refs_tokens)],
-                      dtype=np.float64)
-    return float(np.mean(scores)) if len(scores) else float("nan"), scores
 
 
 def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
@@ -402,6 +377,7 @@ class RougeLCoco(CaptionMetric):
                                                                "(pycocoevalcap's Rouge.beta; 0: precision)", low=0),)
 
     def item_stats(self, batch) -> Stats:
-        hyps, refs = self.batch(batch).tokens()
-        return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs, self.values["beta"])[1]})
+        hyps, refs = self.batch(batch).tokens()   # the corpus value is the mean, as pycocoevalcap's
+        return Stats({"rouge_l_coco": np.array([coco_rouge_l(h, rs, self.values["beta"])
+                                                for h, rs in zip(hyps, refs)], dtype=np.float64)})
 

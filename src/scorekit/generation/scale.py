@@ -10,6 +10,7 @@ references print in [0, 1]) are left as they are.
 from __future__ import annotations
 
 from scorekit.generation.bleu import BREAKDOWN_KEYS
+from scorekit.metrics.registry import MetricSpec
 from scorekit.result import Result
 from scorekit.signature import Signature
 
@@ -21,8 +22,6 @@ _CHRF = ("chrf", "chrf_pp")
 def sacrebleu_keys(keys) -> list[str]:
     """The keys among ``keys`` (result keys as written: ``chrf(beta=3)``, ``bleu_4(mode=sacrebleu)``)
     that sacrebleu reports on its 0-100 scale: chrF/chrF++, and BLEU in sacrebleu mode."""
-    from scorekit.metrics.registry import MetricSpec
-
     return [k for k in keys if (spec := MetricSpec(k)).name in _CHRF
             or (spec.name in _BLEU and spec.args.get("mode") == "sacrebleu")]
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scorekit.metrics.registry import first_written
+
 
 @dataclass(frozen=True)
 class Yardstick:
@@ -59,8 +61,6 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
     Each declared key (``meteor``, ``bertscore_f1``) is read from the result key written for it
     (``meteor(lexicon=x.tsv)``, ``bertscore_f1(model=DIR)``; the first written when several
     resolve to one: :func:`~scorekit.metrics.registry.first_written`), and the report names that key."""
-    from scorekit.metrics.registry import first_written
-
     ys = YARDSTICKS.get(lang, YARDSTICKS["ko"])
     declared = ys.key if recipe == "scorekit" else "meteor"
     written = first_written(metrics)
@@ -76,8 +76,7 @@ def report(metrics: dict[str, float], *, lang: str = "ko", recipe: str = "scorek
                            "baseline_meteor": base, "meteor_recipe": meteor_recipe,
                            "baseline_recipe": "given with --baseline-meteor" if custom else ys.baseline_recipe}
     # The Korean baseline was made by the spec's recipe: only that recipe reads it like for like.
-    comparable = custom or lang != "ko" or recipe == "spec"
-    rep["comparable"] = comparable
+    rep["comparable"] = comparable = custom or lang != "ko" or recipe == "spec"
     if not comparable:
         rep["note"] = ("the baseline was made with the spec's recipe (Okt + nltk METEOR), the number with "
                        "scorekit's Korean METEOR: run `scorekit caption --recipe spec` to compare like for like")
