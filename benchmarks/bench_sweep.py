@@ -92,13 +92,15 @@ def bench_sweep() -> None:
 
 
 def bench_bertscore() -> None:
+    from scorekit.errors import MissingDependencyError
     from scorekit.summarization.metrics import load_bertscorer
     from scorekit.summarization.sweep import N_LIST, run_sweep
 
     n_docs = int(os.environ.get("SCOREKIT_BENCH_BERTSCORE_DOCS", "50"))
     docs, refs = corpus(n_docs)
-    scorer = load_bertscorer(False)
-    if scorer is None:
+    try:
+        scorer = load_bertscorer()
+    except MissingDependencyError:
         print("BERTScore unavailable (torch/model missing): skipped")
         return
     t, _ = _time(lambda: run_sweep(docs, refs, ns=N_LIST, summarizers=["lead", "textrank"], bertscorer=scorer))

@@ -370,7 +370,7 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
     from scorekit.summarization.sweep import run_sweep
 
     bert = {"model": None, "num_layers": None, "allow_english_model": False}
-    scorer = load_bertscorer(True, **bert)
+    scorer = load_bertscorer(**bert)
     rows = [json.loads(x) for x in (ROOT / "examples" / "summarization" / "summaries.jsonl").read_text().splitlines()
             if x.strip() and json.loads(x)["id"].startswith("en")]
     preds, refs, docs = ([r[k] for r in rows] for k in ("prediction", "reference", "document"))

@@ -182,7 +182,10 @@ def test_misspelt_parameter_is_an_error_naming_it():
 
 
 def test_plan_groups_keys_in_order_and_keys_results_as_written():
-    plan = driver.caption_plan(["bleu_4", "cider", "bleu_1", "chrf(beta=3)", "chrf"], "en")
+    from scorekit.engine.driver import plan as make_plan
+
+    plan = make_plan("caption", ["bleu_4", "cider", "bleu_1", "chrf(beta=3)", "chrf"],
+                     {"lang": "en", "tokenizer": None})
     assert [(p.metric.name, p.keys) for p in plan] == [
         ("bleu", [("bleu_4", "bleu_4"), ("bleu_1", "bleu_1")]), ("cider", [("cider", "cider")]),
         ("chrf", [("chrf", "chrf(beta=3)")]), ("chrf", [("chrf", "chrf")])]

@@ -30,7 +30,7 @@ def test_split_specs_keeps_commas_inside_parentheses():
 def test_every_declared_parameter_is_reachable_by_the_grammar():
     """Each non-batch parameter of every caption and summary metric, set through the grammar,
     reaches the built metric (no table beside the declaration)."""
-    from scorekit.generation.driver import caption_plan
+    from scorekit.engine.driver import plan
 
     samples = {int: "3", float: "0.5", bool: "true", str: None, object: "x.tsv"}
     checked = 0
@@ -42,7 +42,8 @@ def test_every_declared_parameter_is_reachable_by_the_grammar():
             if text is None:
                 text = "somewhere"
             lang = "ko" if p.name in ("ko_units", "delta") or cls.name == "meteor" else "en"   # meteor: Korean only
-            (planned,) = caption_plan([f"{cls.name}({p.name}={text})"], lang)
+            (planned,) = plan("caption", [f"{cls.name}({p.name}={text})"],
+                              {"lang": lang, "tokenizer": None})
             got = planned.metric.values[p.name]
             want = p.coerce(text)
             assert got == want or got == [text], (cls.name, p.name, got)

@@ -158,7 +158,7 @@ def test_bertscore_parameters_through_the_grammar_equal_the_scorer_built_with_th
         res = M.summary_metrics(preds, refs, metrics=[f"bertscore({args})", "efficiency", "words"],
                                 allow_english_model=True)   # MiniLM on the Korean item: the run's option
         key = f"bertscore_f1({args})"
-        want = M.summary_metrics(preds, refs, bertscorer=load_bertscorer(True, allow_english_model=True, **kw),
+        want = M.summary_metrics(preds, refs, bertscorer=load_bertscorer(allow_english_model=True, **kw),
                                  metrics=["bertscore", "efficiency"])
         assert res.metrics[key] == pytest.approx(want.metrics["bertscore_f1"], abs=1e-12), args
         assert res.metrics["efficiency"] == pytest.approx(want.metrics["efficiency"], abs=1e-12), args

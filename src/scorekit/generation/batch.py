@@ -11,18 +11,25 @@ Both faces take a batch as a ``CaptionBatch`` or a plain ``(predictions, referen
 
 Tokens: English captions use the COCO tokenizer (as pycocoevalcap does before BLEU/CIDEr), Korean
 ones Kiwi morphs (punctuation dropped, particles kept, like the spec's ``okt.morphs``).
+
+Korean ROUGE/BLEU units (issue #15, :class:`KoreanUnitsMetric`): ``content`` units (the default)
+or ``surface`` morphs, as in scorekit 0.1 — chosen on the Korean pair set (docs/caption.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.generation.ngrams import ngram_matrix
 from scorekit.metrics.base import Metric, Param, Stats
+from scorekit.text.tokenizers import (BATCH_TOKENIZERS, default_tokenizer, get_tokenizer,
+                                       tokenize_batch)
 
 LANGS = ("ko", "en")
 
@@ -60,54 +67,34 @@ class CaptionBatch:
 
     def slice(self, a: int, b: int) -> "CaptionBatch":
         """Items ``a..b-1`` as a batch of their own (a shard; nothing computed carried over)."""
-        from dataclasses import replace
-
         return replace(self, **self._sliced(a, b))
 
     @property
     def tokenizer_name(self) -> str:
-        from scorekit.text.tokenizers import default_tokenizer
-
         return self.tokenizer or default_tokenizer(self.lang)
-
-    @property
-    def empty(self) -> np.ndarray:
-        return np.array([not p.strip() for p in self.predictions], dtype=bool)
 
     def zero_empty(self, values) -> np.ndarray:
         """Empty predictions score 0 (and are counted in the mean)."""
         values = np.asarray(values, dtype=np.float64).copy()
         if len(values):
-            values[self.empty] = 0.0
+            values[np.array([not p.strip() for p in self.predictions], dtype=bool)] = 0.0
         return values
 
-    def has_tokens(self, tokenizer: str | None = None) -> bool:
-        """Whether :meth:`tokens` has already been computed for this tokenizer."""
-        return (tokenizer or self.tokenizer_name) in self._tokens
-
-    def per_text_tokenizer(self, tokenizer: str | None = None):
+    def per_text_tokenizer(self):
         """The tokenizer as a ``str -> list[str]`` function giving what :meth:`tokens` gives
-        text by text, or None for the batch tokenizers (Kiwi)."""
-        from scorekit.text.tokenizers import BATCH_TOKENIZERS, get_tokenizer
-
-        name = tokenizer or self.tokenizer_name
-        return None if name in BATCH_TOKENIZERS else get_tokenizer(name)
+        text by text, or None for the batch tokenizers (Kiwi) and once :meth:`tokens` has run."""
+        name = self.tokenizer_name
+        return None if name in BATCH_TOKENIZERS or name in self._tokens else get_tokenizer(name)
 
     def tokens(self, tokenizer: str | None = None) -> tuple[list[list[str]], list[list[list[str]]]]:
         """(prediction tokens, reference tokens) with the batch's tokenizer (or ``tokenizer``),
         computed once per tokenizer."""
         name = tokenizer or self.tokenizer_name
         if name not in self._tokens:
-            from scorekit.text.tokenizers import tokenize_batch
-
             flat = list(self.predictions) + [r for refs in self.references for r in refs]
             toks = tokenize_batch(flat, name) if flat else []
-            n = len(self.predictions)
-            hyps, refs, pos = toks[:n], [], n
-            for rs in self.references:
-                refs.append(toks[pos:pos + len(rs)])
-                pos += len(rs)
-            self._tokens[name] = (hyps, refs)
+            ends = list(accumulate(map(len, self.references), initial=len(self.predictions)))
+            self._tokens[name] = (toks[:ends[0]], [toks[a:b] for a, b in zip(ends, ends[1:])])
         return self._tokens[name]
 
     def ngrams(self, tokenizer: str | None = None, max_n: int = 4):
@@ -117,8 +104,6 @@ class CaptionBatch:
         name = tokenizer or self.tokenizer_name
         key = (name, max_n)
         if key not in self._ngrams:
-            from scorekit.generation.ngrams import ngram_matrix
-
             hyps, refs = self.tokens(name)
             self._ngrams[key] = ngram_matrix(list(hyps) + [r for rs in refs for r in rs], max_n)
         return self._ngrams[key]
@@ -147,8 +132,7 @@ class CaptionMetric(Metric):
         if isinstance(batch, CaptionBatch):
             return batch
         if isinstance(batch, dict):
-            return CaptionBatch(batch["predictions"], batch["references"], self.values["lang"],
-                                self.values["tokenizer"])
+            batch = (batch["predictions"], batch["references"])
         try:
             predictions, references = batch
         except (TypeError, ValueError):
@@ -161,3 +145,57 @@ class CaptionMetric(Metric):
 
     def score(self, stats: Stats) -> dict[str, float]:
         return {k: float(np.mean(v)) if len(v) else float("nan") for k, v in self.item_scores(stats).items()}
+
+
+KOREAN_UNITS = ("surface", "content")
+DEFAULT_KOREAN_UNITS = "content"
+
+
+def check_units(units: str) -> str:
+    if units not in KOREAN_UNITS:
+        raise UnknownNameError("Korean ROUGE units", units, KOREAN_UNITS)
+    return units
+
+
+def korean_units(lang: str, tokenizer: str | None, units: str | None) -> str | None:
+    """Units of Korean ROUGE/BLEU (issue #15): ``content`` (the default, chosen on the Korean
+    pair set, docs/caption.md) or ``surface`` morphs; None when not Korean or a tokenizer was
+    named explicitly."""
+    if lang != "ko" or tokenizer:
+        return None
+    return check_units(units or DEFAULT_KOREAN_UNITS)
+
+
+def korean_units_field(lang: str, tokenizer: str | None, units: str | None) -> dict[str, str]:
+    """The signature field for :func:`korean_units` (empty when it does not apply)."""
+    chosen = korean_units(lang, tokenizer, units)
+    if chosen is None:
+        return {}
+    from scorekit.text.korean_units import UNITS_VERSION
+
+    return {"ko_units": chosen if chosen == "surface" else f"content{UNITS_VERSION}"}
+
+
+class KoreanUnitsMetric:
+    """Mixin of the caption metrics whose Korean tokens are units (BLEU, ROUGE-L): the ``ko_units``
+    parameter, refused where it does not apply (English, or a tokenizer named for the batch, which
+    names the tokens itself), the units chosen and their signature pin."""
+
+    KO_UNITS = Param("ko_units", str, None, "Korean units: content (default) or surface",
+                     choices=KOREAN_UNITS)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        v = self.values
+        if v["ko_units"] is not None and v["lang"] != "ko":
+            raise ScorekitError(f"{self.name}(ko_units=...) applies to Korean captions only (--lang ko)")
+        if v["ko_units"] is not None and v["tokenizer"]:
+            raise ScorekitError(f"{self.name}(ko_units=...) applies to Kiwi's units; --tokenizer "
+                                f"{v['tokenizer']} names the tokens itself: give one or the other")
+
+    def units(self, lang: str) -> str | None:
+        """:func:`korean_units` of a batch in ``lang``."""
+        return korean_units(lang, self.values["tokenizer"], self.values["ko_units"])
+
+    def pins(self) -> dict:
+        return korean_units_field(self.values["lang"], self.values["tokenizer"], self.values["ko_units"])

@@ -28,7 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scorekit.generation.batch import CaptionMetric, KoreanUnitsMetric
 from scorekit.generation.ngrams import ngram_matrix
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
+from scorekit.text.tokenizers import tokenize_batch
 
 MAX_N = 4
 _TINY = 1e-15   # pycocoevalcap bleu_scorer: "so that if guess is 0 still return 0"
@@ -43,10 +47,6 @@ class BleuStats:
     ref_len: int                 # closest reference length (summed over items after merge)
     correct: tuple[int, ...]
     total: tuple[int, ...]
-
-    @property
-    def max_n(self) -> int:
-        return len(self.correct)
 
 
 def bleu_stats_arrays(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]],
@@ -110,17 +110,14 @@ def merge(stats: Iterable[BleuStats]) -> BleuStats:
     stats = list(stats)
     if not stats:
         raise ValueError("no statistics to merge")
-    n = stats[0].max_n
-    return BleuStats(
-        sum(s.hyp_len for s in stats), sum(s.ref_len for s in stats),
-        tuple(sum(s.correct[k] for s in stats) for k in range(n)),
-        tuple(sum(s.total[k] for s in stats) for k in range(n)),
-    )
+    return BleuStats(sum(s.hyp_len for s in stats), sum(s.ref_len for s in stats),
+                     tuple(map(sum, zip(*(s.correct for s in stats)))),
+                     tuple(map(sum, zip(*(s.total for s in stats)))))
 
 
 def _coco_from(s: BleuStats) -> list[float]:
     out, bleu = [], 1.0
-    for k in range(s.max_n):
+    for k in range(len(s.correct)):
         bleu *= float(s.correct[k] + _TINY) / (s.total[k] + _SMALL)
         out.append(bleu ** (1.0 / (k + 1)))
     ratio = (s.hyp_len + _TINY) / (s.ref_len + _SMALL)
@@ -210,22 +207,12 @@ def nltk_sentence_bleu(s: BleuStats, weights: Sequence[float] = (0.25, 0.25, 0.2
 def corpus_bleu(predictions: Sequence[str], references: Sequence[Sequence[str]], *,
                 tokenize: str = "13a", smooth_method: str = "exp", lowercase: bool = False) -> float:
     """sacrebleu ``corpus_bleu`` on raw strings (references per item; any number >= 1)."""
-    from scorekit.text.tokenizers import tokenize_batch
-
     def prep(texts):
-        texts = [t.lower() for t in texts] if lowercase else list(texts)
-        return tokenize_batch(texts, tokenize)
+        return tokenize_batch([t.lower() for t in texts] if lowercase else list(texts), tokenize)
 
-    hyps = prep(predictions)
-    refs = [prep(rs) for rs in references]
-    return sacrebleu_score(merge(bleu_stats_batch(hyps, refs)), smooth_method=smooth_method)
+    stats = bleu_stats_batch(prep(predictions), [prep(rs) for rs in references])
+    return sacrebleu_score(merge(stats), smooth_method=smooth_method)
 
-
-# -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.generation.units import KoreanUnitsMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
 
 BLEU_MODES = ("coco", "sentence", "sacrebleu")
 # sacrebleu's BLEU breakdown (``bleu(mode=sacrebleu)`` only): its n-gram precisions (on the scores'
@@ -266,31 +253,31 @@ class BLEU(KoreanUnitsMetric, CaptionMetric):
 
     def _compute(self, stats: Stats, corpus: bool):
         mode = self.values["mode"]
+        keys = self.keys if mode == "sacrebleu" else self.score_keys
         if not len(stats):
-            keys = self.keys if mode == "sacrebleu" else self.score_keys
             return {k: float("nan") if corpus else np.zeros(0) for k in keys}
         c = stats.columns
-        if corpus and mode != "sentence":
-            merged = BleuStats(int(c["hyp_len"].sum()), int(c["ref_len"].sum()),
-                               tuple(int(x) for x in c["correct"].sum(axis=0)),
-                               tuple(int(x) for x in c["total"].sum(axis=0)))
-            if mode == "coco":
-                return dict(zip(self.score_keys, _coco_from(merged)))
-            out = {k: sacrebleu_score(_upto(merged, n + 1)) / 100.0 for n, k in enumerate(self.score_keys)}
-            return {**out, **_breakdown(sacrebleu_breakdown(merged))}
-        rows = [BleuStats(int(h), int(r), tuple(cc.tolist()), tuple(tt.tolist()))
-                for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
+        if corpus and mode != "sentence":   # the score of the summed statistics
+            rows = [BleuStats(int(c["hyp_len"].sum()), int(c["ref_len"].sum()),
+                              tuple(int(x) for x in c["correct"].sum(axis=0)),
+                              tuple(int(x) for x in c["total"].sum(axis=0)))]
+        else:
+            rows = [BleuStats(int(h), int(r), tuple(cc.tolist()), tuple(tt.tolist()))
+                    for h, r, cc, tt in zip(c["hyp_len"], c["ref_len"], c["correct"], c["total"])]
+        orders = range(1, len(self.score_keys) + 1)
         if mode == "coco":
             items = [_coco_from(s) for s in rows]
-            return {k: np.array([it[n] for it in items]) for n, k in enumerate(self.score_keys)}
-        if mode == "sentence":
-            per = {k: np.array([nltk_sentence_bleu(s, nltk_weights(n + 1)) for s in rows])
-                   for n, k in enumerate(self.score_keys)}
-            return {k: float(np.mean(v)) for k, v in per.items()} if corpus else per
-        out = {k: np.array([sacrebleu_score(_upto(s, n + 1), effective_order=True) / 100.0 for s in rows])
-               for n, k in enumerate(self.score_keys)}
-        items = [_breakdown(sacrebleu_breakdown(s, effective_order=True)) for s in rows]
-        return {**out, **{k: np.array([it[k] for it in items]) for k in BREAKDOWN_KEYS}}
+        elif mode == "sentence":
+            items = [[nltk_sentence_bleu(s, nltk_weights(n)) for n in orders] for s in rows]
+        else:   # sacrebleu: BLEU-n on orders 1..n; per item, sentence BLEU with effective order
+            eff = not corpus
+            items = [[sacrebleu_score(BleuStats(s.hyp_len, s.ref_len, s.correct[:n], s.total[:n]),
+                                      effective_order=eff) / 100.0 for n in orders]
+                     + _breakdown(sacrebleu_breakdown(s, effective_order=eff)) for s in rows]
+        cols = {k: np.array([it[n] for it in items]) for n, k in enumerate(keys)}
+        if not corpus:
+            return cols
+        return {k: float(np.mean(v) if mode == "sentence" else v[0]) for k, v in cols.items()}
 
     def score(self, stats: Stats) -> dict[str, float]:
         return self._compute(stats, True)
@@ -299,14 +286,7 @@ class BLEU(KoreanUnitsMetric, CaptionMetric):
         return self._compute(stats, False)
 
 
-def _upto(s: BleuStats, n: int) -> BleuStats:
-    """The statistics of orders 1..n only (BLEU-n)."""
-    return BleuStats(s.hyp_len, s.ref_len, s.correct[:n], s.total[:n])
-
-
-def _breakdown(b: dict) -> dict[str, float]:
-    """sacrebleu's breakdown under scorekit's keys; precisions on the 0-1 scale of the scores."""
-    out = {f"bleu_precision_{n + 1}": p / 100.0 for n, p in enumerate(b["precisions"])}
-    out.update({"bleu_bp": float(b["bp"]), "bleu_ratio": float(b["ratio"]),
-                "bleu_hyp_len": float(b["sys_len"]), "bleu_ref_len": float(b["ref_len"])})
-    return out
+def _breakdown(b: dict) -> list[float]:
+    """sacrebleu's breakdown as :data:`BREAKDOWN_KEYS` (precisions on the scores' 0-1 scale)."""
+    return [p / 100.0 for p in b["precisions"]] + [float(b[k]) for k in ("bp", "ratio", "sys_len",
+                                                                         "ref_len")]

@@ -38,11 +38,9 @@ def _words(sent: str) -> list[str]:
     its start)."""
     out: list[str] = []
     for w in sent.split():
-        if len(w) == 1:
-            out.append(w)
-        elif w[-1] in _PUNCTS:
+        if len(w) > 1 and w[-1] in _PUNCTS:
             out += [w[:-1], w[-1]]
-        elif w[0] in _PUNCTS:
+        elif len(w) > 1 and w[0] in _PUNCTS:
             out += [w[0], w[1:]]
         else:
             out.append(w)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +35,13 @@ from pathlib import Path
 import numpy as np
 
 from scorekit.errors import InputError
+from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.ngrams import ngram_counts, ngram_matrix
+from scorekit.io.atomic import atomic_write, read_text
+from scorekit.io.jsonfile import parse_json
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
+from scorekit.text.normalize import nfc
 
 
 @dataclass
@@ -43,10 +51,6 @@ class DocumentFrequency:
     df: dict[tuple[str, ...], float]
     n_docs: int
 
-    @property
-    def ref_len(self) -> float:
-        return float(np.log(float(self.n_docs)))
-
 
 @dataclass
 class CiderOutput:
@@ -55,19 +59,13 @@ class CiderOutput:
 
 
 def document_frequency(refs_tokens: Sequence[Sequence[Sequence[str]]], n: int = 4) -> DocumentFrequency:
-    df: dict[tuple[str, ...], float] = {}
-    for refs in refs_tokens:
-        seen = set()
-        for r in refs:
-            seen.update(ngram_counts(r, n))
-        for g in seen:
-            df[g] = df.get(g, 0.0) + 1.0
-    return DocumentFrequency(df, len(refs_tokens))
+    """Per n-gram, the number of items whose references hold it."""
+    items = Counter(g for refs in refs_tokens
+                    for g in set().union(*(ngram_counts(r, n) for r in refs)))
+    return DocumentFrequency({g: float(c) for g, c in items.items()}, len(refs_tokens))
 
 
 def save_document_frequency(dfo: DocumentFrequency, path: str | Path) -> None:
-    from scorekit.io.atomic import atomic_write
-
     with atomic_write(path) as fh:
         json.dump({"n_docs": dfo.n_docs, "df": {" ".join(g): c for g, c in dfo.df.items()}},
                   fh, ensure_ascii=False)
@@ -78,24 +76,18 @@ def load_document_frequency(path: str | Path) -> DocumentFrequency:
     captions will be). N-grams are normalised like the captions (NFC, invisible characters
     removed, blanks collapsed); a key given twice, or two keys that become one n-gram that way,
     is an error naming the line, as in every other reader."""
-    import math
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
-    from scorekit.io.jsonfile import parse_json
-    from scorekit.io.atomic import read_text
-    from scorekit.text.normalize import nfc
-
-    expected = 'expected JSON {"n_docs": N, "df": {ngram: count}}'
-    text = read_text(path, "document-frequency file")
-    data = parse_json(text, path)
+    data = parse_json(read_text(path, "document-frequency file"), path)
     if not isinstance(data, dict) or "n_docs" not in data or not isinstance(data.get("df"), dict):
-        raise InputError(expected, path)
+        raise InputError('expected JSON {"n_docs": N, "df": {ngram: count}}', path)
     n_docs = data["n_docs"]
-    if isinstance(n_docs, bool) or not isinstance(n_docs, (int, float)) or not math.isfinite(n_docs) \
-            or n_docs != int(n_docs) or n_docs < 1:
+    if not number(n_docs) or n_docs != int(n_docs) or n_docs < 1:
         raise InputError(f"n_docs must be an integer >= 1, got {n_docs!r}", path)
     df: dict[tuple[str, ...], float] = {}
     for key, value in data["df"].items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        if not number(value) or value < 0:
             raise InputError(f"df[{key!r}]: expected a count >= 0, got {value!r}", path)
         gram = tuple(nfc(key).split())
         if not gram:
@@ -141,11 +133,9 @@ def cider(hyps_tokens: Sequence[Sequence[str]], refs_tokens: Sequence[Sequence[S
                               shape=(n_items, len(ref_item)))
         present = (A @ (R > 0).astype(float)) > 0
         dfv = np.asarray(present.sum(axis=0), dtype=float).ravel()
-        ref_len = float(np.log(float(n_items)))
     else:
         dfv = np.array([df.df.get(g, 0.0) for g in M.ngrams()], dtype=float)
-        ref_len = df.ref_len
-    idf = ref_len - np.log(np.maximum(1.0, dfv))
+    idf = float(np.log(float(n_items if df is None else df.n_docs))) - np.log(np.maximum(1.0, dfv))
     O = sparse.csr_matrix((np.ones(V), (np.arange(V), M.order)), shape=(V, n))
 
     Hw = H.multiply(idf).tocsr()
@@ -179,12 +169,6 @@ def cider_d(hyps_tokens, refs_tokens, *, sigma: float = 6.0, df: DocumentFrequen
             n: int = 4) -> CiderOutput:
     """CIDEr-D = pycocoevalcap ``Cider`` (clipped, Gaussian length penalty, x10)."""
     return cider(hyps_tokens, refs_tokens, n=n, sigma=sigma, df=df)
-
-
-# -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
 
 
 @register

@@ -14,35 +14,18 @@ from typing import Any
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation.batch import LANGS, CaptionBatch
 from scorekit.metrics.base import Metric, signature_fields
+from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
 from scorekit.result import Result
-from scorekit.signature import Signature
+from scorekit.signature import Signature, parse_signature
 
 FAMILY = "caption"
-# The headline METEOR follows the language (generation/targets.py): Meteor 1.5 for English, as COCO
-# reports it; scorekit's Korean METEOR for Korean.
+# The metrics a caption run scores when none are named: the headline METEOR follows the language
+# (generation/targets.py): Meteor 1.5 for English, as COCO reports it; scorekit's Korean METEOR for
+# Korean; then CIDEr-D, BERTScore, BLEU and ROUGE-L.
 DEFAULT_METRICS_BY_LANG = {"en": ("bleu", "meteor15", "rouge_l", "cider", "bertscore"),
                            "ko": ("bleu", "meteor", "rouge_l", "cider", "bertscore")}
+default_metrics = DEFAULT_METRICS_BY_LANG.__getitem__
 MEDIA_KINDS = ("images", "videos")
-
-
-def default_metrics(lang: str) -> tuple[str, ...]:
-    """The metrics a caption run scores when none are named: the language's headline METEOR,
-    CIDEr-D, BERTScore, BLEU and ROUGE-L."""
-    return DEFAULT_METRICS_BY_LANG[lang]
-
-
-__all__ = ["DEFAULT_METRICS_BY_LANG", "default_metrics", "LANGS", "evaluate", "caption_plan",
-           "caption_signature", "tokenizer_pin", "metric_from_signature", "stats_from_rows"]
-
-
-def caption_plan(specs: Sequence[Any], lang: str, tokenizer: str | None = None, *, optional: bool = False,
-                 allow_english_model: bool = False):
-    """The driver's plan (:func:`scorekit.engine.driver.plan`) for caption metric specs, with the
-    batch-level parameters (language, tokenizer, the run's ``--allow-english-model``)."""
-    from scorekit.engine.driver import plan
-
-    return plan(FAMILY, specs, {"lang": lang, "tokenizer": tokenizer}, optional=optional,
-                allow_english_model=allow_english_model)
 
 
 def tokenizer_pin(lang: str, tokenizer: str | None, metrics: Sequence[Metric]) -> dict[str, str]:
@@ -87,19 +70,17 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
 
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
     """
-    from scorekit.engine.driver import run
+    from scorekit.engine.driver import plan, run
 
-    if lang not in LANGS:
-        raise UnknownNameError("language", lang, LANGS)
     if media_kind not in MEDIA_KINDS:
         raise UnknownNameError("media kind", media_kind, MEDIA_KINDS)
     batch = CaptionBatch(predictions, references, lang, tokenizer, list(media) if media else None, media_kind)
-    explicit = metrics is not None
-    plan = caption_plan(list(metrics) if explicit else list(default_metrics(lang)), lang, tokenizer,
-                        optional=not explicit, allow_english_model=allow_english_model)
+    planned = plan(FAMILY, list(default_metrics(lang) if metrics is None else metrics),
+                   {"lang": lang, "tokenizer": tokenizer}, optional=metrics is None,
+                   allow_english_model=allow_english_model)
     if media and getattr(engine, "name", None) == "ray":
         raise ScorekitError("--engine ray does not score CLIPScore media yet; run it with --engine local")
-    scored = run(plan, batch, engine)
+    scored = run(planned, batch, engine)
     sig = caption_signature(lang, tokenizer, list(scored.metrics), scored.used)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
     per_item = [{"id": id_, "prediction": batch.predictions[i], "references": batch.references[i],
@@ -116,9 +97,6 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     run's signature: the batch's language and tokenizer, and the metric's canonical spec (every
     parameter it ran with) through :func:`scorekit.metrics.get_metric` in the run's family (a
     summary run also scores caption metrics) — or None when the signature names no such metric."""
-    from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
-    from scorekit.signature import parse_signature
-
     fields = parse_signature(signature or "")
     family = fields.get("task")
     if family not in (FAMILY, "summary") or fields.get("recipe", "scorekit") != "scorekit":

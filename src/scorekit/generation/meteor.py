@@ -36,9 +36,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from scorekit.errors import InputError, ScorekitError, UnknownNameError
+from scorekit.generation.batch import CaptionMetric
 from scorekit.generation.meteor_align import (  # noqa: F401  (re-exported: the formula's home)
-    Prepared, Text, _check_refs, _gc_paused, align, score_from_counts)
+    Prepared, Text, _check_refs, _gc_paused, align_pairs, count_chunks, score_from_counts)
 from scorekit.generation.rouge import porter_stem
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
 from scorekit.signature import Signature
 
 LANGS = ("en", "ko")
@@ -71,14 +74,14 @@ def _english_batch(predictions: Sequence[Text], references: Sequence[Sequence[Te
         for k, (pred, refs) in enumerate(zip(predictions, references)):
             refs = _check_refs(refs, lambda: f"item {k}")
             h = _prepare(_as_tokens(pred, lambda: f"item {k} prediction"))
-            best = None
+            scores = []
             for r in refs:
                 rp = _prepare(_as_tokens(r, lambda: f"item {k} reference"))
-                m, chunks = align(h, rp, syn)
-                s = score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta, gamma)
-                if best is None or s > best:
-                    best = s
-            out[k] = best
+                pairs = align_pairs(h, rp, syn)
+                m, chunks = (len(pairs), count_chunks(pairs)) if pairs else (0, 0)
+                scores.append(score_from_counts(m, len(h.exact), len(rp.exact), chunks, alpha, beta,
+                                                gamma))
+            out[k] = max(scores)
     return out
 
 
@@ -151,12 +154,6 @@ def meteor_signature(*, lang: str = "en", alpha: float = 0.9, beta: float = 3.0,
                                                            lexicon=lexicon, tokenizer=tokenizer, delta=delta)))
 
 
-# -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
-
-
 ENGLISH_METEORS = ("`meteor` is the Korean METEOR; on English captions use meteor15 (Meteor 1.5 as COCO "
                    "and pycocoevalcap report it, the headline) or meteor_nltk (nltk's METEOR)")
 
@@ -194,8 +191,7 @@ class METEOR(CaptionMetric):
             self.values["lexicon"] = [x for x in lex.split(";") if x] or None
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        v = self.values
+        b, v = self.batch(batch), self.values
         if not len(b):
             return Stats({"meteor": np.zeros(0)})
         scores = meteor_batch(b.predictions, b.references, lang="ko", lexicon=v["lexicon"], delta=v["delta"],
@@ -221,8 +217,7 @@ class METEORnltk(CaptionMetric):
     params = CaptionMetric.params + METEOR._fragment
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        v = self.values
+        b, v = self.batch(batch), self.values
         if not len(b):
             return Stats({"meteor_nltk": np.zeros(0)})
         hyps, refs = b.tokens()

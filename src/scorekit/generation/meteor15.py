@@ -151,19 +151,14 @@ class Meteor15:
                         java_lower(w) in res.function_words, table.vocab.get(w, -1))
         # every table phrase of every sentence, vectorised over the whole batch
         lens = np.fromiter((len(ws) + 1 for ws in toks), np.int64, len(toks))
-        para_id = {w: info[4] for w, info in words.items()}
-        flat = np.fromiter((x for ws in toks for x in [*map(para_id.__getitem__, ws), -1]), np.int64,
+        flat = np.fromiter((x for ws in toks for x in [*(words[w][4] for w in ws), -1]), np.int64,
                            int(lens.sum()))
         nodes = table.walk(flat) if len(flat) else np.zeros((0, table.max_len), np.int64)
         present = np.unique(nodes[nodes > 0])
         paras = table.paraphrases_of(present)
-        kept: dict[int, tuple[int, ...]] = {}
-        targets: set[int] = set()
-        for ref, ps in paras.items():
-            ps = ps[np.isin(ps, present)]
-            if len(ps):
-                kept[ref] = tuple(ps.tolist())
-                targets.update(kept[ref])
+        kept = {ref: tuple(ps[np.isin(ps, present)].tolist()) for ref, ps in paras.items()}
+        kept = {ref: ps for ref, ps in kept.items() if ps}
+        targets = {p for ps in kept.values() for p in ps}
         starts = np.concatenate([[0], np.cumsum(lens)])
         ref_occ: list[dict[int, list]] = [{} for _ in toks]
         node_pos: list[dict[int, list[int]]] = [{} for _ in toks]
@@ -186,15 +181,12 @@ class Meteor15:
         for w, syns in vocab.items():
             for x in syns:
                 by_synset.setdefault(x, []).append(w)
-        related: dict[str, frozenset[str]] = {}
-        for w, syns in vocab.items():    # (the word itself left out: an equal word is no synonym match)
-            related[w] = frozenset(v for x in syns for v in by_synset[x] if v != w) if syns else frozenset()
-        key = {w: info[0] for w, info in words.items()}
-        stem = {w: info[1] for w, info in words.items()}
-        func = {w: info[3] for w, info in words.items()}
-        rel, k_, s_, f_ = related.__getitem__, key.__getitem__, stem.__getitem__, func.__getitem__
-        return [Sentence(ws, tuple(map(k_, ws)), tuple(map(s_, ws)), list(map(rel, ws)),
-                         list(map(f_, ws)), ref_occ[k], node_pos[k]) for k, ws in enumerate(toks)]
+        # (the word itself left out: an equal word is no synonym match)
+        related = {w: frozenset(v for x in syns for v in by_synset[x] if v != w)
+                   for w, syns in vocab.items()}
+        return [Sentence(ws, tuple(words[w][0] for w in ws), tuple(words[w][1] for w in ws),
+                         [related[w] for w in ws], [words[w][3] for w in ws], ref_occ[k],
+                         node_pos[k]) for k, ws in enumerate(toks)]
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]], *,
               coco: bool = True, tokenize: Callable[[str], list[str]] | None = None) -> Meteor15Output:
@@ -210,11 +202,8 @@ class Meteor15:
             if tokenize is not None:
                 hs = [" ".join(tokenize(h)) for h in hs]
                 rss = [[" ".join(tokenize(r)) for r in rs] for rs in rss]
-            if coco:
-                pairs = [coco_inputs(h, r) for h, r in zip(hs, rss)]
-            else:
-                pairs = [(h, list(r)) for h, r in zip(hs, rss)]
-            return self._rows(pairs)
+            return self._rows([coco_inputs(h, rs) if coco else (h, list(rs))
+                               for h, rs in zip(hs, rss)])
 
         with _gc_paused():   # millions of short-lived tuples and no cycles: the cyclic GC only costs
             # contiguous parts on this machine's cores: a pair's statistics depend only on its
@@ -228,16 +217,12 @@ class Meteor15:
 
     def _rows(self, pairs: list[tuple[str, list[str]]]) -> np.ndarray:
         """The statistics of the best reference of each (hypothesis, references) pair."""
-        distinct: dict[str, int] = {}
-        for h, rs in pairs:
-            distinct.setdefault(h, len(distinct))
-            for r in rs:
-                distinct.setdefault(r, len(distinct))
+        texts = dict.fromkeys(t for h, rs in pairs for t in (h, *rs))   # first-appearance order
+        distinct = {t: i for i, t in enumerate(texts)}
         sents = self.prepare(list(distinct))
         depth_map = _DepthMap(self.res.paraphrase.depth)
         memo: dict[tuple[int, int], tuple] = {}
-        all_st: list[tuple] = []
-        group: list[int] = []
+        all_st, group = [], []   # the statistics of every (hypothesis, reference) pair, its item
         for n, (h, rs) in enumerate(pairs):
             hi = distinct[h]
             for r in rs:
@@ -307,10 +292,10 @@ class Meteor15Metric(CaptionMetric):
         b = self.batch(batch)
         if b.lang != "en":
             raise ScorekitError("meteor15 is Meteor 1.5 for English (-l en); for Korean use --metrics meteor")
-        scorer = self._scorer()
-        if b.per_text_tokenizer() is not None and not b.has_tokens():
+        scorer, tokenize = self._scorer(), b.per_text_tokenizer()
+        if tokenize is not None:
             # nothing has tokenised the batch yet: tokenise inside meteor's parallel parts
-            out = scorer.score(b.predictions, b.references, tokenize=b.per_text_tokenizer())
+            out = scorer.score(b.predictions, b.references, tokenize=tokenize)
         else:
             hyps, refs = b.tokens()
             out = scorer.score([" ".join(h) for h in hyps], [[" ".join(r) for r in rs] for rs in refs])

@@ -46,7 +46,6 @@ class Sentence:
     stem_pos: dict[int, list[int]] = None
     word_pos: dict[str, list[int]] = None
     wordset: frozenset[str] = None
-
     stem_key: dict[int, int | None] = None  # stem -> the one word key with it, None for several
 
     def index(self) -> None:

@@ -1,25 +1,12 @@
-"""Meteor 1.5's English resources, read from what the user already has — never downloaded.
-
-Where they come from (first found wins):
-
-1. ``resources=PATH`` (CLI ``-m "meteor15(resources=PATH)"``) or the environment variable
-   ``SCOREKIT_METEOR15``: a Meteor 1.5 distribution directory (``meteor-1.5.jar`` and
-   ``data/paraphrase-en.gz``), the jar itself (``paraphrase-en.gz`` beside it or in ``data/``), or
-   a source checkout with ``resources/{function,synonym,nonbreaking}`` and
-   ``data/paraphrase-en.gz``;
-2. an installed pycocoevalcap: ``pycocoevalcap/meteor/meteor-1.5.jar`` (a zip file, read in place
-   with :mod:`zipfile`) and ``pycocoevalcap/meteor/data/paraphrase-en.gz``.
-
-Inside: ``function/english.words`` (function words), ``synonym/english.synsets`` and
-``synonym/english.exceptions`` (WordNet 3.0 synsets and irregular forms), ``nonbreaking/
-english.prefixes`` (the normaliser's non-breaking prefixes) and the paraphrase table (5.3 million
-``probability / phrase / paraphrase`` triples). Each file is named in the signature by the first
-12 hex digits of its SHA-256.
+"""Meteor 1.5's English resources, read from what the user already has — never downloaded:
+``resources=PATH`` (a distribution folder, the jar, or a source checkout with ``resources/``),
+else ``$SCOREKIT_METEOR15``, else an installed pycocoevalcap's jar (a zip, read in place) and
+``data/paraphrase-en.gz``; which files, and how the signature names them: docs/meteor.md
+"Resources".
 
 The paraphrase table (61 MB gzip) is compiled once into a trie of numpy arrays under
-``$SCOREKIT_CACHE`` (default ``~/.cache/scorekit``)/``meteor15/<sha256>/`` and memory-mapped after
-that; the cache is keyed by content, so a changed table gets a new one. When the cache folder is
-not writable the table is compiled in memory on every run (slow, same numbers). The small tables
+``$SCOREKIT_CACHE``/``meteor15/`` and memory-mapped after that, keyed by content; when the cache
+folder is not writable it is compiled in memory on every run (slow, same numbers). The small tables
 (function words, prefixes, the 147,000 synonym entries as sorted arrays) are cached the same way
 in ``meteor15/small-<sha256>/``, keyed by the jar's (or the resource files') content.
 """
@@ -77,40 +64,31 @@ class Sources:
         if self.jar is not None:
             with zipfile.ZipFile(self.jar) as z:
                 return z.read(name)
-        assert self.folder is not None
         return (self.folder / name).read_bytes()
 
 
-def _jar_in(folder: Path) -> Path | None:
-    if (folder / "meteor-1.5.jar").is_file():
-        return folder / "meteor-1.5.jar"
-    return next(iter(sorted(folder.glob("meteor*.jar"))), None)
-
-
-def _para_near(folder: Path) -> Path | None:
-    found = (c for c in (folder / "data" / "paraphrase-en.gz", folder / "paraphrase-en.gz") if c.is_file())
-    return next(found, None)
-
-
 def _from_path(path: Path, origin: str) -> Sources:
+    where = f"{origin} {path}"
     if not path.exists():
-        raise _missing(f"{origin} {path} does not exist")
+        raise _missing(f"{where} does not exist")
+    folder = path.parent if path.is_file() else path
+    para = next((c for c in (folder / "data" / "paraphrase-en.gz", folder / "paraphrase-en.gz")
+                 if c.is_file()), None)
     if path.is_file():
         if not zipfile.is_zipfile(path):
-            raise _missing(f"{origin} {path} is not a Meteor jar")
-        para = _para_near(path.parent)
+            raise _missing(f"{where} is not a Meteor jar")
         if para is None:
             raise _missing(f"no paraphrase-en.gz beside {path}")
-        return Sources(f"{origin} {path}", path, None, para)
-    para = _para_near(path)
+        return Sources(where, path, None, para)
     if para is None:
-        raise _missing(f"no data/paraphrase-en.gz in {origin} {path}")
+        raise _missing(f"no data/paraphrase-en.gz in {where}")
     if (path / "resources" / FILES[1]).is_file():
-        return Sources(f"{origin} {path}", None, path / "resources", para)
-    jar = _jar_in(path)
+        return Sources(where, None, path / "resources", para)
+    jar = path / "meteor-1.5.jar"
+    jar = jar if jar.is_file() else next(iter(sorted(path.glob("meteor*.jar"))), None)
     if jar is None:
-        raise _missing(f"no meteor-1.5.jar or resources/ in {origin} {path}")
-    return Sources(f"{origin} {path}", jar, None, para)
+        raise _missing(f"no meteor-1.5.jar or resources/ in {where}")
+    return Sources(where, jar, None, para)
 
 
 def locate(resources: str | os.PathLike | None = None) -> Sources:
@@ -215,18 +193,15 @@ class Synonyms:
         for w, r in zip(todo, own):
             if cands[w] is None:                        # irregular form: its bases' synsets
                 stem: frozenset[int] = frozenset().union(*(self._sets(row[b]) for b in bases[w]))
-            else:
-                first = next((c for c in cands[w] if row[c] >= 0), None)
-                stem = self._sets(row[first]) if first is not None else frozenset()
+            else:   # the first candidate in the dictionary
+                stem = self._sets(next((row[c] for c in cands[w] if row[c] >= 0), -1))
             self._cache[w] = self._sets(r) | stem
 
     def all_synsets(self, word: str) -> frozenset[int]:
         """``getSynSets(w) ∪ getStemSynSets(w)``, what SynonymMatcher compares."""
-        got = self._cache.get(word)
-        if got is None:
+        if word not in self._cache:
             self.preload([word])
-            got = self._cache[word]
-        return got
+        return self._cache[word]
 
 
 def _utf8(word: str) -> bytes:
@@ -257,12 +232,8 @@ class ParaphraseTable:
         self.vocab = {w: i for i, w in enumerate(vocab)}
         self.bits = int(arrays["meta"][0])
         self.max_len = int(arrays["meta"][1])
-        self.edge_keys = arrays["edge_keys"]
-        self.edge_child = arrays["edge_child"]
-        self.depth = arrays["depth"]
-        self.ref_nodes = arrays["ref_nodes"]
-        self.ref_offsets = arrays["ref_offsets"]
-        self.ref_paras = arrays["ref_paras"]
+        (self.edge_keys, self.edge_child, self.depth, self.ref_nodes, self.ref_offsets,
+         self.ref_paras) = (arrays[k] for k in _NAMES[1:])
 
     def walk(self, flat: np.ndarray) -> np.ndarray:
         """Token ids (-1: unknown word or a sentence boundary) -> ``nodes[p, L-1]``, the trie node
@@ -276,12 +247,9 @@ class ParaphraseTable:
             starts = np.nonzero(alive)[0]
             if not len(starts):
                 break
-            pos = starts + (length - 1)
-            ok = pos < n
-            starts, pos = starts[ok], pos[ok]
-            tok = flat[pos]
-            ok = tok >= 0
-            starts, tok = starts[ok], tok[ok]
+            starts = starts[starts + (length - 1) < n]
+            tok = flat[starts + (length - 1)]
+            starts, tok = starts[tok >= 0], tok[tok >= 0]
             keys = (cur[starts].astype(np.uint64) << np.uint64(self.bits)) | tok.astype(np.uint64)
             # each distinct edge looked up once, in ascending order (a sorted search walks the
             # big key array forwards instead of jumping about it)
@@ -305,10 +273,8 @@ class ParaphraseTable:
         at = np.searchsorted(self.ref_nodes, nodes)
         at_c = np.minimum(at, len(self.ref_nodes) - 1)
         hit = self.ref_nodes[at_c] == nodes
-        out = {}
-        for node, k in zip(nodes[hit].tolist(), at_c[hit].tolist()):
-            out[node] = np.asarray(self.ref_paras[self.ref_offsets[k]:self.ref_offsets[k + 1]])
-        return out
+        return {node: np.asarray(self.ref_paras[self.ref_offsets[k]:self.ref_offsets[k + 1]])
+                for node, k in zip(nodes[hit].tolist(), at_c[hit].tolist())}
 
 
 def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
@@ -316,8 +282,7 @@ def _compile_paraphrases(path: Path) -> tuple[dict[str, np.ndarray], list[str]]:
     as Java's BufferedReader does (UTF-8, \\n, \\r or \\r\\n), in triples: probability (ignored),
     phrase, paraphrase; tokens as StringTokenizer splits them."""
     phrase_id: dict[str, int] = {}
-    ref_list: list[int] = []
-    par_list: list[int] = []
+    ref_list, par_list = [], []
     with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline=None) as f:
         while True:
             prob = f.readline()
@@ -476,7 +441,6 @@ def _small_folder(sources: Sources) -> Path | None:
         if sources.jar is not None:
             key = _file_sha(sources.jar, root)
         else:
-            assert sources.folder is not None
             key = _sha("|".join(_file_sha(sources.folder / n, root) for n in FILES).encode())
     except OSError:
         return None
@@ -507,7 +471,6 @@ def _small_tables(sources: Sources) -> tuple[frozenset[str], dict[str, int], Syn
 @functools.lru_cache(maxsize=4)
 def _load(sources: Sources) -> Meteor15Resources:
     fw, nbp, syn, hashes = _small_tables(sources)
-    hashes = dict(hashes)
     try:
         table = load_paraphrases(sources.paraphrase)
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
@@ -517,7 +480,7 @@ def _load(sources: Sources) -> Meteor15Resources:
                          "data/paraphrase-en.gz)", sources.paraphrase) from None
     except OSError as exc:
         raise InputError(f"cannot read the paraphrase table ({exc.strerror or exc})", sources.paraphrase) from None
-    hashes["paraphrase-en.gz"] = table.sha256
+    hashes = {**hashes, "paraphrase-en.gz": table.sha256}
     return Meteor15Resources(sources.origin, fw, nbp, syn, table, hashes)
 
 

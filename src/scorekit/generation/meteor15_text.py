@@ -141,8 +141,14 @@ _STEP2 = (("ization", "ize"), ("ational", "ate"), ("fulness", "ful"), ("ousness"
           ("li", ""))
 _STEP3 = (("ational", "ate"), ("tional", "tion"), ("alize", "al"), ("icate", "ic"),
           ("iciti", "ic"), ("ative", ""), ("ical", "ic"), ("ness", ""), ("ful", ""))
-_STEP4 = ("ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous",
-          "ive", "ize", "ion", "al", "er", "ic")
+_STEP4 = tuple((suf, "") for suf in ("ement", "ance", "ence", "able", "ible", "ment", "ant", "ent",
+                                      "ism", "ate", "iti", "ous", "ive", "ize", "ion", "al", "er",
+                                      "ic"))
+# the suffixes of steps 2-4 replaced only when this holds of (word, suffix start, R2)
+_ONLY_IF = {"ogi": lambda w, i, p2: i >= 1 and w[i - 1] == "l",
+            "li": lambda w, i, p2: i >= 1 and w[i - 1] in _VALID_LI,
+            "ative": lambda w, i, p2: i >= p2,
+            "ion": lambda w, i, p2: i >= 1 and w[i - 1] in "st"}
 _DOUBLES = frozenset(("bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt"))
 
 
@@ -170,10 +176,7 @@ def snowball_english(word: str) -> str:
         return _EXCEPTION1[word]
     if len(word.encode("utf-16-le")) < 6:     # `not hop 3`, counted in UTF-16 units
         return word
-    w = word
-    if w.startswith("'"):
-        w = w[1:]
-    chars = list(w)
+    chars = list(word[1:] if word.startswith("'") else word)
     if chars and chars[0] == "y":
         chars[0] = "Y"
     for i in range(1, len(chars)):
@@ -181,27 +184,17 @@ def snowball_english(word: str) -> str:
             chars[i] = "Y"
     w = "".join(chars)
     n = len(w)
-    if w.startswith(("gener", "arsen")):
-        p1 = 5
-    elif w.startswith("commun"):
-        p1 = 6
-    else:
-        p1 = _gopast_regions(w, 0)
-    p1 = min(p1, n)
+    special = 5 if w.startswith(("gener", "arsen")) else 6 if w.startswith("commun") else None
+    p1 = min(_gopast_regions(w, 0) if special is None else special, n)
     p2 = _gopast_regions(w, p1) if p1 < n else n
     # Step 0
-    for suf in ("'s'", "'s", "'"):
-        if w.endswith(suf):
-            w = w[: -len(suf)]
-            break
+    w = next((w[: -len(suf)] for suf in ("'s'", "'s", "'") if w.endswith(suf)), w)
     # Step 1a
     if w.endswith("sses"):
         w = w[:-2]
     elif w.endswith(("ied", "ies")):
         w = w[:-3] + ("i" if len(w) - 3 >= 2 else "ie")
-    elif w.endswith(("us", "ss")):
-        pass
-    elif w.endswith("s"):
+    elif w.endswith("s") and not w.endswith(("us", "ss")):
         k = len(w) - 1          # `next gopast v`: a vowel before the letter preceding the s
         if k >= 1 and any(c in _V for c in w[: k - 1]):
             w = w[:-1]
@@ -226,49 +219,16 @@ def snowball_english(word: str) -> str:
     # Step 1c
     if len(w) >= 3 and w[-1] in "yY" and w[-2] not in _V:
         w = w[:-1] + "i"
-    # Step 2
-    for suf, rep in _STEP2:
-        if w.endswith(suf):
-            start = len(w) - len(suf)
-            if start >= p1:
-                if suf == "ogi":
-                    if start >= 1 and w[start - 1] == "l":
-                        w = w[:start] + rep
-                elif suf == "li":
-                    if start >= 1 and w[start - 1] in _VALID_LI:
-                        w = w[:start]
-                else:
-                    w = w[:start] + rep
-            break
-    # Step 3
-    for suf, rep in _STEP3:
-        if w.endswith(suf):
-            start = len(w) - len(suf)
-            if start >= p1:
-                if suf == "ative":
-                    if start >= p2:
-                        w = w[:start]
-                else:
-                    w = w[:start] + rep
-            break
-    # Step 4
-    for suf in _STEP4:
-        if w.endswith(suf):
-            start = len(w) - len(suf)
-            if start >= p2:
-                if suf == "ion":
-                    if start >= 1 and w[start - 1] in "st":
-                        w = w[:start]
-                else:
-                    w = w[:start]
-            break
+    # Steps 2, 3 and 4: the first listed suffix of the word, replaced when it starts in the region
+    for table, region in ((_STEP2, p1), (_STEP3, p1), (_STEP4, p2)):
+        suf, rep = next(((suf, rep) for suf, rep in table if w.endswith(suf)), ("", None))
+        start = len(w) - len(suf)
+        if rep is not None and start >= region and _ONLY_IF.get(suf, lambda *_: True)(w, start, p2):
+            w = w[:start] + rep
     # Step 5
-    if w.endswith("e"):
-        start = len(w) - 1
-        if start >= p2 or (start >= p1 and not _shortv(w, start)):
-            w = w[:start]
-    elif w.endswith("l"):
-        start = len(w) - 1
-        if start >= p2 and start >= 1 and w[start - 1] == "l":
-            w = w[:start]
+    start = len(w) - 1
+    if w.endswith("e") and (start >= p2 or (start >= p1 and not _shortv(w, start))):
+        w = w[:start]
+    elif w.endswith("l") and start >= p2 and start >= 1 and w[start - 1] == "l":
+        w = w[:start]
     return w.replace("Y", "y")

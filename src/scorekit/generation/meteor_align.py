@@ -123,12 +123,6 @@ def align_pairs(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[st
     return pairs
 
 
-def align(h: Prepared, r: Prepared, synonyms: Callable[[str], frozenset[str]]) -> tuple[int, int]:
-    """``(matches, chunks)`` of :func:`align_pairs`."""
-    pairs = align_pairs(h, r, synonyms)
-    return (len(pairs), count_chunks(pairs)) if pairs else (0, 0)
-
-
 def count_chunks(pairs: list[tuple[int, int]]) -> int:
     """Chunks of a non-empty alignment: runs of matches adjacent in both sentences (sorts
     ``pairs`` in place, as nltk does)."""

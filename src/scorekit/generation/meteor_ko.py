@@ -74,17 +74,12 @@ def _as_text(text, what: str) -> str:
     raise InputError(f"{what}: expected a string or a list of string tokens, got {type(text).__name__}")
 
 
-def _check_delta(delta: float) -> float:
-    delta = float(delta)
-    if not 0.0 <= delta <= 1.0:
-        raise InputError(f"delta: expected a number in [0, 1] (content-unit weight), got {delta:g}")
-    return delta
-
-
 def korean_meteor_batch(predictions: Sequence, references: Sequence[Sequence], *, alpha: float = 0.9,
                         beta: float = 3.0, gamma: float = 0.5, lexicon=None,
                         delta: float = DEFAULT_DELTA) -> np.ndarray:
-    delta = _check_delta(delta)
+    delta = float(delta)
+    if not 0.0 <= delta <= 1.0:
+        raise InputError(f"delta: expected a number in [0, 1] (content-unit weight), got {delta:g}")
     lex = resolve_lexicon(lexicon)
     index = lemma_synonyms(lex)
 

@@ -23,24 +23,17 @@ from scorekit.text.normalize import nfc
 _LOADED: dict[tuple, object] = {}   # the BERTScorer last loaded in this process, by its parameters
 
 
-def load_bertscorer(required: bool, **kwargs):
-    """A :class:`~scorekit.neural.bertscore.BERTScorer` built with ``kwargs``, or None when it
-    cannot be loaded (torch, transformers or the model missing) and ``required`` is False."""
+def load_bertscorer(**kwargs):
+    """A :class:`~scorekit.neural.bertscore.BERTScorer` built with ``kwargs``; one
+    MissingDependencyError when torch, transformers or the model is missing."""
     try:
         from scorekit.neural.bertscore import BERTScorer
     except ImportError as exc:
-        if required:
-            raise MissingDependencyError(
-                f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
-                "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
-            ) from exc
-        return None
-    try:
-        return BERTScorer(**kwargs)
-    except MissingDependencyError:
-        if required:
-            raise
-        return None
+        raise MissingDependencyError(
+            f"BERTScore needs scorekit.neural.bertscore with torch and transformers ({exc}); "
+            "install torch and transformers or run without BERTScore (-m without bertscore/efficiency)"
+        ) from exc
+    return BERTScorer(**kwargs)
 
 
 _COLUMNS = {"bertscore_p": "precision", "bertscore_r": "recall", "bertscore_f1": "f1"}
@@ -108,7 +101,7 @@ class BERTScore(CaptionMetric):
             if key not in _LOADED:
                 _LOADED.clear()     # one model held at a time
                 _LOADED[key] = load_bertscorer(
-                    True, model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
+                    model=v["model"], num_layers=v["num_layers"], idf=bool(v["idf"]),
                     rescale_with_baseline=bool(v["rescale_with_baseline"]), baseline_path=v["baseline_path"],
                     batch_size=v["batch_size"], device=v["device"], allow_english_model=self.allow_english_model)
             self._scorer = _LOADED[key]
@@ -181,10 +174,8 @@ class CLIPScore(CaptionMetric):
             raise MissingDependencyError(f"CLIPScore is not available ({exc})") from None
         if getattr(self, "_scorer", None) is None:
             self._scorer = CLIPScorer(self.values["model"])
-        if b.media_kind == "videos":
-            res = self._scorer.score_videos(b.media, b.predictions, b.references)
-        else:
-            res = self._scorer.score(b.media, b.predictions, b.references)
+        score = self._scorer.score_videos if b.media_kind == "videos" else self._scorer.score
+        res = score(b.media, b.predictions, b.references)
         from scorekit.signature import parse_signature
 
         fields = {k: v for k, v in parse_signature(res.signature).items() if k not in ("task", "version")}

@@ -80,9 +80,7 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
 
     n_sent = len(sentences)
     flat_toks = list(chain.from_iterable(sentences))
-    tok2id: dict = dict.fromkeys(flat_toks)       # first-appearance order, at C speed
-    for i, t in enumerate(tok2id):
-        tok2id[t] = i
+    tok2id = {t: i for i, t in enumerate(dict.fromkeys(flat_toks))}   # first-appearance order
     n_tok = len(flat_toks)
     ids = np.fromiter(map(tok2id.__getitem__, flat_toks), dtype=np.int64, count=n_tok)
     del flat_toks
@@ -101,13 +99,14 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
     starts = np.cumsum(lengths) - lengths
     slot_shift = indptr[:-1] - starts           # slot of position p's order-n n-gram: p + shift
     order_cols, grams = [], []
-    indices: np.ndarray | None = None
+    # column ids stay below the number of entries plus the vocabulary
+    indices = np.empty(nnz, dtype=np.int64 if nnz + base * max_n >= 2 ** 31 else np.int32)
     offset = 0
     rank_at = ids                  # order 1: every id occurs, so an id is its own rank
     uniq_rows = np.arange(base, dtype=np.int64)[:, None]
     for n in range(1, max_n + 1):
         if n == 1:
-            pos, inv = None, ids
+            inv, slots = ids, np.arange(n_tok, dtype=np.int64) + slot_shift[sent]
             if n_tok == 0:
                 uniq_rows = uniq_rows[:0]
         else:
@@ -117,21 +116,12 @@ def ngram_matrix(sentences: Sequence[Sequence[str]], max_n: int = 4) -> NgramMat
             if n < max_n:
                 rank_at = np.full(n_tok, -1, dtype=np.int64)
                 rank_at[pos] = inv
-        if indices is None:
-            # column ids stay below the number of entries plus the vocabulary
-            wide = nnz + base * max_n >= 2 ** 31
-            indices = np.empty(nnz, dtype=np.int64 if wide else np.int32)
-        if pos is None:
-            slots = np.arange(n_tok, dtype=np.int64) + slot_shift[sent]
-        else:
             slots = pos + slot_shift[sent[pos]]
         indices[slots] = offset + inv
         slot_shift += per_order[n - 1]
         order_cols.append(np.full(len(uniq_rows), n - 1, dtype=np.int64))
         grams.append(uniq_rows)
         offset += len(uniq_rows)
-    if indices is None:
-        indices = np.zeros(0, dtype=np.int32)
     indptr = indptr.astype(indices.dtype)
     counts = sparse.csr_matrix((np.ones(nnz), indices, indptr), shape=(n_sent, offset))
     counts.sum_duplicates()

@@ -15,17 +15,12 @@ Definitions (Lin 2004; spec ``nword-summarization.md`` "Phase 1 Metrics" §1 and
   ``F = (1 + b^2) P* R* / (R* + b^2 P*)`` with ``b = 1.2`` (``rouge_l_coco(beta=...)``); the
   corpus score is the mean.
 
-Tokenisation (``rouge_tokenize``): English exactly as rouge-score's ``DefaultTokenizer``
-(lower-case, every run of characters outside ``[a-z0-9]`` is a separator, optional Porter stem
-of tokens longer than 3 characters — NLTK's ``PorterStemmer``, as rouge-score uses). rouge-score
-deletes every Hangul character, so Korean text scores 0 there; here text with Hangul (or
-``lang="ko"``) goes through Kiwi morphemes with particles and punctuation dropped (``stem=True``
-uses Kiwi lemmas, e.g. ``갔`` -> ``가다``). All text is NFC-normalised first.
+Tokenisation (``rouge_tokenize``; docs/summarization.md "Tokenisation"): English exactly as
+rouge-score's ``DefaultTokenizer``; text with Hangul (which rouge-score deletes) or ``lang="ko"``
+through Kiwi morphemes without particles and punctuation. All text is NFC-normalised first.
 
-Speed: the LCS length is computed bit-parallel (Hyyrö 2004) on Python integers — one addition,
-one subtraction and three bit operations per token of the prediction instead of the
-``|pred| x |ref|`` dynamic-programming table — and a reference can be prepared once
-(:class:`PreparedReference`) and scored against many predictions (the n-sweep, RL rewards).
+The LCS length is computed bit-parallel (Hyyrö 2004) on Python integers, and a reference can be
+prepared once (:class:`PreparedReference`) and scored against many predictions.
 """
 
 from __future__ import annotations
@@ -39,7 +34,11 @@ from typing import NamedTuple
 import numpy as np
 
 from scorekit.errors import UnknownNameError
-from scorekit.generation.units import DEFAULT_KOREAN_UNITS, KoreanUnitsMetric, check_units
+from scorekit.generation.batch import (DEFAULT_KOREAN_UNITS, CaptionMetric, KoreanUnitsMetric,
+                                      check_units)
+from scorekit.metrics.base import Param, Stats
+from scorekit.metrics.registry import register
+from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
 KINDS = ("rouge1", "rouge2", "rougeL")
@@ -86,22 +85,6 @@ def _english_tokens(text: str, stem: bool) -> list[str]:
     return tokens
 
 
-def _korean_select(morphs, stem: bool) -> list[str]:
-    from scorekit.text.korean import select
-
-    return [t.lower() for t in select(morphs, drop_particles=True, drop_punct=True, lemma=stem)]
-
-
-def _wants_korean(text: str, lang: str) -> bool:
-    from scorekit.text.korean import has_hangul
-
-    if lang == "ko":
-        return True
-    if lang == "en":
-        return has_hangul(text)
-    raise UnknownNameError("language", lang, ["en", "ko"])
-
-
 def rouge_tokenize(text: str, *, lang: str = "en", stem: bool = False) -> list[str]:
     """Tokens for ROUGE: rouge-score's tokenizer for English, Kiwi morphs for Korean.
 
@@ -121,24 +104,20 @@ def rouge_tokenize_batch(texts: Sequence[str], *, lang: str = "en", stem: bool =
     """
     check_units(units)
     texts = [nfc(t) for t in texts]
-    flags = list(korean) if korean is not None else [_wants_korean(t, lang) for t in texts]
-    out: list[list[str] | None] = [None] * len(texts)
-    ko_idx = [i for i, f in enumerate(flags) if f]
-    if ko_idx:
-        if units == "content":
-            from scorekit.text.korean_units import content_tokens_batch
+    if korean is None and texts and lang not in ("en", "ko"):
+        raise UnknownNameError("language", lang, ["en", "ko"])
+    flags = list(korean) if korean is not None else [lang == "ko" or has_hangul(t) for t in texts]
+    ko = [t for t, f in zip(texts, flags) if f]
+    if ko and units == "content":
+        from scorekit.text.korean_units import content_tokens_batch
 
-            for i, toks in zip(ko_idx, content_tokens_batch([texts[i] for i in ko_idx])):
-                out[i] = [t.lower() for t in toks]
-        else:
-            from scorekit.text.korean import analyze_batch
+        done = iter([[t.lower() for t in toks] for toks in content_tokens_batch(ko)])
+    elif ko:
+        from scorekit.text.korean import analyze_batch, select
 
-            for i, morphs in zip(ko_idx, analyze_batch([texts[i] for i in ko_idx])):
-                out[i] = _korean_select(morphs, stem)
-    for i, f in enumerate(flags):
-        if not f:
-            out[i] = _english_tokens(texts[i], stem)
-    return out  # type: ignore[return-value]
+        done = iter([[t.lower() for t in select(m, drop_particles=True, drop_punct=True,
+                                                lemma=stem)] for m in analyze_batch(ko)])
+    return [next(done) if f else _english_tokens(t, stem) for f, t in zip(flags, texts)]
 
 
 def coco_tokenize(text: str) -> list[str]:
@@ -159,10 +138,8 @@ def _score_counts(pred: Counter, ref: Counter) -> Score:
         hits = sum(min(c, ref[g]) for g, c in pred.items() if g in ref)
     else:
         hits = sum(min(c, pred[g]) for g, c in ref.items() if g in pred)
-    p_total = sum(pred.values())
-    r_total = sum(ref.values())
-    precision = hits / max(p_total, 1)
-    recall = hits / max(r_total, 1)
+    precision = hits / max(sum(pred.values()), 1)
+    recall = hits / max(sum(ref.values()), 1)
     return Score(precision, recall, fmeasure(precision, recall))
 
 
@@ -175,10 +152,8 @@ def rouge_n(pred: Sequence[str], ref: Sequence[str], n: int) -> Score:
 
 def _match_masks(tokens: Iterable) -> dict:
     masks: dict = {}
-    bit = 1
-    for t in tokens:
-        masks[t] = masks.get(t, 0) | bit
-        bit <<= 1
+    for i, t in enumerate(tokens):
+        masks[t] = masks.get(t, 0) | (1 << i)
     return masks
 
 
@@ -234,10 +209,9 @@ class PreparedReference:
         self._masks: dict | None = None
 
     def counts(self, n: int) -> Counter:
-        c = self._counts.get(n)
-        if c is None:
-            c = self._counts[n] = ngram_counts(self.tokens, n)
-        return c
+        if n not in self._counts:
+            self._counts[n] = ngram_counts(self.tokens, n)
+        return self._counts[n]
 
     def score(self, pred: Sequence[str], kind: str, pred_counts: dict[int, Counter] | None = None) -> Score:
         if kind == "rougeL":
@@ -246,12 +220,10 @@ class PreparedReference:
             lcs = _lcs_with_masks(self._masks, len(self.tokens), pred)
             return _lcs_score(lcs, len(pred), len(self.tokens))
         n = int(kind[5:])
-        pc = None if pred_counts is None else pred_counts.get(n)
-        if pc is None:
-            pc = ngram_counts(pred, n)
-            if pred_counts is not None:
-                pred_counts[n] = pc
-        return _score_counts(pc, self.counts(n))
+        pred_counts = {} if pred_counts is None else pred_counts
+        if n not in pred_counts:
+            pred_counts[n] = ngram_counts(pred, n)
+        return _score_counts(pred_counts[n], self.counts(n))
 
 
 def rouge_multi(pred_tokens: Sequence[str],
@@ -264,15 +236,9 @@ def rouge_multi(pred_tokens: Sequence[str],
         raise ValueError("rouge_multi needs at least one reference")
     refs = [r if isinstance(r, PreparedReference) else PreparedReference(r) for r in refs_tokens]
     pred_counts: dict[int, Counter] = {}
-    out: dict[str, Score] = {}
-    for kind in kinds:
-        best: Score | None = None
-        for ref in refs:
-            s = ref.score(pred_tokens, kind, pred_counts)
-            if best is None or s.fmeasure > best.fmeasure:
-                best = s
-        out[kind] = best  # type: ignore[assignment]
-    return out
+    # max keeps the first of equal scores
+    return {kind: max((ref.score(pred_tokens, kind, pred_counts) for ref in refs),
+                      key=lambda s: s.fmeasure) for kind in kinds}
 
 
 def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *,
@@ -286,17 +252,13 @@ def rouge_scores(predictions: Sequence[str], references: Sequence[str | Sequence
     (see :func:`rouge_tokenize_batch`; default :data:`DEFAULT_KOREAN_UNITS`).
     """
     units = check_units(units or DEFAULT_KOREAN_UNITS)
-    from scorekit.text.korean import has_hangul
-
     kinds = _check_kinds(kinds)
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
     if lang not in ("en", "ko"):
         raise UnknownNameError("language", lang, ["en", "ko"])
     refs = [[r] if isinstance(r, str) else list(r) for r in references]
-    texts: list[str] = []
-    flags: list[bool] = []
-    spans: list[tuple[int, int]] = []
+    texts, flags, spans = [], [], []   # spans: (start, size) of each item's texts
     for p, rs in zip(predictions, refs):
         group = [p] + rs
         ko = lang == "ko" or any(has_hangul(t) for t in group)
@@ -341,17 +303,6 @@ def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]
     return 0.0
 
 
-def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
-                        refs_tokens: Sequence[Sequence[Sequence[str]]],
-                        beta: float = 1.2) -> tuple[float, np.ndarray]:
-    """``(mean, per-item scores)`` as pycocoevalcap's ``Rouge().compute_score``."""
-    if len(preds_tokens) != len(refs_tokens):
-        raise ValueError(f"{len(preds_tokens)} predictions but {len(refs_tokens)} reference sets")
-    scores = np.array([coco_rouge_l(p, r, beta) for p, r in zip(preds_tokens, refs_tokens)],
-                      dtype=np.float64)
-    return float(np.mean(scores)) if len(scores) else float("nan"), scores
-
-
 def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
     """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
     from scorekit.text.korean import analyser_version
@@ -373,12 +324,6 @@ def stemmer_pin(stem: bool) -> dict:
     import nltk
 
     return {"stem": f"porter-nltk{nltk.__version__}"}
-
-
-# -- the metric contract ---------------------------------------------------------------------
-from scorekit.generation.batch import CaptionMetric  # noqa: E402
-from scorekit.metrics.base import Param, Stats  # noqa: E402
-from scorekit.metrics.registry import register  # noqa: E402
 
 
 @register
@@ -432,6 +377,7 @@ class RougeLCoco(CaptionMetric):
                                                                "(pycocoevalcap's Rouge.beta; 0: precision)", low=0),)
 
     def item_stats(self, batch) -> Stats:
-        hyps, refs = self.batch(batch).tokens()
-        return Stats({"rouge_l_coco": coco_rouge_l_corpus(hyps, refs, self.values["beta"])[1]})
+        hyps, refs = self.batch(batch).tokens()   # the corpus value is the mean, as pycocoevalcap's
+        return Stats({"rouge_l_coco": np.array([coco_rouge_l(h, rs, self.values["beta"])
+                                                for h, rs in zip(hyps, refs)], dtype=np.float64)})
 

@@ -10,6 +10,7 @@ references print in [0, 1]) are left as they are.
 from __future__ import annotations
 
 from scorekit.generation.bleu import BREAKDOWN_KEYS
+from scorekit.metrics.registry import MetricSpec
 from scorekit.result import Result
 from scorekit.signature import Signature
 
@@ -21,14 +22,8 @@ _CHRF = ("chrf", "chrf_pp")
 def sacrebleu_keys(keys) -> list[str]:
     """The keys among ``keys`` (result keys as written: ``chrf(beta=3)``, ``bleu_4(mode=sacrebleu)``)
     that sacrebleu reports on its 0-100 scale: chrF/chrF++, and BLEU in sacrebleu mode."""
-    from scorekit.metrics.registry import MetricSpec
-
-    out = []
-    for k in keys:
-        spec = MetricSpec(k)
-        if spec.name in _CHRF or (spec.name in _BLEU and spec.args.get("mode") == "sacrebleu"):
-            out.append(k)
-    return out
+    return [k for k in keys if (spec := MetricSpec(k)).name in _CHRF
+            or (spec.name in _BLEU and spec.args.get("mode") == "sacrebleu")]
 
 
 def rescale(result: Result, scale: int) -> Result:
@@ -38,11 +33,9 @@ def rescale(result: Result, scale: int) -> Result:
     keys = sacrebleu_keys(result.metrics)
     if scale == 1 or not keys:
         return result
-    for k in keys:
-        result.metrics[k] = result.metrics[k] * scale
-    for row in result.per_item or []:
+    for row in [result.metrics, *(result.per_item or [])]:
         for k in keys:
-            if k in row and row[k] is not None:
+            if row.get(k) is not None:
                 row[k] = row[k] * scale
     sig = Signature.parse(result.signature)
     sig.update(scale=scale)

@@ -11,12 +11,9 @@ The spec (caption-metrics.md) scores each item alone and averages (§6.1 ``evalu
     cider      = pycocoevalcap Cider().compute_score({"0": [ref]}, {"0": [hyp]})             # §3.3
     corpus     = sum(item values) / n                                                          # §6.1
 
-with ONE reference per item: §8.1's ``evaluate.py`` passes ``references[id]`` to
-``evaluate_single(reference, hypothesis)`` as one string, so where an id has several references
-the first is used. Two of those numbers are 0 on Korean whatever the captions: rouge-score's
-tokenizer keeps only ``[a-z0-9]`` (it deletes Hangul), and CIDEr over one image has every idf
-``log(1) - log(1) = 0``. They are kept as ``spec_rouge_l`` and ``spec_cider``, and scorekit's
-values on the same single references are shown beside them as ``rouge_l`` and ``cider``.
+with ONE reference per item (§8.1's ``evaluate.py`` passes one string per id: the first). The
+spec's ROUGE-L and CIDEr are 0 on Korean whatever the captions (:data:`ZERO_ON_KOREAN`): they are
+kept as ``spec_rouge_l`` and ``spec_cider``, scorekit's ``rouge_l`` and ``cider`` beside them.
 
 How each number is computed here (equal to the spec's code run as written, to 1e-9 —
 ``tests/generation/test_spec_recipe.py`` runs that code as the oracle):
@@ -29,9 +26,7 @@ How each number is computed here (equal to the spec's code run as written, to 1e
   Okt tokens.
 * CIDEr: :func:`scorekit.generation.cider.cider_d` on one item at a time, whitespace tokens.
 
-The recipe is pinned in the result's signature (``recipe:spec``, Okt and konlpy versions, the
-reference rule, the METEOR and BLEU parameters). The spec's BERTScore (klue/bert-base) is not part
-of the recipe: scorekit downloads no model.
+The signature pins the recipe; the spec's BERTScore is not part of it (docs/caption.md).
 """
 
 from __future__ import annotations
@@ -117,12 +112,10 @@ def spec_scores(hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequen
     from scorekit.generation.meteor import meteor_batch
     from scorekit.generation.rouge import _english_tokens, rouge_l
 
-    n = len(hyp_tokens)
-    out: dict[str, np.ndarray] = {}
-    refs1 = [[list(r)] for r in ref_tokens]
-    out["meteor"] = (meteor_batch([list(h) for h in hyp_tokens], refs1, lang="en", alpha=ALPHA, beta=BETA,
-                                  gamma=GAMMA) if n else np.zeros(0))
-    stats = bleu_stats_batch([list(h) for h in hyp_tokens], refs1)
+    hyps1, refs1 = [list(h) for h in hyp_tokens], [[list(r)] for r in ref_tokens]
+    out = {"meteor": meteor_batch(hyps1, refs1, lang="en", alpha=ALPHA, beta=BETA, gamma=GAMMA)
+           if hyps1 else np.zeros(0)}
+    stats = bleu_stats_batch(hyps1, refs1)
     for k in range(1, 5):
         w = nltk_weights(k)
         out[f"bleu_{k}"] = np.array([nltk_sentence_bleu(s, w) for s in stats], dtype=np.float64)
@@ -132,12 +125,6 @@ def spec_scores(hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequen
     out["spec_cider"] = np.array([cider_d([h.split()], [[r.split()]]).score for h, r in zip(hyps, refs)],
                                  dtype=np.float64)
     return out
-
-
-def spec_mean(values: np.ndarray) -> float:
-    """§6.1's ``sum(r[key] for r in all_results) / len(all_results)``, in the same order."""
-    values = [float(v) for v in values]
-    return sum(values) / len(values) if values else float("nan")
 
 
 def spec_signature() -> str:
@@ -173,7 +160,9 @@ def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str]
     toks = okt_morphs(preds + first)
     per = spec_scores(toks[:len(preds)], toks[len(preds):], preds, first)
     beside = evaluate(preds, [[r] for r in first], lang="ko", metrics=list(BESIDE))
-    metrics = {k: spec_mean(per[k]) for k in SPEC_KEYS}
+    # §6.1's sum(r[key] for r in all_results) / len(all_results), in the same order
+    metrics = {k: sum(map(float, per[k])) / len(per[k]) if len(per[k]) else float("nan")
+               for k in SPEC_KEYS}
     metrics.update(beside.metrics)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(preds))]
     rows = [{"id": id_, "prediction": preds[i], "references": [first[i]],

@@ -65,7 +65,7 @@ class Toolkit:
 
         v = reward_metric(reward).values
         enc = Encoder.load(encoder, device=device)
-        scorer = load_bertscorer(True, model=v["model"], num_layers=v["num_layers"],
+        scorer = load_bertscorer(model=v["model"], num_layers=v["num_layers"],
                                  rescale_with_baseline=v["rescale_with_baseline"], baseline_path=v["baseline_path"],
                                  batch_size=v["batch_size"], device=device, allow_english_model=allow_english_model,
                                  model_option=REWARD_OPTION)
