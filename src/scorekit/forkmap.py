@@ -1,17 +1,11 @@
-"""Split pure-Python CPU work over this machine's cores with ``fork``: the children inherit what
-the parent has loaded (resources, prepared sentences) instead of re-loading or pickling it.
+"""Split pure-Python CPU work over this machine's cores with ``fork`` (docs/scale-out.md): the
+children inherit what the parent has loaded instead of re-loading or pickling it.
 
-:func:`fork_map` runs ``fn(part)`` for each part: the parent computes the first part itself while
-one forked child per other part computes the rest and sends its result back pickled through a
-pipe.
-Results come back in order and equal a plain ``[fn(p) for p in parts]`` — a child that fails
-for any reason (killed, out of memory, an exception) has its part recomputed in the parent, so
-nothing is lost and no error is new. Without ``os.fork`` (Windows, macOS spawn-only set-ups) or
-with one worker it is the plain loop.
-
-How many processes: ``SCOREKIT_WORKERS`` (``1`` turns it off), else the cores this process may
-use (``os.sched_getaffinity``). Inside a Ray worker it defaults to 1: Ray already places one task
-per core.
+:func:`fork_map` runs ``fn(part)`` for each part: the parent computes the first part itself, one
+forked child per other part the rest, sent back pickled through a pipe. Results come back in
+order and equal ``[fn(p) for p in parts]`` — a child that fails for any reason has its part
+recomputed in the parent. Without ``os.fork`` or with one worker it is the plain loop. How many
+processes: ``SCOREKIT_WORKERS`` (``1`` turns it off), else the usable cores; 1 inside a Ray worker.
 """
 
 from __future__ import annotations

@@ -105,17 +105,10 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Result":
-        return cls(
-            task=data["task"],
-            metrics=dict(data.get("metrics") or {}),
-            signature=data.get("signature", ""),
-            per_item=list(data.get("per_item") or []),
-            inputs=dict(data.get("inputs") or {}),
-            extra=dict(data.get("extra") or {}),
-            name=data.get("name"),
-            created=data.get("created") or "",
-            scorekit_version=data.get("scorekit_version") or "unknown",
-        )
+        return cls(data["task"], dict(data.get("metrics") or {}), data.get("signature", ""),
+                   list(data.get("per_item") or []), dict(data.get("inputs") or {}),
+                   dict(data.get("extra") or {}), data.get("name"), data.get("created") or "",
+                   data.get("scorekit_version") or "unknown")
 
     @classmethod
     def from_json(cls, text: str) -> "Result":

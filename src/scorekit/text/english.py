@@ -1,27 +1,9 @@
-"""The COCO caption tokenizer in pure Python (no Java).
-
-pycocoevalcap tokenises every caption with Stanford CoreNLP 3.4.1's ``PTBTokenizer -preserveLines
--lowerCase`` and then drops the punctuation tokens in its ``PUNCTUATIONS`` list. This module
-reproduces that pipeline for ordinary captions (spec caption-metrics.md §3.3 feeds these tokens to
-CIDEr/BLEU):
-
-* lower-case; whitespace separates chunks; punctuation is split off words
-  (``dog.`` -> ``dog .``, ``a,b`` -> ``a , b``) but kept inside numbers (``1,000``, ``3:30``,
-  ``5.50``), hyphenated words (``black-and-white``) and slashes (``and/or``);
-* contractions split the PTB way: ``don't`` -> ``do n't``, ``can't`` -> ``ca n't``,
-  ``man's`` -> ``man 's``, ``dogs'`` -> ``dogs '``, ``cannot`` -> ``can not``,
-  ``gonna`` -> ``gon na``;
-* a period after a known abbreviation (``mr.``, ``st.``, ``etc.``), an initial (``a.``) or a
-  letter-dot acronym (``u.s.``, ``a.m.``) stays on the word;
-* PTB escapes: ``(`` -> ``-lrb-``, ``)`` -> ``-rrb-``, ``[``/``]`` -> ``-lsb-``/``-rsb-``,
-  ``{``/``}`` -> ``-lcb-``/``-rcb-`` — lower-cased by ``-lowerCase``, so **pycocoevalcap keeps the
-  bracket tokens** (its list holds the upper-case ``-LRB-``) while ``-lcb-``/``-rcb-`` survive too;
-* removed tokens: ``'' ' `` ` . ? ! , : - -- ... ;`` (quotes become `````/``''`` first; dash runs
-  become ``--``; ``…`` becomes ``...``).
-
-Exactness is tested against the Java tokenizer on many generated captions
-(``tests/text/test_english.py``, marker ``java``); exotic inputs (URLs, emoticons, ``a?b``) may
-differ, which the docs say.
+"""The COCO caption tokenizer in pure Python (no Java): pycocoevalcap's Stanford CoreNLP 3.4.1
+``PTBTokenizer -preserveLines -lowerCase`` followed by its ``PUNCTUATIONS`` removal (spec
+caption-metrics.md §3.3 feeds these tokens to CIDEr/BLEU). The quirks reproduced (brackets kept as
+``-lrb-``..., PTB contractions, abbreviation and initial periods) are listed in docs/caption.md
+("Tokenizers"); exactness is tested against the Java tokenizer on many generated captions
+(``tests/text/test_english.py``, marker ``java``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""Which texts Kiwi's multi-word name dictionary could touch (issue #29: Kiwi's fixed cost).
-
-Kiwi loads, besides its model, a dictionary of 252,228 multi-word proper nouns from WikiData
-(``multi.dict``: ``잭 바우어``, ``영어 위키백과``). It is most of Kiwi's start: without it Kiwi
-loads and builds in 0.8 s of CPU and 340 MB instead of 1.8 s and 530 MB. An entry changes an
-analysis only where the text spells it: Kiwi matches an entry at any position, with any
-whitespace (none included) where the entry has a space, and a vowel-final last syllable may carry
-a coda (``바우언`` = ``바우어`` + ``ㄴ``). So a batch in which no text spells any entry is analysed
-identically by a Kiwi built without the dictionary (checked on 71,000 texts, natural and built to
-collide, in tests/text/test_kiwi_names.py); :func:`clear` answers that conservatively — it may
-say a text could touch an entry when Kiwi would not use it, never the reverse.
+"""Which texts Kiwi's multi-word name dictionary could touch (issue #29: Kiwi's fixed cost; see
+docs/caption.md). Kiwi built without its ``multi.dict`` analyses a batch identically when no text
+spells an entry; :func:`clear` answers that conservatively — it may say a text could touch an
+entry when Kiwi would not use it, never the reverse.
 
 The test, per text: the entry's *key* is a substring of the text's key, where a key is the string
 NFKD-decomposed (a syllable becomes its jamo, so an added coda keeps the entry a substring),

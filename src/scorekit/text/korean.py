@@ -70,24 +70,16 @@ _USER_KIWIS: dict[str, object] = {}
 def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[str] | None = None):
     """A Kiwi with each ``(word, POS)`` registered as a user word, so a lexicon word stays one
     morph in context (``해질녘`` is one noun, not 해+지+ㄹ+녘). Cached per ``key`` (the lexicon's
-    fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
-    (``주무시``) unless Kiwi without user words already analyses the word as stem + 다 (so the
-    answer does not depend on the lexicon's order).
+    fingerprint) and per process (a forked child cannot use its parent's Kiwi, whose threads did
+    not survive the fork; the parent's stays referenced, never destroyed). Nouns are added as they
+    are; a verb/adjective (``주무시다``) adds its stem unless Kiwi without user words already
+    analyses the word as stem + 다 (asked before any word is added, the answer kept in the cache
+    folder, so a warm start builds Kiwi's model once).
 
     ``texts``: the texts the instance is for. When none of them, nor the lexicon's verbs, can
     touch an entry of Kiwi's multi-word name dictionary (:func:`scorekit.text.kiwi_names.clear`),
-    Kiwi is built without that dictionary: the same analyses, in 0.8 s of CPU and 340 MB instead
-    of 1.8 s and 530 MB. Otherwise (or with ``texts=None``) the full Kiwi, which then also serves
-    every later call of the process.
-
-    The verbs' question is asked of the same instance before any word is added, and its answer is
-    kept in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
-    first analysis and again at the first one after ``add_user_word``, so a warm start builds it
-    once.
-
-    Per process: a forked child cannot use its parent's Kiwi (its thread pool did not survive the
-    fork), so it builds its own; the parent's stays referenced, never destroyed (a destructor
-    would wait for threads that are gone)."""
+    Kiwi is built without it (the same analyses, cheaper); otherwise (or with ``texts=None``) the
+    full Kiwi, which then also serves every later call of the process."""
     key = f"{os.getpid()}:{key}"
     kiwi = _USER_KIWIS.get(key)
     if kiwi is not None:
@@ -223,18 +215,8 @@ def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True
 def tokenize_batch(texts: Sequence[str], *, drop_particles: bool = False, drop_punct: bool = True,
                    lemma: bool = False) -> list[list[str]]:
     """Like ``[tokenize(t) for t in texts]``, from the one batched analysis of each text."""
-    texts = [nfc(t) for t in texts]   # nfc() itself skips work on clean NFC text
-    out: list[list[str]] = [[] for _ in texts]
-    idx = [i for i, t in enumerate(texts) if t.strip()]
-    if not idx:
-        return out
-    for i, morphs in zip(idx, _analysed([texts[i] for i in idx])):
-        out[i] = [
-            (m.lemma if lemma else m.form)
-            for m in morphs
-            if not (drop_particles and m.tag.startswith("J")) and not (drop_punct and m.tag in PUNCT_TAGS)
-        ]
-    return out
+    return [select(ms, drop_particles=drop_particles, drop_punct=drop_punct, lemma=lemma)
+            for ms in analyze_batch(texts)]
 
 
 def analyser_version() -> str:
@@ -246,18 +228,17 @@ def analyser_version() -> str:
 
 
 def _model_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("kiwipiepy-model")
-    except Exception:  # pragma: no cover
-        return "unknown"
+    return _version("kiwipiepy-model")
 
 
 def kiwi_version() -> str:
-    try:
-        import kiwipiepy
+    return _version("kiwipiepy")
 
-        return kiwipiepy.__version__
+
+def _version(package: str) -> str:
+    try:
+        from importlib.metadata import version
+
+        return version(package)
     except Exception:  # pragma: no cover
         return "unknown"

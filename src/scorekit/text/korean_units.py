@@ -1,30 +1,11 @@
-"""Korean units (issue #15; documented with examples in docs/caption.md, "Korean units"): Kiwi's
-morphs regrouped into Okt-sized units, the tokens of Korean METEOR and of the content-unit
-BLEU/ROUGE-L (tokenizer ``ko-content``).
-
-The spec tokenises with Okt and drops particles (``Josa``) and punctuation. Kiwi splits finer than
-Okt (``파란`` -> ``파랗/VA + ㄴ/ETM``), so morphs are regrouped into *units*:
-
-* particles (``J*``) and punctuation/symbols are dropped (spec: 조사 제거 정규화);
-* a grammatical ending (``E*``) or a noun/adjective suffix (``XSN``, ``XSA``) joins the unit before
-  it, so ``파란``, ``치고``, ``사람들`` are one unit each;
-* light verb: a verb-deriving suffix after a noun (``요리/NNG + 하/XSV``) starts its own unit, so
-  ``요리하고`` = ``요리`` + ``하고`` exactly as ``요리를 하고``;
-* native numerals with a counter become digits (``두 명`` = ``2명`` -> ``2`` + ``명``);
-* each unit has a *surface* (morphs joined, NFC), a *lemma* (dictionary form; a noun without its
-  ``XSN`` suffix), a matching class (noun / verbal / adverb / determiner) and a *function* flag.
-
-Function units — auxiliary verbs (``VX``: 있다 after -고/-어, 않다 after -지, ...), the copula
-(이다, 아니다), the light verb 하다, dependent nouns and counters (``NNB``: 수, 것, 명, 개; counter
-nouns after a numeral: 송이, 그루), prefixes (``XPN``, 맨), and 있다/없다 after a dependent noun
-(수 있다).
-
-Compound spacing is neutral for METEOR: :func:`respace` merges a run of 2-4 adjacent units on one
-side that spells a unit of the other side without spaces (``고속 도로`` / ``고속도로``).
-
-Lexicon words are registered with Kiwi as user words (``파도``, ``해``, ``해질녘`` stay one unit in
-context): Kiwi is the lexicon's (:func:`scorekit.text.korean.get_kiwi_with`), the starter lexicon
-by default.
+"""Korean units (issue #15): Kiwi's morphs regrouped into Okt-sized units, the tokens of Korean
+METEOR and of the content-unit BLEU/ROUGE-L (tokenizer ``ko-content``). The rules, each with the
+pair that motivated it, are in docs/caption.md ("Korean units, lexicon and numbers"): particles
+and punctuation dropped; endings and ``XSN``/``XSA`` suffixes joined to the unit before; the light
+verb (``요리/NNG + 하/XSV``) split off as its own unit; native numerals with a counter as digits;
+function units flagged (auxiliaries, copula, light verb, dependent nouns and counters, prefixes);
+compound spacing neutral (:func:`respace`). Lexicon words stay one unit in context (Kiwi is the
+lexicon's, :func:`scorekit.text.korean.get_kiwi_with`).
 """
 
 from __future__ import annotations

@@ -69,27 +69,14 @@ class WordNet:
 
     # -- loading ---------------------------------------------------------------------------
     def _load(self) -> None:
-        index: dict[str, dict[str, str]] = {}
-        for pos, name in _FILEMAP.items():
-            table: dict[str, str] = {}
-            text = (self.root / f"index.{name}").read_text(encoding="utf-8")
-            for line in text.splitlines():
-                if not line or line[0] == " ":  # licence header lines start with a space
-                    continue
-                lemma, _, rest = line.partition(" ")
-                table[lemma] = rest  # a repeated lemma: the later line wins, as in nltk
-            index[pos] = table
-        exc: dict[str, dict[str, list[str]]] = {}
-        for pos, name in _FILEMAP.items():
-            table_exc: dict[str, list[str]] = {}
-            path = self.root / f"{name}.exc"
-            if path.is_file():
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    terms = line.split()
-                    if terms:
-                        table_exc[terms[0]] = terms[1:]
-            exc[pos] = table_exc
-        self._index, self._exc = index, exc
+        def lines(path: Path) -> list[str]:
+            return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+
+        # licence header lines start with a space; a repeated lemma: the later line wins, as in nltk
+        self._index = {pos: dict(line.partition(" ")[::2] for line in lines(self.root / f"index.{name}")
+                                 if line and line[0] != " ") for pos, name in _FILEMAP.items()}
+        self._exc = {pos: {t[0]: t[1:] for t in map(str.split, lines(self.root / f"{name}.exc")) if t}
+                     for pos, name in _FILEMAP.items()}
 
     @property
     def index(self) -> dict[str, dict[str, str]]:
