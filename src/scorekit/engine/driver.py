@@ -1,23 +1,15 @@
-"""The one driver every family on the metric contract runs through, on any executor.
-
-::
+"""The one driver every family on the metric contract runs through, on any executor
+(docs/scale-out.md, "One driver")::
 
     scored = run(plan, batch, executor)
 
-``plan``: the metrics to compute (built from their declarations, each with the result keys wanted
-and the names those keys are reported under); ``batch``: the family's batch (a
-:class:`~scorekit.generation.batch.CaptionBatch`, a summary batch) — it knows its length and how
-to :meth:`slice` itself into shards; ``executor``: :mod:`scorekit.engine.executors` (in process,
-forked parts, Ray tasks and actors).
-
-The driver cuts the batch into shards (none in process; or ``batch.shards(executor, size) ->
-(shards, item of each row)``, retrieval's hash partitions), has the executor compute each metric's
-per-item statistics on every shard (``Metric.item_stats``; metrics that need a model —
-``Metric.needs_model`` — on ``map_model``, one model per worker, shards cut on the metric's
-``shard_align`` pairs so a batched encoder pads as in one process), merges them once
-(``Stats.concat``) and scores once (``Metric.score`` / ``item_scores``). There is no second,
-per-engine way to score: a corpus metric (BLEU, CIDEr, chrF) is scored from merged statistics on
-every executor, so the numbers are the same.
+``plan``: the metrics to compute, each with the result keys wanted and the names they are reported
+under; ``batch``: the family's batch, which knows its length and how to :meth:`slice` itself (or
+``batch.shards(executor, size) -> (shards, item of each row)``: retrieval's hash partitions);
+``executor``: :mod:`scorekit.engine.executors`. Per-item statistics are computed shard by shard
+(``Metric.needs_model`` metrics on ``map_model``, one model per worker, shards cut on the metric's
+``shard_align`` pairs), merged once (``Stats.concat``) and scored once, so a corpus metric (BLEU,
+CIDEr, chrF) has the same numbers on every executor.
 """
 
 from __future__ import annotations

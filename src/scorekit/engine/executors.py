@@ -1,24 +1,16 @@
 """Executors: where the per-shard work of the one driver (:mod:`scorekit.engine.driver`) runs.
-
 Every executor has the same calls, so a family writes its shard function once:
 
 * ``map(fn, items, args=())`` — ``[fn(item, *args) for item in items]``, in item order;
-* ``map_model(make, make_args, fn, items)`` — the same for work that needs a model: ``state =
-  make(*make_args)`` is built once per worker (one BERTScorer per actor) and each item runs as
-  ``fn(state, item)``;
-* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map (retrieval's run
-  given as files): ``fn(item, n)`` returns ``n`` parts, kept where they were made (on Ray, in
-  the object store) until a shard holding them calls ``fetch``, and a last value.
+* ``map_model(make, make_args, fn, items)`` — ``state = make(*make_args)`` built once per worker
+  (one BERTScorer per actor), each item run as ``fn(state, item)``;
+* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map: ``fn(item, n)``
+  returns ``n`` parts, kept where they were made (on Ray, in the object store) until a shard
+  holding them calls ``fetch``, and a last value.
 
-Three executors:
-
-* :class:`InProcess` (``local``, the default): a plain loop in this process;
-* :class:`Forked` (``fork``): :func:`scorekit.forkmap.fork_map` over this machine's cores for
-  ``map``; model work stays in this process (a forked child would copy the model's threads);
-* :class:`~scorekit.engine.ray_engine.RayEngine` (``ray``): Ray tasks for ``map``, an actor pool
-  (one model per actor, ``num_gpus=1`` each on a GPU cluster) for ``map_model``.
-
-Results are the same on every executor: the driver merges per-item statistics and scores once.
+:class:`InProcess` (``local``, the default) loops in this process; :class:`Forked` (``fork``) runs
+``map`` with :func:`scorekit.forkmap.fork_map` (model work stays in this process); the Ray engine
+(:class:`~scorekit.engine.ray_engine.RayEngine`) runs tasks and an actor pool.
 """
 
 from __future__ import annotations

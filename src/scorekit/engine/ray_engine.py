@@ -1,11 +1,8 @@
-"""The Ray engine: shard tasks on a local or remote Ray cluster, merged on the driver.
-
-``RayEngine()`` joins the cluster at ``address`` (or ``$RAY_ADDRESS``) when given, otherwise
-starts a local Ray with this machine's cores and shuts it down on exit, so nothing is left
-running. Tasks are retried when a worker dies (``max_retries``), so a lost worker costs time,
-never a wrong number. A :class:`~scorekit.errors.ScorekitError` raised inside a task (a shard that
-fails to parse, with its name and line) reaches the caller unchanged and fails the whole job.
-Progress (shards done / total) is shown on stderr.
+"""The Ray engine (docs/scale-out.md): shard tasks on a local or remote Ray cluster, merged on
+the driver. ``RayEngine()`` joins the cluster at ``address`` (or ``$RAY_ADDRESS``), otherwise starts
+a local, offline Ray with this machine's cores and shuts it down on exit. Tasks are retried when a
+worker dies; a :class:`~scorekit.errors.ScorekitError` raised inside a task reaches the caller
+unchanged and fails the whole job.
 """
 
 from __future__ import annotations
