@@ -69,8 +69,7 @@ def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None
         metric = cls(**{k: v for k, v in common.items() if k in {p.name for p in cls.params}}, **args)
         if allow_english_model:
             metric.allow_english_model = True
-        ident = (cls, tuple(sorted((k, repr(v)) for k, v in metric.values.items())))
-        planned = out.setdefault(ident, Planned(metric, [], optional or spec.optional))
+        planned = out.setdefault(ident(metric), Planned(metric, [], optional or spec.optional))
         planned.optional = planned.optional and (optional or spec.optional)
         for key in keys:
             label = spec.label(key)
@@ -81,6 +80,11 @@ def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None
             labels.add(label)
             planned.keys.append((key, label))
     return list(out.values())
+
+
+def ident(metric: Metric) -> tuple:
+    """A built metric's identity: its class and parameter values (equal ones are computed once)."""
+    return type(metric), tuple(sorted((k, repr(v)) for k, v in metric.values.items()))
 
 
 def shard_bounds(references: Sequence[Sequence[str]], size: int | None, align: int = 1) -> list[int]:

@@ -129,8 +129,7 @@ def _presence_counts(rows: np.ndarray, cols: np.ndarray, n_words: int, n_cols: i
 def count_documents(texts: Sequence[Sequence[str]], words: Sequence[str]) -> Counts:
     """Boolean-document counts (gensim's ``p_boolean_document`` / ``CorpusAccumulator``)."""
     words = list(dict.fromkeys(words))
-    index = {w: i for i, w in enumerate(words)}
-    _, docs, _, ids = _encode(texts, index)
+    _, docs, _, ids = _encode(texts, {w: i for i, w in enumerate(words)})
     occ, co = _presence_counts(ids, docs, len(words), len(texts))
     return Counts(words, occ, co, len(texts))
 
@@ -319,16 +318,13 @@ class CorpusCoherence(TopicMetric):
             raise ScorekitError("the corpus coherences need a reference corpus (--corpus)")
         if not len(b):
             return Stats({**{key: np.zeros(0) for key in CORPUS_MEASURES}, "dropped": []})
-        cols: dict[str, Any] = {}
-        missing: list[list[str]] = [[] for _ in b.topics]
         topn = self.values["topn"]
         cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
-        for key, measure in CORPUS_MEASURES.items():
-            res = coherence(b.corpus_topics or b.topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
-            cols[key] = res.per_topic
-            for i, words in res.dropped.items():
-                missing[i] = words
-        return Stats({**cols, "dropped": missing})
+        res = {key: coherence(b.corpus_topics or b.topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
+               for key, measure in CORPUS_MEASURES.items()}
+        dropped = res["u_mass"].dropped     # the same for every measure: the words not in the corpus
+        return Stats({**{key: r.per_topic for key, r in res.items()},
+                      "dropped": [dropped.get(i, []) for i in range(len(b.topics))]})
 
 
 @register

@@ -97,10 +97,6 @@ def _embed(topics, planned, computed, grid_embedders, word_vectors, allow_englis
     return vectors
 
 
-def _ident(m) -> tuple:
-    return type(m), tuple(sorted((k, repr(v)) for k, v in m.values.items()))
-
-
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
                     word_vectors: Sequence[np.ndarray] | None = None, metrics: Sequence[object] | None = None,
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto",
@@ -123,7 +119,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
-    from scorekit.engine.driver import Planned, plan, run
+    from scorekit.engine.driver import Planned, ident as _ident, plan, run
 
     specs = list(metrics) if metrics is not None else \
         list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
@@ -182,22 +178,15 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if corpus is not None:
         sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
     if cc is not None:
-        dropped = scored.stats[id(cc)].columns["dropped"]
-        for i, words in enumerate(dropped):
-            if not words:
-                continue
-            kw = "keyword" if len(words) == 1 else "keywords"
-            notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
-                         "left out of npmi/c_v/u_mass (as gensim does)")
+        notes += [f"topic {names[i]!r}: {'keyword' if len(w) == 1 else 'keywords'} {', '.join(w)} not in the "
+                  "reference corpus, left out of npmi/c_v/u_mass (as gensim does)"
+                  for i, w in enumerate(scored.stats[id(cc)].columns["dropped"]) if w]
         notes += _undefined_coherence_notes(names, per_topic, metrics_out)
 
-    rows = []
-    for i, words in enumerate(topics):
-        row = {"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()}}
-        if sc_m is not None:   # each keyword's lambda and cosine to the topic centre
-            sc_cols = scored.stats[id(sc_m)].columns
-            row.update({k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic")})
-        rows.append(row)
+    sc_cols = scored.stats[id(sc_m)].columns if sc_m is not None else {}   # keywords' lambda, cosine
+    rows = [{"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()},
+             **{k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic") if sc_cols}}
+            for i, words in enumerate(topics)]
 
     extra: dict[str, object] = {
         "pairs": [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
@@ -233,10 +222,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(batch.vectors(grid_embedders[1]),
                                                                        params=params, rating=rating, rated=rated)]
     extra["meta"] = meta
-    all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics))}
-    if corpus is not None:
-        all_inputs["n_documents"] = len(corpus)
-    all_inputs.update(inputs or {})
+    all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics)),
+                  **({"n_documents": len(corpus)} if corpus is not None else {}), **(inputs or {})}
     return Result(task="topics", metrics=metrics_out, signature=make_signature("topics", sig),
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
@@ -291,7 +278,7 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
             if _per_topic_column(key) is not None:
                 _, lo, hi = bootstrap_mean_ci(column(r, _per_topic_column(key)), n_resamples=n_resamples,
                                               confidence=confidence, seed=seed)
-                e.update(ci_low=lo if np.isfinite(lo) else None, ci_high=hi if np.isfinite(hi) else None)
+                e.update(ci_low=_finite(lo), ci_high=_finite(hi))
             entries.append(e)
         ranked = sorted((e for e in entries if e["value"] is not None),
                         key=lambda e: e["value"] if lower else -e["value"])

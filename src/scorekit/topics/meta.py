@@ -78,9 +78,7 @@ def rater_reliability(matrix: np.ndarray) -> dict[str, float] | None:
     if m.ndim != 2 or m.shape[1] < 2:
         return None
     complete = m[np.isfinite(m).all(axis=1)]
-    if complete.shape[0] < 2:
-        return None
-    return icc(complete)
+    return icc(complete) if complete.shape[0] >= 2 else None
 
 
 @dataclass(frozen=True)

@@ -70,10 +70,8 @@ def pagerank_batch(weights: np.ndarray, *, damping: float = DAMPING, tol: float 
         active = active[~done]
         if active.size == 0:
             return result
-    raise ScorekitError(
-        f"PageRank did not converge in {max_iter} iterations (damping {damping}); "
-        "lower the damping or raise max_iter"
-    )
+    raise ScorekitError(f"PageRank did not converge in {max_iter} iterations (damping {damping}); "
+                        "lower the damping or raise max_iter")
 
 
 def pagerank(weights: np.ndarray, *, damping: float = DAMPING, tol: float = TOL,
@@ -86,9 +84,8 @@ def pagerank(weights: np.ndarray, *, damping: float = DAMPING, tol: float = TOL,
 def keyword_weights(similarity: np.ndarray, *, threshold_edge: float = THRESHOLD_EDGE,
                     damping: float = DAMPING, tol: float = TOL, max_iter: int = MAX_ITER) -> np.ndarray:
     """λ_w for one topic ``(n, n)`` or a batch ``(T, n, n)`` of keyword similarity matrices."""
-    sim = np.asarray(similarity, dtype=np.float64)
-    graph = similarity_graph(sim, threshold_edge)
-    if sim.ndim == 2:
+    graph = similarity_graph(similarity, threshold_edge)
+    if graph.ndim == 2:
         return pagerank(graph, damping=damping, tol=tol, max_iter=max_iter)
     return pagerank_batch(graph, damping=damping, tol=tol, max_iter=max_iter)
 
