@@ -120,12 +120,7 @@ def _stats(batch: Any, metrics: Sequence[Metric], optional: Sequence[bool]) -> l
 
 
 def _model_stats(state: tuple, batch: Any) -> list[Any]:
-    metrics, optional = state
-    return _stats(batch, metrics, optional)
-
-
-def _keep(*state: Any) -> tuple:
-    return state
+    return _stats(batch, *state)
 
 
 def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
@@ -136,8 +131,6 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
     ex = executor_for(executor)
     size = shard_size(ex, len(batch), items_per_shard)
     refs = getattr(batch, "references", None)    # pairs per item (caption shards align on them)
-    if refs is None:
-        refs = [()] * len(batch)
     for p in plan:
         p.metric.whole(batch)
     groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
@@ -153,10 +146,11 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
             shards, where = batch.shards(ex, size)
             orders.update({id(p): np.argsort(where) for p in group})
         else:
-            bounds = shard_bounds(refs, size, align)
+            bounds = shard_bounds([()] * len(batch) if refs is None else refs, size, align)
             shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
         if model:
-            outs = ex.map_model(_keep, (metrics, optional), _model_stats, shards, desc="model shards")
+            # a worker's state: tuple((metrics, optional)) == (metrics, optional)
+            outs = ex.map_model(tuple, ((metrics, optional),), _model_stats, shards, desc="model shards")
         else:
             outs = ex.map(_stats, shards, args=(metrics, optional), desc="shards")
         for shard in outs:

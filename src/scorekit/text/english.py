@@ -99,18 +99,10 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
         if num and num.end() > end:  # longest match wins, as in the JFlex lexer
             kind, text, end = "num", num.group(), num.end()
         if kind == "word":
-            # clitics glued by an apostrophe: man's, don't, it's, dogs'
-            while end < n and chunk[end] == "'":
-                rest = chunk[end:]
-                cl = re.match(r"'(?:s|m|d|re|ve|ll)(?![\w'])", rest, re.IGNORECASE)
-                if cl:
-                    out.extend(_split_word(text))
-                    out.append(cl.group().lower())
-                    text = ""
-                    end += cl.end()
-                break
-            if not text:
-                pos = end
+            # clitics glued by an apostrophe: man's, it's (don't: below)
+            if end < n and chunk[end] == "'" and (cl := _LONE_CLITIC.match(chunk, end)):
+                out += [*_split_word(text), cl.group().lower()]
+                pos = cl.end()
                 continue
             low = text.lower()
             # a period directly after the word: keep it for abbreviations/initials/acronyms
@@ -129,23 +121,16 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
                     continue
             if low.endswith("n") and end < n and chunk[end:end + 2].lower() == "'t":
                 # don't: scanner stopped before 't because the apostrophe rule refuses it
-                base = text[:-1]
-                if base:
-                    out.append(base)
-                out.append(text[-1] + "'t")
+                out += [text[:-1], text[-1] + "'t"] if text[:-1] else [text[-1] + "'t"]
                 pos = end + 2
                 continue
             out.extend(_split_word(text))
-        elif kind == "num":
+        elif kind in ("num", "bang"):
             out.append(text)
-        elif kind == "dots":
-            out.append("..." if len(text) >= 3 else text)
-            if len(text) == 2:  # ".." is two periods
-                out[-1:] = [".", "."]
+        elif kind == "dots":   # ".." is two periods
+            out += ["..."] if len(text) >= 3 else ["."] * len(text)
         elif kind == "dash":
             out.append("--" if len(text) >= 2 else "-")
-        elif kind == "bang":
-            out.append(text)
         else:
             ch = text
             if ch in _BRACKETS:
@@ -157,8 +142,6 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
                 end = cl.end()
             elif ch == "'":
                 out.append("`" if pos == 0 and end < n else "'")
-            elif ch == "`":
-                out.append("`")
             else:
                 out.append(ch)
         pos = end

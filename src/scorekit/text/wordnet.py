@@ -59,8 +59,6 @@ class WordNet:
                 "install it with `apt-get install wordnet-base` or point SCOREKIT_WORDNET_DIR at a "
                 "directory holding index.*, data.* and *.exc"
             )
-        self._index: dict[str, dict[str, str]] | None = None   # pos -> lemma -> rest of index line
-        self._exc: dict[str, dict[str, list[str]]] | None = None
         self._data: dict[str, bytes] = {}
         self._names: dict[tuple[str, int], tuple[str, ...]] = {}
         self._syn_cache = _SynonymCache(self._compute_synonyms)
@@ -68,21 +66,21 @@ class WordNet:
         self.synonym_lookup = self._syn_cache.__getitem__
 
     # -- loading ---------------------------------------------------------------------------
-    def _load(self) -> None:
-        def lines(path: Path) -> list[str]:
-            return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    def _lines(self, name: str) -> list[str]:
+        path = self.root / name
+        return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
 
-        # licence header lines start with a space; a repeated lemma: the later line wins, as in nltk
-        self._index = {pos: dict(line.partition(" ")[::2] for line in lines(self.root / f"index.{name}")
-                                 if line and line[0] != " ") for pos, name in _FILEMAP.items()}
-        self._exc = {pos: {t[0]: t[1:] for t in map(str.split, lines(self.root / f"{name}.exc")) if t}
-                     for pos, name in _FILEMAP.items()}
-
-    @property
+    @functools.cached_property
     def index(self) -> dict[str, dict[str, str]]:
-        if self._index is None:
-            self._load()
-        return self._index  # type: ignore[return-value]
+        """pos -> lemma -> the rest of its index line (licence header lines start with a space; a
+        repeated lemma: the later line wins, as in nltk)."""
+        return {pos: dict(line.partition(" ")[::2] for line in self._lines(f"index.{name}")
+                          if line and line[0] != " ") for pos, name in _FILEMAP.items()}
+
+    @functools.cached_property
+    def _exc(self) -> dict[str, dict[str, list[str]]]:
+        return {pos: {t[0]: t[1:] for t in map(str.split, self._lines(f"{name}.exc")) if t}
+                for pos, name in _FILEMAP.items()}
 
     def _offsets(self, pos: str, form: str) -> list[int]:
         rest = self.index[pos].get(form)
@@ -97,7 +95,7 @@ class WordNet:
     def morphy_forms(self, form: str, pos: str) -> list[str]:
         """nltk's ``WordNetCorpusReader._morphy(form, pos)``: base forms present in the index."""
         table = self.index[pos]
-        exceptions = self._exc[pos]  # type: ignore[index]
+        exceptions = self._exc[pos]
         if form in exceptions:
             forms = exceptions[form]
         else:
