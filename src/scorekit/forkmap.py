@@ -60,31 +60,21 @@ def split(n: int, parts: int) -> list[range]:
     return [range(bounds[k], bounds[k + 1]) for k in range(parts)]
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
-    chunks, got = [], 0
-    while got < n:
-        b = os.read(fd, min(n - got, 1 << 20))
-        if not b:
-            return None
-        chunks.append(b)
-        got += len(b)
-    return b"".join(chunks)
-
-
 _FAILED = object()
 
 
 def _collect(pid: int, r: int):
     """A child's result, or ``_FAILED`` when it did not finish cleanly."""
-    body = None
+    body, size = b"", -1
     try:
-        head = _read_exact(r, _HEADER.size)
-        if head is not None:
-            body = _read_exact(r, _HEADER.unpack(head)[0])
+        with open(r, "rb") as pipe:       # a short read: the child died before sending it all
+            head = pipe.read(_HEADER.size)
+            if len(head) == _HEADER.size:
+                size = _HEADER.unpack(head)[0]
+                body = pipe.read(size)
     finally:
-        os.close(r)
         _, status = os.waitpid(pid, 0)
-    if body is None or os.waitstatus_to_exitcode(status) != 0:
+    if len(body) != size or os.waitstatus_to_exitcode(status) != 0:
         return _FAILED
     return pickle.loads(body)
 
@@ -121,10 +111,8 @@ def fork_map(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
                     os.close(r)
                     _one_thread()
                     body = pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL)
-                    data = _HEADER.pack(len(body)) + body
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(w, view):]
+                    with open(w, "wb") as pipe:
+                        pipe.write(_HEADER.pack(len(body)) + body)
                     code = 0
                 finally:
                     os._exit(code)

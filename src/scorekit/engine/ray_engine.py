@@ -130,11 +130,9 @@ def _offline_local(ray):
     driver's environment is put back after the start."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     saved = {k: os.environ.get(k) for k in (*_PROXY_VARS, _SINGLE_MACHINE)}
-    for k in _PROXY_VARS:
+    for k in _PROXY_VARS[4:]:      # the http(s) proxies are set, every other one is unset
         os.environ.pop(k, None)
-    os.environ[_SINGLE_MACHINE] = "0"
-    for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
-        os.environ[k] = DEAD_PROXY
+    os.environ.update({_SINGLE_MACHINE: "0", **dict.fromkeys(_PROXY_VARS[:4], DEAD_PROXY)})
     constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
     before = getattr(constants, "ENABLE_RAY_CLUSTER", None)
     if constants is not None:
@@ -304,7 +302,7 @@ class RayEngine:
                     ray.init(num_cpus=cpus, _node_ip_address=LOOPBACK, **kw)
             self._filter = _HeldStderr() if self.quiet else None
         except ConnectionError as exc:
-            raise ScorekitError(f"{self.address_from} {self.address}: cannot join the Ray cluster ({exc})") from None
+            raise self._unreachable(str(exc), waited=False) from None
         finally:
             # ray.init replaces the driver's SIGTERM handler with one that exits at once; keep
             # the CLI's, which rolls the staged outputs back (and shuts Ray down on the way out)

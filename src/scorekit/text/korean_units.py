@@ -49,12 +49,8 @@ def native_number(word: str) -> int | None:
     if word in _NATIVE_UNITS:
         return _NATIVE_UNITS[word]
     for tens, v in _NATIVE_TENS.items():
-        if word.startswith(tens):
-            rest = word[len(tens):]
-            if not rest:
-                return v
-            if rest in _NATIVE_UNITS:
-                return v + _NATIVE_UNITS[rest]
+        if word.startswith(tens) and (rest := word[len(tens):]) in ("", *_NATIVE_UNITS):
+            return v + _NATIVE_UNITS.get(rest, 0)
     return None
 
 

@@ -188,16 +188,12 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
              **{k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic") if sc_cols}}
             for i, words in enumerate(topics)]
 
-    extra: dict[str, object] = {
-        "pairs": [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
-                  for i, j, s, c, o in dist.lowest] if dist is not None else [],
-        "n_pairs": dist.n_pairs if dist is not None else 0,
-        "params": asdict(params),
-        "sis": sis,
-        "notes": notes,
-    }
-    if dist is not None and dist.n_pairs > len(extra["pairs"]):
-        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {dist.n_pairs} kept")
+    pairs = [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
+             for i, j, s, c, o in dist.lowest] if dist is not None else []
+    extra: dict[str, object] = {"pairs": pairs, "n_pairs": dist.n_pairs if dist is not None else 0,
+                                "params": asdict(params), "sis": sis, "notes": notes}
+    if dist is not None and dist.n_pairs > len(pairs):
+        notes.append(f"pairs: the {len(pairs)} least distinct of {dist.n_pairs} kept")
 
     meta: dict[str, object] = {}
     rating = rated = None
@@ -210,8 +206,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         else:
             notes.append("fewer than 3 rated topics: no correlations")
         meta["raters"] = ratings.raters
-        rel = rater_reliability(ratings.matrix)
-        if rel is not None:
+        if (rel := rater_reliability(ratings.matrix)) is not None:
             meta["icc"] = rel
         sig.update({"boot": n_resamples, "seed": seed})
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
