@@ -1,16 +1,9 @@
-"""Named tokenizers shared by the text metrics (BLEU, CIDEr, ...), each NFC-normalising first.
-
-* ``coco``       — pycocoevalcap's PTBTokenizer + punctuation removal (:mod:`scorekit.text.english`).
-* ``13a``        — sacrebleu's default ``13a`` tokenizer (mteval-v13a), exactly; case kept.
-* ``kiwi``       — Korean surface morphs through Kiwi (punctuation dropped, particles kept, like
-                   the spec's ``okt.morphs`` tokenisation in §2.4/§5.1).
-* ``ko-content`` — Korean content units (issue #15): Kiwi units as in Korean METEOR, function
-                   units (auxiliaries, copula, light verb 하다, dependent nouns, counters, prefix 맨)
-                   dropped, each unit as its lemma (:func:`scorekit.text.korean_units.content_tokens_batch`).
-* ``whitespace`` — ``str.split()``.
-
-A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once (Kiwi runs
-its batch multithreaded).
+"""Named tokenizers shared by the text metrics (BLEU, CIDEr, ...), each NFC-normalising first
+(docs/caption.md, "Tokenizers"): ``coco`` (pycocoevalcap's PTBTokenizer + punctuation removal,
+:mod:`scorekit.text.english`), ``13a`` (sacrebleu's, exactly), ``kiwi`` (Korean surface morphs,
+punctuation dropped, particles kept), ``ko-content`` (Korean content units,
+:func:`scorekit.text.korean_units.content_tokens_batch`) and ``whitespace`` (``str.split()``).
+A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once.
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
-"""A small, fast WordNet 3.0 reader for METEOR's synonym stage (no nltk_data, no nltk reader).
+"""A small, fast WordNet 3.0 reader for METEOR's synonym stage (no nltk_data, no nltk reader;
+docs/meteor.md, "WordNet without nltk_data").
 
-It reads the Princeton database files that Debian's ``wordnet-base`` package installs in
-``/usr/share/wordnet`` (``index.{noun,verb,adj,adv}``, ``data.*``, ``*.exc``) and reproduces
-exactly what METEOR needs from ``nltk.corpus.wordnet``:
-
-* :meth:`WordNet.synsets` — the synsets of ``nltk.corpus.wordnet.synsets(word)`` (as
-  ``(pos, offset)`` pairs, in nltk's order): the word is lower-cased, then for each part of speech
-  in nltk's ``POS_LIST`` order (n, v, a, r) nltk's ``_morphy`` gives candidate base forms — the
-  exception list entry if the word has one (``geese -> goose``, ``better -> good, well``),
-  otherwise one application of each detachment rule (``-ies -> -y``, ``-ing -> -e`` / ``-ing -> ``,
-  ...) — keeping the word itself and each candidate that the index lists for that part of speech;
-  the synsets are the index's offsets for each kept form.
-* :meth:`WordNet.lemma_names` — a synset's lemma names as nltk's ``Synset.lemma_names()`` gives
-  them (case kept, adjective syntactic markers such as ``(a)``/``(p)`` removed).
-* :meth:`WordNet.synonyms` — what ``nltk.translate.meteor_score`` builds for a hypothesis word:
-  the lemma names without ``_`` of all its synsets, plus the word itself. Cached per word.
-
-The index files are parsed once on first use (~0.3 s); data lines are parsed lazily, by byte
-offset, and cached. Set ``SCOREKIT_WORDNET_DIR`` to read the files from elsewhere.
+It reads the Princeton database files Debian's ``wordnet-base`` installs in ``/usr/share/wordnet``
+(or ``$SCOREKIT_WORDNET_DIR``) and reproduces what METEOR needs from ``nltk.corpus.wordnet``:
+:meth:`WordNet.synsets` (``(pos, offset)`` pairs in nltk's order: the lower-cased word through
+nltk's ``_morphy`` per part of speech n, v, a, r — the exception list entry, else one pass of each
+detachment rule — keeping the forms the index lists), :meth:`WordNet.lemma_names` (as nltk's
+``Synset.lemma_names()``, adjective markers such as ``(a)`` removed) and :meth:`WordNet.synonyms`
+(what ``nltk.translate.meteor_score`` builds: the lemma names without ``_`` of all its synsets,
+plus the word itself; cached per word). Data lines are parsed lazily, by byte offset.
 """
 
 from __future__ import annotations

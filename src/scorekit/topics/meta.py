@@ -1,20 +1,10 @@
-"""Meta-evaluation of topic metrics (topic-metrics.md §5): agreement with human/LLM ratings,
-rater reliability, discrimination, and the spec's two grid searches.
-
-* :func:`correlate_metrics` — Pearson r, Spearman ρ, Kendall τ-b of each per-topic metric with
-  the mean rating, each with a seeded bootstrap CI (:mod:`scorekit.stats.correlation`).
-* :func:`rater_reliability` — the six Shrout-Fleiss ICCs when two or more raters scored every
-  rated topic (headline ICC(2,1)).
-* :func:`discrimination_range` — the spec's "판별력 / discrimination: 15.3% range (2.5% for the
-  statistical method, 6.12x)". The spec never defines it; we read it as the spread of a metric
-  over the evaluated topics in percentage points of the metric's scale,
-  ``100 * (max - min)``, and the "x times" as the ratio of two such spreads.
-* :func:`gamma_grid` — SD's γ over 0.5..0.9: for each γ, Pearson r of each topic's mean SD to
-  the other topics with the mean rating (the spec's "LLM correlation"), with VD and the
-  discrimination beside it; the best r is selected (best discrimination without ratings).
-* :func:`threshold_grid` — ``threshold_edge`` over 0.20..0.40: the discrimination of per-topic
-  SC for each threshold (the spec's "판별력" table), with the correlation when ratings exist;
-  the largest discrimination is selected, as in the spec.
+"""Meta-evaluation of topic metrics (topic-metrics.md §5; docs/topics.md, "Spec quirks" 7-8):
+agreement with human/LLM ratings (:func:`correlate_metrics`: Pearson, Spearman, Kendall τ-b with
+seeded bootstrap CIs), rater reliability (:func:`rater_reliability`: the six Shrout-Fleiss ICCs),
+the spec's undefined "판별력 / discrimination" read as ``100 * (max - min)`` of a metric over the
+topics (:func:`discrimination_range`; "x times" the ratio of two), and the spec's two grid
+searches (:func:`gamma_grid`: SD's γ over 0.5..0.9, best r selected; :func:`threshold_grid`:
+``threshold_edge`` over 0.20..0.40, largest discrimination selected).
 """
 
 from __future__ import annotations

@@ -2,13 +2,8 @@
 
 The graph of one topic: nodes are its keywords; an undirected edge joins two keywords whose
 cosine similarity is at least ``threshold_edge`` (0.3), weighted by that similarity; no self
-loops. λ is PageRank on it with damping 0.85 — the same power iteration as
-``networkx.pagerank`` (uniform start and teleport vector, dangling nodes — keywords with no edge
-above the threshold — spread their mass uniformly, stop when the L1 change is below
-``n * tol``), so the scores equal networkx's and sum to 1.
-
-``pagerank_batch`` runs the iteration for many same-size topics at once (an ``(T, n, n)``
-tensor), freezing each topic at the iteration where networkx would have stopped for it.
+loops. λ is PageRank on it with damping 0.85 — networkx's power iteration (:func:`pagerank_batch`),
+so the scores equal ``networkx.pagerank``'s and sum to 1.
 """
 
 from __future__ import annotations

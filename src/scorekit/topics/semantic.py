@@ -13,15 +13,11 @@ matrices, so the formulas are independent of the encoder:
 * §4  ``Overall = α * SC + β * SD_avg + γ * SemDiv + λ * SIS`` (0.4, 0.4, 0.2, 0.2), with SC the
   mean per-topic SC and ``SD_avg`` the mean pairwise SD.
 
-Spec quirks kept as written (see docs/topics.md): λ already sums to 1, so the ``1/|W|`` factor
-makes SC ≈ (weighted mean cosine) / |W| — 0.3047 for a 3-word topic, not a [0, 1] score; CD is 0
-when keyword sets are disjoint and grows with overlap (it measures redundancy); ``SD_avg`` is
-the same number as VD, so SD enters Overall twice; the Overall weights sum to 1.2; SIS is never
-defined — it is an input, and without it Overall drops the λ term (weights then sum to 1.0).
-
-Everything is vectorised: SC runs PageRank for all same-size topics as one tensor; SD for all
-pairs comes from two Gram matrices (topic-embedding cosines, keyword-set intersections) computed
-block by block, so 1,000 topics (~500,000 pairs) take well under a second.
+Spec quirks are kept as written (docs/topics.md, "Spec quirks"): SC ≈ (weighted mean cosine) /
+|W|, not a [0, 1] score; CD grows with keyword overlap; ``SD_avg`` is VD, so SD enters Overall
+twice; the Overall weights sum to 1.2; SIS is an input, and without it Overall drops its term.
+SC runs PageRank for all same-size topics as one tensor; SD for all pairs comes from two Gram
+matrices (topic cosines, keyword-set intersections) computed block by block.
 """
 
 from __future__ import annotations
