@@ -102,10 +102,7 @@ class MetricRegistry:
             raise UnknownNameError(f"{family} metric", name, self.names(family) + self.keys(family)) from None
 
     def _exact(self, key: str, family: str | None) -> MetricInfo | None:
-        family = _same(family)
-        if family is not None:
-            return self._keys.get((family, key))
-        return next((info for (_, k), info in self._keys.items() if k == key), None)
+        return next((info for k, info in self._of(self._keys, family) if k == key), None)
 
     def info(self, key: str, family: str | None = None) -> MetricInfo | None:
         """Metadata of a result key. Tries the key itself, then without a ``system/`` prefix (the
@@ -122,9 +119,8 @@ class MetricRegistry:
         for cand in dict.fromkeys(c for c in (bare, base) if c):
             if (found := self._exact(cand, family)) is not None:
                 return replace(found, key=key)
-            for (f, n), cls in self._classes.items():
-                if n == cand and (family is None or f == family):
-                    return replace(cls.info(), key=key)
+            if (cls := next((c for n, c in self._of(self._classes, family) if n == cand), None)):
+                return replace(cls.info(), key=key)
         return next((found for other in ALSO_SCORES.get(family or "", ())
                      if (found := self.info(key, other)) is not None), None)
 

@@ -151,8 +151,7 @@ def _build(path: Path) -> dict[str, np.ndarray]:
     lengths = ends - begin
     begin, lengths = begin[lengths > 0], lengths[lengths > 0]
     sums, ppow = _prefix_sums(codes)
-    with np.errstate(over="ignore"):
-        hashes = (sums[begin + lengths] - sums[begin]) * ppow[begin]
+    hashes = _window(sums, ppow, begin, lengths)
     long = lengths > _PREFIX
     prefix = _window(sums, ppow, begin[long], _PREFIX)
     order = np.lexsort((lengths[long], prefix))
@@ -178,8 +177,7 @@ def _tables() -> dict | None:
     if path is None:
         return None
     ident = _identity(path)
-    got = _loaded.get(ident)
-    if got is not None:
+    if (got := _loaded.get(ident)) is not None:
         return got
     from scorekit.cache import cache_root
 

@@ -40,10 +40,6 @@ class Unit(NamedTuple):
         return f"{self.lemma}/{self.cls}"
 
 
-def _is_attached(tag: str) -> bool:
-    return tag.startswith("E") or tag.startswith(("XSN", "XSA"))
-
-
 def native_number(word: str) -> int | None:
     """Value of a native Korean numeral word (``두`` 2, ``열두`` 12, ``스무`` 20), else None."""
     if word in _NATIVE_UNITS:
@@ -88,7 +84,8 @@ def units(morphs, text: str | None = None) -> list[Unit]:
     ms = _numerals([m for m in morphs if not (is_particle(m.tag) or is_punct(m.tag))])
     groups: list[list] = []
     for m in ms:
-        if groups and (_is_attached(m.tag)
+        # an ending or a noun/adjective suffix joins the unit before; a light verb after a noun does not
+        if groups and (m.tag.startswith(("E", "XSN", "XSA"))
                        or (m.tag.startswith("XSV") and pos_class(groups[-1][0].tag) != "N")):
             groups[-1].append(m)
         else:
