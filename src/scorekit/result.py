@@ -50,10 +50,8 @@ def _jsonable(value: Any) -> Any:
         return value if math.isfinite(value) else None
     if t in _LEAVES:
         return value
-    if t is dict:
-        return {k if type(k) is str else str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):

@@ -371,7 +371,6 @@ class RayEngine:
         index = {r: i for i, r in enumerate(refs)}
         out: list[Any] = [None] * len(refs)
         pending = list(refs)
-        done = 0
         start = time.monotonic()
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
@@ -385,8 +384,8 @@ class RayEngine:
                             ray.cancel(p, force=True)
                         raise cause from None
                     raise
-                done += 1
             if self.progress:
+                done = len(refs) - len(pending)
                 sys.stderr.write(f"\r{desc}: {done}/{len(refs)} done ({time.monotonic() - start:.1f} s)")
                 sys.stderr.flush()
         if self.progress and refs:

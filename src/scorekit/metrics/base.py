@@ -216,8 +216,6 @@ class Metric:
             exc.args = (f"{self.name}: {exc.args[0]}", *exc.args[1:])
             raise
         self._state: list[Stats] = []
-        if type(self).kind not in VALUE_KINDS:
-            raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")
 
     # -- declaration ------------------------------------------------------------------
     @classmethod

@@ -86,9 +86,7 @@ class Lexicon:
             a, b = a.strip(), b.strip()
             if not a or not b or a == b:
                 continue
-            for w, t in ((a, ta), (b, tb)):
-                if t:
-                    tags[w] = t
+            tags.update({w: t for w, t in ((a, ta), (b, tb)) if t})
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
         for w, t in (pos or {}).items():
@@ -107,13 +105,11 @@ class Lexicon:
 
     @classmethod
     def _from_parsed(cls, parsed: list[tuple[str, str, str | None]], sources) -> Lexicon:
-        pairs, pos = [], {}
+        pos: dict[str, str] = {}
         for a, b, tag in parsed:
-            if tag:
-                pos.setdefault(nfc(split_tag(a)[0]).strip(), tag)
-                pos.setdefault(nfc(split_tag(b)[0]).strip(), tag)
-            pairs.append((a, b))
-        return cls(pairs, sources, pos)
+            for w in (a, b) if tag else ():
+                pos.setdefault(nfc(split_tag(w)[0]).strip(), tag)
+        return cls([(a, b) for a, b, _ in parsed], sources, pos)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Lexicon:
