@@ -56,9 +56,6 @@ class Forked(InProcess):
         self.workers = workers or default_workers()
         self.items_per_shard = items_per_shard
 
-    def parts(self, n_items: int) -> int:
-        return self.workers
-
     def map(self, fn: Callable[..., Any], items: Sequence[Any], *, args: Iterable[Any] = (),
             desc: str = "shards") -> list[Any]:
         from scorekit.forkmap import fork_map

@@ -81,8 +81,7 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[
     Kiwi is built without it (the same analyses, cheaper); otherwise (or with ``texts=None``) the
     full Kiwi, which then also serves every later call of the process."""
     key = f"{os.getpid()}:{key}"
-    kiwi = _USER_KIWIS.get(key)
-    if kiwi is not None:
+    if (kiwi := _USER_KIWIS.get(key)) is not None:
         return kiwi
     from scorekit.text import kiwi_names
 
@@ -96,12 +95,10 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[
     kiwi = _new_kiwi(multi=multi)
     keep_whole = _verbs_split_already(kiwi, verbs)
     for word, tag in entries:
-        if tag in ("VV", "VA"):
-            if (word, tag) not in verbs or word in keep_whole:
-                continue
-            kiwi.add_user_word(word[:-1], tag, 0.0)
-        else:
+        if tag not in ("VV", "VA"):
             kiwi.add_user_word(word, tag, 0.0)
+        elif (word, tag) in verbs and word not in keep_whole:
+            kiwi.add_user_word(word[:-1], tag, 0.0)
     if multi:
         _USER_KIWIS.pop(f"{key}:light", None)   # the full one serves every text from now on
     mine = [k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")]
