@@ -150,7 +150,8 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
             shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
         if model:
             # a worker's state: tuple((metrics, optional)) == (metrics, optional)
-            outs = ex.map_model(tuple, ((metrics, optional),), _model_stats, shards, desc="model shards")
+            outs = ex.map_model(tuple, ((metrics, optional),), _model_stats, shards,
+                                desc="model shards")
         else:
             outs = ex.map(_stats, shards, args=(metrics, optional), desc="shards")
         for shard in outs:

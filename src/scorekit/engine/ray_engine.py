@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import MissingDependencyError, ScorekitError, UnknownNameError
 
 TASK_RETRIES = 3
 
@@ -385,8 +385,8 @@ class RayEngine:
                         raise cause from None
                     raise
             if self.progress:
-                done = len(refs) - len(pending)
-                sys.stderr.write(f"\r{desc}: {done}/{len(refs)} done ({time.monotonic() - start:.1f} s)")
+                done, took = len(refs) - len(pending), time.monotonic() - start
+                sys.stderr.write(f"\r{desc}: {done}/{len(refs)} done ({took:.1f} s)")
                 sys.stderr.flush()
         if self.progress and refs:
             sys.stderr.write("\n")
@@ -411,6 +411,4 @@ def get_engine(name: str | None, address: str | None = None, **kw: Any):
         return None
     if name == "ray":
         return RayEngine(address, **kw)
-    from scorekit.errors import UnknownNameError
-
     raise UnknownNameError("engine", name, ["local", "ray"])

@@ -233,8 +233,7 @@ class Metric:
         key = key or cls.result_keys()[0]
         fields = dict(key=key, metric=cls.name, family=cls.family, higher_is_better=cls.higher_is_better,
                       kind=cls.kind, doc=cls.doc(), corpus=cls.corpus)
-        fields.update(cls.key_info.get(key, {}))
-        return MetricInfo(**fields)
+        return MetricInfo(**{**fields, **cls.key_info.get(key, {})})
 
     def spec(self) -> str:
         """The canonical name of this metric with its parameters, in the name grammar:

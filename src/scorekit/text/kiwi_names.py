@@ -109,7 +109,7 @@ def _window(sums: np.ndarray, ppow: np.ndarray, starts, length) -> np.ndarray:
 
 
 def _bitmap(hashes: np.ndarray) -> np.ndarray:
-    """The packed bitmap of the hashes' top ``_BITS`` bits (4 MiB unpacked): most lookups end there."""
+    """The packed bitmap of the hashes' top ``_BITS`` bits: most lookups end there."""
     bits = np.zeros(1 << _BITS, bool)
     bits[hashes >> np.uint64(64 - _BITS)] = True
     return np.packbits(bits, bitorder="little")
@@ -226,7 +226,8 @@ def _touches(texts: list[str], tables: dict) -> bool:
     slots = _which(tables, "prefix", _window(sums, ppow, None, _PREFIX))
     if not len(slots):
         return False
-    reach = tables["longest"][np.searchsorted(tables["prefix"], _window(sums, ppow, slots, _PREFIX))]
+    at = np.searchsorted(tables["prefix"], _window(sums, ppow, slots, _PREFIX))
+    reach = tables["longest"][at]
     length = _PREFIX + 1
     while len(slots):
         keep = (reach >= length) & (slots + length <= n)

@@ -84,7 +84,7 @@ def units(morphs, text: str | None = None) -> list[Unit]:
     ms = _numerals([m for m in morphs if not (is_particle(m.tag) or is_punct(m.tag))])
     groups: list[list] = []
     for m in ms:
-        # an ending or a noun/adjective suffix joins the unit before; a light verb after a noun does not
+        # an ending or a noun/adjective suffix joins the unit before; a light verb after a noun not
         if groups and (m.tag.startswith(("E", "XSN", "XSA"))
                        or (m.tag.startswith("XSV") and pos_class(groups[-1][0].tag) != "N")):
             groups[-1].append(m)

@@ -310,9 +310,10 @@ class CorpusCoherence(TopicMetric):
             return Stats({**{key: np.zeros(0) for key in CORPUS_MEASURES}, "dropped": []})
         topn = self.values["topn"]
         cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
-        res = {key: coherence(b.corpus_topics or b.topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
+        topics = b.corpus_topics or b.topics
+        res = {key: coherence(topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
                for key, measure in CORPUS_MEASURES.items()}
-        dropped = res["u_mass"].dropped     # the same for every measure: the words not in the corpus
+        dropped = res["u_mass"].dropped     # every measure's: the words not in the corpus
         return Stats({**{key: r.per_topic for key, r in res.items()},
                       "dropped": [dropped.get(i, []) for i in range(len(b.topics))]})
 

@@ -178,14 +178,15 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if corpus is not None:
         sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
     if cc is not None:
-        notes += [f"topic {names[i]!r}: {'keyword' if len(w) == 1 else 'keywords'} {', '.join(w)} not in the "
-                  "reference corpus, left out of npmi/c_v/u_mass (as gensim does)"
+        notes += [f"topic {names[i]!r}: {'keyword' if len(w) == 1 else 'keywords'} {', '.join(w)} "
+                  "not in the reference corpus, left out of npmi/c_v/u_mass (as gensim does)"
                   for i, w in enumerate(scored.stats[id(cc)].columns["dropped"]) if w]
         notes += _undefined_coherence_notes(names, per_topic, metrics_out)
 
-    sc_cols = scored.stats[id(sc_m)].columns if sc_m is not None else {}   # keywords' lambda, cosine
-    rows = [{"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()},
-             **{k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic") if sc_cols}}
+    sc_cols = scored.stats[id(sc_m)].columns if sc_m is not None else {}   # lambda, cos per keyword
+    kw_cols = ("pagerank", "cos_to_topic") if sc_cols else ()
+    rows = [{"id": names[i], "keywords": words, **{k: float(v[i]) for k, v in per_topic.items()},
+             **{k: [float(x) for x in sc_cols[k][i]] for k in kw_cols}}
             for i, words in enumerate(topics)]
 
     pairs = [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}

@@ -289,7 +289,7 @@ PAIRS_KEPT = 5000   # the least distinct pairs a result lists
 # --- the measures on the metric contract (over a TopicBatch; SemDiv and Overall derived: combine()) ---
 
 def _p(name: str, doc: str, **kw: Any) -> Param:
-    """The measures' parameter ``name``, typed and defaulted as :class:`SemanticParams` declares it."""
+    """The measures' parameter ``name``, typed and defaulted as in :class:`SemanticParams`."""
     f = next(f for f in fields(SemanticParams) if f.name == name)
     return Param(name, type(f.default), f.default, doc, **kw)
 

@@ -34,8 +34,8 @@ def validate_topics(topics: Sequence[Sequence[str]], names: Sequence[str] | None
                                     "whitespace/control characters)")
             clean.append(w)
         if len(clean) < min_words:
-            raise ScorekitError(f"{topic}: has {len(clean)} keyword(s); at least {min_words} are needed "
-                                "(the keyword graph and SC need pairs)")
+            raise ScorekitError(f"{topic}: has {len(clean)} keyword(s); at least {min_words} are "
+                                "needed (the keyword graph and SC need pairs)")
         seen: set[str] = set()
         dup = [w for w in clean if w in seen or seen.add(w)]
         if dup:
