@@ -74,9 +74,7 @@ def _collect(pid: int, r: int):
                 body = pipe.read(size)
     finally:
         _, status = os.waitpid(pid, 0)
-    if len(body) != size or os.waitstatus_to_exitcode(status) != 0:
-        return _FAILED
-    return pickle.loads(body)
+    return _FAILED if len(body) != size or os.waitstatus_to_exitcode(status) else pickle.loads(body)
 
 
 def _one_thread() -> None:

@@ -72,9 +72,7 @@ def shard_size(executor: Any, n_items: int, default: int) -> int | None:
     size = getattr(executor, "items_per_shard", None)
     if size:
         return int(size)
-    if isinstance(executor, Forked):
-        return max(1, -(-n_items // executor.workers))
-    return default
+    return max(1, -(-n_items // executor.workers)) if isinstance(executor, Forked) else default
 
 
 def executor_for(engine: Any) -> Any:

@@ -189,9 +189,7 @@ class MetricSpec:
 
     def label(self, key: str) -> str:
         """The result key of ``key`` (one of the metric's declared keys) for this spec."""
-        if not self.args:
-            return key
-        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})"
+        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})" if self.args else key
 
     def params(self) -> dict[str, Any]:
         return {**self.defaults, **self.args}

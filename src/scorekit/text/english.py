@@ -18,12 +18,10 @@ from scorekit.text.normalize import nfc
 COCO_PUNCTUATION = frozenset(["''", "'", "``", "`", ".", "?", "!", ",", ":", "-", "--", "...", ";"])
 
 # Abbreviations whose period PTBLexer keeps (checked against CoreNLP 3.4.1).
-_ABBREV = frozenset(
-    """mr mrs ms dr st jr sr prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj esq messrs
-    mt ft ave blvd rd ste dept assn univ inc corp ltd co bros plc vs etc cf al est rev ph tel
-    jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu fri
-    calif fla ariz mich va sq""".split()
-)
+_ABBREV = frozenset("""mr mrs ms dr st jr sr prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt
+    maj esq messrs mt ft ave blvd rd ste dept assn univ inc corp ltd co bros plc vs etc cf al est
+    rev ph tel jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu fri calif fla
+    ariz mich va sq""".split())
 
 _UNICODE_MAP = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
@@ -37,17 +35,14 @@ _SPECIAL = {"cannot": ["can", "not"], "gonna": ["gon", "na"], "gotta": ["got", "
 
 # Titles never end a sentence; any other abbreviation before a capitalised word does, and PTBLexer
 # then emits an extra "." token ("etc. The" -> "etc. . the"; an initial splits: "A. The" -> "a . the").
-_TITLES = frozenset(
-    """mr mrs ms dr st prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj messrs mt ft ave ste
-    dept vs cf rev ph""".split()
-)
+_TITLES = frozenset("""mr mrs ms dr st prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj
+    messrs mt ft ave ste dept vs cf rev ph""".split())
 
 # An acronym/initial ends the sentence only before one of these capitalised words (empirical,
 # CoreNLP 3.4.1): "U.S. The" -> "u.s. . the", "A. The" -> "a . the", but "U.S. TV" stays.
-_SENT_START = frozenset(
-    """The A An In It This That He She They We You There These At But If As When What Her Our
-    Their One Some Many So Then Yet After While Since Now Such Other Here Mr. Ms.""".split()
-)
+_SENT_START = frozenset("""The A An In It This That He She They We You There These At But If As
+    When What Her Our Their One Some Many So Then Yet After While Since Now Such Other Here Mr.
+    Ms.""".split())
 _NEXT_WORD = re.compile(r"(Mr\.|Ms\.|[A-Z][a-z]*)")
 
 # One scanner for a whitespace-free chunk; the alternatives are tried in order at each position.
@@ -76,9 +71,7 @@ def _split_word(word: str) -> list[str]:
     if low in _SPECIAL:
         return list(_SPECIAL[low])
     m = _CLITIC.match(word)
-    if m and m.group(1):
-        return [m.group(1), m.group(2)]
-    return [word]
+    return [m.group(1), m.group(2)] if m and m.group(1) else [word]
 
 
 @lru_cache(maxsize=1 << 17)

@@ -46,9 +46,8 @@ def _new_kiwi(multi: bool = True):
     try:
         from kiwipiepy import Kiwi
     except ImportError as exc:  # pragma: no cover - kiwipiepy is a core dependency
-        raise MissingDependencyError(
-            "Korean text needs kiwipiepy and kiwipiepy-model: pip install kiwipiepy kiwipiepy-model"
-        ) from exc
+        raise MissingDependencyError("Korean text needs kiwipiepy and kiwipiepy-model: "
+                                     "pip install kiwipiepy kiwipiepy-model") from exc
     workers = int(os.environ.get("SCOREKIT_KIWI_WORKERS", "0")) or (os.cpu_count() or 1)
     return Kiwi(num_workers=workers, load_multi_dict=multi)
 
@@ -197,11 +196,8 @@ def analyze_batch(texts: Sequence[str], lexicon=None) -> list[list[Morph]]:
 def select(morphs: Iterable[Morph], *, drop_particles: bool = False, drop_punct: bool = True,
            lemma: bool = False) -> list[str]:
     """Strings from morphs: surface forms (or lemmas), optionally without particles/punctuation."""
-    return [
-        (m.lemma if lemma else m.form)
-        for m in morphs
-        if not (drop_particles and is_particle(m.tag)) and not (drop_punct and is_punct(m.tag))
-    ]
+    return [m.lemma if lemma else m.form for m in morphs
+            if not (drop_particles and is_particle(m.tag)) and not (drop_punct and is_punct(m.tag))]
 
 
 def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True,

@@ -120,10 +120,8 @@ def _lemma(group) -> str:
     if tag.startswith("XSV"):  # split light verb: 하 -> 하다, 되 -> 되다
         return nfc(head.form + "다")
     # root + adjective-deriving suffix (수려+하 -> 수려하다); XSN (들, 님) is dropped.
-    derived = [m for m in group[1:] if m.tag.startswith("XSA")]
-    if derived:
-        return nfc(head.form + "".join(m.form for m in derived) + "다")
-    return nfc(head.form)
+    derived = "".join(m.form for m in group[1:] if m.tag.startswith("XSA"))
+    return nfc(head.form + derived + "다" if derived else head.form)
 
 
 def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:

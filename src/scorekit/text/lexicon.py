@@ -54,9 +54,7 @@ def pos_class(tag: str) -> str:
         return "V"
     if tag.startswith("MA"):
         return "M"
-    if tag == "MM":
-        return "D"
-    return "O"
+    return "D" if tag == "MM" else "O"
 
 
 def guess_pos(word: str) -> str:

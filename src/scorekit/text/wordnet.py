@@ -48,8 +48,7 @@ class WordNet:
             raise MissingDependencyError(
                 f"WordNet 3.0 database not found in {self.root} (missing {', '.join(missing)}): "
                 "install it with `apt-get install wordnet-base` or point SCOREKIT_WORDNET_DIR at a "
-                "directory holding index.*, data.* and *.exc"
-            )
+                "directory holding index.*, data.* and *.exc")
         self._data: dict[str, bytes] = {}
         self._names: dict[tuple[str, int], tuple[str, ...]] = {}
         self._syn_cache = _SynonymCache(self._compute_synonyms)

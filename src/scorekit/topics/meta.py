@@ -91,21 +91,19 @@ def _select(rows: list[GridRow], by_correlation: bool) -> list[GridRow]:
     return [replace(r, selected=(i == best and np.isfinite(key[best]))) for i, r in enumerate(rows)]
 
 
-def _r(values: np.ndarray, rating: np.ndarray | None, rated: np.ndarray | None) -> float | None:
-    if rating is None or rated is None:
-        return None
-    return float(correlate(values[rated], rating, ("pearson",), n_resamples=0)["pearson"].statistic)
+def _row(value: float, per_topic: np.ndarray, mean: float, rating, rated) -> GridRow:
+    r = None if rating is None or rated is None else \
+        float(correlate(per_topic[rated], rating, ("pearson",), n_resamples=0)["pearson"].statistic)
+    return GridRow(float(value), r, discrimination_range(per_topic), mean)
 
 
 def gamma_grid(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
                rating: np.ndarray | None = None, rated: np.ndarray | None = None,
                gammas: Sequence[float] = GAMMAS) -> list[GridRow]:
     """The spec's γ_direct table (§5) over these topics."""
-    rows = []
-    for g in gammas:
-        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g)
-        rows.append(GridRow(float(g), _r(d.per_topic, rating, rated), discrimination_range(d.per_topic), d.vd))
-    return _select(rows, by_correlation=rating is not None)
+    dist = [semantic_distinctiveness_all(topic_vectors, topics, gamma=g) for g in gammas]
+    return _select([_row(g, d.per_topic, d.vd, rating, rated) for g, d in zip(gammas, dist)],
+                   by_correlation=rating is not None)
 
 
 def threshold_grid(word_vectors: Sequence[np.ndarray], *, params=None,
@@ -113,11 +111,10 @@ def threshold_grid(word_vectors: Sequence[np.ndarray], *, params=None,
                    thresholds: Sequence[float] = THRESHOLDS) -> list[GridRow]:
     """The spec's threshold_edge table (§5): discrimination of per-topic SC per threshold."""
     params = params or SemanticParams()
-    rows = []
-    for thr in thresholds:
-        sc = semantic_coherence(word_vectors, params=replace(params, threshold_edge=float(thr))).sc
-        rows.append(GridRow(float(thr), _r(sc, rating, rated), discrimination_range(sc), float(sc.mean())))
-    return _select(rows, by_correlation=False)
+    scs = [semantic_coherence(word_vectors, params=replace(params, threshold_edge=float(t))).sc
+           for t in thresholds]
+    return _select([_row(t, sc, float(sc.mean()), rating, rated) for t, sc in zip(thresholds, scs)],
+                   by_correlation=False)
 
 
 __all__ = ["GAMMAS", "THRESHOLDS", "GridRow", "correlate_metrics", "discrimination_range",
