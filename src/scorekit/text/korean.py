@@ -116,7 +116,7 @@ def _verbs_split_already(kiwi, verbs: Sequence[tuple[str, str]]) -> set[str]:
 
     from scorekit.cache import cache_root
 
-    ident = "\n".join([kiwi_version(), _model_version(), *sorted(f"{w}/{t}" for w, t in verbs)])
+    ident = "\n".join([kiwi_version(), _version("kiwipiepy-model"), *sorted(f"{w}/{t}" for w, t in verbs)])
     path = cache_root() / "kiwi" / f"verbs-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
     try:
         got = json.loads(path.read_text(encoding="utf-8"))
@@ -218,10 +218,6 @@ def analyser_version() -> str:
     from scorekit.text.lexicon import Lexicon
 
     return f"{kiwi_version()}+lex{Lexicon.default().fingerprint}"
-
-
-def _model_version() -> str:
-    return _version("kiwipiepy-model")
 
 
 def kiwi_version() -> str:

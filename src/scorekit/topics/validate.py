@@ -10,10 +10,6 @@ from scorekit.errors import ScorekitError
 from scorekit.text.normalize import nfc
 
 
-def _printable(word: str) -> bool:
-    return any(not unicodedata.category(ch).startswith(("C", "Z")) for ch in word)
-
-
 def validate_topics(topics: Sequence[Sequence[str]], names: Sequence[str] | None = None,
                     *, min_words: int = 2) -> list[list[str]]:
     """NFC-normalised, stripped keyword lists; a ScorekitError names the first bad topic."""
@@ -29,7 +25,7 @@ def validate_topics(topics: Sequence[Sequence[str]], names: Sequence[str] | None
             if not isinstance(word, str):
                 raise ScorekitError(f"{topic}: keyword {word!r} is not a string")
             w = nfc(word).strip()
-            if not w or not _printable(w):
+            if not any(not unicodedata.category(ch).startswith(("C", "Z")) for ch in w):
                 raise ScorekitError(f"{topic}: keyword {word!r} cannot be embedded (empty or only "
                                     "whitespace/control characters)")
             clean.append(w)
