@@ -180,13 +180,11 @@ def parse_address(text: str) -> str:
 
 def timeout_from_env() -> float:
     raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT_S
     try:
-        value = float(raw)
+        value = float(raw) if raw else DEFAULT_TIMEOUT_S
     except ValueError:
         value = -1.0
-    if not value > 0 or value == float("inf"):
+    if not 0 < value < float("inf"):
         raise ScorekitError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds greater than 0")
     return value
 

@@ -266,20 +266,20 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     keys = [k for k in results[0].metrics if all(k in r.metrics for r in results)]
     for key in keys:
         info = describe(key, "topics")
-        lower = info is not None and not info.higher_is_better
+        sign = 1 if info is not None and not info.higher_is_better else -1    # best first
+        col = _per_topic_column(key)
         entries = []
         for r in results:
             v = r.metrics.get(key)
             e: dict[str, object] = {"model": r.name, "value": v if v is not None and np.isfinite(v) else None}
-            if _per_topic_column(key) is not None:
-                _, lo, hi = bootstrap_mean_ci(column(r, _per_topic_column(key)), n_resamples=n_resamples,
-                                              confidence=confidence, seed=seed)
+            if col is not None:
+                _, lo, hi = bootstrap_mean_ci(column(r, col), n_resamples=n_resamples, confidence=confidence,
+                                              seed=seed)
                 e.update(ci_low=_finite(lo), ci_high=_finite(hi))
             entries.append(e)
-        ranked = sorted((e for e in entries if e["value"] is not None),
-                        key=lambda e: e["value"] if lower else -e["value"])
+        ranked = sorted((e for e in entries if e["value"] is not None), key=lambda e: sign * e["value"])
         for e in ranked:   # competition ranking: equal values share a rank
-            e["rank"] = 1 + sum(1 for o in ranked if (o["value"] < e["value"] if lower else o["value"] > e["value"]))
+            e["rank"] = 1 + sum(sign * o["value"] < sign * e["value"] for o in ranked)
         ranking[key] = ranked + [e for e in entries if e["value"] is None]
 
     base = results[0]
