@@ -160,9 +160,7 @@ def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
     from scorekit.text.lexicon import Lexicon
 
     lex = lexicon or Lexicon.default()
-    owner, known = _memo
-    if owner != lex.fingerprint:
-        known = {}
+    known = _memo[1] if _memo[0] == lex.fingerprint else {}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if not missing:
         return [known[t] for t in texts]

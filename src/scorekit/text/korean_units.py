@@ -146,9 +146,7 @@ def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit,
 
     lex = lexicon or Lexicon.default()
     texts = [nfc(t) for t in texts]
-    fingerprint, known = _last
-    if fingerprint != lex.fingerprint:
-        known = {}
+    known = _last[1] if _last[0] == lex.fingerprint else {}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     got: dict[str, tuple[Unit, ...]] = {}
     if missing:
@@ -158,9 +156,7 @@ def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit,
         def part_units(rg: range) -> list[tuple[Unit, ...]]:
             return [tuple(units(analysed[i], missing[i])) for i in rg]
 
-        done = ([x for part in fork_map(part_units, parts) for x in part] if len(parts) > 1
-                else part_units(range(len(missing))))
-        got = dict(zip(missing, done))
+        got = dict(zip(missing, [x for part in fork_map(part_units, parts) for x in part]))
     out = [known[t] if t in known else got[t] for t in texts]
     _last = (lex.fingerprint, dict(zip(texts, out)))
     return out
