@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from scorekit.errors import UnknownNameError
+
 
 class InProcess:
     """Everything in this process; the whole input is one shard (no cutting)."""
@@ -83,7 +85,5 @@ def executor_for(engine: Any) -> Any:
     if engine == "fork":
         return Forked()
     if isinstance(engine, str):
-        from scorekit.errors import UnknownNameError
-
         raise UnknownNameError("executor", engine, ["local", "fork", "ray (a started RayEngine)"])
     return engine

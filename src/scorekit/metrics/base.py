@@ -139,9 +139,7 @@ class Stats:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        for v in self.columns.values():
-            return len(v)
-        return 0
+        return len(next(iter(self.columns.values()), ()))
 
     def take(self, index: Sequence[int] | np.ndarray) -> "Stats":
         """The statistics of a subset (or resample, with repeats) of the items."""
