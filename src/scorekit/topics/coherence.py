@@ -64,10 +64,9 @@ def tokenize_corpus(documents: Sequence[str], tokenizer: str = "auto") -> list[l
 
         idx = [i for i, d in enumerate(docs) if tokenizer == "kiwi" or korean.has_hangul(d)]
         out = [_WORD.findall(d.lower()) for d in docs]
-        if idx:
-            toks = korean.tokenize_batch([docs[i] for i in idx], drop_particles=True, drop_punct=True)
-            for i, t in zip(idx, toks):
-                out[i] = [w.lower() for w in t]
+        toks = korean.tokenize_batch([docs[i] for i in idx], drop_particles=True, drop_punct=True)
+        for i, t in zip(idx, toks):
+            out[i] = [w.lower() for w in t]
         return out
     raise UnknownNameError("tokenizer", tokenizer, ["auto", "kiwi", "regex", "whitespace"])
 
