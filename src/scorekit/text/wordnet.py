@@ -84,17 +84,10 @@ class WordNet:
     # -- morphy ----------------------------------------------------------------------------
     def morphy_forms(self, form: str, pos: str) -> list[str]:
         """nltk's ``WordNetCorpusReader._morphy(form, pos)``: base forms present in the index."""
-        table = self.index[pos]
-        exceptions = self._exc[pos]
-        if form in exceptions:
-            forms = exceptions[form]
-        else:
-            forms = [form[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if form.endswith(old)]
-        out: list[str] = []
-        for f in [form, *forms]:
-            if f in table and f not in out:
-                out.append(f)
-        return out
+        table, exceptions = self.index[pos], self._exc[pos]
+        forms = exceptions[form] if form in exceptions else \
+            [form[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if form.endswith(old)]
+        return list(dict.fromkeys(f for f in [form, *forms] if f in table))
 
     def synsets(self, word: str) -> list[tuple[str, int]]:
         """``(pos, offset)`` of each synset ``nltk.corpus.wordnet.synsets(word)`` returns, in order."""
@@ -105,16 +98,14 @@ class WordNet:
     # -- data ------------------------------------------------------------------------------
     def lemma_names(self, pos: str, offset: int) -> tuple[str, ...]:
         key = (pos, offset)
-        names = self._names.get(key)
-        if names is None:
+        if (names := self._names.get(key)) is None:
             data = self._data.get(pos)
             if data is None:
                 data = self._data[pos] = (self.root / f"data.{_FILEMAP[pos]}").read_bytes()
             end = data.index(b"\n", offset)
             fields = data[offset:end].split(b" ", 4 + 2 * 256)
-            n = int(fields[3], 16)
-            raw = [fields[4 + 2 * k].decode("utf-8") for k in range(n)]
-            names = tuple(_MARKER.match(r).group(1) for r in raw)  # type: ignore[union-attr]
+            names = tuple(_MARKER.match(fields[4 + 2 * k].decode("utf-8")).group(1)
+                          for k in range(int(fields[3], 16)))
             self._names[key] = names
         return names
 
