@@ -116,7 +116,8 @@ def _verbs_split_already(kiwi, verbs: Sequence[tuple[str, str]]) -> set[str]:
 
     from scorekit.cache import cache_root
 
-    ident = "\n".join([kiwi_version(), _version("kiwipiepy-model"), *sorted(f"{w}/{t}" for w, t in verbs)])
+    ident = "\n".join([kiwi_version(), _version("kiwipiepy-model"),
+                       *sorted(f"{w}/{t}" for w, t in verbs)])
     path = cache_root() / "kiwi" / f"verbs-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
     try:
         got = json.loads(path.read_text(encoding="utf-8"))

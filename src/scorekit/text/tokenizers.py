@@ -98,7 +98,8 @@ def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
 def _per_text_batch(texts: Sequence[str], fn: Callable[[str], list[str]]) -> list[list[str]]:
     parts = split(len(texts), min(default_workers(), len(texts) // MIN_TEXTS_PER_PROCESS))
     # pure Python: the cores share a large batch (forked, same results; one part: no fork)
-    return [toks for part in fork_map(lambda rg: [fn(texts[i]) for i in rg], parts) for toks in part]
+    return [toks for part in fork_map(lambda rg: [fn(texts[i]) for i in rg], parts)
+            for toks in part]
 
 
 def default_tokenizer(lang: str) -> str:

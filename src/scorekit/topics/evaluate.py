@@ -273,11 +273,12 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
             v = r.metrics.get(key)
             e: dict[str, object] = {"model": r.name, "value": v if v is not None and np.isfinite(v) else None}
             if col is not None:
-                _, lo, hi = bootstrap_mean_ci(column(r, col), n_resamples=n_resamples, confidence=confidence,
-                                              seed=seed)
+                _, lo, hi = bootstrap_mean_ci(column(r, col), n_resamples=n_resamples,
+                                              confidence=confidence, seed=seed)
                 e.update(ci_low=_finite(lo), ci_high=_finite(hi))
             entries.append(e)
-        ranked = sorted((e for e in entries if e["value"] is not None), key=lambda e: sign * e["value"])
+        ranked = sorted((e for e in entries if e["value"] is not None),
+                        key=lambda e: sign * e["value"])
         for e in ranked:   # competition ranking: equal values share a rank
             e["rank"] = 1 + sum(sign * o["value"] < sign * e["value"] for o in ranked)
         ranking[key] = ranked + [e for e in entries if e["value"] is None]
