@@ -52,9 +52,7 @@ def pos_class(tag: str) -> str:
         return "N"
     if tag in ("VV", "VA", "VX", "VCP", "VCN"):
         return "V"
-    if tag.startswith("MA"):
-        return "M"
-    return "D" if tag == "MM" else "O"
+    return "M" if tag.startswith("MA") else "D" if tag == "MM" else "O"
 
 
 def guess_pos(word: str) -> str:
