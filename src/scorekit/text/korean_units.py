@@ -192,7 +192,8 @@ def respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
             if len(run) < k:
                 continue
             s = "".join(u.surface for u in run)
-            t = by_surface.get(s) or by_lemma.get("".join(u.surface for u in run[:-1]) + run[-1].lemma)
+            t = by_surface.get(s) or by_lemma.get("".join(u.surface for u in run[:-1])
+                                                  + run[-1].lemma)
             if t is not None:
                 out.append(Unit(s, t.lemma, t.cls, all(u.function for u in run), t.hon))
                 j += k
