@@ -9,8 +9,7 @@ from pathlib import Path
 
 
 def cache_root() -> Path:
-    env = os.environ.get("SCOREKIT_CACHE")
-    if env:
+    if env := os.environ.get("SCOREKIT_CACHE"):
         return Path(env).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "scorekit"

@@ -1,17 +1,11 @@
-"""Split pure-Python CPU work over this machine's cores with ``fork``: the children inherit what
-the parent has loaded (resources, prepared sentences) instead of re-loading or pickling it.
+"""Split pure-Python CPU work over this machine's cores with ``fork`` (docs/scale-out.md): the
+children inherit what the parent has loaded instead of re-loading or pickling it.
 
-:func:`fork_map` runs ``fn(part)`` for each part: the parent computes the first part itself while
-one forked child per other part computes the rest and sends its result back pickled through a
-pipe.
-Results come back in order and equal a plain ``[fn(p) for p in parts]`` — a child that fails
-for any reason (killed, out of memory, an exception) has its part recomputed in the parent, so
-nothing is lost and no error is new. Without ``os.fork`` (Windows, macOS spawn-only set-ups) or
-with one worker it is the plain loop.
-
-How many processes: ``SCOREKIT_WORKERS`` (``1`` turns it off), else the cores this process may
-use (``os.sched_getaffinity``). Inside a Ray worker it defaults to 1: Ray already places one task
-per core.
+:func:`fork_map` runs ``fn(part)`` for each part: the parent computes the first part itself, one
+forked child per other part the rest, sent back pickled through a pipe. Results come back in
+order and equal ``[fn(p) for p in parts]`` — a child that fails for any reason has its part
+recomputed in the parent. Without ``os.fork`` or with one worker it is the plain loop. How many
+processes: ``SCOREKIT_WORKERS`` (``1`` turns it off), else the usable cores; 1 inside a Ray worker.
 """
 
 from __future__ import annotations
@@ -66,33 +60,21 @@ def split(n: int, parts: int) -> list[range]:
     return [range(bounds[k], bounds[k + 1]) for k in range(parts)]
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
-    chunks, got = [], 0
-    while got < n:
-        b = os.read(fd, min(n - got, 1 << 20))
-        if not b:
-            return None
-        chunks.append(b)
-        got += len(b)
-    return b"".join(chunks)
-
-
 _FAILED = object()
 
 
 def _collect(pid: int, r: int):
     """A child's result, or ``_FAILED`` when it did not finish cleanly."""
-    body = None
+    body, size = b"", -1
     try:
-        head = _read_exact(r, _HEADER.size)
-        if head is not None:
-            body = _read_exact(r, _HEADER.unpack(head)[0])
+        with open(r, "rb") as pipe:       # a short read: the child died before sending it all
+            head = pipe.read(_HEADER.size)
+            if len(head) == _HEADER.size:
+                size = _HEADER.unpack(head)[0]
+                body = pipe.read(size)
     finally:
-        os.close(r)
         _, status = os.waitpid(pid, 0)
-    if body is None or os.waitstatus_to_exitcode(status) != 0:
-        return _FAILED
-    return pickle.loads(body)
+    return _FAILED if len(body) != size or os.waitstatus_to_exitcode(status) else pickle.loads(body)
 
 
 def _one_thread() -> None:
@@ -127,10 +109,8 @@ def fork_map(fn: Callable[[T], R], parts: Sequence[T]) -> list[R]:
                     os.close(r)
                     _one_thread()
                     body = pickle.dumps(fn(part), protocol=pickle.HIGHEST_PROTOCOL)
-                    data = _HEADER.pack(len(body)) + body
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(w, view):]
+                    with open(w, "wb") as pipe:
+                        pipe.write(_HEADER.pack(len(body)) + body)
                     code = 0
                 finally:
                     os._exit(code)

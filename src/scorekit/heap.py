@@ -1,26 +1,10 @@
-"""The C heap of a one-shot ``scorekit`` process: freed memory is kept for reuse, not handed
-back to the kernel.
-
-glibc serves every allocation above its mmap threshold (at most 32 MiB) with a fresh ``mmap``
-and unmaps it on free, so each large numpy temporary — tens of MiB per array at a few million
-run lines — is paid again in page faults: the kernel maps and zeroes every 4 KiB page on first
-touch. A 3 M-line ``scorekit retrieval`` spent about 0.3 s of system time that way, half as
-much as its user time. With mmap off (``M_MMAP_MAX = 0``) and no trimming of the heap's top, a
-freed array's pages are reused by the next one. Peak memory does not grow (freed pages are
-reused, not added); the process keeps what it touched until it exits, which a command that
-exits after one evaluation does anyway.
-
-numpy's transparent huge pages are turned off as well (``NUMPY_MADVISE_HUGEPAGE=0`` unless the
-user set it): with the kernel's THP in ``madvise`` mode, numpy asks for 2 MiB pages for every
-array of 4 MiB or more, and on a busy machine each such fault zeroes 2 MiB and may stall on
-compaction — measured at 10 M run lines: 1.0-1.3 s of system time with them, 0.3-0.5 s without.
-
-Commands that do no linear algebra (``retrieval``, ``fuse``) also start numpy's OpenBLAS with
-one thread (``OPENBLAS_NUM_THREADS=1`` unless set): its thread pool is started at import and
-spins for a while, about 20 ms of CPU time per run for nothing.
-
-Only the CLI calls :func:`prepare` (a library user's long-lived process keeps glibc's
-defaults). Elsewhere than glibc it does nothing.
+"""The C heap of a one-shot ``scorekit`` process (docs/scale-out.md, "Memory pages on big runs"):
+freed memory is kept for reuse (glibc's mmap off, no trimming of the heap's top), so each large
+numpy temporary is not paid again in page faults; numpy's transparent huge pages are turned off
+(``NUMPY_MADVISE_HUGEPAGE=0`` unless set); ``retrieval`` and ``fuse``, which do no linear algebra,
+start OpenBLAS with one thread (``OPENBLAS_NUM_THREADS=1`` unless set). Only the CLI calls
+:func:`prepare` (a library user's long-lived process keeps glibc's defaults). Elsewhere than glibc
+it does nothing.
 """
 
 from __future__ import annotations

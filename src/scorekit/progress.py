@@ -39,12 +39,10 @@ def track(iterable: Iterable[T], description: str, total: int | None = None,
         total = len(iterable)  # type: ignore[arg-type]
     wait = DELAY if delay is None else delay
     start = time.monotonic()
-    done = 0
     bar = task = None
     try:
-        for item in iterable:
+        for done, item in enumerate(iterable, 1):
             yield item
-            done += 1
             if bar is None and time.monotonic() - start >= wait:
                 from rich.console import Console
                 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,

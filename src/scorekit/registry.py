@@ -18,10 +18,7 @@ class Registry(Generic[T]):
     def register(self, name: str, obj: T | None = None) -> Callable[[T], T] | T:
         """Register ``obj`` under ``name``; usable as a decorator when ``obj`` is omitted."""
         if obj is None:
-            def deco(o: T) -> T:
-                self._items[name] = o
-                return o
-            return deco
+            return lambda o: self.register(name, o)
         self._items[name] = obj
         return obj
 

@@ -50,19 +50,15 @@ def _jsonable(value: Any) -> Any:
         return value if math.isfinite(value) else None
     if t in _LEAVES:
         return value
-    if t is dict:
-        return {k if type(k) is str else str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         return _jsonable(value.tolist())
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, Path):
-        return str(value)
-    return value
+    return str(value) if isinstance(value, Path) else value
 
 
 @dataclass
@@ -74,9 +70,8 @@ class Result:
     inputs: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
-    created: str = field(
-        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    )
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc)
+                         .isoformat(timespec="seconds"))
     scorekit_version: str = __version__   # the version that computed it (kept when loaded)
 
     def __getitem__(self, metric: str) -> float:
@@ -105,17 +100,10 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Result":
-        return cls(
-            task=data["task"],
-            metrics=dict(data.get("metrics") or {}),
-            signature=data.get("signature", ""),
-            per_item=list(data.get("per_item") or []),
-            inputs=dict(data.get("inputs") or {}),
-            extra=dict(data.get("extra") or {}),
-            name=data.get("name"),
-            created=data.get("created") or "",
-            scorekit_version=data.get("scorekit_version") or "unknown",
-        )
+        return cls(data["task"], dict(data.get("metrics") or {}), data.get("signature", ""),
+                   list(data.get("per_item") or []), dict(data.get("inputs") or {}),
+                   dict(data.get("extra") or {}), data.get("name"), data.get("created") or "",
+                   data.get("scorekit_version") or "unknown")
 
     @classmethod
     def from_json(cls, text: str) -> "Result":

@@ -1,23 +1,15 @@
-"""The one driver every family on the metric contract runs through, on any executor.
-
-::
+"""The one driver every family on the metric contract runs through, on any executor
+(docs/scale-out.md, "One driver")::
 
     scored = run(plan, batch, executor)
 
-``plan``: the metrics to compute (built from their declarations, each with the result keys wanted
-and the names those keys are reported under); ``batch``: the family's batch (a
-:class:`~scorekit.generation.batch.CaptionBatch`, a summary batch) — it knows its length and how
-to :meth:`slice` itself into shards; ``executor``: :mod:`scorekit.engine.executors` (in process,
-forked parts, Ray tasks and actors).
-
-The driver cuts the batch into shards (none in process; or ``batch.shards(executor, size) ->
-(shards, item of each row)``, retrieval's hash partitions), has the executor compute each metric's
-per-item statistics on every shard (``Metric.item_stats``; metrics that need a model —
-``Metric.needs_model`` — on ``map_model``, one model per worker, shards cut on the metric's
-``shard_align`` pairs so a batched encoder pads as in one process), merges them once
-(``Stats.concat``) and scores once (``Metric.score`` / ``item_scores``). There is no second,
-per-engine way to score: a corpus metric (BLEU, CIDEr, chrF) is scored from merged statistics on
-every executor, so the numbers are the same.
+``plan``: the metrics to compute, each with the result keys wanted and the names they are reported
+under; ``batch``: the family's batch, which knows its length and how to :meth:`slice` itself (or
+``batch.shards(executor, size) -> (shards, item of each row)``: retrieval's hash partitions);
+``executor``: :mod:`scorekit.engine.executors`. Per-item statistics are computed shard by shard
+(``Metric.needs_model`` metrics on ``map_model``, one model per worker, shards cut on the metric's
+``shard_align`` pairs), merged once (``Stats.concat``) and scored once, so a corpus metric (BLEU,
+CIDEr, chrF) has the same numbers on every executor.
 """
 
 from __future__ import annotations
@@ -77,8 +69,7 @@ def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None
         metric = cls(**{k: v for k, v in common.items() if k in {p.name for p in cls.params}}, **args)
         if allow_english_model:
             metric.allow_english_model = True
-        ident = (cls, tuple(sorted((k, repr(v)) for k, v in metric.values.items())))
-        planned = out.setdefault(ident, Planned(metric, [], optional or spec.optional))
+        planned = out.setdefault(ident(metric), Planned(metric, [], optional or spec.optional))
         planned.optional = planned.optional and (optional or spec.optional)
         for key in keys:
             label = spec.label(key)
@@ -89,6 +80,11 @@ def plan(family: str, specs: Sequence[Any], common: dict[str, Any] | None = None
             labels.add(label)
             planned.keys.append((key, label))
     return list(out.values())
+
+
+def ident(metric: Metric) -> tuple:
+    """A built metric's identity: its class and parameter values (equal ones are computed once)."""
+    return type(metric), tuple(sorted((k, repr(v)) for k, v in metric.values.items()))
 
 
 def shard_bounds(references: Sequence[Sequence[str]], size: int | None, align: int = 1) -> list[int]:
@@ -124,12 +120,7 @@ def _stats(batch: Any, metrics: Sequence[Metric], optional: Sequence[bool]) -> l
 
 
 def _model_stats(state: tuple, batch: Any) -> list[Any]:
-    metrics, optional = state
-    return _stats(batch, metrics, optional)
-
-
-def _keep(*state: Any) -> tuple:
-    return state
+    return _stats(batch, *state)
 
 
 def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
@@ -140,8 +131,6 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
     ex = executor_for(executor)
     size = shard_size(ex, len(batch), items_per_shard)
     refs = getattr(batch, "references", None)    # pairs per item (caption shards align on them)
-    if refs is None:
-        refs = [()] * len(batch)
     for p in plan:
         p.metric.whole(batch)
     groups = [[p for p in plan if not p.metric.needs_model], [p for p in plan if p.metric.needs_model]]
@@ -157,10 +146,12 @@ def run(plan: Sequence[Planned], batch: Any, executor: Any = None, *,
             shards, where = batch.shards(ex, size)
             orders.update({id(p): np.argsort(where) for p in group})
         else:
-            bounds = shard_bounds(refs, size, align)
+            bounds = shard_bounds([()] * len(batch) if refs is None else refs, size, align)
             shards = [batch if (a, b) == (0, len(batch)) else batch.slice(a, b) for a, b in zip(bounds, bounds[1:])]
         if model:
-            outs = ex.map_model(_keep, (metrics, optional), _model_stats, shards, desc="model shards")
+            # a worker's state: tuple((metrics, optional)) == (metrics, optional)
+            outs = ex.map_model(tuple, ((metrics, optional),), _model_stats, shards,
+                                desc="model shards")
         else:
             outs = ex.map(_stats, shards, args=(metrics, optional), desc="shards")
         for shard in outs:

@@ -1,30 +1,24 @@
 """Executors: where the per-shard work of the one driver (:mod:`scorekit.engine.driver`) runs.
-
 Every executor has the same calls, so a family writes its shard function once:
 
 * ``map(fn, items, args=())`` — ``[fn(item, *args) for item in items]``, in item order;
-* ``map_model(make, make_args, fn, items)`` — the same for work that needs a model: ``state =
-  make(*make_args)`` is built once per worker (one BERTScorer per actor) and each item runs as
-  ``fn(state, item)``;
-* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map (retrieval's run
-  given as files): ``fn(item, n)`` returns ``n`` parts, kept where they were made (on Ray, in
-  the object store) until a shard holding them calls ``fetch``, and a last value.
+* ``map_model(make, make_args, fn, items)`` — ``state = make(*make_args)`` built once per worker
+  (one BERTScorer per actor), each item run as ``fn(state, item)``;
+* ``map_split(fn, items, n)`` and ``fetch(parts)`` — a hash-partitioned map: ``fn(item, n)``
+  returns ``n`` parts, kept where they were made (on Ray, in the object store) until a shard
+  holding them calls ``fetch``, and a last value.
 
-Three executors:
-
-* :class:`InProcess` (``local``, the default): a plain loop in this process;
-* :class:`Forked` (``fork``): :func:`scorekit.forkmap.fork_map` over this machine's cores for
-  ``map``; model work stays in this process (a forked child would copy the model's threads);
-* :class:`~scorekit.engine.ray_engine.RayEngine` (``ray``): Ray tasks for ``map``, an actor pool
-  (one model per actor, ``num_gpus=1`` each on a GPU cluster) for ``map_model``.
-
-Results are the same on every executor: the driver merges per-item statistics and scores once.
+:class:`InProcess` (``local``, the default) loops in this process; :class:`Forked` (``fork``) runs
+``map`` with :func:`scorekit.forkmap.fork_map` (model work stays in this process); the Ray engine
+(:class:`~scorekit.engine.ray_engine.RayEngine`) runs tasks and an actor pool.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+from scorekit.errors import UnknownNameError
 
 
 class InProcess:
@@ -64,9 +58,6 @@ class Forked(InProcess):
         self.workers = workers or default_workers()
         self.items_per_shard = items_per_shard
 
-    def parts(self, n_items: int) -> int:
-        return self.workers
-
     def map(self, fn: Callable[..., Any], items: Sequence[Any], *, args: Iterable[Any] = (),
             desc: str = "shards") -> list[Any]:
         from scorekit.forkmap import fork_map
@@ -83,9 +74,7 @@ def shard_size(executor: Any, n_items: int, default: int) -> int | None:
     size = getattr(executor, "items_per_shard", None)
     if size:
         return int(size)
-    if isinstance(executor, Forked):
-        return max(1, -(-n_items // executor.workers))
-    return default
+    return max(1, -(-n_items // executor.workers)) if isinstance(executor, Forked) else default
 
 
 def executor_for(engine: Any) -> Any:
@@ -96,7 +85,5 @@ def executor_for(engine: Any) -> Any:
     if engine == "fork":
         return Forked()
     if isinstance(engine, str):
-        from scorekit.errors import UnknownNameError
-
         raise UnknownNameError("executor", engine, ["local", "fork", "ray (a started RayEngine)"])
     return engine

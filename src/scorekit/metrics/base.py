@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,9 +67,10 @@ class Param:
 
     def outside(self, value: Any) -> bool:
         """Is ``value`` outside the declared range (``low``..``high``; ends excluded when strict)?"""
+        lo, hi = self.low, self.high
         if self.strict:
-            return (self.low is not None and value <= self.low) or (self.high is not None and value >= self.high)
-        return (self.low is not None and value < self.low) or (self.high is not None and value > self.high)
+            return (lo is not None and value <= lo) or (hi is not None and value >= hi)
+        return (lo is not None and value < lo) or (hi is not None and value > hi)
 
     def coerce(self, value: Any) -> Any:
         """``value`` (a Python value, or the text of the name grammar) as this parameter's type,
@@ -128,9 +129,6 @@ class MetricInfo:
     corpus: bool = False          # True: the score is computed from merged statistics
     #                               (BLEU, CIDEr, chrF), not the mean of per-item values
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass
 class Stats:
@@ -141,9 +139,7 @@ class Stats:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        for v in self.columns.values():
-            return len(v)
-        return 0
+        return len(next(iter(self.columns.values()), ()))
 
     def take(self, index: Sequence[int] | np.ndarray) -> "Stats":
         """The statistics of a subset (or resample, with repeats) of the items."""
@@ -160,11 +156,9 @@ class Stats:
         for p in parts[1:]:
             if p.meta != meta:
                 raise ScorekitError(f"cannot merge statistics computed differently: {meta} vs {p.meta}")
-        cols: dict[str, Any] = {}
-        for k, v in parts[0].columns.items():
-            vals = [p.columns[k] for p in parts]
-            cols[k] = np.concatenate(vals) if isinstance(v, np.ndarray) else [x for vs in vals for x in vs]
-        return Stats(cols, dict(meta))
+        vals = {k: [p.columns[k] for p in parts] for k in parts[0].columns}
+        return Stats({k: np.concatenate(vs) if isinstance(parts[0].columns[k], np.ndarray)
+                      else [x for v in vs for x in v] for k, vs in vals.items()}, dict(meta))
 
 
 def signature_fields(metrics: Sequence["Metric"]) -> dict[str, str]:
@@ -220,8 +214,6 @@ class Metric:
             exc.args = (f"{self.name}: {exc.args[0]}", *exc.args[1:])
             raise
         self._state: list[Stats] = []
-        if type(self).kind not in VALUE_KINDS:
-            raise ScorekitError(f"metric {self.name}: kind must be one of {VALUE_KINDS}")
 
     # -- declaration ------------------------------------------------------------------
     @classmethod
@@ -239,8 +231,7 @@ class Metric:
         key = key or cls.result_keys()[0]
         fields = dict(key=key, metric=cls.name, family=cls.family, higher_is_better=cls.higher_is_better,
                       kind=cls.kind, doc=cls.doc(), corpus=cls.corpus)
-        fields.update(cls.key_info.get(key, {}))
-        return MetricInfo(**fields)
+        return MetricInfo(**{**fields, **cls.key_info.get(key, {})})
 
     def spec(self) -> str:
         """The canonical name of this metric with its parameters, in the name grammar:

@@ -75,19 +75,24 @@ class MetricRegistry:
     def families(self) -> list[str]:
         return list(FAMILY_MODULES)
 
+    def _of(self, table: dict, family: str | None) -> list[tuple[str, Any]]:
+        """``(name or key, entry)`` of ``table`` in ``family`` (every family for None)."""
+        family = self._load(family)
+        return [(n, v) for (f, n), v in table.items() if family is None or f == family]
+
     def names(self, family: str | None = None) -> list[str]:
         """Registered metric (class) names."""
-        family = self._load(family)
-        return [n for (f, n) in self._classes if family is None or f == family]
+        return [n for n, _ in self._of(self._classes, family)]
 
     def keys(self, family: str | None = None) -> list[str]:
         """Declared result keys."""
-        family = self._load(family)
-        return list(dict.fromkeys(k for (f, k) in self._keys if family is None or f == family))
+        return list(dict.fromkeys(k for k, _ in self._of(self._keys, family)))
 
     def infos(self, family: str | None = None) -> list[MetricInfo]:
-        family = self._load(family)
-        return [i for (f, _), i in self._keys.items() if family is None or f == family]
+        return [i for _, i in self._of(self._keys, family)]
+
+    def classes(self, family: str | None = None) -> list[type[Metric]]:
+        return [c for _, c in self._of(self._classes, family)]
 
     def metric_class(self, family: str, name: str) -> type[Metric]:
         family = self._load(family)
@@ -96,23 +101,15 @@ class MetricRegistry:
         except KeyError:
             raise UnknownNameError(f"{family} metric", name, self.names(family) + self.keys(family)) from None
 
-    def classes(self, family: str | None = None) -> list[type[Metric]]:
-        family = self._load(family)
-        return [c for (f, _), c in self._classes.items() if family is None or f == family]
-
     def _exact(self, key: str, family: str | None) -> MetricInfo | None:
-        family = _same(family)
-        if family is not None:
-            return self._keys.get((family, key))
-        return next((info for (_, k), info in self._keys.items() if k == key), None)
+        return next((info for k, info in self._of(self._keys, family) if k == key), None)
 
     def info(self, key: str, family: str | None = None) -> MetricInfo | None:
         """Metadata of a result key. Tries the key itself, then without a ``system/`` prefix (the
         sweep's ``lead/rouge1@3``), then the base of a parameterised name (``ndcg@10`` ->
         ``ndcg``; ``rouge1@n7-7`` -> ``rouge1``), as a key or a metric class name."""
         family = self._load(family)
-        found = self._exact(key, family)
-        if found is not None:
+        if (found := self._exact(key, family)) is not None:
             return found
         bare = key.rsplit("/", 1)[-1]
         try:
@@ -120,17 +117,12 @@ class MetricRegistry:
         except ScorekitError:
             base = None
         for cand in dict.fromkeys(c for c in (bare, base) if c):
-            found = self._exact(cand, family)
-            if found is not None:
+            if (found := self._exact(cand, family)) is not None:
                 return replace(found, key=key)
-            for (f, n), cls in self._classes.items():
-                if n == cand and (family is None or f == family):
-                    return replace(cls.info(), key=key)
-        for other in ALSO_SCORES.get(family or "", ()):
-            found = self.info(key, other)
-            if found is not None:
-                return found
-        return None
+            if (cls := next((c for n, c in self._of(self._classes, family) if n == cand), None)):
+                return replace(cls.info(), key=key)
+        return next((found for other in ALSO_SCORES.get(family or "", ())
+                     if (found := self.info(key, other)) is not None), None)
 
 
 _NAME = re.compile(r"^\s*([A-Za-z_][\w\-]*?)\s*(?:\((?P<args>[^)]*)\))?\s*(?:@\s*(?P<k>[^\s@]+))?\s*$")
@@ -143,10 +135,8 @@ def split_name(text: str) -> tuple[str, dict[str, str]]:
     if not m:
         raise ScorekitError(f"cannot read metric name {text!r} (expected e.g. ndcg@10, bleu_4, recall(rel=2)@10)")
     params: dict[str, str] = {}
-    if m.group("args"):
-        for part in m.group("args").split(","):
-            if not part.strip():
-                continue
+    for part in (m.group("args") or "").split(","):
+        if part.strip():
             key, eq, value = part.partition("=")
             if not eq or not key.strip() or not value.strip():
                 raise ScorekitError(f"cannot read parameter {part.strip()!r} in {text!r} (expected name=value)")
@@ -199,9 +189,7 @@ class MetricSpec:
 
     def label(self, key: str) -> str:
         """The result key of ``key`` (one of the metric's declared keys) for this spec."""
-        if not self.args:
-            return key
-        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})"
+        return f"{key}({','.join(f'{k}={v}' for k, v in self.args.items())})" if self.args else key
 
     def params(self) -> dict[str, Any]:
         return {**self.defaults, **self.args}
@@ -266,13 +254,10 @@ def scoring_families(family: str) -> tuple[str, ...]:
 def metric_class_for(family: str, name: str) -> type[Metric]:
     """The metric class named ``name`` or producing the result key ``name`` in ``family``."""
     REGISTRY._load(family)
-    cls = REGISTRY._classes.get((family, name))
-    if cls is not None:
+    if (cls := REGISTRY._classes.get((family, name))) is not None:
         return cls
-    for c in REGISTRY.classes(family):
-        if name in c.result_keys():
-            return c
-    return REGISTRY.metric_class(family, name)   # raises with "did you mean"
+    return next((c for c in REGISTRY.classes(family) if name in c.result_keys()), None) \
+        or REGISTRY.metric_class(family, name)   # raises with "did you mean"
 
 
 # Options of the whole run that are no metric's parameter (they change no number): written in a

@@ -11,11 +11,11 @@ from scorekit.metrics.registry import REGISTRY
 
 
 def markdown(family: str) -> str:
-    lines = [f"### {family}", "", "| key | better | kind | corpus | what it is |", "|---|---|---|---|---|"]
-    for info in REGISTRY.infos(family):
-        lines.append(f"| `{info.key}` | {'higher' if info.higher_is_better else 'lower'} | {info.kind} | "
-                     f"{'yes' if info.corpus else 'no'} | {info.doc.replace('|', '/')} |")
-    return "\n".join(lines) + "\n"
+    rows = [f"| `{i.key}` | {'higher' if i.higher_is_better else 'lower'} | {i.kind} | "
+            f"{'yes' if i.corpus else 'no'} | {i.doc.replace('|', '/')} |"
+            for i in REGISTRY.infos(family)]
+    return "\n".join([f"### {family}", "", "| key | better | kind | corpus | what it is |",
+                      "|---|---|---|---|---|", *rows]) + "\n"
 
 
 def params_markdown(family: str) -> str:
@@ -23,9 +23,9 @@ def params_markdown(family: str) -> str:
     batch, are left out)."""
     lines = [f"### {family} parameters", "", "| metric | parameters |", "|---|---|"]
     for cls in REGISTRY.classes(family):
-        params = [p for p in cls.params if not p.batch]
-        text = "; ".join(f"`{p.describe()}`" + (f" {p.doc}" if p.doc else "") for p in params) or "—"
-        lines.append(f"| `{cls.name}` | {text.replace('|', '/')} |")
+        text = "; ".join(f"`{p.describe()}`" + (f" {p.doc}" if p.doc else "")
+                         for p in cls.params if not p.batch)
+        lines.append(f"| `{cls.name}` | {(text or '—').replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
 

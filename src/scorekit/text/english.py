@@ -1,27 +1,9 @@
-"""The COCO caption tokenizer in pure Python (no Java).
-
-pycocoevalcap tokenises every caption with Stanford CoreNLP 3.4.1's ``PTBTokenizer -preserveLines
--lowerCase`` and then drops the punctuation tokens in its ``PUNCTUATIONS`` list. This module
-reproduces that pipeline for ordinary captions (spec caption-metrics.md §3.3 feeds these tokens to
-CIDEr/BLEU):
-
-* lower-case; whitespace separates chunks; punctuation is split off words
-  (``dog.`` -> ``dog .``, ``a,b`` -> ``a , b``) but kept inside numbers (``1,000``, ``3:30``,
-  ``5.50``), hyphenated words (``black-and-white``) and slashes (``and/or``);
-* contractions split the PTB way: ``don't`` -> ``do n't``, ``can't`` -> ``ca n't``,
-  ``man's`` -> ``man 's``, ``dogs'`` -> ``dogs '``, ``cannot`` -> ``can not``,
-  ``gonna`` -> ``gon na``;
-* a period after a known abbreviation (``mr.``, ``st.``, ``etc.``), an initial (``a.``) or a
-  letter-dot acronym (``u.s.``, ``a.m.``) stays on the word;
-* PTB escapes: ``(`` -> ``-lrb-``, ``)`` -> ``-rrb-``, ``[``/``]`` -> ``-lsb-``/``-rsb-``,
-  ``{``/``}`` -> ``-lcb-``/``-rcb-`` — lower-cased by ``-lowerCase``, so **pycocoevalcap keeps the
-  bracket tokens** (its list holds the upper-case ``-LRB-``) while ``-lcb-``/``-rcb-`` survive too;
-* removed tokens: ``'' ' `` ` . ? ! , : - -- ... ;`` (quotes become `````/``''`` first; dash runs
-  become ``--``; ``…`` becomes ``...``).
-
-Exactness is tested against the Java tokenizer on many generated captions
-(``tests/text/test_english.py``, marker ``java``); exotic inputs (URLs, emoticons, ``a?b``) may
-differ, which the docs say.
+"""The COCO caption tokenizer in pure Python (no Java): pycocoevalcap's Stanford CoreNLP 3.4.1
+``PTBTokenizer -preserveLines -lowerCase`` followed by its ``PUNCTUATIONS`` removal (spec
+caption-metrics.md §3.3 feeds these tokens to CIDEr/BLEU). The quirks reproduced (brackets kept as
+``-lrb-``..., PTB contractions, abbreviation and initial periods) are listed in docs/caption.md
+("Tokenizers"); exactness is tested against the Java tokenizer on many generated captions
+(``tests/text/test_english.py``, marker ``java``).
 """
 
 from __future__ import annotations
@@ -36,12 +18,10 @@ from scorekit.text.normalize import nfc
 COCO_PUNCTUATION = frozenset(["''", "'", "``", "`", ".", "?", "!", ",", ":", "-", "--", "...", ";"])
 
 # Abbreviations whose period PTBLexer keeps (checked against CoreNLP 3.4.1).
-_ABBREV = frozenset(
-    """mr mrs ms dr st jr sr prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj esq messrs
-    mt ft ave blvd rd ste dept assn univ inc corp ltd co bros plc vs etc cf al est rev ph tel
-    jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu fri
-    calif fla ariz mich va sq""".split()
-)
+_ABBREV = frozenset("""mr mrs ms dr st jr sr prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt
+    maj esq messrs mt ft ave blvd rd ste dept assn univ inc corp ltd co bros plc vs etc cf al est
+    rev ph tel jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu fri calif fla
+    ariz mich va sq""".split())
 
 _UNICODE_MAP = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
@@ -55,17 +35,14 @@ _SPECIAL = {"cannot": ["can", "not"], "gonna": ["gon", "na"], "gotta": ["got", "
 
 # Titles never end a sentence; any other abbreviation before a capitalised word does, and PTBLexer
 # then emits an extra "." token ("etc. The" -> "etc. . the"; an initial splits: "A. The" -> "a . the").
-_TITLES = frozenset(
-    """mr mrs ms dr st prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj messrs mt ft ave ste
-    dept vs cf rev ph""".split()
-)
+_TITLES = frozenset("""mr mrs ms dr st prof gen capt lt col gov sen rep adm cmdr cpl sgt pvt maj
+    messrs mt ft ave ste dept vs cf rev ph""".split())
 
 # An acronym/initial ends the sentence only before one of these capitalised words (empirical,
 # CoreNLP 3.4.1): "U.S. The" -> "u.s. . the", "A. The" -> "a . the", but "U.S. TV" stays.
-_SENT_START = frozenset(
-    """The A An In It This That He She They We You There These At But If As When What Her Our
-    Their One Some Many So Then Yet After While Since Now Such Other Here Mr. Ms.""".split()
-)
+_SENT_START = frozenset("""The A An In It This That He She They We You There These At But If As
+    When What Her Our Their One Some Many So Then Yet After While Since Now Such Other Here Mr.
+    Ms.""".split())
 _NEXT_WORD = re.compile(r"(Mr\.|Ms\.|[A-Z][a-z]*)")
 
 # One scanner for a whitespace-free chunk; the alternatives are tried in order at each position.
@@ -94,9 +71,7 @@ def _split_word(word: str) -> list[str]:
     if low in _SPECIAL:
         return list(_SPECIAL[low])
     m = _CLITIC.match(word)
-    if m and m.group(1):
-        return [m.group(1), m.group(2)]
-    return [word]
+    return [m.group(1), m.group(2)] if m and m.group(1) else [word]
 
 
 @lru_cache(maxsize=1 << 17)
@@ -117,18 +92,10 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
         if num and num.end() > end:  # longest match wins, as in the JFlex lexer
             kind, text, end = "num", num.group(), num.end()
         if kind == "word":
-            # clitics glued by an apostrophe: man's, don't, it's, dogs'
-            while end < n and chunk[end] == "'":
-                rest = chunk[end:]
-                cl = re.match(r"'(?:s|m|d|re|ve|ll)(?![\w'])", rest, re.IGNORECASE)
-                if cl:
-                    out.extend(_split_word(text))
-                    out.append(cl.group().lower())
-                    text = ""
-                    end += cl.end()
-                break
-            if not text:
-                pos = end
+            # clitics glued by an apostrophe: man's, it's (don't: below)
+            if end < n and chunk[end] == "'" and (cl := _LONE_CLITIC.match(chunk, end)):
+                out += [*_split_word(text), cl.group().lower()]
+                pos = cl.end()
                 continue
             low = text.lower()
             # a period directly after the word: keep it for abbreviations/initials/acronyms
@@ -147,23 +114,16 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
                     continue
             if low.endswith("n") and end < n and chunk[end:end + 2].lower() == "'t":
                 # don't: scanner stopped before 't because the apostrophe rule refuses it
-                base = text[:-1]
-                if base:
-                    out.append(base)
-                out.append(text[-1] + "'t")
+                out += [text[:-1], text[-1] + "'t"] if text[:-1] else [text[-1] + "'t"]
                 pos = end + 2
                 continue
             out.extend(_split_word(text))
-        elif kind == "num":
+        elif kind in ("num", "bang"):
             out.append(text)
-        elif kind == "dots":
-            out.append("..." if len(text) >= 3 else text)
-            if len(text) == 2:  # ".." is two periods
-                out[-1:] = [".", "."]
+        elif kind == "dots":   # ".." is two periods
+            out += ["..."] if len(text) >= 3 else ["."] * len(text)
         elif kind == "dash":
             out.append("--" if len(text) >= 2 else "-")
-        elif kind == "bang":
-            out.append(text)
         else:
             ch = text
             if ch in _BRACKETS:
@@ -175,8 +135,6 @@ def _chunk_tokens(chunk: str, sent_end: bool = False, sent_start: bool = False) 
                 end = cl.end()
             elif ch == "'":
                 out.append("`" if pos == 0 and end < n else "'")
-            elif ch == "`":
-                out.append("`")
             else:
                 out.append(ch)
         pos = end

@@ -1,14 +1,7 @@
-"""Which texts Kiwi's multi-word name dictionary could touch (issue #29: Kiwi's fixed cost).
-
-Kiwi loads, besides its model, a dictionary of 252,228 multi-word proper nouns from WikiData
-(``multi.dict``: ``잭 바우어``, ``영어 위키백과``). It is most of Kiwi's start: without it Kiwi
-loads and builds in 0.8 s of CPU and 340 MB instead of 1.8 s and 530 MB. An entry changes an
-analysis only where the text spells it: Kiwi matches an entry at any position, with any
-whitespace (none included) where the entry has a space, and a vowel-final last syllable may carry
-a coda (``바우언`` = ``바우어`` + ``ㄴ``). So a batch in which no text spells any entry is analysed
-identically by a Kiwi built without the dictionary (checked on 71,000 texts, natural and built to
-collide, in tests/text/test_kiwi_names.py); :func:`clear` answers that conservatively — it may
-say a text could touch an entry when Kiwi would not use it, never the reverse.
+"""Which texts Kiwi's multi-word name dictionary could touch (issue #29: Kiwi's fixed cost; see
+docs/caption.md). Kiwi built without its ``multi.dict`` analyses a batch identically when no text
+spells an entry; :func:`clear` answers that conservatively — it may say a text could touch an
+entry when Kiwi would not use it, never the reverse.
 
 The test, per text: the entry's *key* is a substring of the text's key, where a key is the string
 NFKD-decomposed (a syllable becomes its jamo, so an added coda keeps the entry a substring),
@@ -115,28 +108,22 @@ def _window(sums: np.ndarray, ppow: np.ndarray, starts, length) -> np.ndarray:
         return (sums[starts + length] - sums[starts]) * ppow[starts]
 
 
-class _Set:
-    """A sorted hash table behind a bitmap of its hashes' top ``_BITS`` bits (4 MiB as bytes):
-    most lookups end at the bitmap."""
+def _bitmap(hashes: np.ndarray) -> np.ndarray:
+    """The packed bitmap of the hashes' top ``_BITS`` bits: most lookups end there."""
+    bits = np.zeros(1 << _BITS, bool)
+    bits[hashes >> np.uint64(64 - _BITS)] = True
+    return np.packbits(bits, bitorder="little")
 
-    def __init__(self, hashes: np.ndarray, packed: np.ndarray):
-        self.hashes = hashes
-        self.bitmap = np.unpackbits(packed, bitorder="little").view(bool)
 
-    @staticmethod
-    def bitmap_of(hashes: np.ndarray) -> np.ndarray:
-        bits = np.zeros(1 << _BITS, bool)
-        bits[hashes >> np.uint64(64 - _BITS)] = True
-        return np.packbits(bits, bitorder="little")
-
-    def which(self, values: np.ndarray) -> np.ndarray:
-        """Indices of the values that are in the table."""
-        maybe = np.flatnonzero(self.bitmap[values >> np.uint64(64 - _BITS)])
-        if not len(maybe) or not len(self.hashes):
-            return maybe[:0]
-        v = values[maybe]
-        at = np.minimum(np.searchsorted(self.hashes, v), len(self.hashes) - 1)
-        return maybe[self.hashes[at] == v]
+def _which(tables: dict, name: str, values: np.ndarray) -> np.ndarray:
+    """Indices of the ``values`` that are in the sorted hash table ``name``."""
+    hashes = tables[name]
+    maybe = np.flatnonzero(tables[f"{name}_bits"][values >> np.uint64(64 - _BITS)])
+    if not len(maybe) or not len(hashes):
+        return maybe[:0]
+    v = values[maybe]
+    at = np.minimum(np.searchsorted(hashes, v), len(hashes) - 1)
+    return maybe[hashes[at] == v]
 
 
 def _build(path: Path) -> dict[str, np.ndarray]:
@@ -158,8 +145,7 @@ def _build(path: Path) -> dict[str, np.ndarray]:
     lengths = ends - begin
     begin, lengths = begin[lengths > 0], lengths[lengths > 0]
     sums, ppow = _prefix_sums(codes)
-    with np.errstate(over="ignore"):
-        hashes = (sums[begin + lengths] - sums[begin]) * ppow[begin]
+    hashes = _window(sums, ppow, begin, lengths)
     long = lengths > _PREFIX
     prefix = _window(sums, ppow, begin[long], _PREFIX)
     order = np.lexsort((lengths[long], prefix))
@@ -168,14 +154,8 @@ def _build(path: Path) -> dict[str, np.ndarray]:
     out = {"short": np.unique(hashes[~long]), "short_lengths": np.unique(lengths[~long]),
            "full": np.unique(hashes[long]), "prefix": prefix[last], "longest": longest[last].astype(np.int64)}
     for name in _SETS:
-        out[f"{name}_bitmap"] = _Set.bitmap_of(out[name])
+        out[f"{name}_bitmap"] = _bitmap(out[name])
     return out
-
-
-def _identity(path: Path) -> str:
-    st = path.stat()
-    ident = f"{FILTER_VERSION}|{path}|{st.st_size}|{st.st_mtime_ns}|{unicodedata.unidata_version}"
-    return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
 def _tables() -> dict | None:
@@ -184,9 +164,10 @@ def _tables() -> dict | None:
     path = dictionary_path()
     if path is None:
         return None
-    ident = _identity(path)
-    got = _loaded.get(ident)
-    if got is not None:
+    st = path.stat()
+    ident = f"{FILTER_VERSION}|{path}|{st.st_size}|{st.st_mtime_ns}|{unicodedata.unidata_version}"
+    ident = hashlib.sha256(ident.encode()).hexdigest()[:16]
+    if (got := _loaded.get(ident)) is not None:
         return got
     from scorekit.cache import cache_root
 
@@ -203,7 +184,8 @@ def _tables() -> dict | None:
             os.replace(tmp, cached)
         except OSError:
             pass
-    tables = {**tables, **{name: _Set(tables[name], tables[f"{name}_bitmap"]) for name in _SETS}}
+    tables.update({f"{n}_bits": np.unpackbits(tables[f"{n}_bitmap"], bitorder="little").view(bool)
+                   for n in _SETS})
     _loaded.clear()
     _loaded[ident] = tables
     return tables
@@ -237,19 +219,20 @@ def _touches(texts: list[str], tables: dict) -> bool:
     n = len(codes)
     sums, ppow = _prefix_sums(codes)
     for length in tables["short_lengths"].tolist():
-        if length <= n and len(tables["short"].which(_window(sums, ppow, None, length))):
+        if length <= n and len(_which(tables, "short", _window(sums, ppow, None, length))):
             return True
     if n < _PREFIX:
         return False
-    slots = tables["prefix"].which(_window(sums, ppow, None, _PREFIX))
+    slots = _which(tables, "prefix", _window(sums, ppow, None, _PREFIX))
     if not len(slots):
         return False
-    reach = tables["longest"][np.searchsorted(tables["prefix"].hashes, _window(sums, ppow, slots, _PREFIX))]
+    at = np.searchsorted(tables["prefix"], _window(sums, ppow, slots, _PREFIX))
+    reach = tables["longest"][at]
     length = _PREFIX + 1
     while len(slots):
         keep = (reach >= length) & (slots + length <= n)
         slots, reach = slots[keep], reach[keep]
-        if len(slots) and len(tables["full"].which(_window(sums, ppow, slots, length))):
+        if len(slots) and len(_which(tables, "full", _window(sums, ppow, slots, length))):
             return True
         length += 1
     return False

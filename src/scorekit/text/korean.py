@@ -47,9 +47,8 @@ def _new_kiwi(multi: bool = True):
     try:
         from kiwipiepy import Kiwi
     except ImportError as exc:  # pragma: no cover - kiwipiepy is a core dependency
-        raise MissingDependencyError(
-            "Korean text needs kiwipiepy and kiwipiepy-model: pip install kiwipiepy kiwipiepy-model"
-        ) from exc
+        raise MissingDependencyError("Korean text needs kiwipiepy and kiwipiepy-model: "
+                                     "pip install kiwipiepy kiwipiepy-model") from exc
     workers = int(os.environ.get("SCOREKIT_KIWI_WORKERS", "0")) or (os.cpu_count() or 1)
     return Kiwi(num_workers=workers, load_multi_dict=multi)
 
@@ -71,27 +70,18 @@ _USER_KIWIS: dict[str, object] = {}
 def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[str] | None = None):
     """A Kiwi with each ``(word, POS)`` registered as a user word, so a lexicon word stays one
     morph in context (``해질녘`` is one noun, not 해+지+ㄹ+녘). Cached per ``key`` (the lexicon's
-    fingerprint). Nouns are added as they are; a verb/adjective (``주무시다``) adds its stem
-    (``주무시``) unless Kiwi without user words already analyses the word as stem + 다 (so the
-    answer does not depend on the lexicon's order).
+    fingerprint) and per process (a forked child cannot use its parent's Kiwi, whose threads did
+    not survive the fork; the parent's stays referenced, never destroyed). Nouns are added as they
+    are; a verb/adjective (``주무시다``) adds its stem unless Kiwi without user words already
+    analyses the word as stem + 다 (asked before any word is added, the answer kept in the cache
+    folder, so a warm start builds Kiwi's model once).
 
     ``texts``: the texts the instance is for. When none of them, nor the lexicon's verbs, can
     touch an entry of Kiwi's multi-word name dictionary (:func:`scorekit.text.kiwi_names.clear`),
-    Kiwi is built without that dictionary: the same analyses, in 0.8 s of CPU and 340 MB instead
-    of 1.8 s and 530 MB. Otherwise (or with ``texts=None``) the full Kiwi, which then also serves
-    every later call of the process.
-
-    The verbs' question is asked of the same instance before any word is added, and its answer is
-    kept in the cache folder (keyed by the verbs and Kiwi's versions): Kiwi builds its model at the
-    first analysis and again at the first one after ``add_user_word``, so a warm start builds it
-    once.
-
-    Per process: a forked child cannot use its parent's Kiwi (its thread pool did not survive the
-    fork), so it builds its own; the parent's stays referenced, never destroyed (a destructor
-    would wait for threads that are gone)."""
+    Kiwi is built without it (the same analyses, cheaper); otherwise (or with ``texts=None``) the
+    full Kiwi, which then also serves every later call of the process."""
     key = f"{os.getpid()}:{key}"
-    kiwi = _USER_KIWIS.get(key)
-    if kiwi is not None:
+    if (kiwi := _USER_KIWIS.get(key)) is not None:
         return kiwi
     from scorekit.text import kiwi_names
 
@@ -105,12 +95,10 @@ def get_kiwi_with(entries: Sequence[tuple[str, str]], key: str, texts: Sequence[
     kiwi = _new_kiwi(multi=multi)
     keep_whole = _verbs_split_already(kiwi, verbs)
     for word, tag in entries:
-        if tag in ("VV", "VA"):
-            if (word, tag) not in verbs or word in keep_whole:
-                continue
-            kiwi.add_user_word(word[:-1], tag, 0.0)
-        else:
+        if tag not in ("VV", "VA"):
             kiwi.add_user_word(word, tag, 0.0)
+        elif (word, tag) in verbs and word not in keep_whole:
+            kiwi.add_user_word(word[:-1], tag, 0.0)
     if multi:
         _USER_KIWIS.pop(f"{key}:light", None)   # the full one serves every text from now on
     mine = [k for k in _USER_KIWIS if k.startswith(f"{os.getpid()}:")]
@@ -129,7 +117,8 @@ def _verbs_split_already(kiwi, verbs: Sequence[tuple[str, str]]) -> set[str]:
 
     from scorekit.cache import cache_root
 
-    ident = "\n".join([kiwi_version(), _model_version(), *sorted(f"{w}/{t}" for w, t in verbs)])
+    ident = "\n".join([kiwi_version(), _version("kiwipiepy-model"),
+                       *sorted(f"{w}/{t}" for w, t in verbs)])
     path = cache_root() / "kiwi" / f"verbs-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
     try:
         got = json.loads(path.read_text(encoding="utf-8"))
@@ -200,9 +189,7 @@ def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
     from scorekit.text.lexicon import Lexicon
 
     lex = lexicon or Lexicon.default()
-    owner, known = _memo
-    if owner != lex.fingerprint:
-        known = {}
+    known = _memo[1] if _memo[0] == lex.fingerprint else {}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     if not missing:
         return [known[t] for t in texts]
@@ -236,11 +223,8 @@ def analyze_batch(texts: Sequence[str], lexicon=None) -> list[list[Morph]]:
 def select(morphs: Iterable[Morph], *, drop_particles: bool = False, drop_punct: bool = True,
            lemma: bool = False) -> list[str]:
     """Strings from morphs: surface forms (or lemmas), optionally without particles/punctuation."""
-    return [
-        (m.lemma if lemma else m.form)
-        for m in morphs
-        if not (drop_particles and is_particle(m.tag)) and not (drop_punct and is_punct(m.tag))
-    ]
+    return [m.lemma if lemma else m.form for m in morphs
+            if not (drop_particles and is_particle(m.tag)) and not (drop_punct and is_punct(m.tag))]
 
 
 def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True,
@@ -251,18 +235,8 @@ def tokenize(text: str, *, drop_particles: bool = False, drop_punct: bool = True
 def tokenize_batch(texts: Sequence[str], *, drop_particles: bool = False, drop_punct: bool = True,
                    lemma: bool = False) -> list[list[str]]:
     """Like ``[tokenize(t) for t in texts]``, from the one batched analysis of each text."""
-    texts = [nfc(t) for t in texts]   # nfc() itself skips work on clean NFC text
-    out: list[list[str]] = [[] for _ in texts]
-    idx = [i for i, t in enumerate(texts) if t.strip()]
-    if not idx:
-        return out
-    for i, morphs in zip(idx, _analysed([texts[i] for i in idx])):
-        out[i] = [
-            (m.lemma if lemma else m.form)
-            for m in morphs
-            if not (drop_particles and m.tag.startswith("J")) and not (drop_punct and m.tag in PUNCT_TAGS)
-        ]
-    return out
+    return [select(ms, drop_particles=drop_particles, drop_punct=drop_punct, lemma=lemma)
+            for ms in analyze_batch(texts)]
 
 
 def analyser_version() -> str:
@@ -273,19 +247,14 @@ def analyser_version() -> str:
     return f"{kiwi_version()}+lex{Lexicon.default().fingerprint}"
 
 
-def _model_version() -> str:
+def kiwi_version() -> str:
+    return _version("kiwipiepy")
+
+
+def _version(package: str) -> str:
     try:
         from importlib.metadata import version
 
-        return version("kiwipiepy-model")
-    except Exception:  # pragma: no cover
-        return "unknown"
-
-
-def kiwi_version() -> str:
-    try:
-        import kiwipiepy
-
-        return kiwipiepy.__version__
+        return version(package)
     except Exception:  # pragma: no cover
         return "unknown"

@@ -1,30 +1,11 @@
-"""Korean units (issue #15; documented with examples in docs/caption.md, "Korean units"): Kiwi's
-morphs regrouped into Okt-sized units, the tokens of Korean METEOR and of the content-unit
-BLEU/ROUGE-L (tokenizer ``ko-content``).
-
-The spec tokenises with Okt and drops particles (``Josa``) and punctuation. Kiwi splits finer than
-Okt (``파란`` -> ``파랗/VA + ㄴ/ETM``), so morphs are regrouped into *units*:
-
-* particles (``J*``) and punctuation/symbols are dropped (spec: 조사 제거 정규화);
-* a grammatical ending (``E*``) or a noun/adjective suffix (``XSN``, ``XSA``) joins the unit before
-  it, so ``파란``, ``치고``, ``사람들`` are one unit each;
-* light verb: a verb-deriving suffix after a noun (``요리/NNG + 하/XSV``) starts its own unit, so
-  ``요리하고`` = ``요리`` + ``하고`` exactly as ``요리를 하고``;
-* native numerals with a counter become digits (``두 명`` = ``2명`` -> ``2`` + ``명``);
-* each unit has a *surface* (morphs joined, NFC), a *lemma* (dictionary form; a noun without its
-  ``XSN`` suffix), a matching class (noun / verbal / adverb / determiner) and a *function* flag.
-
-Function units — auxiliary verbs (``VX``: 있다 after -고/-어, 않다 after -지, ...), the copula
-(이다, 아니다), the light verb 하다, dependent nouns and counters (``NNB``: 수, 것, 명, 개; counter
-nouns after a numeral: 송이, 그루), prefixes (``XPN``, 맨), and 있다/없다 after a dependent noun
-(수 있다).
-
-Compound spacing is neutral for METEOR: :func:`respace` merges a run of 2-4 adjacent units on one
-side that spells a unit of the other side without spaces (``고속 도로`` / ``고속도로``).
-
-Lexicon words are registered with Kiwi as user words (``파도``, ``해``, ``해질녘`` stay one unit in
-context): Kiwi is the lexicon's (:func:`scorekit.text.korean.get_kiwi_with`), the starter lexicon
-by default.
+"""Korean units (issue #15): Kiwi's morphs regrouped into Okt-sized units, the tokens of Korean
+METEOR and of the content-unit BLEU/ROUGE-L (tokenizer ``ko-content``). The rules, each with the
+pair that motivated it, are in docs/caption.md ("Korean units, lexicon and numbers"): particles
+and punctuation dropped; endings and ``XSN``/``XSA`` suffixes joined to the unit before; the light
+verb (``요리/NNG + 하/XSV``) split off as its own unit; native numerals with a counter as digits;
+function units flagged (auxiliaries, copula, light verb, dependent nouns and counters, prefixes);
+compound spacing neutral (:func:`respace`). Lexicon words stay one unit in context (Kiwi is the
+lexicon's, :func:`scorekit.text.korean.get_kiwi_with`).
 """
 
 from __future__ import annotations
@@ -59,21 +40,13 @@ class Unit(NamedTuple):
         return f"{self.lemma}/{self.cls}"
 
 
-def _is_attached(tag: str) -> bool:
-    return tag.startswith("E") or tag.startswith(("XSN", "XSA"))
-
-
 def native_number(word: str) -> int | None:
     """Value of a native Korean numeral word (``두`` 2, ``열두`` 12, ``스무`` 20), else None."""
     if word in _NATIVE_UNITS:
         return _NATIVE_UNITS[word]
     for tens, v in _NATIVE_TENS.items():
-        if word.startswith(tens):
-            rest = word[len(tens):]
-            if not rest:
-                return v
-            if rest in _NATIVE_UNITS:
-                return v + _NATIVE_UNITS[rest]
+        if word.startswith(tens) and (rest := word[len(tens):]) in ("", *_NATIVE_UNITS):
+            return v + _NATIVE_UNITS.get(rest, 0)
     return None
 
 
@@ -111,7 +84,8 @@ def units(morphs, text: str | None = None) -> list[Unit]:
     ms = _numerals([m for m in morphs if not (is_particle(m.tag) or is_punct(m.tag))])
     groups: list[list] = []
     for m in ms:
-        if groups and (_is_attached(m.tag)
+        # an ending or a noun/adjective suffix joins the unit before; a light verb after a noun not
+        if groups and (m.tag.startswith(("E", "XSN", "XSA"))
                        or (m.tag.startswith("XSV") and pos_class(groups[-1][0].tag) != "N")):
             groups[-1].append(m)
         else:
@@ -146,10 +120,8 @@ def _lemma(group) -> str:
     if tag.startswith("XSV"):  # split light verb: 하 -> 하다, 되 -> 되다
         return nfc(head.form + "다")
     # root + adjective-deriving suffix (수려+하 -> 수려하다); XSN (들, 님) is dropped.
-    derived = [m for m in group[1:] if m.tag.startswith("XSA")]
-    if derived:
-        return nfc(head.form + "".join(m.form for m in derived) + "다")
-    return nfc(head.form)
+    derived = "".join(m.form for m in group[1:] if m.tag.startswith("XSA"))
+    return nfc(head.form + derived + "다" if derived else head.form)
 
 
 def units_batch(texts: Sequence[str], lexicon: Lexicon | None = None) -> list[list[Unit]]:
@@ -174,9 +146,7 @@ def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit,
 
     lex = lexicon or Lexicon.default()
     texts = [nfc(t) for t in texts]
-    fingerprint, known = _last
-    if fingerprint != lex.fingerprint:
-        known = {}
+    known = _last[1] if _last[0] == lex.fingerprint else {}
     missing = [t for t in dict.fromkeys(texts) if t not in known]
     got: dict[str, tuple[Unit, ...]] = {}
     if missing:
@@ -186,9 +156,7 @@ def _units_of(texts: Sequence[str], lexicon: Lexicon | None) -> list[tuple[Unit,
         def part_units(rg: range) -> list[tuple[Unit, ...]]:
             return [tuple(units(analysed[i], missing[i])) for i in rg]
 
-        done = ([x for part in fork_map(part_units, parts) for x in part] if len(parts) > 1
-                else part_units(range(len(missing))))
-        got = dict(zip(missing, done))
+        got = dict(zip(missing, [x for part in fork_map(part_units, parts) for x in part]))
     out = [known[t] if t in known else got[t] for t in texts]
     _last = (lex.fingerprint, dict(zip(texts, out)))
     return out
@@ -224,9 +192,8 @@ def respace(a: list[Unit], b: list[Unit]) -> list[Unit]:
             if len(run) < k:
                 continue
             s = "".join(u.surface for u in run)
-            t = by_surface.get(s)
-            if t is None:
-                t = by_lemma.get("".join(u.surface for u in run[:-1]) + run[-1].lemma)
+            t = by_surface.get(s) or by_lemma.get("".join(u.surface for u in run[:-1])
+                                                  + run[-1].lemma)
             if t is not None:
                 out.append(Unit(s, t.lemma, t.cls, all(u.function for u in run), t.hon))
                 j += k

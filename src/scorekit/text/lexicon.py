@@ -52,11 +52,7 @@ def pos_class(tag: str) -> str:
         return "N"
     if tag in ("VV", "VA", "VX", "VCP", "VCN"):
         return "V"
-    if tag.startswith("MA"):
-        return "M"
-    if tag == "MM":
-        return "D"
-    return "O"
+    return "M" if tag.startswith("MA") else "D" if tag == "MM" else "O"
 
 
 def guess_pos(word: str) -> str:
@@ -86,9 +82,7 @@ class Lexicon:
             a, b = a.strip(), b.strip()
             if not a or not b or a == b:
                 continue
-            for w, t in ((a, ta), (b, tb)):
-                if t:
-                    tags[w] = t
+            tags.update({w: t for w, t in ((a, ta), (b, tb)) if t})
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
         for w, t in (pos or {}).items():
@@ -102,21 +96,16 @@ class Lexicon:
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def from_dict(cls, mapping: Mapping[str, Iterable[str] | str], source: str = "<dict>") -> Lexicon:
-        pairs = []
-        for head, syns in mapping.items():
-            for syn in [syns] if isinstance(syns, str) else syns:
-                pairs.append((head, syn))
-        return cls(pairs, [source])
+        return cls([(head, syn) for head, syns in mapping.items()
+                    for syn in ([syns] if isinstance(syns, str) else syns)], [source])
 
     @classmethod
     def _from_parsed(cls, parsed: list[tuple[str, str, str | None]], sources) -> Lexicon:
-        pairs, pos = [], {}
+        pos: dict[str, str] = {}
         for a, b, tag in parsed:
-            if tag:
-                pos.setdefault(nfc(split_tag(a)[0]).strip(), tag)
-                pos.setdefault(nfc(split_tag(b)[0]).strip(), tag)
-            pairs.append((a, b))
-        return cls(pairs, sources, pos)
+            for w in (a, b) if tag else ():
+                pos.setdefault(nfc(split_tag(w)[0]).strip(), tag)
+        return cls([(a, b) for a, b, _ in parsed], sources, pos)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> Lexicon:
@@ -177,8 +166,7 @@ class Lexicon:
     def fingerprint(self) -> str:
         """Short content hash, for signatures: two lexicons with the same pairs share it."""
         text = "\n".join(f"{a}/{self._pos[a]}\t{b}/{self._pos[b]}" for a, b in self.pairs())
-        h = hashlib.sha1(text.encode("utf-8"))
-        return h.hexdigest()[:10]
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
     def __repr__(self) -> str:
         return f"Lexicon({len(self)} pairs, {len(self._table)} words, fingerprint={self.fingerprint})"
@@ -228,20 +216,17 @@ def _parse_json(text: str, path: Path) -> list[tuple[str, str, str | None]]:
 
 
 def _line_of_key(text: str, key: str) -> int | None:
-    needle = json.dumps(key, ensure_ascii=False)
-    pos = text.find(needle)
+    pos = text.find(json.dumps(key, ensure_ascii=False))
     if pos < 0:
-        needle = json.dumps(key)
-        pos = text.find(needle)
+        pos = text.find(json.dumps(key))
     return None if pos < 0 else text.count("\n", 0, pos) + 1
 
 
 @functools.lru_cache(maxsize=1)
 def _default() -> Lexicon:
-    root = DATA_DIR
     pairs: list[tuple[str, str, str | None]] = []
     names = []
-    for entry in sorted(root.iterdir()) if root.is_dir() else []:
+    for entry in sorted(DATA_DIR.iterdir()) if DATA_DIR.is_dir() else []:
         if entry.name.endswith((".tsv", ".json")):
             text = entry.read_text(encoding="utf-8")
             path = Path(f"scorekit/data/lexicon/{entry.name}")

@@ -1,16 +1,9 @@
-"""Named tokenizers shared by the text metrics (BLEU, CIDEr, ...), each NFC-normalising first.
-
-* ``coco``       — pycocoevalcap's PTBTokenizer + punctuation removal (:mod:`scorekit.text.english`).
-* ``13a``        — sacrebleu's default ``13a`` tokenizer (mteval-v13a), exactly; case kept.
-* ``kiwi``       — Korean surface morphs through Kiwi (punctuation dropped, particles kept, like
-                   the spec's ``okt.morphs`` tokenisation in §2.4/§5.1).
-* ``ko-content`` — Korean content units (issue #15): Kiwi units as in Korean METEOR, function
-                   units (auxiliaries, copula, light verb 하다, dependent nouns, counters, prefix 맨)
-                   dropped, each unit as its lemma (:func:`scorekit.text.korean_units.content_tokens_batch`).
-* ``whitespace`` — ``str.split()``.
-
-A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once (Kiwi runs
-its batch multithreaded).
+"""Named tokenizers shared by the text metrics (BLEU, CIDEr, ...), each NFC-normalising first
+(docs/caption.md, "Tokenizers"): ``coco`` (pycocoevalcap's PTBTokenizer + punctuation removal,
+:mod:`scorekit.text.english`), ``13a`` (sacrebleu's, exactly), ``kiwi`` (Korean surface morphs,
+punctuation dropped, particles kept), ``ko-content`` (Korean content units,
+:func:`scorekit.text.korean_units.content_tokens_batch`) and ``whitespace`` (``str.split()``).
+A tokenizer maps ``str -> list[str]``; :func:`tokenize_batch` maps many texts at once.
 """
 
 from __future__ import annotations
@@ -104,9 +97,9 @@ def tokenize_batch(texts: Sequence[str], name: str) -> list[list[str]]:
 
 def _per_text_batch(texts: Sequence[str], fn: Callable[[str], list[str]]) -> list[list[str]]:
     parts = split(len(texts), min(default_workers(), len(texts) // MIN_TEXTS_PER_PROCESS))
-    if len(parts) > 1:     # pure Python: the cores share the batch (forked, same results)
-        return [toks for part in fork_map(lambda rg: [fn(texts[i]) for i in rg], parts) for toks in part]
-    return [fn(t) for t in texts]
+    # pure Python: the cores share a large batch (forked, same results; one part: no fork)
+    return [toks for part in fork_map(lambda rg: [fn(texts[i]) for i in rg], parts)
+            for toks in part]
 
 
 def default_tokenizer(lang: str) -> str:

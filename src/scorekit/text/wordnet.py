@@ -1,23 +1,14 @@
-"""A small, fast WordNet 3.0 reader for METEOR's synonym stage (no nltk_data, no nltk reader).
+"""A small, fast WordNet 3.0 reader for METEOR's synonym stage (no nltk_data, no nltk reader;
+docs/meteor.md, "WordNet without nltk_data").
 
-It reads the Princeton database files that Debian's ``wordnet-base`` package installs in
-``/usr/share/wordnet`` (``index.{noun,verb,adj,adv}``, ``data.*``, ``*.exc``) and reproduces
-exactly what METEOR needs from ``nltk.corpus.wordnet``:
-
-* :meth:`WordNet.synsets` — the synsets of ``nltk.corpus.wordnet.synsets(word)`` (as
-  ``(pos, offset)`` pairs, in nltk's order): the word is lower-cased, then for each part of speech
-  in nltk's ``POS_LIST`` order (n, v, a, r) nltk's ``_morphy`` gives candidate base forms — the
-  exception list entry if the word has one (``geese -> goose``, ``better -> good, well``),
-  otherwise one application of each detachment rule (``-ies -> -y``, ``-ing -> -e`` / ``-ing -> ``,
-  ...) — keeping the word itself and each candidate that the index lists for that part of speech;
-  the synsets are the index's offsets for each kept form.
-* :meth:`WordNet.lemma_names` — a synset's lemma names as nltk's ``Synset.lemma_names()`` gives
-  them (case kept, adjective syntactic markers such as ``(a)``/``(p)`` removed).
-* :meth:`WordNet.synonyms` — what ``nltk.translate.meteor_score`` builds for a hypothesis word:
-  the lemma names without ``_`` of all its synsets, plus the word itself. Cached per word.
-
-The index files are parsed once on first use (~0.3 s); data lines are parsed lazily, by byte
-offset, and cached. Set ``SCOREKIT_WORDNET_DIR`` to read the files from elsewhere.
+It reads the Princeton database files Debian's ``wordnet-base`` installs in ``/usr/share/wordnet``
+(or ``$SCOREKIT_WORDNET_DIR``) and reproduces what METEOR needs from ``nltk.corpus.wordnet``:
+:meth:`WordNet.synsets` (``(pos, offset)`` pairs in nltk's order: the lower-cased word through
+nltk's ``_morphy`` per part of speech n, v, a, r — the exception list entry, else one pass of each
+detachment rule — keeping the forms the index lists), :meth:`WordNet.lemma_names` (as nltk's
+``Synset.lemma_names()``, adjective markers such as ``(a)`` removed) and :meth:`WordNet.synonyms`
+(what ``nltk.translate.meteor_score`` builds: the lemma names without ``_`` of all its synsets,
+plus the word itself; cached per word). Data lines are parsed lazily, by byte offset.
 """
 
 from __future__ import annotations
@@ -57,10 +48,7 @@ class WordNet:
             raise MissingDependencyError(
                 f"WordNet 3.0 database not found in {self.root} (missing {', '.join(missing)}): "
                 "install it with `apt-get install wordnet-base` or point SCOREKIT_WORDNET_DIR at a "
-                "directory holding index.*, data.* and *.exc"
-            )
-        self._index: dict[str, dict[str, str]] | None = None   # pos -> lemma -> rest of index line
-        self._exc: dict[str, dict[str, list[str]]] | None = None
+                "directory holding index.*, data.* and *.exc")
         self._data: dict[str, bytes] = {}
         self._names: dict[tuple[str, int], tuple[str, ...]] = {}
         self._syn_cache = _SynonymCache(self._compute_synonyms)
@@ -68,34 +56,21 @@ class WordNet:
         self.synonym_lookup = self._syn_cache.__getitem__
 
     # -- loading ---------------------------------------------------------------------------
-    def _load(self) -> None:
-        index: dict[str, dict[str, str]] = {}
-        for pos, name in _FILEMAP.items():
-            table: dict[str, str] = {}
-            text = (self.root / f"index.{name}").read_text(encoding="utf-8")
-            for line in text.splitlines():
-                if not line or line[0] == " ":  # licence header lines start with a space
-                    continue
-                lemma, _, rest = line.partition(" ")
-                table[lemma] = rest  # a repeated lemma: the later line wins, as in nltk
-            index[pos] = table
-        exc: dict[str, dict[str, list[str]]] = {}
-        for pos, name in _FILEMAP.items():
-            table_exc: dict[str, list[str]] = {}
-            path = self.root / f"{name}.exc"
-            if path.is_file():
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    terms = line.split()
-                    if terms:
-                        table_exc[terms[0]] = terms[1:]
-            exc[pos] = table_exc
-        self._index, self._exc = index, exc
+    def _lines(self, name: str) -> list[str]:
+        path = self.root / name
+        return path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
 
-    @property
+    @functools.cached_property
     def index(self) -> dict[str, dict[str, str]]:
-        if self._index is None:
-            self._load()
-        return self._index  # type: ignore[return-value]
+        """pos -> lemma -> the rest of its index line (licence header lines start with a space; a
+        repeated lemma: the later line wins, as in nltk)."""
+        return {pos: dict(line.partition(" ")[::2] for line in self._lines(f"index.{name}")
+                          if line and line[0] != " ") for pos, name in _FILEMAP.items()}
+
+    @functools.cached_property
+    def _exc(self) -> dict[str, dict[str, list[str]]]:
+        return {pos: {t[0]: t[1:] for t in map(str.split, self._lines(f"{name}.exc")) if t}
+                for pos, name in _FILEMAP.items()}
 
     def _offsets(self, pos: str, form: str) -> list[int]:
         rest = self.index[pos].get(form)
@@ -109,17 +84,10 @@ class WordNet:
     # -- morphy ----------------------------------------------------------------------------
     def morphy_forms(self, form: str, pos: str) -> list[str]:
         """nltk's ``WordNetCorpusReader._morphy(form, pos)``: base forms present in the index."""
-        table = self.index[pos]
-        exceptions = self._exc[pos]  # type: ignore[index]
-        if form in exceptions:
-            forms = exceptions[form]
-        else:
-            forms = [form[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if form.endswith(old)]
-        out: list[str] = []
-        for f in [form, *forms]:
-            if f in table and f not in out:
-                out.append(f)
-        return out
+        table, exceptions = self.index[pos], self._exc[pos]
+        forms = exceptions[form] if form in exceptions else \
+            [form[: -len(old)] + new for old, new in SUBSTITUTIONS[pos] if form.endswith(old)]
+        return list(dict.fromkeys(f for f in [form, *forms] if f in table))
 
     def synsets(self, word: str) -> list[tuple[str, int]]:
         """``(pos, offset)`` of each synset ``nltk.corpus.wordnet.synsets(word)`` returns, in order."""
@@ -130,16 +98,14 @@ class WordNet:
     # -- data ------------------------------------------------------------------------------
     def lemma_names(self, pos: str, offset: int) -> tuple[str, ...]:
         key = (pos, offset)
-        names = self._names.get(key)
-        if names is None:
+        if (names := self._names.get(key)) is None:
             data = self._data.get(pos)
             if data is None:
                 data = self._data[pos] = (self.root / f"data.{_FILEMAP[pos]}").read_bytes()
             end = data.index(b"\n", offset)
             fields = data[offset:end].split(b" ", 4 + 2 * 256)
-            n = int(fields[3], 16)
-            raw = [fields[4 + 2 * k].decode("utf-8") for k in range(n)]
-            names = tuple(_MARKER.match(r).group(1) for r in raw)  # type: ignore[union-attr]
+            names = tuple(_MARKER.match(fields[4 + 2 * k].decode("utf-8")).group(1)
+                          for k in range(int(fields[3], 16)))
             self._names[key] = names
         return names
 

@@ -54,9 +54,7 @@ class TopicBatch:
             self.corpus_topics = [[nfc(w) for w in t] for t in self.corpus_topics]
         if self.texts is not None and not getattr(self.texts, "normalized", False):
             self.texts = _NfcTexts([[nfc(w) for w in doc] for doc in self.texts])
-        if self.texts is not None and self.first_in_vocab is None and self.topics:
-            # gensim cuts every topic to topn when its first topic, within the corpus vocabulary,
-            # is longer: counted here for the whole set, so every shard cuts alike
+        if self.texts is not None and self.first_in_vocab is None and self.topics:   # every shard's
             vocab = {tok for doc in self.texts for tok in doc}
             first = (self.corpus_topics or self.topics)[0]
             self.first_in_vocab = sum(w in vocab for w in first)

@@ -11,24 +11,14 @@ Measures (Röder et al. 2015 as gensim implements them; ``EPSILON = 1e-12``):
   each keyword's context vector ``v_i[j] = NPMI(w_i, w_j)`` over the topic's words (diagonal
   included), the topic's ``u[j] = Σ_i NPMI(w_i, w_j)``; mean over i of ``cos(v_i, u)``.
 
-Counting reproduces gensim exactly, including its quirks:
-
-* Sliding windows: a document shorter than the window is one window; an empty document still
-  counts as one (empty) window. Inside a document gensim slides a presence set and, when a token
-  leaves the window, marks it absent even if another copy of it is still inside — a word is then
-  present again only when its next occurrence enters. We reproduce that: a word counts in window
-  ``k`` iff it occurs in the window and the gap between its latest occurrence so far and its last
-  occurrence before the window is at least the window size (or it has none before).
-* Topic words missing from the corpus are dropped from the topic (gensim's dictionary lookup);
-  a topic left with no word is an error. If the first topic is longer than ``topn`` (gensim's
-  default 20) every topic is cut to its first ``topn`` words — gensim tests only the first topic.
-* Counts are those of gensim's single-process accumulator (``processes=1``). With
-  ``processes >= 2`` gensim counts ``len(doc) - window + 1`` virtual documents per document even
-  for short ones, so its c_v/c_npmi then depend on the CPU count; we follow the serial count.
-
-Speed: windows are never materialised one by one; each word's presence is a set of window
-intervals built from its add/remove events with one ``lexsort``, the presence matrix is sparse
-(word x window) and all co-occurrences are one sparse product.
+Counting reproduces gensim's single-process accumulator (``processes=1``) exactly, with the
+quirks docs/topics.md lists (absent words dropped, the first topic's ``topn`` cut). Sliding
+windows: a document shorter than the window is one window, an empty one too; inside a document
+gensim marks a word absent when one copy leaves the window even if another copy is still inside,
+so a word counts in window ``k`` iff it occurs in the window and the gap between its latest
+occurrence so far and its last occurrence before the window is at least the window size (or it
+has none before). Each word's presence is a set of window intervals built from its add/remove
+events with one ``lexsort``; all co-occurrences are one sparse (word x window) product.
 """
 
 from __future__ import annotations
@@ -74,10 +64,9 @@ def tokenize_corpus(documents: Sequence[str], tokenizer: str = "auto") -> list[l
 
         idx = [i for i, d in enumerate(docs) if tokenizer == "kiwi" or korean.has_hangul(d)]
         out = [_WORD.findall(d.lower()) for d in docs]
-        if idx:
-            toks = korean.tokenize_batch([docs[i] for i in idx], drop_particles=True, drop_punct=True)
-            for i, t in zip(idx, toks):
-                out[i] = [w.lower() for w in t]
+        toks = korean.tokenize_batch([docs[i] for i in idx], drop_particles=True, drop_punct=True)
+        for i, t in zip(idx, toks):
+            out[i] = [w.lower() for w in t]
         return out
     raise UnknownNameError("tokenizer", tokenizer, ["auto", "kiwi", "regex", "whitespace"])
 
@@ -129,8 +118,7 @@ def _presence_counts(rows: np.ndarray, cols: np.ndarray, n_words: int, n_cols: i
 def count_documents(texts: Sequence[Sequence[str]], words: Sequence[str]) -> Counts:
     """Boolean-document counts (gensim's ``p_boolean_document`` / ``CorpusAccumulator``)."""
     words = list(dict.fromkeys(words))
-    index = {w: i for i, w in enumerate(words)}
-    _, docs, _, ids = _encode(texts, index)
+    _, docs, _, ids = _encode(texts, {w: i for i, w in enumerate(words)})
     occ, co = _presence_counts(ids, docs, len(words), len(texts))
     return Counts(words, occ, co, len(texts))
 
@@ -319,16 +307,14 @@ class CorpusCoherence(TopicMetric):
             raise ScorekitError("the corpus coherences need a reference corpus (--corpus)")
         if not len(b):
             return Stats({**{key: np.zeros(0) for key in CORPUS_MEASURES}, "dropped": []})
-        cols: dict[str, Any] = {}
-        missing: list[list[str]] = [[] for _ in b.topics]
         topn = self.values["topn"]
         cut = topn is not None and b.first_in_vocab is not None and b.first_in_vocab > topn
-        for key, measure in CORPUS_MEASURES.items():
-            res = coherence(b.corpus_topics or b.topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
-            cols[key] = res.per_topic
-            for i, words in res.dropped.items():
-                missing[i] = words
-        return Stats({**cols, "dropped": missing})
+        topics = b.corpus_topics or b.topics
+        res = {key: coherence(topics, b.texts, measure, topn=topn, names=b.names, cut=cut)
+               for key, measure in CORPUS_MEASURES.items()}
+        dropped = res["u_mass"].dropped     # every measure's: the words not in the corpus
+        return Stats({**{key: r.per_topic for key, r in res.items()},
+                      "dropped": [dropped.get(i, []) for i in range(len(b.topics))]})
 
 
 @register

@@ -25,7 +25,6 @@ class KeywordEmbedder:
         from scorekit.neural.encoder import Encoder
 
         self.encoder = Encoder.load(model, cache_dir=cache_dir, batch_size=batch_size, num_layers=num_layers)
-        self.name = self.encoder.name
         self.allow_english_model = allow_english_model
         self.option = option
 
@@ -38,8 +37,8 @@ class KeywordEmbedder:
         if tok is not None:   # a model that cannot read Hangul is never silently used on Korean
             from scorekit.neural.hangul import check_hangul
 
-            check_hangul(tok, words, self.name, allow=self.allow_english_model, what="embedding model",
-                         option=self.option)
+            check_hangul(tok, words, self.encoder.name, allow=self.allow_english_model,
+                         what="embedding model", option=self.option)
             for w in words:
                 if not tok.tokenize(w):
                     raise ScorekitError(f"keyword {w!r} cannot be embedded: the model's tokenizer "

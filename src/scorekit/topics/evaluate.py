@@ -97,10 +97,6 @@ def _embed(topics, planned, computed, grid_embedders, word_vectors, allow_englis
     return vectors
 
 
-def _ident(m) -> tuple:
-    return type(m), tuple(sorted((k, repr(v)) for k, v in m.values.items()))
-
-
 def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | None = None,
                     word_vectors: Sequence[np.ndarray] | None = None, metrics: Sequence[object] | None = None,
                     corpus: Sequence[str] | None = None, tokenizer: str = "auto",
@@ -123,7 +119,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     ``"fork"`` or a started RayEngine shard the topics, with the same numbers."""
     names = list(names) if names is not None else [f"t{i + 1}" for i in range(len(topics))]
     topics = validate_topics(topics, names)
-    from scorekit.engine.driver import Planned, plan, run
+    from scorekit.engine.driver import Planned, ident as _ident, plan, run
 
     specs = list(metrics) if metrics is not None else \
         list(DEFAULT_METRICS) + (list(CORPUS_METRICS) if corpus is not None else [])
@@ -182,33 +178,23 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     if corpus is not None:
         sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
     if cc is not None:
-        dropped = scored.stats[id(cc)].columns["dropped"]
-        for i, words in enumerate(dropped):
-            if not words:
-                continue
-            kw = "keyword" if len(words) == 1 else "keywords"
-            notes.append(f"topic {names[i]!r}: {kw} {', '.join(words)} not in the reference corpus, "
-                         "left out of npmi/c_v/u_mass (as gensim does)")
+        notes += [f"topic {names[i]!r}: {'keyword' if len(w) == 1 else 'keywords'} {', '.join(w)} "
+                  "not in the reference corpus, left out of npmi/c_v/u_mass (as gensim does)"
+                  for i, w in enumerate(scored.stats[id(cc)].columns["dropped"]) if w]
         notes += _undefined_coherence_notes(names, per_topic, metrics_out)
 
-    rows = []
-    for i, words in enumerate(topics):
-        row = {"id": names[i], "keywords": words, **{key: float(vals[i]) for key, vals in per_topic.items()}}
-        if sc_m is not None:   # each keyword's lambda and cosine to the topic centre
-            sc_cols = scored.stats[id(sc_m)].columns
-            row.update({k: [float(x) for x in sc_cols[k][i]] for k in ("pagerank", "cos_to_topic")})
-        rows.append(row)
+    sc_cols = scored.stats[id(sc_m)].columns if sc_m is not None else {}   # lambda, cos per keyword
+    kw_cols = ("pagerank", "cos_to_topic") if sc_cols else ()
+    rows = [{"id": names[i], "keywords": words, **{k: float(v[i]) for k, v in per_topic.items()},
+             **{k: [float(x) for x in sc_cols[k][i]] for k in kw_cols}}
+            for i, words in enumerate(topics)]
 
-    extra: dict[str, object] = {
-        "pairs": [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
-                  for i, j, s, c, o in dist.lowest] if dist is not None else [],
-        "n_pairs": dist.n_pairs if dist is not None else 0,
-        "params": asdict(params),
-        "sis": sis,
-        "notes": notes,
-    }
-    if dist is not None and dist.n_pairs > len(extra["pairs"]):
-        notes.append(f"pairs: the {len(extra['pairs'])} least distinct of {dist.n_pairs} kept")
+    pairs = [{"a": names[i], "b": names[j], "sd": s, "cos": c, "oh": o}
+             for i, j, s, c, o in dist.lowest] if dist is not None else []
+    extra: dict[str, object] = {"pairs": pairs, "n_pairs": dist.n_pairs if dist is not None else 0,
+                                "params": asdict(params), "sis": sis, "notes": notes}
+    if dist is not None and dist.n_pairs > len(pairs):
+        notes.append(f"pairs: the {len(pairs)} least distinct of {dist.n_pairs} kept")
 
     meta: dict[str, object] = {}
     rating = rated = None
@@ -221,8 +207,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         else:
             notes.append("fewer than 3 rated topics: no correlations")
         meta["raters"] = ratings.raters
-        rel = rater_reliability(ratings.matrix)
-        if rel is not None:
+        if (rel := rater_reliability(ratings.matrix)) is not None:
             meta["icc"] = rel
         sig.update({"boot": n_resamples, "seed": seed})
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
@@ -233,10 +218,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         meta["threshold_grid"] = [r.as_dict() for r in threshold_grid(batch.vectors(grid_embedders[1]),
                                                                        params=params, rating=rating, rated=rated)]
     extra["meta"] = meta
-    all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics))}
-    if corpus is not None:
-        all_inputs["n_documents"] = len(corpus)
-    all_inputs.update(inputs or {})
+    all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics)),
+                  **({"n_documents": len(corpus)} if corpus is not None else {}), **(inputs or {})}
     return Result(task="topics", metrics=metrics_out, signature=make_signature("topics", sig),
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
@@ -283,20 +266,21 @@ def compare_topic_models(results: Sequence[Result], *, n_resamples: int = 1000, 
     keys = [k for k in results[0].metrics if all(k in r.metrics for r in results)]
     for key in keys:
         info = describe(key, "topics")
-        lower = info is not None and not info.higher_is_better
+        sign = 1 if info is not None and not info.higher_is_better else -1    # best first
+        col = _per_topic_column(key)
         entries = []
         for r in results:
             v = r.metrics.get(key)
             e: dict[str, object] = {"model": r.name, "value": v if v is not None and np.isfinite(v) else None}
-            if _per_topic_column(key) is not None:
-                _, lo, hi = bootstrap_mean_ci(column(r, _per_topic_column(key)), n_resamples=n_resamples,
+            if col is not None:
+                _, lo, hi = bootstrap_mean_ci(column(r, col), n_resamples=n_resamples,
                                               confidence=confidence, seed=seed)
-                e.update(ci_low=lo if np.isfinite(lo) else None, ci_high=hi if np.isfinite(hi) else None)
+                e.update(ci_low=_finite(lo), ci_high=_finite(hi))
             entries.append(e)
         ranked = sorted((e for e in entries if e["value"] is not None),
-                        key=lambda e: e["value"] if lower else -e["value"])
+                        key=lambda e: sign * e["value"])
         for e in ranked:   # competition ranking: equal values share a rank
-            e["rank"] = 1 + sum(1 for o in ranked if (o["value"] < e["value"] if lower else o["value"] > e["value"]))
+            e["rank"] = 1 + sum(sign * o["value"] < sign * e["value"] for o in ranked)
         ranking[key] = ranked + [e for e in entries if e["value"] is None]
 
     base = results[0]

@@ -1,20 +1,10 @@
-"""Meta-evaluation of topic metrics (topic-metrics.md §5): agreement with human/LLM ratings,
-rater reliability, discrimination, and the spec's two grid searches.
-
-* :func:`correlate_metrics` — Pearson r, Spearman ρ, Kendall τ-b of each per-topic metric with
-  the mean rating, each with a seeded bootstrap CI (:mod:`scorekit.stats.correlation`).
-* :func:`rater_reliability` — the six Shrout-Fleiss ICCs when two or more raters scored every
-  rated topic (headline ICC(2,1)).
-* :func:`discrimination_range` — the spec's "판별력 / discrimination: 15.3% range (2.5% for the
-  statistical method, 6.12x)". The spec never defines it; we read it as the spread of a metric
-  over the evaluated topics in percentage points of the metric's scale,
-  ``100 * (max - min)``, and the "x times" as the ratio of two such spreads.
-* :func:`gamma_grid` — SD's γ over 0.5..0.9: for each γ, Pearson r of each topic's mean SD to
-  the other topics with the mean rating (the spec's "LLM correlation"), with VD and the
-  discrimination beside it; the best r is selected (best discrimination without ratings).
-* :func:`threshold_grid` — ``threshold_edge`` over 0.20..0.40: the discrimination of per-topic
-  SC for each threshold (the spec's "판별력" table), with the correlation when ratings exist;
-  the largest discrimination is selected, as in the spec.
+"""Meta-evaluation of topic metrics (topic-metrics.md §5; docs/topics.md, "Spec quirks" 7-8):
+agreement with human/LLM ratings (:func:`correlate_metrics`: Pearson, Spearman, Kendall τ-b with
+seeded bootstrap CIs), rater reliability (:func:`rater_reliability`: the six Shrout-Fleiss ICCs),
+the spec's undefined "판별력 / discrimination" read as ``100 * (max - min)`` of a metric over the
+topics (:func:`discrimination_range`; "x times" the ratio of two), and the spec's two grid
+searches (:func:`gamma_grid`: SD's γ over 0.5..0.9, best r selected; :func:`threshold_grid`:
+``threshold_edge`` over 0.20..0.40, largest discrimination selected).
 """
 
 from __future__ import annotations
@@ -78,9 +68,7 @@ def rater_reliability(matrix: np.ndarray) -> dict[str, float] | None:
     if m.ndim != 2 or m.shape[1] < 2:
         return None
     complete = m[np.isfinite(m).all(axis=1)]
-    if complete.shape[0] < 2:
-        return None
-    return icc(complete)
+    return icc(complete) if complete.shape[0] >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -103,21 +91,19 @@ def _select(rows: list[GridRow], by_correlation: bool) -> list[GridRow]:
     return [replace(r, selected=(i == best and np.isfinite(key[best]))) for i, r in enumerate(rows)]
 
 
-def _r(values: np.ndarray, rating: np.ndarray | None, rated: np.ndarray | None) -> float | None:
-    if rating is None or rated is None:
-        return None
-    return float(correlate(values[rated], rating, ("pearson",), n_resamples=0)["pearson"].statistic)
+def _row(value: float, per_topic: np.ndarray, mean: float, rating, rated) -> GridRow:
+    r = None if rating is None or rated is None else \
+        float(correlate(per_topic[rated], rating, ("pearson",), n_resamples=0)["pearson"].statistic)
+    return GridRow(float(value), r, discrimination_range(per_topic), mean)
 
 
 def gamma_grid(topic_vectors: np.ndarray, topics: Sequence[Sequence[str]], *,
                rating: np.ndarray | None = None, rated: np.ndarray | None = None,
                gammas: Sequence[float] = GAMMAS) -> list[GridRow]:
     """The spec's γ_direct table (§5) over these topics."""
-    rows = []
-    for g in gammas:
-        d = semantic_distinctiveness_all(topic_vectors, topics, gamma=g)
-        rows.append(GridRow(float(g), _r(d.per_topic, rating, rated), discrimination_range(d.per_topic), d.vd))
-    return _select(rows, by_correlation=rating is not None)
+    dist = [semantic_distinctiveness_all(topic_vectors, topics, gamma=g) for g in gammas]
+    return _select([_row(g, d.per_topic, d.vd, rating, rated) for g, d in zip(gammas, dist)],
+                   by_correlation=rating is not None)
 
 
 def threshold_grid(word_vectors: Sequence[np.ndarray], *, params=None,
@@ -125,11 +111,10 @@ def threshold_grid(word_vectors: Sequence[np.ndarray], *, params=None,
                    thresholds: Sequence[float] = THRESHOLDS) -> list[GridRow]:
     """The spec's threshold_edge table (§5): discrimination of per-topic SC per threshold."""
     params = params or SemanticParams()
-    rows = []
-    for thr in thresholds:
-        sc = semantic_coherence(word_vectors, params=replace(params, threshold_edge=float(thr))).sc
-        rows.append(GridRow(float(thr), _r(sc, rating, rated), discrimination_range(sc), float(sc.mean())))
-    return _select(rows, by_correlation=False)
+    scs = [semantic_coherence(word_vectors, params=replace(params, threshold_edge=float(t))).sc
+           for t in thresholds]
+    return _select([_row(t, sc, float(sc.mean()), rating, rated) for t, sc in zip(thresholds, scs)],
+                   by_correlation=False)
 
 
 __all__ = ["GAMMAS", "THRESHOLDS", "GridRow", "correlate_metrics", "discrimination_range",

@@ -2,13 +2,8 @@
 
 The graph of one topic: nodes are its keywords; an undirected edge joins two keywords whose
 cosine similarity is at least ``threshold_edge`` (0.3), weighted by that similarity; no self
-loops. λ is PageRank on it with damping 0.85 — the same power iteration as
-``networkx.pagerank`` (uniform start and teleport vector, dangling nodes — keywords with no edge
-above the threshold — spread their mass uniformly, stop when the L1 change is below
-``n * tol``), so the scores equal networkx's and sum to 1.
-
-``pagerank_batch`` runs the iteration for many same-size topics at once (an ``(T, n, n)``
-tensor), freezing each topic at the iteration where networkx would have stopped for it.
+loops. λ is PageRank on it with damping 0.85 — networkx's power iteration (:func:`pagerank_batch`),
+so the scores equal ``networkx.pagerank``'s and sum to 1.
 """
 
 from __future__ import annotations
@@ -70,10 +65,8 @@ def pagerank_batch(weights: np.ndarray, *, damping: float = DAMPING, tol: float 
         active = active[~done]
         if active.size == 0:
             return result
-    raise ScorekitError(
-        f"PageRank did not converge in {max_iter} iterations (damping {damping}); "
-        "lower the damping or raise max_iter"
-    )
+    raise ScorekitError(f"PageRank did not converge in {max_iter} iterations (damping {damping}); "
+                        "lower the damping or raise max_iter")
 
 
 def pagerank(weights: np.ndarray, *, damping: float = DAMPING, tol: float = TOL,
@@ -86,9 +79,8 @@ def pagerank(weights: np.ndarray, *, damping: float = DAMPING, tol: float = TOL,
 def keyword_weights(similarity: np.ndarray, *, threshold_edge: float = THRESHOLD_EDGE,
                     damping: float = DAMPING, tol: float = TOL, max_iter: int = MAX_ITER) -> np.ndarray:
     """λ_w for one topic ``(n, n)`` or a batch ``(T, n, n)`` of keyword similarity matrices."""
-    sim = np.asarray(similarity, dtype=np.float64)
-    graph = similarity_graph(sim, threshold_edge)
-    if sim.ndim == 2:
+    graph = similarity_graph(similarity, threshold_edge)
+    if graph.ndim == 2:
         return pagerank(graph, damping=damping, tol=tol, max_iter=max_iter)
     return pagerank_batch(graph, damping=damping, tol=tol, max_iter=max_iter)
 

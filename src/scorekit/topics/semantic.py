@@ -13,15 +13,11 @@ matrices, so the formulas are independent of the encoder:
 * §4  ``Overall = α * SC + β * SD_avg + γ * SemDiv + λ * SIS`` (0.4, 0.4, 0.2, 0.2), with SC the
   mean per-topic SC and ``SD_avg`` the mean pairwise SD.
 
-Spec quirks kept as written (see docs/topics.md): λ already sums to 1, so the ``1/|W|`` factor
-makes SC ≈ (weighted mean cosine) / |W| — 0.3047 for a 3-word topic, not a [0, 1] score; CD is 0
-when keyword sets are disjoint and grows with overlap (it measures redundancy); ``SD_avg`` is
-the same number as VD, so SD enters Overall twice; the Overall weights sum to 1.2; SIS is never
-defined — it is an input, and without it Overall drops the λ term (weights then sum to 1.0).
-
-Everything is vectorised: SC runs PageRank for all same-size topics as one tensor; SD for all
-pairs comes from two Gram matrices (topic-embedding cosines, keyword-set intersections) computed
-block by block, so 1,000 topics (~500,000 pairs) take well under a second.
+Spec quirks are kept as written (docs/topics.md, "Spec quirks"): SC ≈ (weighted mean cosine) /
+|W|, not a [0, 1] score; CD grows with keyword overlap; ``SD_avg`` is VD, so SD enters Overall
+twice; the Overall weights sum to 1.2; SIS is an input, and without it Overall drops its term.
+SC runs PageRank for all same-size topics as one tensor; SD for all pairs comes from two Gram
+matrices (topic cosines, keyword-set intersections) computed block by block.
 """
 
 from __future__ import annotations
@@ -292,22 +288,22 @@ PAIRS_KEPT = 5000   # the least distinct pairs a result lists
 
 # --- the measures on the metric contract (over a TopicBatch; SemDiv and Overall derived: combine()) ---
 
-def _f(name: str) -> Any:
-    return next(f.default for f in fields(SemanticParams) if f.name == name)
+def _p(name: str, doc: str, **kw: Any) -> Param:
+    """The measures' parameter ``name``, typed and defaulted as in :class:`SemanticParams`."""
+    f = next(f for f in fields(SemanticParams) if f.name == name)
+    return Param(name, type(f.default), f.default, doc, **kw)
 
 
-THRESHOLD = Param("threshold_edge", float, _f("threshold_edge"), "keyword graph edge threshold on cosine",
-                  low=-1, high=1)
-DAMPING = Param("damping", float, _f("damping"), "PageRank damping", low=0, high=1)
-SIZE_NORM = Param("sc_size_normalize", bool, True, "§1's 1/|W| factor (false: the plain lambda-weighted mean)")
-PR_TOL = Param("pagerank_tol", float, _f("pagerank_tol"), "PageRank convergence tolerance", low=0)
-PR_ITER = Param("pagerank_max_iter", int, _f("pagerank_max_iter"), "PageRank iteration limit", low=1)
-GAMMA = Param("gamma_overlap", float, _f("gamma_overlap"), "SD's overlap weight gamma_direct", low=0, high=1)
-ALPHA_VD = Param("alpha_vd", float, _f("alpha_vd"), "SemDiv weight of VD")
-BETA_CD = Param("beta_cd", float, _f("beta_cd"), "SemDiv weight of CD")
-W_SC, W_SD, W_SEMDIV, W_SIS = (Param(n, float, _f(n), d) for n, d in (
-    ("w_sc", "Overall weight of SC"), ("w_sd", "Overall weight of SD_avg"), ("w_semdiv", "Overall weight of SemDiv"),
-    ("w_sis", "Overall weight of SIS")))
+THRESHOLD = _p("threshold_edge", "keyword graph edge threshold on cosine", low=-1, high=1)
+DAMPING = _p("damping", "PageRank damping", low=0, high=1)
+SIZE_NORM = _p("sc_size_normalize", "§1's 1/|W| factor (false: the plain lambda-weighted mean)")
+PR_TOL = _p("pagerank_tol", "PageRank convergence tolerance", low=0)
+PR_ITER = _p("pagerank_max_iter", "PageRank iteration limit", low=1)
+GAMMA = _p("gamma_overlap", "SD's overlap weight gamma_direct", low=0, high=1)
+ALPHA_VD, BETA_CD, W_SC, W_SD, W_SEMDIV, W_SIS = (_p(n, d) for n, d in (
+    ("alpha_vd", "SemDiv weight of VD"), ("beta_cd", "SemDiv weight of CD"),
+    ("w_sc", "Overall weight of SC"), ("w_sd", "Overall weight of SD_avg"),
+    ("w_semdiv", "Overall weight of SemDiv"), ("w_sis", "Overall weight of SIS")))
 SIS = Param("sis", float, None, "the Semantic Integration Score (an input; without it Overall leaves its term out)")
 # the keyword embedder of a measure over embeddings: computed once per (model, num_layers) that the
 # measures of a run name, pinned in each one's signature (the encoder's name, pooling, window, dtype)
