@@ -10,6 +10,7 @@ name the source and, when the source is a file, the line (``line_of(row)``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -78,6 +79,13 @@ def _clean_ids(qid, docid, source: str, line_of: LineOf):
             clean_id_column(docid, "document id", source, line_of))
 
 
+def _duplicate_error(t: "_Rows", row: int, docid: str, what: str, count: int) -> InputError:
+    qid = t.qids[int(t.q[row])].as_py()
+    more = f" ({count} duplicate pairs in all)" if count > 1 else ""
+    return InputError(f"duplicate document {docid!r} for query {qid!r} in one {what}{more}",
+                      t.source, t.line_of(row))
+
+
 def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode strings: ``(int32 codes per row, unique values)`` (first-seen order)."""
     if isinstance(values, pa.Array):
@@ -101,30 +109,22 @@ def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return codes.astype(np.int32, copy=False), dictionary
 
 
-def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> np.ndarray | None:
-    """Rows (indices) of the later occurrences of a repeated ``(q, d)`` pair, or None.
+def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> tuple[int | None, int]:
+    """``(first row repeating an earlier (q, d) pair, number of such rows)``, or ``(None, 0)``.
 
     One sort of the packed keys; numpy's stable sort (timsort) is fast here because runs and
     qrels usually come query by query, so the keys arrive as long sorted stretches."""
     key = q.astype(np.int64) * max(n_docs, 1) + d
     sk = np.sort(key, kind="stable")
     if not np.any(sk[1:] == sk[:-1]):
-        return None
+        return None, 0
     order = np.argsort(key, kind="stable")
     sk = key[order]
-    dup = np.nonzero(sk[1:] == sk[:-1])[0] + 1
-    return np.sort(order[dup])
+    dup = order[np.nonzero(sk[1:] == sk[:-1])[0] + 1]
+    return int(dup.min()), len(dup)
 
 
-@dataclass
-class _Table:
-    qids: pa.Array            # unique query ids (dictionary)
-    q: np.ndarray             # int32 code per row into ``qids``
-    docids: pa.Array          # unique document ids (dictionary)
-    d: np.ndarray             # int32 code per row into ``docids``
-    source: str = "<input>"
-    line_of: LineOf = field(default=_no_line, repr=False)
-
+class _Rows:
     def __len__(self) -> int:
         return len(self.q)
 
@@ -132,15 +132,20 @@ class _Table:
     def n_queries(self) -> int:
         return len(self.qids)
 
+
+@dataclass
+class _Table(_Rows):
+    qids: pa.Array            # unique query ids (dictionary)
+    q: np.ndarray             # int32 code per row into ``qids``
+    docids: pa.Array          # unique document ids (dictionary)
+    d: np.ndarray             # int32 code per row into ``docids``
+    source: str = "<input>"
+    line_of: LineOf = field(default=_no_line, repr=False)
+
     def _check_duplicates(self, what: str) -> None:
-        rows = _duplicates(self.q, self.d, len(self.docids))
-        if rows is None:
-            return
-        r = int(rows[0])
-        qid, docid = self.qids[int(self.q[r])].as_py(), self.docids[int(self.d[r])].as_py()
-        more = f" ({len(rows)} duplicate pairs in all)" if len(rows) > 1 else ""
-        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one {what}{more}",
-                         self.source, self.line_of(r))
+        row, count = _duplicates(self.q, self.d, len(self.docids))
+        if row is not None:
+            raise _duplicate_error(self, row, self.docids[int(self.d[row])].as_py(), what, count)
 
 
 @dataclass
@@ -170,7 +175,7 @@ class Qrels(_Table):
 
 
 @dataclass
-class Run:
+class Run(_Rows):
     """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc).
 
     Document ids are held one of two ways, whichever the reader found cheaper: one arrow string
@@ -192,13 +197,6 @@ class Run:
     _encoded: tuple | None = field(default=None, repr=False)
     _grouped: bool | None = field(default=None, repr=False)  # ranked order keeps file blocks
     _fp: np.ndarray | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return len(self.q)
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.qids)
 
     def fingerprints(self) -> np.ndarray:
         """uint64 fingerprint of each row's document id (see :mod:`~scorekit.retrieval.fingerprint`;
@@ -290,9 +288,7 @@ class Run:
             d, docids = self._encoded
             if not _repeated_codes(self.q, d, len(self.qids), len(docids)):
                 return
-            rows = _duplicates(self.q, d, len(docids))
-            row = None if rows is None else int(rows[0])
-            count = 0 if rows is None else len(rows)
+            row, count = _duplicates(self.q, d, len(docids))
         # prove the common case with numbers — no (query, fingerprint of the docid) pair
         # repeats: one vector pass and one sort, where a per-query set of strings cost a call
         # per query (0.20 s against 0.11 s at 3,000 queries of 1,000). Only when a pair does
@@ -301,17 +297,11 @@ class Run:
             return
         elif short:
             # many short rankings: one global encode + sort beats a call per query
-            rows = _duplicates(self.q, self.d, len(self.docids))
-            row = None if rows is None else int(rows[0])
-            count = 0 if rows is None else len(rows)
+            row, count = _duplicates(self.q, self.d, len(self.docids))
         else:
             row, count = _block_duplicates(self._docs, order, starts, n, self._grouped)
-        if row is None:
-            return
-        qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
-        more = f" ({count} duplicate pairs in all)" if count > 1 else ""
-        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one run{more}",
-                         self.source, self.line_of(row))
+        if row is not None:
+            raise _duplicate_error(self, row, self.docs[row].as_py(), "run", count)
 
 
 class _Coded:
@@ -385,12 +375,10 @@ def _repeated_codes(q: np.ndarray, d: np.ndarray, n_queries: int, n_docs: int) -
     return int(np.count_nonzero(seen)) != n
 
 
-def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool | None = None):
+def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool):
     """First repeated docid within a query block: ``(row, blocks with repeats)`` or (None, 0).
-    Blocks are contiguous in row order unless ``order`` is a full re-sort; a permutation inside
-    blocks (tied stretches) does not change a block's set of documents."""
-    if grouped is None:
-        grouped = order is None or _within_blocks(order, starts)
+    Blocks are contiguous in row order unless ``order`` is a full re-sort (not ``grouped``); a
+    permutation inside blocks (tied stretches) does not change a block's set of documents."""
     full_sort = not grouped
     seq = docs.take(to_arrow(order)) if full_sort else docs
     ends = np.r_[starts[1:], n]
@@ -402,20 +390,13 @@ def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, 
         return None, 0
     s, e = bad[0]
     block = seq.slice(s, e - s).to_pylist()
-    counts: dict[str, int] = {}
-    for doc in block:
-        counts[doc] = counts.get(doc, 0) + 1
+    counts = Counter(block)
     rows = [s + k for k, doc in enumerate(block) if counts[doc] > 1]
     if full_sort:
         rows = [int(order[r]) for r in rows]
     # report the second line (in file order) that repeats a document
     first_doc = docs[min(rows)].as_py()
     return sorted(r for r in rows if docs[r].as_py() == first_doc)[1], len(bad)
-
-
-def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
-    block = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
-    return bool(np.array_equal(block[order], block))
 
 
 def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
