@@ -1,21 +1,10 @@
-"""Measure names in the three syntaxes IR people write, all mapped to one canonical :class:`Measure`.
-
-* ranx: ``ndcg@10``, ``map@100``, ``mrr``, ``hit_rate@5``, ``r-precision``, ``rbp.95``, and the
-  relevance-level suffix ``precision@10-l2``;
-* ir_measures: ``AP``, ``AP@100``, ``RR@10``, ``nDCG@10``, ``P@5``, ``R@100``, ``P(rel=2)@5``,
-  ``R(rel=2)@100``, ``Rprec``, ``Bpref``, ``infAP``, ``ERR@10``, ``RBP(p=0.8,rel=1)``,
-  ``Judged@10``, ``Success@5``, ``NumRet``, ``NumRel``, ``NumRelRet``, ``SetP``, ``SetR``,
-  ``SetF(beta=1)``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``;
-* trec_eval: ``P_10``, ``recall_100``, ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``,
-  ``recip_rank``, ``Rprec``, ``bpref``, ``infAP``, ``gm_map``, ``success_5``, ``set_P``,
-  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``,
-  ``relative_P_5``, ``Rprec_mult_0.20``, ``unj_5``, ``11pt_avg``, ``binG``, ``G``, ``ndcg_rel``,
-  ``Rndcg``, ``gm_bpref``, ``utility``, ``set_map``, ``set_relative_P``, ``rbp_resid``,
-  ``num_nonrel_judged_ret``, ``num_q``; and trec_eval's ``-m`` syntax: ``P.5,10,20``,
-  ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``, ``set_F.0.5``, a bare cut-off family (``P``:
-  trec_eval's default cut-offs) and the sets ``official`` and ``all_trec`` (trec_eval 10's
-  layout, ``runid`` first); ``relstring`` / ``relstring.N`` (trec_eval's first N grades as text:
-  not a number, printed in trec_eval's layout only, see :class:`Relstring`).
+"""Measure names in the three syntaxes IR people write, mapped to one canonical :class:`Measure`:
+ranx (``ndcg@10``, ``r-precision``, ``rbp.95``, the level suffix ``precision@10-l2``), ir_measures
+(``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8,rel=1)``, ``nDCG(dcg='exp-log2')@10``) and trec_eval
+(``ndcg_cut_10``, ``iprec_at_recall_0.50``; its ``-m`` syntax ``P.5,10,20``, ``set_F.0.5``, a bare
+cut-off family ``P`` for its default cut-offs, the sets ``official`` and ``all_trec``, and
+``relstring.N``: not a number, see :class:`Relstring`). Every spelling is listed in
+docs/retrieval.md ("Measure names").
 
 Every spelling, cut-off name, default, parameter bound and relevance-level rule comes from the
 declarations in :data:`~scorekit.retrieval.measures.FAMILIES` (``Family.rel``/``rel_switch``:
@@ -31,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import groupby
 from dataclasses import dataclass, replace
 
 from scorekit.errors import ScorekitError, UnknownNameError
@@ -128,13 +118,13 @@ def _args(text: str, raw: str | None) -> dict[str, str]:
     return out
 
 
-def _int(text: str, raw: str, what: str, low: int = 1) -> int:
+def _int(text: str, raw: str, what: str, bound: str = ">= 1") -> int:
     try:
         v = int(raw)
     except ValueError:
         raise _bad(text, f"{what} must be a positive integer, got {raw!r}") from None
-    if v < low:
-        raise _bad(text, f"{what} must be a positive integer (>= {low}), got {v}")
+    if v < 1:
+        raise _bad(text, f"{what} must be a positive integer ({bound}), got {v}")
     return v
 
 
@@ -219,12 +209,7 @@ def parse_measure(text: str) -> Measure:
     elif k_raw is not None:
         if spec.cutoff == "none":
             raise _bad(raw, f"{fam} takes no cutoff")
-        try:
-            k = int(k_raw)
-        except ValueError:
-            raise _bad(raw, f"the cutoff must be a positive integer, got {k_raw!r}") from None
-        if k <= 0:
-            raise _bad(raw, f"the cutoff must be a positive integer (k >= 1), got {k}")
+        k = _int(raw, k_raw, "the cutoff", "k >= 1")
     why = spec.problem(fam, k, rel, param)
     if why:
         raise _bad(raw, why)
@@ -300,15 +285,8 @@ def trec_items(names: str | Iterable) -> list[tuple[str, Measure | Relstring | N
     if isinstance(names, (str, Measure)):
         names = split_specs(names) if isinstance(names, str) else [names]
     items: list[tuple[str, Measure | Relstring | None] | Measure] = []
-    strings: list[str] = []
-    for n in list(names) + [None]:
-        if isinstance(n, str):
-            strings.append(n)
-            continue
-        items += _expand(strings)
-        strings = []
-        if n is not None:
-            items.append(n)
+    for strings, group in groupby(names, key=lambda n: isinstance(n, str)):
+        items += _expand(list(group)) if strings else list(group)
     out: list[tuple[str, Measure | Relstring | None]] = []
     seen: set[str] = set()
     text_at = None
