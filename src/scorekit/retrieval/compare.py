@@ -26,7 +26,6 @@ from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _in
 from scorekit.retrieval.inputs import as_qrels
 from scorekit.retrieval.names import Relstring, parse_measures, trec_items
 from scorekit.stats import compare as engine
-from scorekit.stats.compare import improvement_pct  # noqa: F401  (re-exported)
 from scorekit.stats.significance import normalise_method, paired_test
 
 
@@ -95,10 +94,10 @@ class Comparison:
                 w.writerow([r.name, qid] + [repr(c[i]) for c in cols])
 
 
-def _unique_names(runs) -> list[str]:
+def _unique_names(given: Sequence[str | None]) -> list[str]:
     names, seen = [], {}
-    for i, r in enumerate(runs):
-        base = r.name or f"run{i + 1}"
+    for i, name in enumerate(given):
+        base = name or f"run{i + 1}"
         n = seen.get(base, 0)
         seen[base] = n + 1
         names.append(base if n == 0 else f"{base}#{n + 1}")
@@ -138,7 +137,7 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
             strings = {text[0]: relstrings(batch.judged(), text[1].n)}
         results.append(res)
         scores.append(values)
-    for res, name in zip(results, _unique_names(results)):
+    for res, name in zip(results, _unique_names([r.name for r in results])):
         res.name = name
     for w in warns:
         warnings.warn(w, stacklevel=2)
