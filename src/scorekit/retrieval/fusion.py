@@ -27,13 +27,14 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
 
-from scorekit.errors import ScorekitError
+from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.retrieval.data import Run, encode, to_arrow
 from scorekit.retrieval.inputs import as_run
 
@@ -51,27 +52,20 @@ def _key(text: str) -> str:
     return re.sub(r"[_\- ]", "", str(text).lower())
 
 
-def normalise_method(method: str) -> str:
-    k = _key(method)
-    out = _METHOD_ALIASES.get(k, k if k in METHODS else None)
+def _normalise(text: str, names: dict, aliases: dict, what: str, shown: list[str]) -> str:
+    k = _key(text)
+    out = aliases.get(k, k if k in names else None)
     if out is None:
-        from scorekit.errors import UnknownNameError
-
-        raise UnknownNameError("fusion method", str(method), list(METHODS) + ["combsum", "combmnz", "combanz"])
+        raise UnknownNameError(what, str(text), list(names) + shown)
     return out
+
+
+def normalise_method(method: str) -> str:
+    return _normalise(method, METHODS, _METHOD_ALIASES, "fusion method", ["combsum", "combmnz", "combanz"])
 
 
 def normalise_norm(norm: str | None) -> str:
-    if norm is None:
-        return "none"
-    k = _key(norm)
-    k = {"minmax": "min-max"}.get(k, k)
-    out = _NORM_ALIASES.get(k, k if k in NORMS else None)
-    if out is None:
-        from scorekit.errors import UnknownNameError
-
-        raise UnknownNameError("normalisation", str(norm), list(NORMS) + ["z-score"])
-    return out
+    return "none" if norm is None else _normalise(norm, NORMS, _NORM_ALIASES, "normalisation", ["z-score"])
 
 
 def _segments(starts: np.ndarray, n: int) -> np.ndarray:
@@ -102,13 +96,11 @@ def _normalised(run: Run, norm: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
         else:
             total = np.bincount(seg, weights=score, minlength=len(starts))
             out = (score - lo[seg]) / np.maximum(total - lo * sizes, _FLOOR)[seg]
-    elif norm == "zmuv":
+    else:  # zmuv
         mean = np.bincount(seg, weights=score, minlength=len(starts)) / sizes
         dev = score - mean[seg]
         std = np.sqrt(np.bincount(seg, weights=dev * dev, minlength=len(starts)) / sizes)
         out = dev / np.maximum(std, _FLOOR)[seg]
-    else:  # pragma: no cover - normalise_norm guards this
-        raise ScorekitError(f"unknown normalisation {norm!r}")
     return rows, run.q[rows], rank, out
 
 
@@ -229,8 +221,6 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm:
         lo, hi, by = RRF_GRID
         trials = list(range(lo, hi + 1, by))
     best, best_score, report = None, 0.0, []
-    import warnings
-
     for t in trials:
         fused = fuse(rs, method, norm, weights=list(t)) if method == "wsum" else fuse(rs, method, norm, k=t)
         with warnings.catch_warnings():
@@ -282,15 +272,19 @@ def fuse_runs(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-
     return fused, fusion_signature(method_name, norm, {"weights": weights, "k": k}, optimized), chose
 
 
-def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: score}}`` with documents in trec_eval order."""
+def _ranked_lines(run: Run) -> tuple[list[str], list[str], list[float], np.ndarray]:
+    """Query ids, document ids and scores in trec_eval order, and each query's start."""
     order, starts = run.ranked()
     rows = np.arange(len(run)) if order is None else order
     q = run.qids.take(to_arrow(run.q[rows].astype(np.int32))).to_pylist()
     d = run.docs.take(to_arrow(rows.astype(np.int64))).to_pylist()
-    s = run.score[rows].tolist()
+    return q, d, run.score[rows].tolist(), starts
+
+
+def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
+    """``{qid: {docid: score}}`` with documents in trec_eval order."""
     out: dict[str, dict[str, float]] = {}
-    for qi, di, si in zip(q, d, s):
+    for qi, di, si in zip(*_ranked_lines(run)[:3]):
         out.setdefault(qi, {})[di] = si
     return out
 
@@ -306,13 +300,9 @@ def write_trec(run: Run, path: str | os.PathLike | IO[str], tag: str | None = No
     tag = tag or run.name or "scorekit"
     if any(ch.isspace() for ch in tag):
         raise ScorekitError(f"run tag {tag!r} may not contain spaces")
-    order, starts = run.ranked()
+    q, d, s, starts = _ranked_lines(run)
     n = len(run)
-    rows = np.arange(n) if order is None else order
     rank = (np.arange(n) - starts[_segments(starts, n)] + 1).tolist()
-    q = run.qids.take(to_arrow(run.q[rows].astype(np.int32))).to_pylist()
-    d = run.docs.take(to_arrow(rows.astype(np.int64))).to_pylist()
-    s = run.score[rows].tolist()
     with (nullcontext(path) if hasattr(path, "write") else atomic_write(path)) as fh:
         step = 100_000
         for lo in range(0, n, step):
