@@ -53,32 +53,23 @@ class RetrievalMeasure(Metric):
         return {self.key(): np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)}
 
     def score(self, stats: Stats) -> dict[str, float]:
-        v = np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)
+        v = self.item_scores(stats)[self.key()]
         return {self.key(): self.measure().aggregate(v) if len(v) else float("nan")}
-
-
-def _doc(fam: str) -> str:
-    fn = M.FAMILIES[fam].fn
-    first = (fn.__doc__ or fam).strip().split("\n\n")[0]
-    return " ".join(first.split())
 
 
 K = Param("k", int, None, "rank cutoff (ndcg@10)", low=1)
 REL = Param("rel", int, None, "relevance level (default: the evaluation's threshold)", low=1)
 
 
-def _params(spec: "M.Family") -> tuple[Param, ...]:
-    """The parameters the family declares: a cutoff where it takes one, a relevance level where
-    it takes one, its own real parameter."""
-    return (((K,) if spec.cutoff != "none" and not spec.param_at else ())
-            + ((REL,) if spec.takes_rel else ()) + ((spec.param,) if spec.param is not None else ()))
-
-
 def _make(fam: str) -> type[RetrievalMeasure]:
+    """The family's class: its function's first docstring paragraph; the parameters it declares
+    (a cutoff, a relevance level, its own real parameter, each where it takes one)."""
     spec = M.FAMILIES[fam]
+    params = (((K,) if spec.cutoff != "none" and not spec.param_at else ())
+              + ((REL,) if spec.takes_rel else ()) + ((spec.param,) if spec.param is not None else ()))
     return type(f"Retrieval_{fam}", (RetrievalMeasure,),
-                {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
-                 "params": _params(spec),
+                {"name": fam, "measure_family": fam, "__module__": __name__, "params": params,
+                 "__doc__": " ".join((spec.fn.__doc__ or fam).strip().split("\n\n")[0].split()),
                  "kind": spec.kind, "higher_is_better": spec.higher_is_better})
 
 
