@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -196,44 +195,17 @@ def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
 
 # ------------------------------------------------------------------------------ ranx-k
 
-def _ranx_query(ranked: list[str], grades: dict[str, int], measures) -> dict[str, float]:
-    """ranx's per-query hit_rate / ndcg (Järvelin gains) / map / mrr on one query, as its numba
-    kernels compute them (qrels grades >= 1 are relevant; a cutoff beyond the list is the list)."""
-    rel = {d: g for d, g in grades.items() if g >= 1}
-    out = {}
-    for key, m in measures:
-        top = ranked[:m.k]
-        hits = [r for r, d in enumerate(top) if d in rel]   # 0-based ranks of the relevant
-        if not rel:
-            out[key] = 0.0
-        elif m.family == "hit_rate":
-            out[key] = 1.0 if hits else 0.0
-        elif m.family == "mrr":
-            out[key] = 1 / (hits[0] + 1) if hits else 0.0
-        elif m.family == "map":
-            out[key] = sum((n + 1) / (r + 1) for n, r in enumerate(hits)) / len(rel)
-        else:  # ndcg
-            dcg = sum(rel.get(d, 0) / _log2(i) for i, d in enumerate(top))
-            idcg = sum(g / _log2(i) for i, g in enumerate(sorted(rel.values(), reverse=True)[:m.k]))
-            out[key] = dcg / (idcg if idcg != 0.0 else 1.0)
-    return out
-
-
-@lru_cache(maxsize=None)
-def _log2(i: int) -> float:
-    """log2(i + 2): the discount of 0-based rank i."""
-    return float(np.log2(i + 2))
-
-
 def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures, mode: str):
+    """ranx-k's qrels and run, scored by the measures here: on its grades (0 or 1, as ranx keeps
+    int() of a similarity) they equal ranx's hit_rate, ndcg (Järvelin gains), map and mrr."""
     t = matching.threshold
-    rows = []
-    any_qrels = any_run = False
+    qrels, run = ([], [], []), ([], [], [])        # (question, document, grade / score) columns
+    any_qrels = False
     for qu, sim in zip(data.questions, sims):
         sim = np.nan_to_num(sim, nan=0.0)
         n_ret = sim.shape[1]
         ranked: list[str] = []
-        grades: dict[str, int] = {}
+        grades: dict[str, int] = {"-": 0}   # a judged document never retrieved: keeps the question
         if mode == "reference_based":
             best = np.zeros(sim.shape[0])
             for j in range(n_ret):
@@ -254,15 +226,22 @@ def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, mea
                 s = float(np.max(sim[:, j])) if sim.shape[0] else 0.0
                 if s >= t:
                     grades[f"doc_{j}"] = int(s) if matching.graded else 1
-        any_qrels |= bool(grades)
-        any_run |= bool(ranked)
-        rows.append(_ranx_query(ranked, grades, measures))
-    if not any_qrels or not any_run:
+        any_qrels |= len(grades) > 1
+        for cols, docs, values in ((qrels, grades, grades.values()),
+                                   (run, ranked, range(len(ranked), 0, -1))):
+            cols[0].extend([qu.id] * len(docs))
+            cols[1].extend(docs)
+            cols[2].extend(values)
+    if not any_qrels or not run[0]:
         why = ("no question has a retrieved passage at or above the threshold" if not any_qrels
                else "no question has a retrieved passage")
         raise ScorekitError(f"--compat ranx-k: ranx-k {RANXK_VERSION} returns no scores here ({why}: its "
                             f"ranx Qrels/Run cannot be built); run without --compat")
-    return {key: np.array([r[key] for r in rows], np.float64) for key, _ in measures}
+    q, r = ((pa.array(a, pa.string()), pa.array(b, pa.string()), np.array(c))
+            for a, b, c in (qrels, run))
+    batch = RetrievalBatch(Qrels.from_arrays(*q, source=data.source),
+                           Run.from_arrays(*r, source=data.source))
+    return evaluate_batch(batch, measures, 1, per_item=False)[1]
 
 
 def _compat_k(measures) -> int | None:
