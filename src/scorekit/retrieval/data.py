@@ -92,21 +92,16 @@ def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         values = pa.chunked_array([values])
     if pa.types.is_dictionary(values.type):
         # one dictionary per CSV block: unify (cheap for few distinct values) and stack codes
-        values = values.unify_dictionaries()
-        if values.num_chunks == 0:
-            return np.zeros(0, np.int32), pa.array([], pa.string())
-        dictionary = values.chunk(0).dictionary
-        codes = np.concatenate([to_numpy(c.indices) for c in values.chunks])
-        return codes.astype(np.int32, copy=False), dictionary
-    if values.type != pa.string() and values.type != pa.large_string():
-        values = pc.cast(values, pa.string())
-    encoded = pc.dictionary_encode(values)
+        encoded = values.unify_dictionaries()
+    else:
+        if values.type != pa.string() and values.type != pa.large_string():
+            values = pc.cast(values, pa.string())
+        # pyarrow keeps one growing dictionary across the chunks: the last chunk's is the whole one
+        encoded = pc.dictionary_encode(values)
     if encoded.num_chunks == 0:
         return np.zeros(0, np.int32), pa.array([], pa.string())
-    # pyarrow keeps one growing dictionary across the chunks; the last chunk's is the whole one.
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     codes = np.concatenate([to_numpy(c.indices) for c in encoded.chunks])
-    return codes.astype(np.int32, copy=False), dictionary
+    return codes.astype(np.int32, copy=False), encoded.chunks[-1].dictionary
 
 
 def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> tuple[int | None, int]:
@@ -422,22 +417,15 @@ def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     packed = _packed_order(q, score) if n > 1 else None
     if packed is not None:
         order, same_q, tie_next = packed
-        fixed = _order_ties(tie_next, docs, order, in_place=True)
-        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1], None
-    if n and int(q.max()) < 1 << 16:
-        # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
-        # 16-bit query codes, which keeps the score order within each query
-        order = np.argsort(-score)
-        order = order[np.argsort(q[order].astype(np.uint16), kind="stable")]
-    else:
-        table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
-        order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
+        starts = np.r_[0, np.flatnonzero(~same_q) + 1]
+        return _order_ties(tie_next, docs, order, in_place=True), starts, None
+    table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
+    order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
+    order = order.astype(np.int64)
     qs = q[order]
     same_q = qs[1:] == qs[:-1]
     ss = score[order]
-    fixed = _order_ties(same_q & (ss[1:] == ss[:-1]), docs, order)
-    if fixed is not None:
-        order = fixed
+    order = _order_ties(same_q & (ss[1:] == ss[:-1]), docs, order)   # not None: a base is given
     starts = np.r_[0, np.flatnonzero(~same_q) + 1] if n else np.zeros(0, np.int64)
     return order, starts, None
 
