@@ -1,4 +1,5 @@
-"""Rank fusion: several runs -> one, with ranx's methods and normalisations (ranx ``fuse``).
+"""Rank fusion: several runs -> one, with ranx's methods and normalisations (ranx ``fuse``; usage in
+docs/retrieval.md, "Fusion").
 
 Each run is first put in trec_eval's order (score descending, ties by docid descending) and
 normalised per query; the fused score of a ``(query, document)`` pair combines the normalised
@@ -12,14 +13,8 @@ floating-point operations as ranx's):
 Normalisations (per query, as ranx): ``min-max`` (s - min) / (max - min), ``max`` s / max,
 ``sum`` (s - min) / (Σ s - n·min), ``zmuv`` (z-score) (s - mean) / std, ``rank`` 1 - i / n
 (i the 0-based rank), ``none``; every denominator is at least 1e-9 as in ranx.
-
-:func:`optimize_fusion` chooses a method's parameters on training queries as ranx's
-``optimize_fusion`` does: ``wsum``'s weights over the grid of multiples of ``step`` (0.1) summing
-to exactly 1.0, ``rrf``'s k over 10, 20, ..., 100; each candidate fused and scored with one
-measure over the qrels' queries, the last best candidate kept (ranx's ``>=``).
-
-The fused run's documents come out in trec_eval's order (ties by docid descending), so writing it
-(:func:`write_trec`) and scoring it again gives the same numbers as any trec_eval-order reader.
+:func:`optimize_fusion` chooses ``wsum``'s weights or ``rrf``'s k on training queries as ranx's
+``optimize_fusion`` does.
 """
 
 from __future__ import annotations
@@ -138,21 +133,13 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
     uniq, group = np.unique(pair, return_inverse=True)
     n_groups = len(uniq)
     bounds = np.cumsum([0] + [len(v) for v in vals])
-    total = np.zeros(n_groups)
+    total = np.full(n_groups, {"max": -1e9, "min": 1e9}.get(method, 0.0))
     count = np.zeros(n_groups, np.int64)
-    if method in ("max", "min"):
-        total[:] = -1e9 if method == "max" else 1e9
+    combine = {"max": np.maximum, "min": np.minimum}.get(method, np.add)   # med: below
     for i, v in enumerate(vals):
-        g = group[bounds[i]:bounds[i + 1]]
+        g = group[bounds[i]:bounds[i + 1]]     # a run's (query, document) pairs are distinct
         count[g] += 1
-        if method in ("sum", "mnz", "anz", "rrf"):
-            total[g] += v
-        elif method == "wsum":
-            total[g] += float(weights[i]) * v
-        elif method == "max":
-            total[g] = np.maximum(total[g], v)
-        elif method == "min":
-            total[g] = np.minimum(total[g], v)
+        total[g] = combine(total[g], float(weights[i]) * v if method == "wsum" else v)
     # (ranx adds 0.0, or w_i * 0.0, for a run that misses the document: no change to the sum)
     if method == "mnz":
         total = total * count
@@ -166,11 +153,9 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
         lo = sv[start + (count - 1) // 2]
         hi = sv[start + count // 2]
         total = (lo + hi) / 2.0
-    q = (uniq // max(len(docids), 1)).astype(np.int32)
-    d = (uniq % max(len(docids), 1)).astype(np.int64)
-    qid = qids.take(to_arrow(q))
-    docid = docids.take(to_arrow(d))
-    return Run.from_arrays(qid, docid, total, name=name or method, source="<fused>")
+    q, d = np.divmod(uniq, max(len(docids), 1))
+    return Run.from_arrays(qids.take(to_arrow(q.astype(np.int32))), docids.take(to_arrow(d)), total,
+                           name=name or method, source="<fused>")
 
 
 # the methods with parameters to optimise, and ranx's grids for them

@@ -1,17 +1,11 @@
-"""Retrieval measures in the metric contract, adapted generically from
-:data:`scorekit.retrieval.measures.FAMILIES` (one :class:`~scorekit.metrics.Metric` class per
-measure family, so a family added there is registered here with no further edit). These classes
-are what ``scorekit retrieval``, :func:`scorekit.retrieval.evaluate` and ``compare`` compute
-with, through the one driver, on a :class:`~scorekit.retrieval.evaluate.RetrievalBatch`.
-
-A retrieval metric's per-item statistics are its per-query values, so merging shards is
-concatenation and the score is the family's own aggregate over every query in the qrels, as
-``trec_eval -c`` (the mean; geometric for gm_map; the sum for counts). Parameters: ``k`` (the
-cutoff of ``ndcg@10``), ``rel`` (the relevance level of ``recall(rel=2)@10``) and the family's
-own declared :class:`~scorekit.metrics.Param` where it has one (RBP's ``p``, set_F's ``beta``,
-iprec's ``recall`` level), with its default and bounds — each only where the family's
-declaration takes it (no ``k`` for bpref, no ``rel`` for nDCG; binary ``rbp`` needs ``rel``), so
-:meth:`RetrievalMeasure.key` is the canonical name, which reads back as this family.
+"""Retrieval measures in the metric contract: one :class:`~scorekit.metrics.Metric` class per
+family of :data:`scorekit.retrieval.measures.FAMILIES`, generated from its declaration (so a family
+added there is registered with no further edit) and computed by the one driver on a
+:class:`~scorekit.retrieval.evaluate.RetrievalBatch`. A measure's per-item statistics are its
+per-query values (merging shards is concatenation); the score is the family's own aggregate over
+every qrels query, as ``trec_eval -c``. Parameters ``k``, ``rel`` and the family's own
+:class:`~scorekit.metrics.Param`, each only where the declaration takes it, so
+:meth:`RetrievalMeasure.key` is the canonical name.
 """
 
 from __future__ import annotations
