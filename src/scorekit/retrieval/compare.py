@@ -12,6 +12,7 @@ family and the JSON are those of the one comparison engine, :mod:`scorekit.stats
 
 from __future__ import annotations
 
+import csv
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,8 @@ from scorekit.result import Result
 from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, evaluate_batch, relstrings,
                                          run_batch, signature)
 from scorekit.retrieval.inputs import as_qrels
-from scorekit.retrieval.names import Relstring, parse_measures, trec_items
+from scorekit.retrieval.measures import FAMILIES
+from scorekit.retrieval.names import RUNID, Relstring, asks_runid, parse_measures, trec_items
 from scorekit.stats import compare as engine
 from scorekit.stats.significance import normalise_method, paired_test
 
@@ -56,9 +58,6 @@ class Comparison:
         name) first when ``metrics`` (the ``-m`` text as written) asks for it. A measure trec_eval
         prints as a summary only (gm_map, gm_bpref, num_q) has an ``all`` line only, as in
         trec_eval; ``relstring`` (when computed: :attr:`texts`) per-query lines only, quoted."""
-        from scorekit.retrieval.measures import FAMILIES
-        from scorekit.retrieval.names import RUNID, asks_runid
-
         res = self.results[0]
         items = trec_items(metrics if metrics is not None else list(res.metrics))
         kinds = {key: FAMILIES[m.family].kind for key, m in items if not isinstance(m, (Relstring, type(None)))}
@@ -66,10 +65,8 @@ class Comparison:
                      if key in self.texts or (key in kinds and not FAMILIES[m.family].summary_only)]
 
         def line(name: str, qid: str, value: float | str) -> str:
-            if isinstance(value, str):
-                shown = f"'{value}'"
-            else:
-                shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
+            shown = (f"'{value}'" if isinstance(value, str) else str(int(round(value)))
+                     if kinds.get(name) == "count" else f"{value:6.4f}")
             return f"{name:<22}\t{qid}\t{shown}\n"
 
         qids, values = self.query_ids, {**self.per_query[res.name], **self.texts}
@@ -83,8 +80,6 @@ class Comparison:
 
     def write_per_query(self, fh) -> None:
         """Every run's per-query values as CSV: ``system, query, <measure>...`` (exact reprs)."""
-        import csv
-
         measures = list(self.results[0].metrics)
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["system", "query"] + measures)

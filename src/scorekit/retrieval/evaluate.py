@@ -96,10 +96,8 @@ def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex 
     nd = max(len(qrels.docids), 1)
     # each row's document as a code into the qrels' documents (-1: judged for no query): one
     # hash lookup per row, or, when the reader gave codes, one per distinct document and a gather
-    if run.coded:
-        di = _lookup(run.docids, qrels.docids, np.int32)[run.d]
-    else:
-        di = _judged_docs(run, qrels, qmap)
+    di = (_lookup(run.docids, qrels.docids, np.int32)[run.d] if run.coded
+          else _judged_docs(run, qrels, qmap))
     if order is not None:
         di = di[order]                                 # ranked order from here on
     space = (qrels.n_queries + 1) * (nd + 1)

@@ -24,14 +24,17 @@ import os
 import re
 import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
+from itertools import product
 from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
 
 from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.io.atomic import atomic_write
 from scorekit.retrieval.data import Run, encode, to_arrow
-from scorekit.retrieval.inputs import as_run
+from scorekit.retrieval.inputs import as_qrels, as_run
 
 METHODS = {"sum": "CombSUM", "mnz": "CombMNZ", "anz": "CombANZ", "max": "CombMAX", "min": "CombMIN",
            "med": "CombMED", "wsum": "weighted sum", "rrf": "reciprocal rank fusion"}
@@ -167,8 +170,6 @@ MAX_WEIGHT_GRID = 10_000_000   # weight tuples weight_grid may enumerate (0.01 f
 def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
     """ranx's ``get_trial_configs``: every ``n_runs``-tuple of the multiples of ``step`` in
     [0, 1] (rounded to step's decimals) whose float sum is exactly 1.0, in ``product`` order."""
-    from itertools import product
-
     if not 0 < step <= 1:
         raise ScorekitError(f"the weight step must be in (0, 1], got {step}")
     grid = (math.floor(1 / step) + 1) ** n_runs
@@ -187,7 +188,6 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm:
     ``rrf``: ``{"k": k}``) that score best on ``qrels`` with ``metric`` (one measure, any
     syntax), and every candidate with its score in the order tried."""
     from scorekit.retrieval.evaluate import evaluate
-    from scorekit.retrieval.inputs import as_qrels
     from scorekit.retrieval.names import parse_measures
 
     method, norm = normalise_method(method), normalise_norm(norm)
@@ -278,10 +278,6 @@ def write_trec(run: Run, path: str | os.PathLike | IO[str], tag: str | None = No
     """Write a run as TREC lines ``qid Q0 docid rank score tag`` in trec_eval's order (rank 1 =
     best; ties by docid descending); scores printed exactly (shortest round-trip repr), to a file
     (written all or nothing) or an open text stream. Returns the number of lines."""
-    from contextlib import nullcontext
-
-    from scorekit.io.atomic import atomic_write
-
     tag = tag or run.name or "scorekit"
     if any(ch.isspace() for ch in tag):
         raise ScorekitError(f"run tag {tag!r} may not contain spaces")

@@ -8,13 +8,10 @@ values are segment sums (``np.bincount`` with weights) and segment cumulative co
 score aggregates them over *every* query in the qrels (a query the run missed scores as an empty
 ranking, as ``trec_eval -c``).
 
-Each measure carries its own relevance level ``rel`` (a document is relevant when its grade is
-``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Each family
-declares whether it takes one (:attr:`Family.rel`): gain measures (nDCG, DCG, ERR, trec_eval's
-RBP) use the grades themselves and refuse one; counts that no level changes (num_ret, Judged,
-unj) are the same measure at every level; ir_measures' binary RBP needs one. As in trec_eval, a
-negative grade marks a document that was pooled but not judged: never relevant, never judged
-non-relevant (bpref, infAP).
+Each measure carries its own relevance level ``rel`` (relevant: grade ``>= rel``, trec_eval
+``-l``; ``None``: the evaluation's threshold) where its family takes one (:attr:`Family.rel`). As
+in trec_eval, a negative grade marks a document that was pooled but not judged: never relevant,
+never judged non-relevant (bpref, infAP).
 
 :data:`FAMILIES` is the table every consumer reads: family -> function, cutoff kind, trec_eval
 name, reference, aggregate over queries, direction and kind of value. Names in the three

@@ -189,10 +189,8 @@ def parse_measure(text: str) -> Measure:
         rel = _int(raw, params.pop("rel"), "rel")
     if spec.rel == "none":
         rel = None   # no level changes it: num_ret-l2 is trec_eval's -l 2 num_ret, num_ret itself
-    param = None
-    if spec.param is not None and not spec.param_at:
-        given = params.pop(spec.param.name, None)
-        param = spec.param.default if given is None else _value(raw, given, spec.param)
+    given = params.pop(spec.param.name, None) if spec.param is not None and not spec.param_at else None
+    param = None if given is None else _value(raw, given, spec.param)    # None: Measure's default
     # what goes after @ may be written by its name too, as the declaration names it: ndcg(k=10),
     # iprec_at_recall(recall=0.5)
     at_name = spec.param.name if spec.param_at else ("k" if spec.cutoff != "none" else None)
@@ -203,9 +201,8 @@ def parse_measure(text: str) -> Measure:
     if params:
         raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
     k = None
-    if spec.param_at:
-        if k_raw is not None:
-            param = _value(raw, k_raw, spec.param)
+    if k_raw is not None and spec.param_at:
+        param = _value(raw, k_raw, spec.param)
     elif k_raw is not None:
         if spec.cutoff == "none":
             raise _bad(raw, f"{fam} takes no cutoff")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -382,6 +383,4 @@ def compare(datas: Sequence[Any], metrics: str | Sequence[str] | None = None, *,
 
 
 def _stem(source: str) -> str:
-    from pathlib import Path
-
     return Path(source).stem if not source.startswith("<") else "run"

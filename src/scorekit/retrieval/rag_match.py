@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.generation.rouge import _lcs_with_masks, _match_masks, fmeasure
+from scorekit.generation.rouge import (_english_tokens, _lcs_with_masks, _match_masks, fmeasure,
+                                       rouge_tokenize_batch)
 
 METHODS = ("exact", "rouge_l", "rouge_1", "rouge_2", "kiwi_rouge", "rouge", "embedding")
 KIWI_TOKENS = ("morphs", "nouns")
@@ -60,12 +61,11 @@ class Matching:
     normalize: bool = True      # NFC before tokenising (off in --compat ranx-k: ranx-k does not)
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise UnknownNameError("matching method", self.method, METHODS)
-        if self.kiwi_tokens not in KIWI_TOKENS:
-            raise UnknownNameError("kiwi_rouge tokens", self.kiwi_tokens, KIWI_TOKENS)
-        if self.kiwi_rouge not in KIWI_ROUGE_TYPES:
-            raise UnknownNameError("kiwi_rouge ROUGE type", self.kiwi_rouge, KIWI_ROUGE_TYPES)
+        for what, value, known in (("matching method", self.method, METHODS),
+                                   ("kiwi_rouge tokens", self.kiwi_tokens, KIWI_TOKENS),
+                                   ("kiwi_rouge ROUGE type", self.kiwi_rouge, KIWI_ROUGE_TYPES)):
+            if value not in known:
+                raise UnknownNameError(what, value, known)
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not np.isfinite(t) or not 0 < t <= 1:
             raise ScorekitError(f"--threshold must be a number in (0, 1], got {t!r}")
@@ -205,13 +205,9 @@ def similarity_matrices(references: Sequence[Sequence[str]], retrieved: Sequence
         tokens = ranxk_tokenize_batch(texts, matching.kiwi_tokens, matching.kiwi_stopwords, matching.normalize)
         kind, pair = matching.kiwi_rouge, kiwi_rouge_pair
     elif method == "rouge":
-        from scorekit.generation.rouge import _english_tokens
-
         tokens = [_english_tokens(t, False) for t in texts]
         kind, pair = "rougeL", rouge_score_pair
     else:
-        from scorekit.generation.rouge import rouge_tokenize_batch
-
         tokens = rouge_tokenize_batch(texts, lang="en")
         kind = {"rouge_l": "rougeL", "rouge_1": "rouge1", "rouge_2": "rouge2"}[method]
         pair = rouge_score_pair

@@ -124,16 +124,12 @@ def _no_downloads():
         download.Download.stream = original_stream
 
 
-def _irds_home() -> Path:
-    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
-
-
 @contextlib.contextmanager
 def _tidy_irds_home():
     """Remove the empty folders ir_datasets makes when it is imported (one per registered
     dataset family, ~28) or a dataset is opened, so reading the cache leaves it as it was.
     Folders that existed before, or that now hold a file, are kept."""
-    home = _irds_home()
+    home = Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
     anchor = home
     while not anchor.exists() and anchor.parent != anchor:
         anchor = anchor.parent
