@@ -173,13 +173,10 @@ class Qrels(_Table):
 class Run(_Rows):
     """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc).
 
-    Document ids are held one of two ways, whichever the reader found cheaper: one arrow string
-    column (``docs``) — dictionary-encoding ten million distinct ids costs more than everything
-    the measures need from them (a hash lookup against the qrels, and a duplicate check of
-    fingerprints) — or, when a run draws its documents from a small pool (a re-ranking run:
-    1,000 of 2,000 ids per query), int32 codes into the unique ids (``d``, ``docids``), which
-    the TREC reader gets from the parser itself; then the string column is built only if asked
-    for (``docs``), and the join and the duplicate check work on the codes."""
+    Document ids are held as one arrow string column (``docs``: encoding ten million distinct ids
+    costs more than all the measures need from them) or, for a run drawing from a small pool (a
+    re-ranking run), as the TREC reader's int32 codes into the unique ids (``d``, ``docids``),
+    the string column built only if asked for; the join and the duplicate check use the codes."""
 
     qids: pa.Array                      # unique query ids
     q: np.ndarray                       # int32 code per row into ``qids``

@@ -31,9 +31,7 @@ _SCORE_COLS = ("score", "rank_score", "similarity")
 
 
 def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
-    qids: list[str] = []
-    docids: list[str] = []
-    values: list[float] = []
+    qids, docids, values = [], [], []
     seen: dict[str, Any] = {}
     for qid, docs in mapping.items():
         key = clean_id(qid, source, None, "query id")

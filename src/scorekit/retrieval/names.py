@@ -150,26 +150,21 @@ def parse_measure(text: str) -> Measure:
         raise ScorekitError("empty measure name")
     spell, cuts = _tables()
     body, rel = raw, None
-    m = _RANX_LEVEL.match(body)
-    if m and "(" not in body:
+    if (m := _RANX_LEVEL.match(body)) and "(" not in body:
         body, rel = m.group("rest"), _int(raw, m.group("rel"), "relevance level")
     params: dict[str, str] = {}
-    m = _RANX_RBP.match(body)
-    if m:
+    if m := _RANX_RBP.match(body):
         name, k_raw, params = "rbp", None, {"p": f"0.{m.group('p')}"}
+    elif (m := _TREC.match(body)) and _key(m.group("name")) in cuts:
+        name, k_raw = m.group("name"), m.group("k")
+        spec = FAMILIES[cuts[_key(name)]]
+        if spec.cutoff == "none" and spec.param is not None and not spec.param_at:   # set_F_0.5
+            params, k_raw = {spec.param.name: k_raw}, None
+    elif m := _FORM.match(body):
+        name, k_raw = m.group("name"), m.group("k")
+        params = _args(raw, m.group("args"))
     else:
-        m = _TREC.match(body)
-        if m and _key(m.group("name")) in cuts:
-            name, k_raw = m.group("name"), m.group("k")
-            spec = FAMILIES[cuts[_key(name)]]
-            if spec.cutoff == "none" and spec.param is not None and not spec.param_at:   # set_F_0.5
-                params, k_raw = {spec.param.name: k_raw}, None
-        else:
-            m = _FORM.match(body)
-            if not m:
-                raise UnknownNameError("retrieval measure", raw, known_names())
-            name, k_raw = m.group("name"), m.group("k")
-            params = _args(raw, m.group("args"))
+        raise UnknownNameError("retrieval measure", raw, known_names())
     fam = spell.get(_key(name))
     if fam is None:
         raise UnknownNameError("retrieval measure", raw, known_names())
@@ -254,24 +249,18 @@ def _expand(parts: list, in_set: bool = False) -> list[tuple[str, Measure | Rels
         key = _key(part)
         if key == RUNID:
             out.append((RUNID, None))
-            continue
-        if key in _SETS:
+        elif key in _SETS:
             out += _expand(_SETS[key], in_set=True)
-            continue
-        m = _RELSTRING.match(part)
-        if m:   # trec_eval prints relstring_N when N is given, relstring for its default
+        elif m := _RELSTRING.match(part):   # trec_eval prints relstring_N when N is given
             n = _int(part, m.group("n"), "relstring's number of documents") if m.group("n") else 10
             out.append((f"{RELSTRING}_{n}" if m.group("n") else RELSTRING, Relstring(n, not in_set)))
-            continue
-        if key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
+        elif key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
             out += [_trec_measure(part, v) for v in FAMILIES[cuts[key]].trec_defaults]
-            continue
-        m = _TREC_PARAMS.match(part)
-        if m and _key(m.group("name")) in cuts:
+        elif (m := _TREC_PARAMS.match(part)) and _key(m.group("name")) in cuts:
             last = m.group("name")
             out.append(_trec_measure(last, m.group("params")))
-            continue
-        out.append((part, None))
+        else:
+            out.append((part, None))
     return out
 
 
