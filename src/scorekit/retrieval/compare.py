@@ -1,13 +1,10 @@
 """Compare several runs on the same qrels (spec: retrieval-metrics.md §7 문제 2, v1 vs v2).
 
-Every run is scored per query on every measure; each later run is compared with the first (the
-baseline): improvement % = (system - baseline) / baseline * 100 (the spec's formula; infinite
-when the baseline is 0 and the system is not), a two-sided paired test on the per-query scores
-(over every qrels query, missing ones 0), and Holm–Bonferroni adjusted p-values within each
-measure (the family is the set of systems compared with the baseline on that measure). A
-difference is *significant* when its adjusted p-value is below ``alpha``. The rows, the Holm
-family and the JSON are those of the one comparison engine, :mod:`scorekit.stats.compare`
-(``scorekit runs compare`` uses it too).
+Each later run is compared with the first (the baseline) on every measure: improvement % =
+(system - baseline) / baseline * 100 (the spec's formula; infinite when the baseline is 0 and the
+system is not), a two-sided paired test on the per-query scores (every qrels query, missing ones
+0), and Holm–Bonferroni adjusted p-values within each measure; *significant*: adjusted p below
+``alpha``. Rows, Holm family and JSON are those of :mod:`scorekit.stats.compare`.
 """
 
 from __future__ import annotations

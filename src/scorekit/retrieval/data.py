@@ -374,10 +374,8 @@ def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, 
     full_sort = not grouped
     seq = docs.take(to_arrow(order)) if full_sort else docs
     ends = np.r_[starts[1:], n]
-    bad = []
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        if len(pc.unique(seq.slice(s, e - s))) < e - s:
-            bad.append((s, e))
+    bad = [(s, e) for s, e in zip(starts.tolist(), ends.tolist())
+           if len(pc.unique(seq.slice(s, e - s))) < e - s]
     if not bad:
         return None, 0
     s, e = bad[0]

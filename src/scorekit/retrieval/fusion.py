@@ -200,11 +200,8 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm:
     if len(runs) < 2:
         raise ScorekitError(f"fusion needs at least two runs, got {len(runs)}")
     q, rs = as_qrels(qrels), [as_run(r) for r in runs]
-    if method == "wsum":
-        trials: list[Any] = weight_grid(len(rs), step)
-    else:
-        lo, hi, by = RRF_GRID
-        trials = list(range(lo, hi + 1, by))
+    lo, hi, by = RRF_GRID
+    trials: list[Any] = weight_grid(len(rs), step) if method == "wsum" else [*range(lo, hi + 1, by)]
     best, best_score, report = None, 0.0, []
     for t in trials:
         fused = fuse(rs, method, norm, weights=list(t)) if method == "wsum" else fuse(rs, method, norm, k=t)

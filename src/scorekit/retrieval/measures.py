@@ -104,9 +104,7 @@ class Measure:
         """Canonical name: ``family``, ``family(rel=2,p=0.9)``, ``family@k``, ``family@0.50``; it
         reads back (:func:`scorekit.retrieval.names.parse_measure`) as this very Measure."""
         spec = FAMILIES[self.family]
-        args = []
-        if self.rel is not None:
-            args.append(f"rel={self.rel}")
+        args = [] if self.rel is None else [f"rel={self.rel}"]
         if self.param is not None and spec.param is not None and not spec.param_at:
             args.append(f"{spec.param.name}={_num(self.param)}")
         out = self.family + (f"({','.join(args)})" if args else "")

@@ -23,9 +23,6 @@ class RetrievalMeasure(Metric):
     query), joined once per batch for every measure."""
 
     family = "retrieval"
-    kind = "rate"
-    higher_is_better = True
-    corpus = False
     measure_family = ""
 
     def __init__(self, **params):

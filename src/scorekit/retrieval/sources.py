@@ -1,13 +1,8 @@
-"""Qrels, runs and queries from Parquet files and from the local ir_datasets cache.
-
-* Parquet (``.parquet``/``.pq``): one row per judgement / retrieved document, with the column
-  names ranx and ir_measures use — query ``query_id``/``q_id``/``qid``, document
-  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels; ranx's own ``q_id, doc_id, score``
-  columns too) or ``score`` (runs).
-* ir_datasets: ``irds:<dataset id>`` (e.g. ``irds:vaswani``) reads the dataset's qrels (and,
-  with :func:`irds_queries`, its queries) **only from the local ir_datasets cache**
-  (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``). Nothing is downloaded: any attempt by
-  ir_datasets to fetch a file is stopped and reported in one line saying how to download it.
+"""Qrels, runs and queries from Parquet files and the local ir_datasets cache (docs/retrieval.md,
+"Inputs"): Parquet (``.parquet``/``.pq``) with ranx's or ir_measures' column names; ``irds:<dataset
+id>`` read **only from the local ir_datasets cache** (``$IR_DATASETS_HOME``, default
+``~/.ir_datasets``): any attempt by ir_datasets to fetch a file is stopped and reported in one line
+saying how to download it.
 """
 
 from __future__ import annotations
