@@ -137,20 +137,18 @@ def assign(sim: np.ndarray, duplicate: np.ndarray, threshold: float) -> tuple[np
 
 
 def _duplicates(passages: Sequence[str], cache: dict[str, str]) -> np.ndarray:
-    seen: set[str] = set()
-    out = np.zeros(len(passages), bool)
-    for j, p in enumerate(passages):
-        key = cache.get(p)
-        if key is None:
-            key = cache[p] = normalize_text(p)
-        out[j] = key in seen
-        seen.add(key)
-    return out
+    """Per passage: does it repeat an earlier one once normalised (``cache``: passage -> key)?"""
+    keys = [cache[p] if p in cache else cache.setdefault(p, normalize_text(p)) for p in passages]
+    first: dict[str, int] = {}
+    return np.array([first.setdefault(k, j) != j for j, k in enumerate(keys)], bool)
 
 
-def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Qrels, Run]:
-    """Qrels (every reference grade 1, every unmatched retrieved passage grade 0) and the run
-    (rank order as scores), with synthetic document ids ``r<i>`` / ``x<j>``."""
+def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
+    """The batch the measures run on: passages matched to references, graded by similarity when
+    ``matching.graded``. Qrels: every reference grade 1, every unmatched retrieved passage grade
+    0; the run: rank order as scores; synthetic document ids ``r<i>`` / ``x<j>``."""
+    norm: dict[str, str] = {}
+    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
     q_q, q_d, q_r, r_q, r_d, r_s = [], [], [], [], [], []
     for qu, (ref_of, _) in zip(data.questions, assigned):
         n_ref, n_ret = len(qu.references), len(ref_of)
@@ -168,15 +166,6 @@ def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tup
                               source=data.source)
     run = Run.from_arrays(pa.array(r_q, pa.string()), pa.array(r_d, pa.string()), np.array(r_s, np.float64),
                           name=data.name, source=data.source)
-    return qrels, run
-
-
-def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
-    """The batch the measures run on: passages matched to references, graded by similarity when
-    ``matching.graded``."""
-    norm: dict[str, str] = {}
-    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
-    qrels, run = _tables(data, assigned)
     j = judge(qrels, run, 1)
     if matching.graded:
         # gain = the similarity of the match; ideal = every reference verbatim (gain 1); a row is
