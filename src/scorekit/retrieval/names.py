@@ -87,14 +87,9 @@ _CONTINUE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)$")
 def known_names() -> list[str]:
     out = []
     for fam, spec in FAMILIES.items():
-        if spec.param_at:
-            out.append(f"{fam}@{spec.param.name}")
-            if spec.trec_cut:
-                out.append(f"{spec.trec_cut}.{spec.param.name}")
-            continue
-        out.append(fam if spec.cutoff == "none" else f"{fam}@k")
-        if spec.cutoff == "optional":
-            out.append(fam)
+        out.append(f"{fam}@{spec.param.name if spec.param_at else 'k'}"
+                   if spec.param_at or spec.cutoff != "none" else fam)
+        out += [fam] if spec.cutoff == "optional" else []
         if spec.trec_cut:
             out.append(f"{spec.trec_cut}.{spec.param.name if spec.param_at or spec.cutoff == 'none' else 'k,k'}")
     return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
