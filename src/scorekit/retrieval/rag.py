@@ -234,16 +234,14 @@ def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, mea
     return evaluate_batch(batch, measures, 1, per_item=False)[1]
 
 
-def _compat_k(measures) -> int | None:
+def _cut(data: RagData, measures) -> RagData:
+    """The retrieved lists cut at the measures' one cutoff k, as ranx-k cuts them at its k."""
     ks = {m.k for _, m in measures if m.k is not None}
     if len(ks) > 1:
         raise ScorekitError(f"--compat ranx-k evaluates one cutoff k (ranx-k's k), got {sorted(ks)}")
-    return ks.pop() if ks else None
-
-
-def _cut(data: RagData, k: int | None) -> RagData:
-    if k is None:
+    if not ks:
         return data
+    k = ks.pop()
     qs = [RagQuestion(q.id, q.question, q.retrieved[:k], q.references, q.line) for q in data.questions]
     return RagData(qs, data.source, data.name, data.extra)
 
@@ -261,8 +259,7 @@ def _rag_signature(measures, matching: Matching, compat: str | None, mode: str |
 
 def _score(data: RagData, measures, matching: Matching, compat: str | None, mode: str,
            per_item: bool) -> tuple[Result, dict[str, np.ndarray]]:
-    k = _compat_k(measures) if compat else None
-    data = _cut(data, k)
+    data = _cut(data, measures) if compat else data
     sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
                                matching)
     compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
