@@ -226,10 +226,6 @@ class Run(_Rows):
             self._encoded = encode(self._docs)
         return self._encoded
 
-    def _doc_source(self):
-        """What ``_order_ties`` takes document ids from: the string column, or the codes."""
-        return self._docs if self._docs is not None else _Coded(*self._encoded)
-
     @classmethod
     def from_arrays(cls, qid, docid, score, *, name: str | None = None, source: str = "<run>",
                     line_of: LineOf = _no_line) -> "Run":
@@ -261,7 +257,9 @@ class Run(_Rows):
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            order, starts, self._grouped = _rank_grouped(self.q, self.score, self._doc_source())
+            # document ids for _order_ties: the string column, or the codes
+            docs = self._docs if self._docs is not None else _Coded(*self._encoded)
+            order, starts, self._grouped = _rank_grouped(self.q, self.score, docs)
             self._ranked = order, starts
         return self._ranked
 
