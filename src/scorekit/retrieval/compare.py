@@ -1,17 +1,15 @@
 """Compare several runs on the same qrels (spec: retrieval-metrics.md §7 문제 2, v1 vs v2).
 
-Every run is scored per query on every measure; each later run is compared with the first (the
-baseline): improvement % = (system - baseline) / baseline * 100 (the spec's formula; infinite
-when the baseline is 0 and the system is not), a two-sided paired test on the per-query scores
-(over every qrels query, missing ones 0), and Holm–Bonferroni adjusted p-values within each
-measure (the family is the set of systems compared with the baseline on that measure). A
-difference is *significant* when its adjusted p-value is below ``alpha``. The rows, the Holm
-family and the JSON are those of the one comparison engine, :mod:`scorekit.stats.compare`
-(``scorekit runs compare`` uses it too).
+Each later run is compared with the first (the baseline) on every measure: improvement % =
+(system - baseline) / baseline * 100 (the spec's formula; infinite when the baseline is 0 and the
+system is not), a two-sided paired test on the per-query scores (every qrels query, missing ones
+0), and Holm–Bonferroni adjusted p-values within each measure; *significant*: adjusted p below
+``alpha``. Rows, Holm family and JSON are those of :mod:`scorekit.stats.compare`.
 """
 
 from __future__ import annotations
 
+import csv
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,9 +22,9 @@ from scorekit.result import Result
 from scorekit.retrieval.evaluate import (DEFAULT_MEASURES, _check_threshold, _index, evaluate_batch, relstrings,
                                          run_batch, signature)
 from scorekit.retrieval.inputs import as_qrels
-from scorekit.retrieval.names import Relstring, parse_measures, trec_items
+from scorekit.retrieval.measures import FAMILIES
+from scorekit.retrieval.names import RUNID, Relstring, asks_runid, parse_measures, trec_items
 from scorekit.stats import compare as engine
-from scorekit.stats.compare import improvement_pct  # noqa: F401  (re-exported)
 from scorekit.stats.significance import normalise_method, paired_test
 
 
@@ -57,9 +55,6 @@ class Comparison:
         name) first when ``metrics`` (the ``-m`` text as written) asks for it. A measure trec_eval
         prints as a summary only (gm_map, gm_bpref, num_q) has an ``all`` line only, as in
         trec_eval; ``relstring`` (when computed: :attr:`texts`) per-query lines only, quoted."""
-        from scorekit.retrieval.measures import FAMILIES
-        from scorekit.retrieval.names import RUNID, asks_runid
-
         res = self.results[0]
         items = trec_items(metrics if metrics is not None else list(res.metrics))
         kinds = {key: FAMILIES[m.family].kind for key, m in items if not isinstance(m, (Relstring, type(None)))}
@@ -67,10 +62,8 @@ class Comparison:
                      if key in self.texts or (key in kinds and not FAMILIES[m.family].summary_only)]
 
         def line(name: str, qid: str, value: float | str) -> str:
-            if isinstance(value, str):
-                shown = f"'{value}'"
-            else:
-                shown = str(int(round(value))) if kinds.get(name) == "count" else f"{value:6.4f}"
+            shown = (f"'{value}'" if isinstance(value, str) else str(int(round(value)))
+                     if kinds.get(name) == "count" else f"{value:6.4f}")
             return f"{name:<22}\t{qid}\t{shown}\n"
 
         qids, values = self.query_ids, {**self.per_query[res.name], **self.texts}
@@ -84,8 +77,6 @@ class Comparison:
 
     def write_per_query(self, fh) -> None:
         """Every run's per-query values as CSV: ``system, query, <measure>...`` (exact reprs)."""
-        import csv
-
         measures = list(self.results[0].metrics)
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["system", "query"] + measures)
@@ -95,10 +86,10 @@ class Comparison:
                 w.writerow([r.name, qid] + [repr(c[i]) for c in cols])
 
 
-def _unique_names(runs) -> list[str]:
+def _unique_names(given: Sequence[str | None]) -> list[str]:
     names, seen = [], {}
-    for i, r in enumerate(runs):
-        base = r.name or f"run{i + 1}"
+    for i, name in enumerate(given):
+        base = name or f"run{i + 1}"
         n = seen.get(base, 0)
         seen[base] = n + 1
         names.append(base if n == 0 else f"{base}#{n + 1}")
@@ -138,7 +129,7 @@ def compare(qrels: Any, runs: Sequence[Any], metrics: str | Sequence[str] | None
             strings = {text[0]: relstrings(batch.judged(), text[1].n)}
         results.append(res)
         scores.append(values)
-    for res, name in zip(results, _unique_names(results)):
+    for res, name in zip(results, _unique_names([r.name for r in results])):
         res.name = name
     for w in warns:
         warnings.warn(w, stacklevel=2)

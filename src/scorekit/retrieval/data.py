@@ -10,6 +10,7 @@ name the source and, when the source is a file, the line (``line_of(row)``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -78,53 +79,47 @@ def _clean_ids(qid, docid, source: str, line_of: LineOf):
             clean_id_column(docid, "document id", source, line_of))
 
 
+def _duplicate_error(t: "_Rows", row: int, docid: str, what: str, count: int) -> InputError:
+    qid = t.qids[int(t.q[row])].as_py()
+    more = f" ({count} duplicate pairs in all)" if count > 1 else ""
+    return InputError(f"duplicate document {docid!r} for query {qid!r} in one {what}{more}",
+                      t.source, t.line_of(row))
+
+
 def encode(values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Dictionary-encode strings: ``(int32 codes per row, unique values)`` (first-seen order)."""
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
     if pa.types.is_dictionary(values.type):
         # one dictionary per CSV block: unify (cheap for few distinct values) and stack codes
-        values = values.unify_dictionaries()
-        if values.num_chunks == 0:
-            return np.zeros(0, np.int32), pa.array([], pa.string())
-        dictionary = values.chunk(0).dictionary
-        codes = np.concatenate([to_numpy(c.indices) for c in values.chunks])
-        return codes.astype(np.int32, copy=False), dictionary
-    if values.type != pa.string() and values.type != pa.large_string():
-        values = pc.cast(values, pa.string())
-    encoded = pc.dictionary_encode(values)
+        encoded = values.unify_dictionaries()
+    else:
+        if values.type != pa.string() and values.type != pa.large_string():
+            values = pc.cast(values, pa.string())
+        # pyarrow keeps one growing dictionary across the chunks: the last chunk's is the whole one
+        encoded = pc.dictionary_encode(values)
     if encoded.num_chunks == 0:
         return np.zeros(0, np.int32), pa.array([], pa.string())
-    # pyarrow keeps one growing dictionary across the chunks; the last chunk's is the whole one.
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     codes = np.concatenate([to_numpy(c.indices) for c in encoded.chunks])
-    return codes.astype(np.int32, copy=False), dictionary
+    return codes.astype(np.int32, copy=False), encoded.chunks[-1].dictionary
 
 
-def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> np.ndarray | None:
-    """Rows (indices) of the later occurrences of a repeated ``(q, d)`` pair, or None.
+def _duplicates(q: np.ndarray, d: np.ndarray, n_docs: int) -> tuple[int | None, int]:
+    """``(first row repeating an earlier (q, d) pair, number of such rows)``, or ``(None, 0)``.
 
     One sort of the packed keys; numpy's stable sort (timsort) is fast here because runs and
     qrels usually come query by query, so the keys arrive as long sorted stretches."""
     key = q.astype(np.int64) * max(n_docs, 1) + d
     sk = np.sort(key, kind="stable")
     if not np.any(sk[1:] == sk[:-1]):
-        return None
+        return None, 0
     order = np.argsort(key, kind="stable")
     sk = key[order]
-    dup = np.nonzero(sk[1:] == sk[:-1])[0] + 1
-    return np.sort(order[dup])
+    dup = order[np.nonzero(sk[1:] == sk[:-1])[0] + 1]
+    return int(dup.min()), len(dup)
 
 
-@dataclass
-class _Table:
-    qids: pa.Array            # unique query ids (dictionary)
-    q: np.ndarray             # int32 code per row into ``qids``
-    docids: pa.Array          # unique document ids (dictionary)
-    d: np.ndarray             # int32 code per row into ``docids``
-    source: str = "<input>"
-    line_of: LineOf = field(default=_no_line, repr=False)
-
+class _Rows:
     def __len__(self) -> int:
         return len(self.q)
 
@@ -132,15 +127,20 @@ class _Table:
     def n_queries(self) -> int:
         return len(self.qids)
 
+
+@dataclass
+class _Table(_Rows):
+    qids: pa.Array            # unique query ids (dictionary)
+    q: np.ndarray             # int32 code per row into ``qids``
+    docids: pa.Array          # unique document ids (dictionary)
+    d: np.ndarray             # int32 code per row into ``docids``
+    source: str = "<input>"
+    line_of: LineOf = field(default=_no_line, repr=False)
+
     def _check_duplicates(self, what: str) -> None:
-        rows = _duplicates(self.q, self.d, len(self.docids))
-        if rows is None:
-            return
-        r = int(rows[0])
-        qid, docid = self.qids[int(self.q[r])].as_py(), self.docids[int(self.d[r])].as_py()
-        more = f" ({len(rows)} duplicate pairs in all)" if len(rows) > 1 else ""
-        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one {what}{more}",
-                         self.source, self.line_of(r))
+        row, count = _duplicates(self.q, self.d, len(self.docids))
+        if row is not None:
+            raise _duplicate_error(self, row, self.docids[int(self.d[row])].as_py(), what, count)
 
 
 @dataclass
@@ -170,16 +170,13 @@ class Qrels(_Table):
 
 
 @dataclass
-class Run:
+class Run(_Rows):
     """A ranking ``qid -> docid -> score``; documents are ordered by score, ties by docid (desc).
 
-    Document ids are held one of two ways, whichever the reader found cheaper: one arrow string
-    column (``docs``) — dictionary-encoding ten million distinct ids costs more than everything
-    the measures need from them (a hash lookup against the qrels, and a duplicate check of
-    fingerprints) — or, when a run draws its documents from a small pool (a re-ranking run:
-    1,000 of 2,000 ids per query), int32 codes into the unique ids (``d``, ``docids``), which
-    the TREC reader gets from the parser itself; then the string column is built only if asked
-    for (``docs``), and the join and the duplicate check work on the codes."""
+    Document ids are held as one arrow string column (``docs``: encoding ten million distinct ids
+    costs more than all the measures need from them) or, for a run drawing from a small pool (a
+    re-ranking run), as the TREC reader's int32 codes into the unique ids (``d``, ``docids``),
+    the string column built only if asked for; the join and the duplicate check use the codes."""
 
     qids: pa.Array                      # unique query ids
     q: np.ndarray                       # int32 code per row into ``qids``
@@ -192,13 +189,6 @@ class Run:
     _encoded: tuple | None = field(default=None, repr=False)
     _grouped: bool | None = field(default=None, repr=False)  # ranked order keeps file blocks
     _fp: np.ndarray | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return len(self.q)
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.qids)
 
     def fingerprints(self) -> np.ndarray:
         """uint64 fingerprint of each row's document id (see :mod:`~scorekit.retrieval.fingerprint`;
@@ -236,10 +226,6 @@ class Run:
             self._encoded = encode(self._docs)
         return self._encoded
 
-    def _doc_source(self):
-        """What ``_order_ties`` takes document ids from: the string column, or the codes."""
-        return self._docs if self._docs is not None else _Coded(*self._encoded)
-
     @classmethod
     def from_arrays(cls, qid, docid, score, *, name: str | None = None, source: str = "<run>",
                     line_of: LineOf = _no_line) -> "Run":
@@ -271,7 +257,9 @@ class Run:
         are in that order already — and the start offset of each query's block in that order
         (one block per query; blocks in code order)."""
         if self._ranked is None:
-            order, starts, self._grouped = _rank_grouped(self.q, self.score, self._doc_source())
+            # document ids for _order_ties: the string column, or the codes
+            docs = self._docs if self._docs is not None else _Coded(*self._encoded)
+            order, starts, self._grouped = _rank_grouped(self.q, self.score, docs)
             self._ranked = order, starts
         return self._ranked
 
@@ -290,9 +278,7 @@ class Run:
             d, docids = self._encoded
             if not _repeated_codes(self.q, d, len(self.qids), len(docids)):
                 return
-            rows = _duplicates(self.q, d, len(docids))
-            row = None if rows is None else int(rows[0])
-            count = 0 if rows is None else len(rows)
+            row, count = _duplicates(self.q, d, len(docids))
         # prove the common case with numbers — no (query, fingerprint of the docid) pair
         # repeats: one vector pass and one sort, where a per-query set of strings cost a call
         # per query (0.20 s against 0.11 s at 3,000 queries of 1,000). Only when a pair does
@@ -301,17 +287,11 @@ class Run:
             return
         elif short:
             # many short rankings: one global encode + sort beats a call per query
-            rows = _duplicates(self.q, self.d, len(self.docids))
-            row = None if rows is None else int(rows[0])
-            count = 0 if rows is None else len(rows)
+            row, count = _duplicates(self.q, self.d, len(self.docids))
         else:
             row, count = _block_duplicates(self._docs, order, starts, n, self._grouped)
-        if row is None:
-            return
-        qid, docid = self.qids[int(self.q[row])].as_py(), self.docs[row].as_py()
-        more = f" ({count} duplicate pairs in all)" if count > 1 else ""
-        raise InputError(f"duplicate document {docid!r} for query {qid!r} in one run{more}",
-                         self.source, self.line_of(row))
+        if row is not None:
+            raise _duplicate_error(self, row, self.docs[row].as_py(), "run", count)
 
 
 class _Coded:
@@ -385,37 +365,26 @@ def _repeated_codes(q: np.ndarray, d: np.ndarray, n_queries: int, n_docs: int) -
     return int(np.count_nonzero(seen)) != n
 
 
-def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool | None = None):
+def _block_duplicates(docs: pa.ChunkedArray, order, starts: np.ndarray, n: int, grouped: bool):
     """First repeated docid within a query block: ``(row, blocks with repeats)`` or (None, 0).
-    Blocks are contiguous in row order unless ``order`` is a full re-sort; a permutation inside
-    blocks (tied stretches) does not change a block's set of documents."""
-    if grouped is None:
-        grouped = order is None or _within_blocks(order, starts)
+    Blocks are contiguous in row order unless ``order`` is a full re-sort (not ``grouped``); a
+    permutation inside blocks (tied stretches) does not change a block's set of documents."""
     full_sort = not grouped
     seq = docs.take(to_arrow(order)) if full_sort else docs
     ends = np.r_[starts[1:], n]
-    bad = []
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        if len(pc.unique(seq.slice(s, e - s))) < e - s:
-            bad.append((s, e))
+    bad = [(s, e) for s, e in zip(starts.tolist(), ends.tolist())
+           if len(pc.unique(seq.slice(s, e - s))) < e - s]
     if not bad:
         return None, 0
     s, e = bad[0]
     block = seq.slice(s, e - s).to_pylist()
-    counts: dict[str, int] = {}
-    for doc in block:
-        counts[doc] = counts.get(doc, 0) + 1
+    counts = Counter(block)
     rows = [s + k for k, doc in enumerate(block) if counts[doc] > 1]
     if full_sort:
         rows = [int(order[r]) for r in rows]
     # report the second line (in file order) that repeats a document
     first_doc = docs[min(rows)].as_py()
     return sorted(r for r in rows if docs[r].as_py() == first_doc)[1], len(bad)
-
-
-def _within_blocks(order: np.ndarray, starts: np.ndarray) -> bool:
-    block = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
-    return bool(np.array_equal(block[order], block))
 
 
 def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
@@ -441,22 +410,15 @@ def _rank_grouped(q: np.ndarray, score: np.ndarray, docs: pa.ChunkedArray):
     packed = _packed_order(q, score) if n > 1 else None
     if packed is not None:
         order, same_q, tie_next = packed
-        fixed = _order_ties(tie_next, docs, order, in_place=True)
-        return (order if fixed is None else fixed), np.r_[0, np.flatnonzero(~same_q) + 1], None
-    if n and int(q.max()) < 1 << 16:
-        # an unstable score sort (ties are re-ordered below), then numpy's O(n) radix sort on
-        # 16-bit query codes, which keeps the score order within each query
-        order = np.argsort(-score)
-        order = order[np.argsort(q[order].astype(np.uint16), kind="stable")]
-    else:
-        table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
-        order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
+        starts = np.r_[0, np.flatnonzero(~same_q) + 1]
+        return _order_ties(tie_next, docs, order, in_place=True), starts, None
+    table = pa.table({"q": to_arrow(q), "s": to_arrow(score)})
+    order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]))
+    order = order.astype(np.int64)
     qs = q[order]
     same_q = qs[1:] == qs[:-1]
     ss = score[order]
-    fixed = _order_ties(same_q & (ss[1:] == ss[:-1]), docs, order)
-    if fixed is not None:
-        order = fixed
+    order = _order_ties(same_q & (ss[1:] == ss[:-1]), docs, order)   # not None: a base is given
     starts = np.r_[0, np.flatnonzero(~same_q) + 1] if n else np.zeros(0, np.int64)
     return order, starts, None
 

@@ -96,10 +96,8 @@ def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex 
     nd = max(len(qrels.docids), 1)
     # each row's document as a code into the qrels' documents (-1: judged for no query): one
     # hash lookup per row, or, when the reader gave codes, one per distinct document and a gather
-    if run.coded:
-        di = _lookup(run.docids, qrels.docids, np.int32)[run.d]
-    else:
-        di = _judged_docs(run, qrels, qmap)
+    di = (_lookup(run.docids, qrels.docids, np.int32)[run.d] if run.coded
+          else _judged_docs(run, qrels, qmap))
     if order is not None:
         di = di[order]                                 # ranked order from here on
     space = (qrels.n_queries + 1) * (nd + 1)
@@ -118,16 +116,12 @@ def judge(qrels: Qrels, run: Run | None, threshold: int = 1, index: _QrelsIndex 
 
 def _judged_docs(run: Run, qrels: Qrels, qmap: np.ndarray) -> np.ndarray:
     """Each row's document as an int32 code into the qrels' documents, -1 where the row's
-    (query, document) pair is certainly not judged.
-
-    A bitmap of the judged pairs, about 32 bits per pair, is indexed by the top bits of a hash
-    of (qrels query, fingerprint of the document id) — the run's fingerprints are already made
-    for its duplicate check: a row whose bit is clear is not judged, and only the rest (the
-    judged rows and about one in thirty others) are looked up by their strings. Judging by
-    pairs, not documents, matters when the documents recur across queries (10 M lines over a
-    million-document collection: a fifth of the rows hold a document judged for some query, a
-    hundredth for their own). When the bitmap would be large, or most rows pass it anyway,
-    every row is looked up."""
+    (query, document) pair is certainly not judged: a bitmap of the judged pairs (~32 bits per
+    pair) indexed by a hash of (qrels query, the document's fingerprint, made already for the
+    duplicate check) passes only the judged rows and about one in thirty others to the string
+    lookup. Pairs, not documents: documents recur across queries (10 M lines over a million
+    documents: a fifth of the rows hold a document judged for some query, a hundredth for their
+    own). When the bitmap would be large, or most rows pass it, every row is looked up."""
     n = len(run)
     bits = _prefilter_bits(len(qrels), n)
     if bits is None:

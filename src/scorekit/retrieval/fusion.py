@@ -1,4 +1,5 @@
-"""Rank fusion: several runs -> one, with ranx's methods and normalisations (ranx ``fuse``).
+"""Rank fusion: several runs -> one, with ranx's methods and normalisations (ranx ``fuse``; usage in
+docs/retrieval.md, "Fusion").
 
 Each run is first put in trec_eval's order (score descending, ties by docid descending) and
 normalised per query; the fused score of a ``(query, document)`` pair combines the normalised
@@ -12,14 +13,8 @@ floating-point operations as ranx's):
 Normalisations (per query, as ranx): ``min-max`` (s - min) / (max - min), ``max`` s / max,
 ``sum`` (s - min) / (Σ s - n·min), ``zmuv`` (z-score) (s - mean) / std, ``rank`` 1 - i / n
 (i the 0-based rank), ``none``; every denominator is at least 1e-9 as in ranx.
-
-:func:`optimize_fusion` chooses a method's parameters on training queries as ranx's
-``optimize_fusion`` does: ``wsum``'s weights over the grid of multiples of ``step`` (0.1) summing
-to exactly 1.0, ``rrf``'s k over 10, 20, ..., 100; each candidate fused and scored with one
-measure over the qrels' queries, the last best candidate kept (ranx's ``>=``).
-
-The fused run's documents come out in trec_eval's order (ties by docid descending), so writing it
-(:func:`write_trec`) and scoring it again gives the same numbers as any trec_eval-order reader.
+:func:`optimize_fusion` chooses ``wsum``'s weights or ``rrf``'s k on training queries as ranx's
+``optimize_fusion`` does.
 """
 
 from __future__ import annotations
@@ -27,15 +22,19 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
+from itertools import product
 from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
 
-from scorekit.errors import ScorekitError
+from scorekit.errors import ScorekitError, UnknownNameError
+from scorekit.io.atomic import atomic_write
 from scorekit.retrieval.data import Run, encode, to_arrow
-from scorekit.retrieval.inputs import as_run
+from scorekit.retrieval.inputs import as_qrels, as_run
 
 METHODS = {"sum": "CombSUM", "mnz": "CombMNZ", "anz": "CombANZ", "max": "CombMAX", "min": "CombMIN",
            "med": "CombMED", "wsum": "weighted sum", "rrf": "reciprocal rank fusion"}
@@ -51,27 +50,20 @@ def _key(text: str) -> str:
     return re.sub(r"[_\- ]", "", str(text).lower())
 
 
-def normalise_method(method: str) -> str:
-    k = _key(method)
-    out = _METHOD_ALIASES.get(k, k if k in METHODS else None)
+def _normalise(text: str, names: dict, aliases: dict, what: str, shown: list[str]) -> str:
+    k = _key(text)
+    out = aliases.get(k, k if k in names else None)
     if out is None:
-        from scorekit.errors import UnknownNameError
-
-        raise UnknownNameError("fusion method", str(method), list(METHODS) + ["combsum", "combmnz", "combanz"])
+        raise UnknownNameError(what, str(text), list(names) + shown)
     return out
+
+
+def normalise_method(method: str) -> str:
+    return _normalise(method, METHODS, _METHOD_ALIASES, "fusion method", ["combsum", "combmnz", "combanz"])
 
 
 def normalise_norm(norm: str | None) -> str:
-    if norm is None:
-        return "none"
-    k = _key(norm)
-    k = {"minmax": "min-max"}.get(k, k)
-    out = _NORM_ALIASES.get(k, k if k in NORMS else None)
-    if out is None:
-        from scorekit.errors import UnknownNameError
-
-        raise UnknownNameError("normalisation", str(norm), list(NORMS) + ["z-score"])
-    return out
+    return "none" if norm is None else _normalise(norm, NORMS, _NORM_ALIASES, "normalisation", ["z-score"])
 
 
 def _segments(starts: np.ndarray, n: int) -> np.ndarray:
@@ -102,13 +94,11 @@ def _normalised(run: Run, norm: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
         else:
             total = np.bincount(seg, weights=score, minlength=len(starts))
             out = (score - lo[seg]) / np.maximum(total - lo * sizes, _FLOOR)[seg]
-    elif norm == "zmuv":
+    else:  # zmuv
         mean = np.bincount(seg, weights=score, minlength=len(starts)) / sizes
         dev = score - mean[seg]
         std = np.sqrt(np.bincount(seg, weights=dev * dev, minlength=len(starts)) / sizes)
         out = dev / np.maximum(std, _FLOOR)[seg]
-    else:  # pragma: no cover - normalise_norm guards this
-        raise ScorekitError(f"unknown normalisation {norm!r}")
     return rows, run.q[rows], rank, out
 
 
@@ -146,21 +136,13 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
     uniq, group = np.unique(pair, return_inverse=True)
     n_groups = len(uniq)
     bounds = np.cumsum([0] + [len(v) for v in vals])
-    total = np.zeros(n_groups)
+    total = np.full(n_groups, {"max": -1e9, "min": 1e9}.get(method, 0.0))
     count = np.zeros(n_groups, np.int64)
-    if method in ("max", "min"):
-        total[:] = -1e9 if method == "max" else 1e9
+    combine = {"max": np.maximum, "min": np.minimum}.get(method, np.add)   # med: below
     for i, v in enumerate(vals):
-        g = group[bounds[i]:bounds[i + 1]]
+        g = group[bounds[i]:bounds[i + 1]]     # a run's (query, document) pairs are distinct
         count[g] += 1
-        if method in ("sum", "mnz", "anz", "rrf"):
-            total[g] += v
-        elif method == "wsum":
-            total[g] += float(weights[i]) * v
-        elif method == "max":
-            total[g] = np.maximum(total[g], v)
-        elif method == "min":
-            total[g] = np.minimum(total[g], v)
+        total[g] = combine(total[g], float(weights[i]) * v if method == "wsum" else v)
     # (ranx adds 0.0, or w_i * 0.0, for a run that misses the document: no change to the sum)
     if method == "mnz":
         total = total * count
@@ -174,11 +156,9 @@ def fuse(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-max",
         lo = sv[start + (count - 1) // 2]
         hi = sv[start + count // 2]
         total = (lo + hi) / 2.0
-    q = (uniq // max(len(docids), 1)).astype(np.int32)
-    d = (uniq % max(len(docids), 1)).astype(np.int64)
-    qid = qids.take(to_arrow(q))
-    docid = docids.take(to_arrow(d))
-    return Run.from_arrays(qid, docid, total, name=name or method, source="<fused>")
+    q, d = np.divmod(uniq, max(len(docids), 1))
+    return Run.from_arrays(qids.take(to_arrow(q.astype(np.int32))), docids.take(to_arrow(d)), total,
+                           name=name or method, source="<fused>")
 
 
 # the methods with parameters to optimise, and ranx's grids for them
@@ -190,8 +170,6 @@ MAX_WEIGHT_GRID = 10_000_000   # weight tuples weight_grid may enumerate (0.01 f
 def weight_grid(n_runs: int, step: float = 0.1) -> list[tuple[float, ...]]:
     """ranx's ``get_trial_configs``: every ``n_runs``-tuple of the multiples of ``step`` in
     [0, 1] (rounded to step's decimals) whose float sum is exactly 1.0, in ``product`` order."""
-    from itertools import product
-
     if not 0 < step <= 1:
         raise ScorekitError(f"the weight step must be in (0, 1], got {step}")
     grid = (math.floor(1 / step) + 1) ** n_runs
@@ -210,7 +188,6 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm:
     ``rrf``: ``{"k": k}``) that score best on ``qrels`` with ``metric`` (one measure, any
     syntax), and every candidate with its score in the order tried."""
     from scorekit.retrieval.evaluate import evaluate
-    from scorekit.retrieval.inputs import as_qrels
     from scorekit.retrieval.names import parse_measures
 
     method, norm = normalise_method(method), normalise_norm(norm)
@@ -223,14 +200,9 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], method: str = "wsum", norm:
     if len(runs) < 2:
         raise ScorekitError(f"fusion needs at least two runs, got {len(runs)}")
     q, rs = as_qrels(qrels), [as_run(r) for r in runs]
-    if method == "wsum":
-        trials: list[Any] = weight_grid(len(rs), step)
-    else:
-        lo, hi, by = RRF_GRID
-        trials = list(range(lo, hi + 1, by))
+    lo, hi, by = RRF_GRID
+    trials: list[Any] = weight_grid(len(rs), step) if method == "wsum" else [*range(lo, hi + 1, by)]
     best, best_score, report = None, 0.0, []
-    import warnings
-
     for t in trials:
         fused = fuse(rs, method, norm, weights=list(t)) if method == "wsum" else fuse(rs, method, norm, k=t)
         with warnings.catch_warnings():
@@ -282,15 +254,19 @@ def fuse_runs(runs: Sequence[Any], method: str = "rrf", norm: str | None = "min-
     return fused, fusion_signature(method_name, norm, {"weights": weights, "k": k}, optimized), chose
 
 
-def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: score}}`` with documents in trec_eval order."""
+def _ranked_lines(run: Run) -> tuple[list[str], list[str], list[float], np.ndarray]:
+    """Query ids, document ids and scores in trec_eval order, and each query's start."""
     order, starts = run.ranked()
     rows = np.arange(len(run)) if order is None else order
     q = run.qids.take(to_arrow(run.q[rows].astype(np.int32))).to_pylist()
     d = run.docs.take(to_arrow(rows.astype(np.int64))).to_pylist()
-    s = run.score[rows].tolist()
+    return q, d, run.score[rows].tolist(), starts
+
+
+def run_to_dict(run: Run) -> dict[str, dict[str, float]]:
+    """``{qid: {docid: score}}`` with documents in trec_eval order."""
     out: dict[str, dict[str, float]] = {}
-    for qi, di, si in zip(q, d, s):
+    for qi, di, si in zip(*_ranked_lines(run)[:3]):
         out.setdefault(qi, {})[di] = si
     return out
 
@@ -299,20 +275,12 @@ def write_trec(run: Run, path: str | os.PathLike | IO[str], tag: str | None = No
     """Write a run as TREC lines ``qid Q0 docid rank score tag`` in trec_eval's order (rank 1 =
     best; ties by docid descending); scores printed exactly (shortest round-trip repr), to a file
     (written all or nothing) or an open text stream. Returns the number of lines."""
-    from contextlib import nullcontext
-
-    from scorekit.io.atomic import atomic_write
-
     tag = tag or run.name or "scorekit"
     if any(ch.isspace() for ch in tag):
         raise ScorekitError(f"run tag {tag!r} may not contain spaces")
-    order, starts = run.ranked()
+    q, d, s, starts = _ranked_lines(run)
     n = len(run)
-    rows = np.arange(n) if order is None else order
     rank = (np.arange(n) - starts[_segments(starts, n)] + 1).tolist()
-    q = run.qids.take(to_arrow(run.q[rows].astype(np.int32))).to_pylist()
-    d = run.docs.take(to_arrow(rows.astype(np.int64))).to_pylist()
-    s = run.score[rows].tolist()
     with (nullcontext(path) if hasattr(path, "write") else atomic_write(path)) as fh:
         step = 100_000
         for lo in range(0, n, step):

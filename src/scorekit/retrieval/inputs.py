@@ -1,18 +1,12 @@
-"""Turn any accepted qrels/run form into :class:`Qrels` / :class:`Run`.
+"""Any accepted qrels/run form -> :class:`Qrels` / :class:`Run` (docs/retrieval.md, "Inputs").
 
-Accepted: a TREC file path (plain or ``.gz``); a JSON path (``.json``/``.json.gz``);
-a dict ``{qid: {docid: number}}`` (or ``{qid: [docid, ...]}``: relevant docs / a ranking);
-the spec's list form (``[["doc1", "doc9"], ...]`` — query i gets id ``q{i+1}``, a ranked list
-gets scores ``len - rank`` as in the spec's ranx conversion); a pandas DataFrame with columns
-``q_id``/``qid``/``query_id``, ``doc_id``/``docid``, and ``score`` (runs) or
-``relevance``/``rel``/``score`` (qrels); ranx ``Qrels``/``Run`` objects (via ``to_dict``).
-A run may also be a folder of run shards or a glob (``'runs/part-*.trec'``): the shards are read
-in name order as the one file they were cut from (a document listed twice for one query, in one
-shard or two, is an error naming the shard and line).
-
-Query and document ids are normalised like text (NFC, invisible characters removed; see
-:mod:`scorekit.io.ids`), so a qid typed in NFD matches its NFC twin; keys of one JSON object or
-dict that become equal that way are a duplicate.
+Accepted: a TREC file (plain or ``.gz``), a JSON file or dict ``{qid: {docid: number}}`` or
+``{qid: [docid, ...]}`` (relevant docs / a ranking), the spec's list form (query i gets id
+``q{i+1}``, a ranked list gets scores ``len - rank`` as in the spec's ranx conversion), a pandas
+DataFrame, a ranx ``Qrels``/``Run``, a Parquet file or ``irds:<id>`` (:mod:`.sources`); a run also
+as a folder or glob of shards, read in name order as the one file they were cut from. Ids are
+normalised like text (:mod:`scorekit.io.ids`): keys of one JSON object or dict that become equal
+that way are a duplicate.
 """
 
 from __future__ import annotations
@@ -37,9 +31,7 @@ _SCORE_COLS = ("score", "rank_score", "similarity")
 
 
 def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
-    qids: list[str] = []
-    docids: list[str] = []
-    values: list[float] = []
+    qids, docids, values = [], [], []
     seen: dict[str, Any] = {}
     for qid, docs in mapping.items():
         key = clean_id(qid, source, None, "query id")
@@ -61,12 +53,9 @@ def _flatten(mapping: Mapping, what: str, source: str, integer: bool):
                 raise InputError(f"query {qid!r}: empty document id {docid!r}", source)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise InputError(f"query {qid!r}, document {docid!r}: expected a number, found {value!r}", source)
-            if integer and (not math.isfinite(value) or value != int(value)):
-                raise InputError(f"query {qid!r}, document {docid!r}: relevance must be an integer, "
-                                 f"found {value!r}", source)
-            if not integer and not math.isfinite(value):
-                raise InputError(f"query {qid!r}, document {docid!r}: score must be a finite number, "
-                                 f"found {value!r}", source)
+            if not math.isfinite(value) or (integer and value != int(value)):
+                must = "relevance must be an integer" if integer else "score must be a finite number"
+                raise InputError(f"query {qid!r}, document {docid!r}: {must}, found {value!r}", source)
             qids.append(str(qid))
             docids.append(str(docid))
             values.append(value)
@@ -89,14 +78,10 @@ def _ranked_items(docs: Sequence, qid: Any, what: str, source: str):
 
 
 def _from_frame(df: Any, what: str, source: str):
-    cols = {str(c).lower(): c for c in df.columns}
+    from scorekit.retrieval.sources import pick_column
 
     def pick(options: Sequence[str], role: str):
-        for o in options:
-            if o in cols:
-                return cols[o]
-        raise InputError(f"DataFrame {what} needs a {role} column (one of {', '.join(options)}); "
-                         f"found {', '.join(map(str, df.columns))}", source)
+        return pick_column(list(df.columns), options, role, f"DataFrame {what}", source)
 
     qcol, dcol = pick(_QID_COLS, "query id"), pick(_DOC_COLS, "document id")
     vcol = pick(_REL_COLS if what == "qrels" else _SCORE_COLS, "relevance" if what == "qrels" else "score")

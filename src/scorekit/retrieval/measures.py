@@ -8,13 +8,10 @@ values are segment sums (``np.bincount`` with weights) and segment cumulative co
 score aggregates them over *every* query in the qrels (a query the run missed scores as an empty
 ranking, as ``trec_eval -c``).
 
-Each measure carries its own relevance level ``rel`` (a document is relevant when its grade is
-``>= rel``, trec_eval ``-l``); ``None`` means the evaluation's default threshold. Each family
-declares whether it takes one (:attr:`Family.rel`): gain measures (nDCG, DCG, ERR, trec_eval's
-RBP) use the grades themselves and refuse one; counts that no level changes (num_ret, Judged,
-unj) are the same measure at every level; ir_measures' binary RBP needs one. As in trec_eval, a
-negative grade marks a document that was pooled but not judged: never relevant, never judged
-non-relevant (bpref, infAP).
+Each measure carries its own relevance level ``rel`` (relevant: grade ``>= rel``, trec_eval
+``-l``; ``None``: the evaluation's threshold) where its family takes one (:attr:`Family.rel`). As
+in trec_eval, a negative grade marks a document that was pooled but not judged: never relevant,
+never judged non-relevant (bpref, infAP).
 
 :data:`FAMILIES` is the table every consumer reads: family -> function, cutoff kind, trec_eval
 name, reference, aggregate over queries, direction and kind of value. Names in the three
@@ -51,48 +48,32 @@ class Judged:
     threshold: int = 1
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def level(self, rel: int | None) -> int:
-        return self.threshold if rel is None else rel
+    def _memo(self, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
 
     def relevant(self, rel: int | None = None) -> np.ndarray:
         """Mask of the judged rows with grade >= rel (cached per level)."""
-        t = self.level(rel)
-        key = ("relevant", t)
-        if key not in self._cache:
-            self._cache[key] = self.rel >= t
-        return self._cache[key]
+        t = self.threshold if rel is None else rel
+        return self._memo(("relevant", t), lambda: self.rel >= t)
 
     def n_rel(self, rel: int | None = None) -> np.ndarray:
         """Per query: judged documents with grade >= rel (trec_eval ``num_rel``)."""
-        t = self.level(rel)
-        key = ("n_rel", t)
-        if key not in self._cache:
-            self._cache[key] = np.bincount(self.qrels_q[self.qrels_rel >= t],
-                                           minlength=self.n_queries).astype(np.float64)
-        return self._cache[key]
+        t = self.threshold if rel is None else rel
+        return self._memo(("n_rel", t),
+                          lambda: _bsum(self.qrels_q[self.qrels_rel >= t], None, self.n_queries))
 
     def n_nonrel(self, rel: int | None = None) -> np.ndarray:
         """Per query: judged documents with 0 <= grade < rel."""
-        t = self.level(rel)
-        key = ("n_nonrel", t)
-        if key not in self._cache:
-            m = (self.qrels_rel >= 0) & (self.qrels_rel < t)
-            self._cache[key] = np.bincount(self.qrels_q[m], minlength=self.n_queries).astype(np.float64)
-        return self._cache[key]
-
-    def block_start(self) -> np.ndarray:
-        """Per judged row: the index of its query's first judged row."""
-        if "block_start" not in self._cache:
-            first = _first_in_block(self.qi)
-            idx = np.arange(len(self.qi))
-            self._cache["block_start"] = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
-        return self._cache["block_start"]
+        t = self.threshold if rel is None else rel
+        m = (self.qrels_rel >= 0) & (self.qrels_rel < t)
+        return self._memo(("n_nonrel", t), lambda: _bsum(self.qrels_q[m], None, self.n_queries))
 
     def before(self, mask: np.ndarray) -> np.ndarray:
         """Per judged row: how many rows of ``mask`` precede it within its query."""
-        c = np.cumsum(mask, dtype=np.int64)
-        excl = c - mask
-        return excl - excl[self.block_start()]
+        excl = np.cumsum(mask, dtype=np.int64) - mask
+        return excl - excl[self._memo(("block_start",), lambda: _block_start(self.qi))]
 
 
 @dataclass(frozen=True)
@@ -123,9 +104,7 @@ class Measure:
         """Canonical name: ``family``, ``family(rel=2,p=0.9)``, ``family@k``, ``family@0.50``; it
         reads back (:func:`scorekit.retrieval.names.parse_measure`) as this very Measure."""
         spec = FAMILIES[self.family]
-        args = []
-        if self.rel is not None:
-            args.append(f"rel={self.rel}")
+        args = [] if self.rel is None else [f"rel={self.rel}"]
         if self.param is not None and spec.param is not None and not spec.param_at:
             args.append(f"{spec.param.name}={_num(self.param)}")
         out = self.family + (f"({','.join(args)})" if args else "")
@@ -192,6 +171,12 @@ def _first_in_block(qi: np.ndarray) -> np.ndarray:
     return first
 
 
+def _block_start(qi: np.ndarray) -> np.ndarray:
+    """Per row: the index of the first row of its run of equal query indices."""
+    idx = np.arange(len(qi))
+    return np.maximum.accumulate(np.where(_first_in_block(qi), idx, 0)) if len(idx) else idx
+
+
 # --- trec_eval measures ----------------------------------------------------------------------
 
 def hits(j: Judged, m: Measure) -> np.ndarray:
@@ -248,10 +233,7 @@ def average_precision(j: Judged, m: Measure) -> np.ndarray:
     spec §4.3)."""
     sel = _top(j, m.k) & j.relevant(m.rel)
     qi, pos = j.qi[sel], j.pos[sel]
-    idx = np.arange(len(qi))
-    first = _first_in_block(qi)
-    block_start = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
-    precision_at_hit = (idx - block_start + 1) / (pos + 1.0)
+    precision_at_hit = (np.arange(len(qi)) - _block_start(qi) + 1) / (pos + 1.0)
     ap_sum = np.bincount(qi, weights=precision_at_hit, minlength=j.n_queries)
     return _safe_div(ap_sum, j.n_rel(m.rel))
 
@@ -324,7 +306,7 @@ def set_recall(j: Judged, m: Measure) -> np.ndarray:
 def set_f(j: Judged, m: Measure) -> np.ndarray:
     """(β + 1) P R / (β P + R) over the whole retrieved set, β = 1 by default (trec_eval
     ``set_F``, its parameter used as written, not squared); 0 when nothing relevant is retrieved."""
-    x = 1.0 if m.param is None else float(m.param)
+    x = float(m.param)
     rr = num_rel_ret(j, m)
     p, r = _safe_div(rr, num_ret(j, m)), _safe_div(rr, j.n_rel(m.rel))
     out = np.zeros(j.n_queries)
@@ -477,10 +459,6 @@ def _gains(j: Judged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return j.qi[pos_], j.pos[pos_], j.rel[pos_].astype(np.float64)
 
 
-def _ideal_upto(j: Judged, weights: np.ndarray, q: np.ndarray, cut: np.ndarray) -> np.ndarray:
-    return _upto(j.ideal_qi, j.ideal_pos, weights, q, cut)
-
-
 def norm_gain(j: Judged, m: Measure) -> np.ndarray:
     """G (trec_eval ``G``): Σ over retrieved documents of gain / log2(2 + cost − gained), cost the
     ideal gains up to that rank (at least 1 per rank) and gained the run's gains up to it,
@@ -489,7 +467,7 @@ def norm_gain(j: Judged, m: Measure) -> np.ndarray:
     n_ideal = np.bincount(j.ideal_qi, minlength=j.n_queries)
     ig = j.ideal_rel.astype(np.float64)
     # cost up to rank p (inclusive) = (p + 1) + Σ_{t <= p, t < nI} (max(IG_t, 1) - 1)
-    extra = _ideal_upto(j, np.maximum(ig, 1.0) - 1.0, qi, pos + 1)
+    extra = _upto(j.ideal_qi, j.ideal_pos, np.maximum(ig, 1.0) - 1.0, qi, pos + 1)
     cost = (pos + 1.0) + extra
     gained = _upto(qi, pos, g, qi, pos + 1)
     term = g / np.log2(2.0 + cost - gained)
@@ -512,7 +490,7 @@ def ndcg_rel(j: Judged, m: Measure) -> np.ndarray:
     n_ideal = np.bincount(j.ideal_qi, minlength=j.n_queries).astype(np.float64)
     iw = j.ideal_rel.astype(np.float64) * _disc(j.ideal_pos.astype(np.float64))
     dcg_at = _upto(qi, pos, g * _disc(pos.astype(np.float64)), qi, pos + 1)
-    idcg_at = _ideal_upto(j, iw, qi, pos + 1)
+    idcg_at = _upto(j.ideal_qi, j.ideal_pos, iw, qi, pos + 1)
     at_docs = _bsum(qi, dcg_at / idcg_at, j.n_queries)
     found = np.bincount(qi, minlength=j.n_queries).astype(np.float64)
     dcg_all = _bsum(qi, g * _disc(pos.astype(np.float64)), j.n_queries)
@@ -534,7 +512,7 @@ def rndcg(j: Judged, m: Measure) -> np.ndarray:
     last = np.ones(len(iq), bool)
     last[:-1] = (iq[1:] != iq[:-1]) | (ig[1:] != ig[:-1])
     tq, tcut = iq[last], ipos[last] + 1               # a drop after each level's last document
-    ratio = _upto(qi, pos, dw, tq, tcut) / _ideal_upto(j, iw, tq, tcut)
+    ratio = _upto(qi, pos, dw, tq, tcut) / _upto(j.ideal_qi, j.ideal_pos, iw, tq, tcut)
     total = _bsum(tq, ratio, j.n_queries)
     count = np.bincount(tq, minlength=j.n_queries).astype(np.float64)
     tail = j.n_ret >= n_ideal + 2
@@ -570,15 +548,11 @@ def num_nonrel_judged_ret(j: Judged, m: Measure) -> np.ndarray:
     return _count(j, (j.rel >= 0) & ~j.relevant(m.rel))
 
 
-def _judged_ret(j: Judged) -> np.ndarray:
-    return j.rel >= 0
-
-
 def rbp_trec(j: Judged, m: Measure) -> np.ndarray:
     """trec_eval 10's ``rbp``: (1 - p) Σ_i g_i p^(i-1), p = 0.9 by default, with g the grade scaled
     to [0, 1] by the query's highest grade (when that exceeds 1); the relevance level plays no
     part."""
-    p = 0.9 if m.param is None else float(m.param)
+    p = float(m.param)
     top = np.zeros(j.n_queries)
     graded = j.qrels_rel >= 0
     np.maximum.at(top, j.qrels_q[graded], j.qrels_rel[graded].astype(np.float64))
@@ -593,8 +567,8 @@ def rbp_resid(j: Judged, m: Measure) -> np.ndarray:
     """RBP's residual (trec_eval ``rbp_resid``): the weight RBP gives the unjudged retrieved
     documents (not in the qrels, or graded < 0) and the ranks past the end, p^n + (1 - p) Σ_unjudged
     p^(i-1) = 1 - (1 - p) Σ_judged p^(i-1); 0 when every retrieved document is judged."""
-    p = 0.9 if m.param is None else float(m.param)
-    judged_ = _judged_ret(j)
+    p = float(m.param)
+    judged_ = j.rel >= 0
     w = _bsum(j.qi[judged_], p ** j.pos[judged_].astype(np.float64), j.n_queries)
     some = j.n_ret > _count(j, judged_)
     return np.where(some, 1.0 - (1.0 - p) * w, 0.0)
@@ -603,7 +577,7 @@ def rbp_resid(j: Judged, m: Measure) -> np.ndarray:
 def unj(j: Judged, m: Measure) -> np.ndarray:
     """Unjudged@k: the fraction of the top k that is unjudged (not in the qrels, or graded < 0),
     ranks past the end counting as judged (trec_eval ``unj_k``)."""
-    judged_ = _count(j, _top(j, m.k) & _judged_ret(j))
+    judged_ = _count(j, _top(j, m.k) & (j.rel >= 0))
     return (np.minimum(j.n_ret, m.k) - judged_) / float(m.k)
 
 
@@ -666,9 +640,7 @@ def err(j: Judged, m: Measure) -> np.ndarray:
         raise ScorekitError(f"ERR follows gdeval, whose grades go up to {ERR_MAX_GRADE}; "
                             f"the qrels have grade {int(g.max())}")
     qi, pos = j.qi[sel], j.pos[sel]
-    first = _first_in_block(qi)
-    idx = np.arange(len(qi))
-    start = np.maximum.accumulate(np.where(first, idx, 0)) if len(idx) else idx
+    start = _block_start(qi)
     decay = np.ones(len(qi))
     for grade in np.unique(g).tolist():
         hit = g == grade
@@ -679,7 +651,7 @@ def err(j: Judged, m: Measure) -> np.ndarray:
 
 
 def _rbp(j: Judged, m: Measure, graded: bool) -> np.ndarray:
-    p = FAMILIES[m.family].default if m.param is None else float(m.param)
+    p = float(m.param)
     sel = _top(j, m.k) & j.relevant(m.rel)
     gain = j.rel[sel].astype(np.float64) if graded else np.ones(int(sel.sum()))
     w = (1.0 - p) * p ** j.pos[sel].astype(np.float64)
@@ -707,19 +679,10 @@ def judged(j: Judged, m: Measure) -> np.ndarray:
 
 # --- the table -------------------------------------------------------------------------------
 
-def _mean(values: np.ndarray) -> float:
-    return float(values.mean()) if len(values) else 0.0
-
-
-def _geometric(values: np.ndarray) -> float:
-    return float(np.exp(values.mean())) if len(values) else 0.0
-
-
-def _sum(values: np.ndarray) -> float:
-    return float(values.sum())
-
-
-AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": _mean, "geometric": _geometric, "sum": _sum}
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
+    "mean": lambda v: float(v.mean()) if len(v) else 0.0,
+    "geometric": lambda v: float(np.exp(v.mean())) if len(v) else 0.0,
+    "sum": lambda v: float(v.sum())}
 
 
 _TREC_CUTS = ("5", "10", "15", "20", "30", "100", "200", "500", "1000")   # trec_eval's default cut-offs
@@ -727,10 +690,6 @@ _LEVELS = tuple(f"{x:.2f}" for x in ELEVEN_POINTS)
 _P = Param("p", float, 0.8, "persistence", low=0.0, high=1.0, strict=True)
 _P_TREC = Param("p", float, 0.9, "persistence", low=0.0, high=1.0, strict=True)
 _RECALL = Param("recall", float, None, "recall level", low=0.0, high=1.0)
-
-
-CUTOFFS = ("required", "optional", "none")
-RELS = ("optional", "required", "gains", "none")
 
 
 @dataclass(frozen=True)
@@ -769,14 +728,6 @@ class Family:
     trec_cut: str = ""
     trec_defaults: tuple[str, ...] = ()
     summary_only: bool = False
-
-    def __post_init__(self) -> None:
-        if self.cutoff not in CUTOFFS or self.rel not in RELS:
-            raise ValueError(f"Family cutoff must be one of {CUTOFFS} and rel one of {RELS}")
-
-    @property
-    def default(self) -> float | None:
-        return None if self.param is None else self.param.default
 
     @property
     def takes_rel(self) -> bool:

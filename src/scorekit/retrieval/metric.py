@@ -1,17 +1,11 @@
-"""Retrieval measures in the metric contract, adapted generically from
-:data:`scorekit.retrieval.measures.FAMILIES` (one :class:`~scorekit.metrics.Metric` class per
-measure family, so a family added there is registered here with no further edit). These classes
-are what ``scorekit retrieval``, :func:`scorekit.retrieval.evaluate` and ``compare`` compute
-with, through the one driver, on a :class:`~scorekit.retrieval.evaluate.RetrievalBatch`.
-
-A retrieval metric's per-item statistics are its per-query values, so merging shards is
-concatenation and the score is the family's own aggregate over every query in the qrels, as
-``trec_eval -c`` (the mean; geometric for gm_map; the sum for counts). Parameters: ``k`` (the
-cutoff of ``ndcg@10``), ``rel`` (the relevance level of ``recall(rel=2)@10``) and the family's
-own declared :class:`~scorekit.metrics.Param` where it has one (RBP's ``p``, set_F's ``beta``,
-iprec's ``recall`` level), with its default and bounds — each only where the family's
-declaration takes it (no ``k`` for bpref, no ``rel`` for nDCG; binary ``rbp`` needs ``rel``), so
-:meth:`RetrievalMeasure.key` is the canonical name, which reads back as this family.
+"""Retrieval measures in the metric contract: one :class:`~scorekit.metrics.Metric` class per
+family of :data:`scorekit.retrieval.measures.FAMILIES`, generated from its declaration (so a family
+added there is registered with no further edit) and computed by the one driver on a
+:class:`~scorekit.retrieval.evaluate.RetrievalBatch`. A measure's per-item statistics are its
+per-query values (merging shards is concatenation); the score is the family's own aggregate over
+every qrels query, as ``trec_eval -c``. Parameters ``k``, ``rel`` and the family's own
+:class:`~scorekit.metrics.Param`, each only where the declaration takes it, so
+:meth:`RetrievalMeasure.key` is the canonical name.
 """
 
 from __future__ import annotations
@@ -29,9 +23,6 @@ class RetrievalMeasure(Metric):
     query), joined once per batch for every measure."""
 
     family = "retrieval"
-    kind = "rate"
-    higher_is_better = True
-    corpus = False
     measure_family = ""
 
     def __init__(self, **params):
@@ -53,32 +44,23 @@ class RetrievalMeasure(Metric):
         return {self.key(): np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)}
 
     def score(self, stats: Stats) -> dict[str, float]:
-        v = np.asarray(stats.columns.get("value", np.zeros(0)), dtype=np.float64)
+        v = self.item_scores(stats)[self.key()]
         return {self.key(): self.measure().aggregate(v) if len(v) else float("nan")}
-
-
-def _doc(fam: str) -> str:
-    fn = M.FAMILIES[fam].fn
-    first = (fn.__doc__ or fam).strip().split("\n\n")[0]
-    return " ".join(first.split())
 
 
 K = Param("k", int, None, "rank cutoff (ndcg@10)", low=1)
 REL = Param("rel", int, None, "relevance level (default: the evaluation's threshold)", low=1)
 
 
-def _params(spec: "M.Family") -> tuple[Param, ...]:
-    """The parameters the family declares: a cutoff where it takes one, a relevance level where
-    it takes one, its own real parameter."""
-    return (((K,) if spec.cutoff != "none" and not spec.param_at else ())
-            + ((REL,) if spec.takes_rel else ()) + ((spec.param,) if spec.param is not None else ()))
-
-
 def _make(fam: str) -> type[RetrievalMeasure]:
+    """The family's class: its function's first docstring paragraph; the parameters it declares
+    (a cutoff, a relevance level, its own real parameter, each where it takes one)."""
     spec = M.FAMILIES[fam]
+    params = (((K,) if spec.cutoff != "none" and not spec.param_at else ())
+              + ((REL,) if spec.takes_rel else ()) + ((spec.param,) if spec.param is not None else ()))
     return type(f"Retrieval_{fam}", (RetrievalMeasure,),
-                {"name": fam, "measure_family": fam, "__doc__": _doc(fam), "__module__": __name__,
-                 "params": _params(spec),
+                {"name": fam, "measure_family": fam, "__module__": __name__, "params": params,
+                 "__doc__": " ".join((spec.fn.__doc__ or fam).strip().split("\n\n")[0].split()),
                  "kind": spec.kind, "higher_is_better": spec.higher_is_better})
 
 

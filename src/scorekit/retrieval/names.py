@@ -1,21 +1,10 @@
-"""Measure names in the three syntaxes IR people write, all mapped to one canonical :class:`Measure`.
-
-* ranx: ``ndcg@10``, ``map@100``, ``mrr``, ``hit_rate@5``, ``r-precision``, ``rbp.95``, and the
-  relevance-level suffix ``precision@10-l2``;
-* ir_measures: ``AP``, ``AP@100``, ``RR@10``, ``nDCG@10``, ``P@5``, ``R@100``, ``P(rel=2)@5``,
-  ``R(rel=2)@100``, ``Rprec``, ``Bpref``, ``infAP``, ``ERR@10``, ``RBP(p=0.8,rel=1)``,
-  ``Judged@10``, ``Success@5``, ``NumRet``, ``NumRel``, ``NumRelRet``, ``SetP``, ``SetR``,
-  ``SetF(beta=1)``, ``IPrec@0.5``, ``nDCG(dcg='exp-log2')@10``;
-* trec_eval: ``P_10``, ``recall_100``, ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``,
-  ``recip_rank``, ``Rprec``, ``bpref``, ``infAP``, ``gm_map``, ``success_5``, ``set_P``,
-  ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``, ``num_rel_ret``, ``iprec_at_recall_0.50``,
-  ``relative_P_5``, ``Rprec_mult_0.20``, ``unj_5``, ``11pt_avg``, ``binG``, ``G``, ``ndcg_rel``,
-  ``Rndcg``, ``gm_bpref``, ``utility``, ``set_map``, ``set_relative_P``, ``rbp_resid``,
-  ``num_nonrel_judged_ret``, ``num_q``; and trec_eval's ``-m`` syntax: ``P.5,10,20``,
-  ``ndcg_cut.5,10``, ``iprec_at_recall..10,.50``, ``set_F.0.5``, a bare cut-off family (``P``:
-  trec_eval's default cut-offs) and the sets ``official`` and ``all_trec`` (trec_eval 10's
-  layout, ``runid`` first); ``relstring`` / ``relstring.N`` (trec_eval's first N grades as text:
-  not a number, printed in trec_eval's layout only, see :class:`Relstring`).
+"""Measure names in the three syntaxes IR people write, mapped to one canonical :class:`Measure`:
+ranx (``ndcg@10``, ``r-precision``, ``rbp.95``, the level suffix ``precision@10-l2``), ir_measures
+(``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8,rel=1)``, ``nDCG(dcg='exp-log2')@10``) and trec_eval
+(``ndcg_cut_10``, ``iprec_at_recall_0.50``; its ``-m`` syntax ``P.5,10,20``, ``set_F.0.5``, a bare
+cut-off family ``P`` for its default cut-offs, the sets ``official`` and ``all_trec``, and
+``relstring.N``: not a number, see :class:`Relstring`). Every spelling is listed in
+docs/retrieval.md ("Measure names").
 
 Every spelling, cut-off name, default, parameter bound and relevance-level rule comes from the
 declarations in :data:`~scorekit.retrieval.measures.FAMILIES` (``Family.rel``/``rel_switch``:
@@ -31,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import groupby
 from dataclasses import dataclass, replace
 
 from scorekit.errors import ScorekitError, UnknownNameError
@@ -97,14 +87,9 @@ _CONTINUE = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)$")
 def known_names() -> list[str]:
     out = []
     for fam, spec in FAMILIES.items():
-        if spec.param_at:
-            out.append(f"{fam}@{spec.param.name}")
-            if spec.trec_cut:
-                out.append(f"{spec.trec_cut}.{spec.param.name}")
-            continue
-        out.append(fam if spec.cutoff == "none" else f"{fam}@k")
-        if spec.cutoff == "optional":
-            out.append(fam)
+        out.append(f"{fam}@{spec.param.name if spec.param_at else 'k'}"
+                   if spec.param_at or spec.cutoff != "none" else fam)
+        out += [fam] if spec.cutoff == "optional" else []
         if spec.trec_cut:
             out.append(f"{spec.trec_cut}.{spec.param.name if spec.param_at or spec.cutoff == 'none' else 'k,k'}")
     return out + ["AP", "RR", "nDCG@k", "P@k", "R@k", "Rprec", "Bpref", "Judged@k", "Success@k",
@@ -128,13 +113,13 @@ def _args(text: str, raw: str | None) -> dict[str, str]:
     return out
 
 
-def _int(text: str, raw: str, what: str, low: int = 1) -> int:
+def _int(text: str, raw: str, what: str, bound: str = ">= 1") -> int:
     try:
         v = int(raw)
     except ValueError:
         raise _bad(text, f"{what} must be a positive integer, got {raw!r}") from None
-    if v < low:
-        raise _bad(text, f"{what} must be a positive integer (>= {low}), got {v}")
+    if v < 1:
+        raise _bad(text, f"{what} must be a positive integer ({bound}), got {v}")
     return v
 
 
@@ -160,26 +145,21 @@ def parse_measure(text: str) -> Measure:
         raise ScorekitError("empty measure name")
     spell, cuts = _tables()
     body, rel = raw, None
-    m = _RANX_LEVEL.match(body)
-    if m and "(" not in body:
+    if (m := _RANX_LEVEL.match(body)) and "(" not in body:
         body, rel = m.group("rest"), _int(raw, m.group("rel"), "relevance level")
     params: dict[str, str] = {}
-    m = _RANX_RBP.match(body)
-    if m:
+    if m := _RANX_RBP.match(body):
         name, k_raw, params = "rbp", None, {"p": f"0.{m.group('p')}"}
+    elif (m := _TREC.match(body)) and _key(m.group("name")) in cuts:
+        name, k_raw = m.group("name"), m.group("k")
+        spec = FAMILIES[cuts[_key(name)]]
+        if spec.cutoff == "none" and spec.param is not None and not spec.param_at:   # set_F_0.5
+            params, k_raw = {spec.param.name: k_raw}, None
+    elif m := _FORM.match(body):
+        name, k_raw = m.group("name"), m.group("k")
+        params = _args(raw, m.group("args"))
     else:
-        m = _TREC.match(body)
-        if m and _key(m.group("name")) in cuts:
-            name, k_raw = m.group("name"), m.group("k")
-            spec = FAMILIES[cuts[_key(name)]]
-            if spec.cutoff == "none" and spec.param is not None and not spec.param_at:   # set_F_0.5
-                params, k_raw = {spec.param.name: k_raw}, None
-        else:
-            m = _FORM.match(body)
-            if not m:
-                raise UnknownNameError("retrieval measure", raw, known_names())
-            name, k_raw = m.group("name"), m.group("k")
-            params = _args(raw, m.group("args"))
+        raise UnknownNameError("retrieval measure", raw, known_names())
     fam = spell.get(_key(name))
     if fam is None:
         raise UnknownNameError("retrieval measure", raw, known_names())
@@ -199,10 +179,8 @@ def parse_measure(text: str) -> Measure:
         rel = _int(raw, params.pop("rel"), "rel")
     if spec.rel == "none":
         rel = None   # no level changes it: num_ret-l2 is trec_eval's -l 2 num_ret, num_ret itself
-    param = None
-    if spec.param is not None and not spec.param_at:
-        given = params.pop(spec.param.name, None)
-        param = spec.param.default if given is None else _value(raw, given, spec.param)
+    given = params.pop(spec.param.name, None) if spec.param is not None and not spec.param_at else None
+    param = None if given is None else _value(raw, given, spec.param)    # None: Measure's default
     # what goes after @ may be written by its name too, as the declaration names it: ndcg(k=10),
     # iprec_at_recall(recall=0.5)
     at_name = spec.param.name if spec.param_at else ("k" if spec.cutoff != "none" else None)
@@ -213,18 +191,12 @@ def parse_measure(text: str) -> Measure:
     if params:
         raise _bad(raw, f"unsupported parameter {', '.join(sorted(params))!r} for {fam}")
     k = None
-    if spec.param_at:
-        if k_raw is not None:
-            param = _value(raw, k_raw, spec.param)
+    if k_raw is not None and spec.param_at:
+        param = _value(raw, k_raw, spec.param)
     elif k_raw is not None:
         if spec.cutoff == "none":
             raise _bad(raw, f"{fam} takes no cutoff")
-        try:
-            k = int(k_raw)
-        except ValueError:
-            raise _bad(raw, f"the cutoff must be a positive integer, got {k_raw!r}") from None
-        if k <= 0:
-            raise _bad(raw, f"the cutoff must be a positive integer (k >= 1), got {k}")
+        k = _int(raw, k_raw, "the cutoff", "k >= 1")
     why = spec.problem(fam, k, rel, param)
     if why:
         raise _bad(raw, why)
@@ -272,24 +244,18 @@ def _expand(parts: list, in_set: bool = False) -> list[tuple[str, Measure | Rels
         key = _key(part)
         if key == RUNID:
             out.append((RUNID, None))
-            continue
-        if key in _SETS:
+        elif key in _SETS:
             out += _expand(_SETS[key], in_set=True)
-            continue
-        m = _RELSTRING.match(part)
-        if m:   # trec_eval prints relstring_N when N is given, relstring for its default
+        elif m := _RELSTRING.match(part):   # trec_eval prints relstring_N when N is given
             n = _int(part, m.group("n"), "relstring's number of documents") if m.group("n") else 10
             out.append((f"{RELSTRING}_{n}" if m.group("n") else RELSTRING, Relstring(n, not in_set)))
-            continue
-        if key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
+        elif key in cuts and FAMILIES[cuts[key]].trec_defaults and not _TREC.match(part):
             out += [_trec_measure(part, v) for v in FAMILIES[cuts[key]].trec_defaults]
-            continue
-        m = _TREC_PARAMS.match(part)
-        if m and _key(m.group("name")) in cuts:
+        elif (m := _TREC_PARAMS.match(part)) and _key(m.group("name")) in cuts:
             last = m.group("name")
             out.append(_trec_measure(last, m.group("params")))
-            continue
-        out.append((part, None))
+        else:
+            out.append((part, None))
     return out
 
 
@@ -300,15 +266,8 @@ def trec_items(names: str | Iterable) -> list[tuple[str, Measure | Relstring | N
     if isinstance(names, (str, Measure)):
         names = split_specs(names) if isinstance(names, str) else [names]
     items: list[tuple[str, Measure | Relstring | None] | Measure] = []
-    strings: list[str] = []
-    for n in list(names) + [None]:
-        if isinstance(n, str):
-            strings.append(n)
-            continue
-        items += _expand(strings)
-        strings = []
-        if n is not None:
-            items.append(n)
+    for strings, group in groupby(names, key=lambda n: isinstance(n, str)):
+        items += _expand(list(group)) if strings else list(group)
     out: list[tuple[str, Measure | Relstring | None]] = []
     seen: set[str] = set()
     text_at = None

@@ -2,37 +2,20 @@
 
 A retriever returns *passages*, not the ids of a judged collection. Each question comes with its
 reference passages; a retrieved passage is relevant when it matches a reference
-(:mod:`scorekit.retrieval.rag_match`: exact, ROUGE on scorekit's tokens, ranx-k's Kiwi ROUGE,
-rouge-score ROUGE-L, embedding cosine) at or above a threshold.
-
-**Default relevance (standard qrels).** Every reference passage is a relevant document of its
-question. Going down the ranking, each retrieved passage is assigned to the best-matching
-reference (highest similarity, the first on ties) that is at or above the threshold and not yet
-matched — one-to-one. A retrieved passage that matches no free reference, or repeats an earlier
-retrieved passage (same text after NFC and whitespace normalisation), is a judged non-relevant
-document. This gives qrels (``r<i>``: grade 1 per reference; ``x<j>``: grade 0 per unmatched
-retrieved passage) and a run (rank order), and every measure is computed by the trec_eval-exact
-code of :mod:`scorekit.retrieval.evaluate` — recall, nDCG, MAP, MRR, P, hit rate, R-precision,
-bpref, ... — with per-question rows and a mean over every question. With ``graded``, a matched
-passage's gain is its similarity (the ideal ranking: every reference retrieved verbatim, gain 1),
-and it is relevant (for the binary measures) at or above the threshold.
-
-**``compat="ranx-k"``** reproduces ``ranx_k.evaluation.evaluate_with_ranx_similarity`` (0.0.17):
-the retrieved list cut at k, then in its default ``reference_based`` mode a reference no
-retrieved passage matches goes into the qrels with grade 0 — it stops being relevant, so missing
-it costs nothing (nDCG and MAP inflated; recall impossible) — and a retrieved passage matching
-an already matched reference is dropped from the ranking (the passages below it move up); in
-``retrieval_based`` mode each retrieved passage is its own document, relevant when its best
-similarity reaches the threshold, so a passage repeated five times counts five times and the
-number of relevant documents depends on the retriever. With ``graded``, ranx stores the
-similarity as an integer grade (truncated: 0 below 1.0), so only identical passages stay
-relevant. Measures: ranx's ``hit_rate@k``, ``ndcg@k``, ``map@k`` and ``mrr``.
+(:mod:`scorekit.retrieval.rag_match`) at or above a threshold. By default every reference is a
+relevant document (grade 1), each retrieved passage is assigned one-to-one, down the ranking, to
+the best-matching free reference, and an unmatched or repeated passage is a judged non-relevant
+document: qrels and a run that the trec_eval-exact measures of
+:mod:`scorekit.retrieval.evaluate` score (``graded``: a match's gain is its similarity).
+``compat="ranx-k"`` reproduces ``ranx_k.evaluation.evaluate_with_ranx_similarity`` (0.0.17),
+both its modes. The rules, and how ranx-k differs (:data:`COMPAT_NOTE`), are in docs/rag.md.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -120,9 +103,11 @@ def _measures(metrics, compat: str | None):
     return pairs
 
 
-def _matching(match, threshold, graded, **options) -> Matching:
+def _matching(match, threshold, graded, compat: str | None, options: dict) -> Matching:
     if isinstance(match, Matching):
         return match
+    # ranx-k does not NFC-normalise before tokenising
+    options = {"normalize": False, **options} if compat else options
     return Matching(method=match, threshold=threshold, graded=graded, **options)
 
 
@@ -152,32 +137,26 @@ def assign(sim: np.ndarray, duplicate: np.ndarray, threshold: float) -> tuple[np
 
 
 def _duplicates(passages: Sequence[str], cache: dict[str, str]) -> np.ndarray:
-    seen: set[str] = set()
-    out = np.zeros(len(passages), bool)
-    for j, p in enumerate(passages):
-        key = cache.get(p)
-        if key is None:
-            key = cache[p] = normalize_text(p)
-        out[j] = key in seen
-        seen.add(key)
-    return out
+    """Per passage: does it repeat an earlier one once normalised (``cache``: passage -> key)?"""
+    keys = [cache[p] if p in cache else cache.setdefault(p, normalize_text(p)) for p in passages]
+    first: dict[str, int] = {}
+    return np.array([first.setdefault(k, j) != j for j, k in enumerate(keys)], bool)
 
 
-def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Qrels, Run]:
-    """Qrels (every reference grade 1, every unmatched retrieved passage grade 0) and the run
-    (rank order as scores), with synthetic document ids ``r<i>`` / ``x<j>``."""
+def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
+    """The batch the measures run on: passages matched to references, graded by similarity when
+    ``matching.graded``. Qrels: every reference grade 1, every unmatched retrieved passage grade
+    0; the run: rank order as scores; synthetic document ids ``r<i>`` / ``x<j>``."""
+    norm: dict[str, str] = {}
+    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
     q_q, q_d, q_r, r_q, r_d, r_s = [], [], [], [], [], []
     for qu, (ref_of, _) in zip(data.questions, assigned):
         n_ref, n_ret = len(qu.references), len(ref_of)
-        q_q += [qu.id] * n_ref
-        q_d += [f"r{i}" for i in range(n_ref)]
-        q_r += [1] * n_ref
         docs = [f"r{i}" if i >= 0 else f"x{j}" for j, i in enumerate(ref_of.tolist())]
-        for j, i in enumerate(ref_of.tolist()):
-            if i < 0:
-                q_q.append(qu.id)
-                q_d.append(docs[j])
-                q_r.append(0)
+        unmatched = [d for d in docs if d[0] == "x"]
+        q_q += [qu.id] * (n_ref + len(unmatched))
+        q_d += [f"r{i}" for i in range(n_ref)] + unmatched
+        q_r += [1] * n_ref + [0] * len(unmatched)
         r_q += [qu.id] * n_ret
         r_d += docs
         r_s += list(range(n_ret, 0, -1))
@@ -187,15 +166,6 @@ def _tables(data: RagData, assigned: list[tuple[np.ndarray, np.ndarray]]) -> tup
                               source=data.source)
     run = Run.from_arrays(pa.array(r_q, pa.string()), pa.array(r_d, pa.string()), np.array(r_s, np.float64),
                           name=data.name, source=data.source)
-    return qrels, run
-
-
-def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
-    """The batch the measures run on: passages matched to references, graded by similarity when
-    ``matching.graded``."""
-    norm: dict[str, str] = {}
-    assigned = [assign(s, _duplicates(q.retrieved, norm), matching.threshold) for q, s in zip(data.questions, sims)]
-    qrels, run = _tables(data, assigned)
     j = judge(qrels, run, 1)
     if matching.graded:
         # gain = the similarity of the match; ideal = every reference verbatim (gain 1); a row is
@@ -215,60 +185,17 @@ def _default_batch(data: RagData, sims: list[np.ndarray], matching: Matching):
 
 # ------------------------------------------------------------------------------ ranx-k
 
-def _ranx_query(ranked: list[str], grades: dict[str, int], measures, k: int) -> dict[str, float]:
-    """ranx's per-query hit_rate / ndcg (Järvelin gains) / map / mrr on one query, as its numba
-    kernels compute them (qrels grades >= 1 are relevant; a cutoff beyond the list is the list)."""
-    rel = {d: g for d, g in grades.items() if g >= 1}
-    out = {}
-    for key, m in measures:
-        if not rel:
-            out[key] = 0.0
-            continue
-        kk = m.k or 0
-        kk = len(ranked) if kk == 0 or kk > len(ranked) else kk
-        top = ranked[:kk]
-        if m.family == "hit_rate":
-            out[key] = 1.0 if any(d in rel for d in top) else 0.0
-        elif m.family == "mrr":
-            out[key] = next((1 / (i + 1) for i, d in enumerate(top) if d in rel), 0.0)
-        elif m.family == "map":
-            hits = 0
-            total = 0.0
-            for r, d in enumerate(top):
-                if d in rel:
-                    hits += 1
-                    total += hits / (r + 1)
-            out[key] = total / len(rel)
-        else:  # ndcg
-            dcg = sum(rel.get(d, 0) / _LOG2[i] for i, d in enumerate(top))
-            ideal = sorted(rel.values(), reverse=True)
-            ki = m.k or 0
-            ki = len(ideal) if ki == 0 or ki > len(ideal) else ki
-            idcg = sum(g / _LOG2[i] for i, g in enumerate(ideal[:ki]))
-            out[key] = dcg / (idcg if idcg != 0.0 else 1.0)
-    return out
-
-
-class _Log2(dict):
-    """log2(i + 2) by 0-based rank, computed on first use."""
-
-    def __missing__(self, i: int) -> float:
-        v = self[i] = float(np.log2(i + 2))
-        return v
-
-
-_LOG2 = _Log2()
-
-
 def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, measures, mode: str):
+    """ranx-k's qrels and run, scored by the measures here: on its grades (0 or 1, as ranx keeps
+    int() of a similarity) they equal ranx's hit_rate, ndcg (Järvelin gains), map and mrr."""
     t = matching.threshold
-    rows = []
-    any_qrels = any_run = False
+    qrels, run = ([], [], []), ([], [], [])        # (question, document, grade / score) columns
+    any_qrels = False
     for qu, sim in zip(data.questions, sims):
         sim = np.nan_to_num(sim, nan=0.0)
         n_ret = sim.shape[1]
         ranked: list[str] = []
-        grades: dict[str, int] = {}
+        grades: dict[str, int] = {"-": 0}   # a judged document never retrieved: keeps the question
         if mode == "reference_based":
             best = np.zeros(sim.shape[0])
             for j in range(n_ret):
@@ -289,27 +216,32 @@ def _ranxk_scores(data: RagData, sims: list[np.ndarray], matching: Matching, mea
                 s = float(np.max(sim[:, j])) if sim.shape[0] else 0.0
                 if s >= t:
                     grades[f"doc_{j}"] = int(s) if matching.graded else 1
-        any_qrels |= bool(grades)
-        any_run |= bool(ranked)
-        rows.append(_ranx_query(ranked, grades, measures, 0))
-    if not any_qrels or not any_run:
+        any_qrels |= len(grades) > 1
+        for cols, docs, values in ((qrels, grades, grades.values()),
+                                   (run, ranked, range(len(ranked), 0, -1))):
+            cols[0].extend([qu.id] * len(docs))
+            cols[1].extend(docs)
+            cols[2].extend(values)
+    if not any_qrels or not run[0]:
         why = ("no question has a retrieved passage at or above the threshold" if not any_qrels
                else "no question has a retrieved passage")
         raise ScorekitError(f"--compat ranx-k: ranx-k {RANXK_VERSION} returns no scores here ({why}: its "
                             f"ranx Qrels/Run cannot be built); run without --compat")
-    return {key: np.array([r[key] for r in rows], np.float64) for key, _ in measures}
+    q, r = ((pa.array(a, pa.string()), pa.array(b, pa.string()), np.array(c))
+            for a, b, c in (qrels, run))
+    batch = RetrievalBatch(Qrels.from_arrays(*q, source=data.source),
+                           Run.from_arrays(*r, source=data.source))
+    return evaluate_batch(batch, measures, 1, per_item=False)[1]
 
 
-def _compat_k(measures) -> int | None:
+def _cut(data: RagData, measures) -> RagData:
+    """The retrieved lists cut at the measures' one cutoff k, as ranx-k cuts them at its k."""
     ks = {m.k for _, m in measures if m.k is not None}
     if len(ks) > 1:
         raise ScorekitError(f"--compat ranx-k evaluates one cutoff k (ranx-k's k), got {sorted(ks)}")
-    return ks.pop() if ks else None
-
-
-def _cut(data: RagData, k: int | None) -> RagData:
-    if k is None:
+    if not ks:
         return data
+    k = ks.pop()
     qs = [RagQuestion(q.id, q.question, q.retrieved[:k], q.references, q.line) for q in data.questions]
     return RagData(qs, data.source, data.name, data.extra)
 
@@ -327,8 +259,7 @@ def _rag_signature(measures, matching: Matching, compat: str | None, mode: str |
 
 def _score(data: RagData, measures, matching: Matching, compat: str | None, mode: str,
            per_item: bool) -> tuple[Result, dict[str, np.ndarray]]:
-    k = _compat_k(measures) if compat else None
-    data = _cut(data, k)
+    data = _cut(data, measures) if compat else data
     sims = similarity_matrices([q.references for q in data.questions], [q.retrieved for q in data.questions],
                                matching)
     compat_scores = _ranxk_scores(data, sims, matching, measures, mode) if compat else None
@@ -349,14 +280,11 @@ def _score(data: RagData, measures, matching: Matching, compat: str | None, mode
             row["n_references"] = len(qu.references)
             row["matched_ranks"] = (np.flatnonzero(hit) + 1).tolist()
             row["similarities"] = [round(float(s), 6) for s in sim_of[hit]]
-    res.extra = {"warnings": [], "rag": {"match": matching.method, "threshold": matching.threshold,
-                                         "graded": matching.graded, "compat": compat}}
-    if compat:
-        res.extra["rag"]["mode"] = mode
-        res.extra["rag"]["note"] = COMPAT_NOTE
-        res.extra["rag"]["default_metrics"] = default_metrics
-    n_matched = sum(int(np.count_nonzero(a[0] >= 0)) for a in assigned)
-    res.extra["rag"]["references_matched"] = n_matched
+    res.extra = {"warnings": [], "rag": {
+        "match": matching.method, "threshold": matching.threshold, "graded": matching.graded,
+        "compat": compat, **({"mode": mode, "note": COMPAT_NOTE, "default_metrics": default_metrics}
+                             if compat else {}),
+        "references_matched": sum(int(np.count_nonzero(a[0] >= 0)) for a in assigned)}}
     return res, scores
 
 
@@ -373,16 +301,9 @@ def evaluate(data: Any, metrics: str | Sequence[str] | None = None, *, match: st
     ``reference_based`` or ``retrieval_based``). Results are keyed by the measure names as given."""
     compat = _check_compat(compat, mode)
     measures = _measures(metrics, compat)
-    matching = _matching(match, threshold, graded, **_options(match_options, compat))
+    matching = _matching(match, threshold, graded, compat, match_options)
     res, _ = _score(as_rag_data(data, name=name), measures, matching, compat, mode, per_item)
     return res
-
-
-def _options(options: dict, compat: str | None) -> dict:
-    options = dict(options)
-    if compat:
-        options.setdefault("normalize", False)
-    return options
 
 
 def _check_compat(compat: str | None, mode: str) -> str | None:
@@ -412,9 +333,9 @@ def compare(datas: Sequence[Any], metrics: str | Sequence[str] | None = None, *,
     if names is not None and len(names) != len(datas):
         raise ScorekitError(f"{len(names)} names for {len(datas)} data files")
     measures = _measures(metrics, compat)
-    matching = _matching(match, threshold, graded, **_options(match_options, compat))
+    matching = _matching(match, threshold, graded, compat, match_options)
     systems = [as_rag_data(d, name=None if names is None else names[i]) for i, d in enumerate(datas)]
-    for s, n in zip(systems, _unique_names([_Named(s.name or _stem(s.source)) for s in systems])):
+    for s, n in zip(systems, _unique_names([s.name or _stem(s.source) for s in systems])):
         s.name = n
     first = systems[0]
     order = [q.id for q in first.questions]
@@ -447,12 +368,5 @@ def compare(datas: Sequence[Any], metrics: str | Sequence[str] | None = None, *,
     return comp
 
 
-class _Named:
-    def __init__(self, name):
-        self.name = name
-
-
 def _stem(source: str) -> str:
-    from pathlib import Path
-
     return Path(source).stem if not source.startswith("<") else "run"

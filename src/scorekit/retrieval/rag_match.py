@@ -1,28 +1,18 @@
 """How a retrieved passage is matched to a reference passage: one similarity per (reference,
 retrieved) pair of a question (issue #30; ranx-k's ``evaluate_with_ranx_similarity`` methods).
 
-Methods (all F-measures are ``2PR / (P + R)``, 0 when nothing overlaps):
+Methods (F-measures are ``2PR / (P + R)``, 0 when nothing overlaps; each is described in
+docs/rag.md, "Matching"): ``exact`` (equal after NFC and whitespace normalisation),
+``rouge_l`` / ``rouge_1`` / ``rouge_2`` (ROUGE F on scorekit's ROUGE tokens,
+:func:`scorekit.generation.rouge.rouge_tokenize_batch`), ``kiwi_rouge`` (ranx-k's
+``KiwiRougeSimilarityCalculator``: its Kiwi tokens, and its ROUGE-2 divides the bigram overlap by
+the number of *distinct* bigrams on each side), ``rouge`` (ranx-k's ``RougeSimilarityCalculator``:
+rouge-score's ROUGE-L F with its default tokenizer) and ``embedding`` (cosine of L2-normalised
+vectors of a local model, :class:`scorekit.neural.encoder.Encoder`).
 
-* ``exact``: 1.0 when the two passages are equal after NFC and whitespace normalisation, else 0.
-* ``rouge_l`` / ``rouge_1`` / ``rouge_2``: ROUGE F on scorekit's ROUGE tokens
-  (:func:`scorekit.generation.rouge.rouge_tokenize_batch`: rouge-score's tokens for English,
-  Kiwi morphs without particles or punctuation for text with Hangul).
-* ``kiwi_rouge``: ranx-k's ``KiwiRougeSimilarityCalculator``: the text's punctuation
-  (``[^\\w\\s]``) becomes spaces, Kiwi analyses it, morphs tagged ``N*``, ``V*``, ``M*``, ``SL*``
-  or ``SN*`` (``nouns``: ``N*`` only) longer than one character and not in ranx-k's 43 stopwords
-  are kept, lower-cased; then ROUGE-L (LCS), ROUGE-1 or ROUGE-2 F as ranx-k computes them —
-  its ROUGE-2 divides the bigram overlap by the number of *distinct* bigrams on each side.
-* ``rouge``: ranx-k's ``RougeSimilarityCalculator``: rouge-score's ROUGE-L F with its default
-  tokenizer, which deletes every character outside ``[a-z0-9]`` (Korean text scores 0).
-* ``embedding``: cosine of the L2-normalised sentence vectors of a local model folder
-  (:class:`scorekit.neural.encoder.Encoder`), refused for Korean text when the model cannot
-  read Hangul (:func:`scorekit.neural.hangul.check_hangul`).
-
-Speed: every distinct passage of the whole input is tokenised (or embedded) once — one Kiwi
-batch over Kiwi's worker threads — and the pair scores use precomputed n-gram counters and
-bit-parallel LCS match masks (:mod:`scorekit.generation.rouge`), so a passage retrieved for many
-questions, or a reference shared by many, costs one analysis. ranx-k analyses each retrieved
-passage once per reference of its question.
+Speed: every distinct passage of the whole input is tokenised (or embedded) once, in one Kiwi
+batch, and the pair scores use precomputed n-gram counters and bit-parallel LCS match masks
+(:mod:`scorekit.generation.rouge`); ranx-k analyses each retrieved passage once per reference.
 """
 
 from __future__ import annotations
@@ -36,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorekit.errors import ScorekitError, UnknownNameError
-from scorekit.generation.rouge import _lcs_with_masks, _match_masks, fmeasure
+from scorekit.generation.rouge import (_english_tokens, _lcs_with_masks, _match_masks, fmeasure,
+                                       rouge_tokenize_batch)
 
 METHODS = ("exact", "rouge_l", "rouge_1", "rouge_2", "kiwi_rouge", "rouge", "embedding")
 KIWI_TOKENS = ("morphs", "nouns")
@@ -70,12 +61,11 @@ class Matching:
     normalize: bool = True      # NFC before tokenising (off in --compat ranx-k: ranx-k does not)
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise UnknownNameError("matching method", self.method, METHODS)
-        if self.kiwi_tokens not in KIWI_TOKENS:
-            raise UnknownNameError("kiwi_rouge tokens", self.kiwi_tokens, KIWI_TOKENS)
-        if self.kiwi_rouge not in KIWI_ROUGE_TYPES:
-            raise UnknownNameError("kiwi_rouge ROUGE type", self.kiwi_rouge, KIWI_ROUGE_TYPES)
+        for what, value, known in (("matching method", self.method, METHODS),
+                                   ("kiwi_rouge tokens", self.kiwi_tokens, KIWI_TOKENS),
+                                   ("kiwi_rouge ROUGE type", self.kiwi_rouge, KIWI_ROUGE_TYPES)):
+            if value not in known:
+                raise UnknownNameError(what, value, known)
         t = self.threshold
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not np.isfinite(t) or not 0 < t <= 1:
             raise ScorekitError(f"--threshold must be a number in (0, 1], got {t!r}")
@@ -112,14 +102,8 @@ def ranxk_select(tokens, method: str, stopwords: bool) -> list[str]:
     """ranx-k's ``KiwiTokenizer._tokenize_morphs`` / ``_tokenize_nouns`` filter over Kiwi tokens."""
     stop = RANXK_STOPWORDS if stopwords else frozenset()
     tags = ("N",) if method == "nouns" else RANXK_MORPH_TAGS
-    out = []
-    for t in tokens:
-        form = t.form
-        if len(form) > 1 and t.tag.startswith(tags):
-            low = form.lower()
-            if low not in stop:
-                out.append(low)
-    return out
+    kept = (t.form.lower() for t in tokens if len(t.form) > 1 and t.tag.startswith(tags))
+    return [form for form in kept if form not in stop]
 
 
 def ranxk_tokenize_batch(texts: Sequence[str], method: str = "morphs", stopwords: bool = True,
@@ -129,14 +113,8 @@ def ranxk_tokenize_batch(texts: Sequence[str], method: str = "morphs", stopwords
     one morph where ranx-k reads 해 + 지 + ㄹ + 녘)."""
     from scorekit.text.korean import get_kiwi_with
 
-    prepared = []
-    for text in texts:
-        if normalize:
-            text = unicodedata.normalize("NFC", text)
-        if not text or not text.strip():
-            prepared.append("")
-            continue
-        prepared.append(_SPACES.sub(" ", _PUNCT.sub(" ", text)).strip())
+    nfc = [unicodedata.normalize("NFC", t) if normalize else t for t in texts]
+    prepared = [_SPACES.sub(" ", _PUNCT.sub(" ", t)).strip() if t.strip() else "" for t in nfc]
     out: list[list[str]] = [[] for _ in texts]
     idx = [i for i, t in enumerate(prepared) if t]
     if idx:
@@ -174,10 +152,6 @@ class _Side:
             self.masks = _match_masks(tokens)
 
 
-def _lcs(ref: _Side, ret: _Side) -> int:
-    return _lcs_with_masks(ref.masks, ref.n, ret.tokens)
-
-
 def _overlap(a: Counter, b: Counter) -> int:
     if len(a) > len(b):
         a, b = b, a
@@ -189,7 +163,7 @@ def kiwi_rouge_pair(ref: _Side, ret: _Side, kind: str) -> float:
     if not ref.n or not ret.n:
         return 0.0
     if kind == "rougeL":
-        return _ratio_f1(_lcs(ref, ret), ret.n, ref.n)
+        return _ratio_f1(_lcs_with_masks(ref.masks, ref.n, ret.tokens), ret.n, ref.n)
     if kind == "rouge1":
         return _ratio_f1(_overlap(ref.c1, ret.c1), ret.n, ref.n)
     if ref.n < 2 or ret.n < 2:
@@ -203,7 +177,7 @@ def rouge_score_pair(ref: _Side, ret: _Side, kind: str) -> float:
     if kind == "rougeL":
         if not ref.n or not ret.n:
             return 0.0
-        lcs = _lcs(ref, ret)
+        lcs = _lcs_with_masks(ref.masks, ref.n, ret.tokens)
         return fmeasure(lcs / ret.n, lcs / ref.n)
     a, b = (ref.c1, ret.c1) if kind == "rouge1" else (ref.c2, ret.c2)
     hits = _overlap(a, b)
@@ -216,13 +190,8 @@ def similarity_matrices(references: Sequence[Sequence[str]], retrieved: Sequence
                         matching: Matching) -> list[np.ndarray]:
     """Per question, the ``(n_references, n_retrieved)`` similarity matrix."""
     # distinct passages of the whole input, each analysed once
-    uid: dict[str, int] = {}
-    for group in (references, retrieved):
-        for passages in group:
-            for p in passages:
-                if p not in uid:
-                    uid[p] = len(uid)
-    texts = list(uid)
+    texts = list(dict.fromkeys(p for group in (references, retrieved) for ps in group for p in ps))
+    uid = {p: i for i, p in enumerate(texts)}
     ref_ids = [np.fromiter((uid[p] for p in ps), np.int64, len(ps)) for ps in references]
     ret_ids = [np.fromiter((uid[p] for p in ps), np.int64, len(ps)) for ps in retrieved]
     method = matching.method
@@ -236,13 +205,9 @@ def similarity_matrices(references: Sequence[Sequence[str]], retrieved: Sequence
         tokens = ranxk_tokenize_batch(texts, matching.kiwi_tokens, matching.kiwi_stopwords, matching.normalize)
         kind, pair = matching.kiwi_rouge, kiwi_rouge_pair
     elif method == "rouge":
-        from scorekit.generation.rouge import _english_tokens
-
         tokens = [_english_tokens(t, False) for t in texts]
         kind, pair = "rougeL", rouge_score_pair
     else:
-        from scorekit.generation.rouge import rouge_tokenize_batch
-
         tokens = rouge_tokenize_batch(texts, lang="en")
         kind = {"rouge_l": "rougeL", "rouge_1": "rouge1", "rouge_2": "rouge2"}[method]
         pair = rouge_score_pair
@@ -252,14 +217,11 @@ def similarity_matrices(references: Sequence[Sequence[str]], retrieved: Sequence
     for a, b in zip(ref_ids, ret_ids):
         m = np.zeros((len(a), len(b)), np.float64)
         for i, ra in enumerate(a.tolist()):
-            rs = sides[ra]
-            row = m[i]
             for j, rb in enumerate(b.tolist()):
-                key = (ra, rb)
-                v = cache.get(key)
+                v = cache.get((ra, rb))
                 if v is None:
-                    v = cache[key] = pair(rs, sides[rb], kind)
-                row[j] = v
+                    v = cache[ra, rb] = pair(sides[ra], sides[rb], kind)
+                m[i, j] = v
         out.append(m)
     return out
 

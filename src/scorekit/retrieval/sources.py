@@ -1,13 +1,8 @@
-"""Qrels, runs and queries from Parquet files and from the local ir_datasets cache.
-
-* Parquet (``.parquet``/``.pq``): one row per judgement / retrieved document, with the column
-  names ranx and ir_measures use — query ``query_id``/``q_id``/``qid``, document
-  ``doc_id``/``docid``, and ``relevance``/``rel`` (qrels; ranx's own ``q_id, doc_id, score``
-  columns too) or ``score`` (runs).
-* ir_datasets: ``irds:<dataset id>`` (e.g. ``irds:vaswani``) reads the dataset's qrels (and,
-  with :func:`irds_queries`, its queries) **only from the local ir_datasets cache**
-  (``$IR_DATASETS_HOME``, default ``~/.ir_datasets``). Nothing is downloaded: any attempt by
-  ir_datasets to fetch a file is stopped and reported in one line saying how to download it.
+"""Qrels, runs and queries from Parquet files and the local ir_datasets cache (docs/retrieval.md,
+"Inputs"): Parquet (``.parquet``/``.pq``) with ranx's or ir_measures' column names; ``irds:<dataset
+id>`` read **only from the local ir_datasets cache** (``$IR_DATASETS_HOME``, default
+``~/.ir_datasets``): any attempt by ir_datasets to fetch a file is stopped and reported in one line
+saying how to download it.
 """
 
 from __future__ import annotations
@@ -38,13 +33,18 @@ def is_parquet(path: Any) -> bool:
     return isinstance(path, (str, os.PathLike)) and str(path).lower().endswith((".parquet", ".pq"))
 
 
-def _column(table: pa.Table, options: tuple[str, ...], role: str, what: str, source: str) -> pa.ChunkedArray:
-    names = {n.lower(): n for n in table.column_names}
+def pick_column(columns: list, options: tuple[str, ...], role: str, label: str, source: str) -> Any:
+    """The first of ``options`` among ``columns`` (without case), or one error naming them all."""
+    names = {str(c).lower(): c for c in columns}
     for o in options:
         if o in names:
-            return table.column(names[o])
-    raise InputError(f"Parquet {what} needs a {role} column (one of {', '.join(options)}); "
-                     f"found {', '.join(table.column_names)}", source)
+            return names[o]
+    raise InputError(f"{label} needs a {role} column (one of {', '.join(options)}); "
+                     f"found {', '.join(map(str, columns))}", source)
+
+
+def _column(table: pa.Table, options: tuple[str, ...], role: str, what: str, source: str) -> pa.ChunkedArray:
+    return table.column(pick_column(table.column_names, options, role, f"Parquet {what}", source))
 
 
 def _strings(col: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -119,16 +119,12 @@ def _no_downloads():
         download.Download.stream = original_stream
 
 
-def _irds_home() -> Path:
-    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
-
-
 @contextlib.contextmanager
 def _tidy_irds_home():
     """Remove the empty folders ir_datasets makes when it is imported (one per registered
     dataset family, ~28) or a dataset is opened, so reading the cache leaves it as it was.
     Folders that existed before, or that now hold a file, are kept."""
-    home = _irds_home()
+    home = Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
     anchor = home
     while not anchor.exists() and anchor.parent != anchor:
         anchor = anchor.parent
@@ -139,10 +135,8 @@ def _tidy_irds_home():
         if home.is_dir():
             for root, _, _ in os.walk(home, topdown=False):
                 if root not in before:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.rmdir(root)            # only succeeds when empty
-                    except OSError:
-                        pass
         p = home.parent
         while p != anchor and p.is_relative_to(anchor) and str(p) not in before:
             try:
@@ -176,24 +170,17 @@ def _not_cached(dataset_id: str, what: str) -> InputError:
 def irds_qrels(name: str) -> Qrels:
     """The qrels of ``irds:<dataset id>`` from the local ir_datasets cache."""
     with _tidy_irds_home():
-        return _irds_qrels(name)
-
-
-def _irds_qrels(name: str) -> Qrels:
-    dataset_id, ds = _dataset(name)
-    if not ds.has_qrels():
-        raise InputError(f"ir_datasets dataset {dataset_id!r} has no qrels", name)
-    qids, docids, rels = [], [], []
-    try:
-        with _no_downloads():
-            for qrel in ds.qrels_iter():
-                qids.append(qrel.query_id)
-                docids.append(qrel.doc_id)
-                rels.append(qrel.relevance)
-    except _WouldDownload:
-        raise _not_cached(dataset_id, "qrels") from None
-    if not qids:
+        dataset_id, ds = _dataset(name)
+        if not ds.has_qrels():
+            raise InputError(f"ir_datasets dataset {dataset_id!r} has no qrels", name)
+        try:
+            with _no_downloads():
+                qrels = [(q.query_id, q.doc_id, q.relevance) for q in ds.qrels_iter()]
+        except _WouldDownload:
+            raise _not_cached(dataset_id, "qrels") from None
+    if not qrels:
         raise InputError(f"ir_datasets dataset {dataset_id!r}: empty qrels", name)
+    qids, docids, rels = (list(c) for c in zip(*qrels))
     return Qrels.from_arrays(pa.array(qids, pa.string()), pa.array(docids, pa.string()),
                              np.asarray(rels, dtype=np.int64), source=name)
 
@@ -202,21 +189,16 @@ def irds_queries(name: str) -> dict[str, str]:
     """``{query_id: text}`` (ids and texts normalised like all text: NFC, invisible characters
     removed) of ``irds:<dataset id>`` from the local ir_datasets cache."""
     with _tidy_irds_home():
-        return _irds_queries(name)
-
-
-def _irds_queries(name: str) -> dict[str, str]:
-    dataset_id, ds = _dataset(name)
-    if not ds.has_queries():
-        raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
-    out: dict[str, str] = {}
-    try:
-        with _no_downloads():
-            for q in ds.queries_iter():
-                text = getattr(q, "text", None)
-                if text is None:
-                    text = getattr(q, "title", "")
-                out[clean_id(q.query_id, name, None, "query id")] = nfc(text)
-    except _WouldDownload:
-        raise _not_cached(dataset_id, "queries") from None
+        dataset_id, ds = _dataset(name)
+        if not ds.has_queries():
+            raise InputError(f"ir_datasets dataset {dataset_id!r} has no queries", name)
+        out: dict[str, str] = {}
+        try:
+            with _no_downloads():
+                for q in ds.queries_iter():
+                    text = getattr(q, "text", None)
+                    out[clean_id(q.query_id, name, None, "query id")] = nfc(
+                        getattr(q, "title", "") if text is None else text)
+        except _WouldDownload:
+            raise _not_cached(dataset_id, "queries") from None
     return out
