@@ -96,12 +96,10 @@ def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: st
     """Markdown table, same columns as the CSV (floats to 4 decimals, None as N/A)."""
     lines = ["| run_id | " + " | ".join(METRIC_NAMES) + " |",
              "|:---|" + "---:|" * len(METRIC_NAMES)]
-    for run_id, metrics in runs:
-        lines.append(f"| {_md_cell(run_id)} | " + " | ".join(_md_cell(metrics.get(m)) for m in METRIC_NAMES) + " |")
-    out = "# structural_metrics\n\n" + "\n".join(lines) + "\n"
-    if sig:
-        out += f"\n`signature: {sig}`\n"
-    return out
+    lines += ["| " + " | ".join(map(_md_cell, (run_id, *map(metrics.get, METRIC_NAMES)))) + " |"
+              for run_id, metrics in runs]
+    return ("# structural_metrics\n\n" + "\n".join(lines) + "\n"
+            + (f"\n`signature: {sig}`\n" if sig else ""))
 
 
 def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]]:
@@ -120,25 +118,19 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
         dup = next(h for h in header if header.count(h) > 1)
         raise InputError(f"column {dup!r} appears twice in the header", path, 1)
     rows = []
-    for raw in reader:
+    for raw in filter(None, reader):   # (blank lines skipped)
         line = reader.line_num
-        if not raw:
-            continue
         if len(raw) != len(header):
             raise InputError(f"expected {len(header)} cells as in the header, found {len(raw)}", path, line)
         row: dict[str, Any] = {"run_id": raw[0]}
         for k, v in zip(header[1:], raw[1:]):
-            if v == "":
-                row[k] = None
-                continue
             try:
-                x = float(v)
+                row[k] = None if v == "" else float(v)
             except ValueError:
-                x = math.nan
-            if not math.isfinite(x):
+                row[k] = math.nan
+            if row[k] is not None and not math.isfinite(row[k]):
                 raise InputError(f"column {k!r}: expected a number or an empty cell (N/A), found {v!r}",
                                  path, line)
-            row[k] = x
         rows.append(row)
     return rows
 
@@ -155,16 +147,15 @@ class SeedAggregate:
 def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> SeedAggregate:
     """Mean and population standard deviation (ddof=0) of each metric over the seeds that have a
     value for it (N/A seeds are left out of that metric; a metric N/A everywhere stays N/A)."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
     names = list(METRIC_NAMES)
     for _, metrics in seed_metrics:
-        names += [k for k, v in metrics.items() if k not in names and k != "run_id"
-                  and isinstance(v, (int, float)) and not isinstance(v, bool)]
+        names += [k for k, v in metrics.items() if k not in names and k != "run_id" and number(v)]
     values = np.full((len(seed_metrics), len(names)), np.nan)
     for i, (_, metrics) in enumerate(seed_metrics):
-        for j, name in enumerate(names):
-            v = metrics.get(name)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                values[i, j] = float(v)
+        values[i] = [float(v) if number(v := metrics.get(name)) else np.nan for name in names]
     present = ~np.isnan(values)
     n = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -189,6 +180,6 @@ def aggregated_csv(agg: SeedAggregate) -> str:
 def aggregated_md(agg: SeedAggregate, title: str) -> str:
     lines = [f"# {title}", "", f"seeds: {', '.join(agg.seeds)}", "",
              "| Metric | Mean | Std | n_seeds |", "|:---|---:|---:|---:|"]
-    for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n):
-        lines.append(f"| {name} | {_md_cell(m)} | {_md_cell(s)} | {k} |")
+    lines += [f"| {name} | {_md_cell(m)} | {_md_cell(s)} | {k} |"
+              for name, m, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n)]
     return "\n".join(lines) + "\n"

@@ -1,15 +1,7 @@
-"""ABSA run directories (``results/<run_id>__seed<N>_proposed``): their scorecards, override
-summaries and derived metrics, aggregated one by one, compared, or summarised over seeds — what
-``scorekit absa aggregate`` and ``aggregate-seeds`` compute (the CLI parses, calls one of these
-and prints).
-
-* :func:`aggregate_runs` — every run's §3–§6 metrics (:func:`~scorekit.absa.aggregate.aggregate_run`
-  through the one driver; on Ray a run may be a folder of scorecard shards), and, for several
-  runs over the same scorecards (seeds or systems on one data set), their comparison with the
-  first by the one comparison engine (:func:`scorekit.stats.compare.compare`: paired over
-  scorecards, Holm per measure over the runs compared with the baseline).
-* :func:`aggregate_seed_runs` — mean ± population std of every metric across seed runs.
-"""
+"""ABSA run directories (``results/<run_id>__seed<N>_proposed``) aggregated one by one and
+compared (:func:`aggregate_runs`: paired over scorecards by :func:`scorekit.stats.compare.compare`,
+Holm per measure over the runs compared with the first) or summarised over seeds
+(:func:`aggregate_seed_runs`): what ``scorekit absa aggregate`` and ``aggregate-seeds`` compute."""
 
 from __future__ import annotations
 
@@ -36,9 +28,7 @@ METRICS_DIR = Path("derived") / "metrics"
 def resolve(path: Path, name: str) -> tuple[Path, Path]:
     """(run_dir, file): a directory means ``<dir>/<name>``; a file is used as is."""
     path = Path(path)
-    if path.is_dir():
-        return path, path / name
-    return path.parent, path
+    return (path, path / name) if path.is_dir() else (path.parent, path)
 
 
 def checked(result, strict: bool, what: str) -> list[str]:
@@ -72,10 +62,9 @@ def override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | N
     """The run's override_gate_debug_summary.json (or ``explicit``); None when a CR run has none."""
     from scorekit.io.jsonfile import read_json_object
 
-    path = explicit if explicit is not None else run_dir / OVERRIDE_SUMMARY_NAME
-    if explicit is None and not path.exists():
+    if explicit is None and not (run_dir / OVERRIDE_SUMMARY_NAME).exists():
         return None  # CR: no override gate, override_* are N/A (§6)
-    return read_json_object(path, "override summary")
+    return read_json_object(explicit or run_dir / OVERRIDE_SUMMARY_NAME, "override summary")
 
 
 def load_scorecards(path: Path, strict: bool):
@@ -250,7 +239,3 @@ def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
                     extra={"std": dict(zip(agg.metrics, agg.std)), "n_seeds": dict(zip(agg.metrics, agg.n))})
     return SeedRuns(agg, result, warnings)
 
-
-__all__ = ["METRICS_DIR", "OUTPUTS_NAME", "SCORECARDS_NAME", "Aggregated", "AggregatedRun", "SeedRuns",
-           "aggregate_runs", "aggregate_seed_runs", "checked", "compared_keys", "hint_workflow", "load_scorecards",
-           "override_summary", "per_item_rows", "resolve"]

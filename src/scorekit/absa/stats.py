@@ -54,14 +54,8 @@ def pair_counts(gold: frozenset, pred: frozenset) -> int:
     Explicit gold pairs match exactly; an implicit gold pair (term ``""``) matches any one
     still-unmatched predicted pair with the same polarity (one-to-one).
     """
-    explicit_gold = {g for g in gold if g[0]}
-    matched = pred & explicit_gold
-    tp = len(matched)
-    implicit_pols = {p for t, p in gold if not t}
-    if implicit_pols:
-        remaining = {p for t, p in pred - matched}
-        tp += len(implicit_pols & remaining)
-    return tp
+    matched = pred & {g for g in gold if g[0]}
+    return len(matched) + len({p for t, p in gold if not t} & {p for _, p in pred - matched})
 
 
 def f1_pairs(gold: frozenset, pred: frozenset) -> float:
@@ -216,8 +210,7 @@ class RunStats:
     def __add__(self, other: "RunStats") -> "RunStats":
         return RunStats(self.totals + other.totals)
 
-    def __eq__(self, other: object) -> bool:
-        """Equal column sums (so ``a + b == RunStats.from_records(shard_a + shard_b)`` is a bool)."""
+    def __eq__(self, other: object) -> bool:   # equal column sums, as a bool (not an array)
         return isinstance(other, RunStats) and np.array_equal(self.totals, other.totals)
 
     __hash__ = None  # mutable numpy state
