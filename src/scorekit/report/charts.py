@@ -1,14 +1,7 @@
-"""Inline SVG charts for the HTML report: no JavaScript library, no network, scale to any width.
-
-Every chart is one ``<svg class="sk-chart" data-chart="KIND">`` with a ``viewBox`` (so it shrinks
-to a phone-width window) and every mark that encodes a number carries that number twice: in
-``data-*`` attributes at full precision (what tests and scripts read) and in a ``<title>``
-tooltip (what a person hovering sees). Text is HTML-escaped and NFC-normalised.
-
-Primitives: :func:`grouped_bars` (system comparisons, with significance
-markers), :func:`histogram` and :func:`box_plot` (per-item score distributions) and
-:func:`line_chart` (curves with a confidence band, e.g. the n-sweep).
-"""
+"""Inline SVG charts for the HTML report: no JavaScript library, no network, scale to any width
+(a ``viewBox``). Every mark that encodes a number carries it in ``data-*`` attributes at full
+precision (what tests read) and in a ``<title>`` tooltip; text is escaped and NFC. What the charts
+follow (colour-blind palette, shapes, labels never cut): docs/report.md."""
 
 from __future__ import annotations
 
@@ -93,23 +86,8 @@ def marker_color(mark: str) -> str:
     return MARKER_COLORS.get(mark.strip()[:1], "#b00")
 
 
-def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], digits: int,
-                errors: Mapping[str, Sequence[float | None]] | None,
-                markers: Mapping[tuple[str, str], str] | None) -> float:
-    """Width the longest value label (``0.9286 ± 0.0412 ▲``) needs right of its bar: never clipped."""
-    widest = 30.0
-    for name, vals in series.items():
-        for ci, v in enumerate(vals):
-            e = _at((errors or {}).get(name), ci)
-            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
-            mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
-            widest = max(widest, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
-    return widest + 10
-
-
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
-    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
-    (e.g. "↓ better") is one more line, in its own colour."""
+    """A multi-line label centred on ``y_mid``; ``note`` ("↓ better") is one more line."""
     lh = FONT + 1
     n = len(lines) + (1 if note else 0)
     y0 = y_mid - (n - 1) * lh / 2 + 4
@@ -137,8 +115,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> l
 
 def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, float]:
     finite = [v for v in values if v is not None and math.isfinite(v)]
-    lo = min(finite) if finite else 0.0
-    hi = max(finite) if finite else 1.0
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
     if include_zero:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     if hi == lo:
@@ -148,46 +125,34 @@ def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, 
 
 
 def _open(kind: str, width: float, height: float, title: str | None, attrs: str = "") -> list[str]:
-    """The ``<svg>`` start tag, its accessible title and the wrapped heading."""
     label = esc(title or kind)
+    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>'
+                    for i, line in enumerate(wrap_label(title, width - 4) if title else ()))
     return [
         f'<svg class="sk-chart" data-chart="{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-label="{label}" viewBox="0 0 {width:g} {height:g}" preserveAspectRatio="xMinYMin meet" '
         f'style="max-width:{width:g}px"{attrs}>',
         f"<title>{label}</title>",
-        _heading(title, width),
+        (f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
+         if title else ""),
     ]
 
 
-def _heading(title: str | None, width: float) -> str:
-    """The chart's title, wrapped onto as many lines as it needs (never cut)."""
-    if not title:
-        return ""
-    lines = wrap_label(title, width - 4)
-    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>' for i, line in enumerate(lines))
-    return f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
-
-
 def _heading_h(title: str | None, width: float, extra: float, none: float) -> float:
-    """Height taken by the wrapped title plus ``extra`` (``none`` when there is no title)."""
     if not title:
         return none
     return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
-    """Legend swatches (the series' line style and point shape) flowing left to right, wrapping;
-    a name is never cut (a name wider than the chart wraps onto several lines). Returns the
-    elements and the height used."""
-    out, x, row_h = [], 0.0, FONT + 8
-    yy = y
-    line_h = 0.0
+    """Legend swatches (line style and point shape) flowing left to right, wrapping; a name is
+    never cut. Returns the elements and the height used."""
+    out, x, row_h, yy, line_h = [], 0.0, FONT + 8, y, 0.0
     for i, name in enumerate(names):
         lines = wrap_label(name, width - 20)
         w = 16 + max(text_width(line) for line in lines) + 14
         if x > 0 and x + w > width:
-            x, yy = 0.0, yy + line_h
-            line_h = 0.0
+            x, yy, line_h = 0.0, yy + line_h, 0.0
         spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
                         for k, line in enumerate(lines))
         dash = DASHES[i % len(DASHES)]
@@ -203,8 +168,7 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[l
 
 def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, label: str | None = None,
           integer: bool = False, *, vertical: bool = False) -> list[str]:
-    """Grid lines with value labels for the value axis [lo, hi] of the plot box x0..x1, y0 (top)
-    ..y1 (bottom): labels under a horizontal axis, or left of a ``vertical`` one."""
+    """Grid lines and tick labels for the value axis [lo, hi] of the box x0..x1, y0 (top)..y1."""
     out = []
     for t in nice_ticks(lo, hi, integer=integer):
         if t < lo - 1e-12 or t > hi + 1e-12:
@@ -252,11 +216,10 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         for v, e in zip(series.get(name, ()), errs):
             if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
                 values += [v - e, v + e]
-    if domain is None:
-        lo, hi = _domain(values)
+    if domain is not None and all(domain[0] <= v <= domain[1] for v in values):
+        lo, hi = domain
     else:
-        inside = all(domain[0] <= v <= domain[1] for v in values)
-        lo, hi = domain if inside else _domain(values + list(domain))
+        lo, hi = _domain(values + list(domain or ()))
     pick = (lambda i: colors[i % len(colors)]) if colors else color
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width, pick)
     plot_top = y
@@ -298,10 +261,8 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     for ci, cat in enumerate(categories):
         vals = [_at(series[n], ci) for n in names]
         errs = [_at((errors or {}).get(n), ci) for n in names]
-        finite = [v for v in vals if v is not None and math.isfinite(v)]
-        finite += [v + e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v + e)]
-        finite += [v - e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v - e)]
-        lo, hi = _domain(finite)
+        whiskers = [(v, e) for v, e in zip(vals, errs) if v is not None and e is not None]
+        lo, hi = _domain(vals + [v + e for v, e in whiskers] + [v - e for v, e in whiskers])
         sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
         lines = wrap_label(cat, label_w - 10)
         group_h = max(BAR_H * len(names), (FONT + 1) * len(lines) + 2)
@@ -323,8 +284,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     return "\n".join(out + legend + body + ["</svg>"])
 
 
-def _at(values: Sequence[Any] | None, i: int) -> Any:
-    """``values[i]``, None past the end (or without values)."""
+def _at(values: Sequence[Any] | None, i: int) -> Any:   # None past the end (or without values)
     return values[i] if values is not None and i < len(values) else None
 
 
@@ -332,10 +292,17 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
                 errors: Mapping[str, Sequence[float | None]] | None,
                 markers: Mapping[tuple[str, str], str] | None, title: str | None, width: float,
                 pick=color) -> tuple[float, float, list[str], float]:
-    """The layout shared by the bar charts: the label column's width (where the value axis
-    starts), where the value axis ends, the legend, and the top of the first bar."""
+    """The bar charts' layout: the label column's width, the value axis's end, the legend, the
+    top of the first bar."""
     label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
-    x1 = width - min(_value_room(categories, series, digits, errors, markers), width / 3)
+    room = 30.0   # the longest value label (``0.9286 ± 0.0412 ▲``) right of its bar: never clipped
+    for name, vals in series.items():
+        for ci, v in enumerate(vals):
+            e = _at((errors or {}).get(name), ci)
+            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+            mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
+            room = max(room, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
+    x1 = width - min(room + 10, width / 3)
     top = _heading_h(title, width, 10, 0.0)
     legend, legend_h = _legend(list(series), top, width, pick) if list(series) != [""] else ([], 0.0)
     return label_w, x1, legend, top + legend_h + 4
@@ -343,9 +310,8 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
 
 def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: float, x0: float, yy: float,
           fill: str, *, tip_tail: str = "", extra: str = "", flag: str = "") -> list[str]:
-    """One horizontal bar of ``series`` ``name`` at ``category`` from zero (clamped into the axis)
-    to ``v`` (a dash for a missing value), its error bar and its value label with the
-    significance marker; every number in ``data-*`` attributes and the tooltip."""
+    """One bar from zero (clamped into the axis) to ``v`` (a dash when missing), its error bar and
+    its value label with the significance marker."""
     shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
     tip = f"{cat}{' · ' + name if name else ''}: {shown}{tip_tail}"
     attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"{extra}'
@@ -402,7 +368,6 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
 
 def _x_labels(ticks: Sequence[tuple[float, str]], x0: float, x1: float, y1: float,
               xlabel: str | None) -> list[str]:
-    """Tick labels ``(x, text)`` under the plot's bottom edge ``y1``, and the axis label."""
     out = [f'<text class="sk-tick" x="{x:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
            f'text-anchor="middle" fill="#555">{text}</text>' for x, text in ticks]
     if xlabel:
@@ -425,12 +390,6 @@ def box_stats(values: Sequence[float]) -> dict[str, float]:
     return {"n": int(x.size), "min": float(x[0]), "q1": q1, "median": med, "q3": q3, "max": float(x[-1]),
             "mean": float(x.mean()), "whisker_low": lo_w, "whisker_high": hi_w,
             "outliers": int(((x < lo_w) | (x > hi_w)).sum())}
-
-
-def outliers(values: Sequence[float], stats: Mapping[str, float]) -> list[float]:
-    """The values beyond the whiskers (what :func:`box_plot` draws as dots)."""
-    return sorted(float(v) for v in values if v is not None and math.isfinite(v)
-                  and (v < stats["whisker_low"] or v > stats["whisker_high"]))
 
 
 def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
@@ -468,7 +427,8 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                 f'<path d="M{sx(s["mean"]):.2f},{cy - 5:.2f} l5,5 l-5,5 l-5,-5 z" fill="#fff" stroke="{c}"/>'
                 "</g>")
             # outliers: every value beyond a whisker is a dot (a failed query at 0 stays visible)
-            for v in outliers(series[name], s):
+            for v in sorted(float(v) for v in series[name] if v is not None and math.isfinite(v)
+                            and (v < s["whisker_low"] or v > s["whisker_high"])):
                 body.append(f'<circle class="sk-outlier" data-series="{esc(name)}" data-value="{num_attr(v)}" '
                             f'cx="{sx(v):.2f}" cy="{cy:.2f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5">'
                             f'<title>{esc(name)}: {fmt(v)} (outlier)</title></circle>')
@@ -480,9 +440,8 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
 
 
 def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
-    """A data point whose shape follows the series (circle, square, triangle, diamond, ...), so
-    two series with equal values are still told apart. A circle (whose centre is the point)
-    for the first series; the others are paths centred on the point too."""
+    """A data point whose shape follows the series (circle, square, triangle, diamond), so two
+    series with equal values are still told apart."""
     shape = i % 4
     if shape == 0:
         return f'<circle {attrs} cx="{cx:.2f}" cy="{cy:.2f}" r="3.5" fill="{c}"><title>{tip}</title></circle>'
