@@ -1,11 +1,7 @@
 """The report's reading of a result JSON: :class:`Doc` (always a list of runs), the per-item
-fields, the primary metric, and each metric's metadata from the one registry.
-
-Metric metadata (direction, kind of value) comes from :func:`scorekit.metrics.describe`. A key the
-registry does not know (an old JSON file, a custom metric) gets :data:`UNKNOWN` as its kind: it is
-charted on an axis of its own, never assumed to lie in [0, 1], and its direction falls back to the
-result's ``extra["lower_is_better"]`` hint, then to the name (error, loss, latency, ...).
-"""
+fields, the primary metric, and each metric's metadata (direction, kind of value) from the one
+registry, :func:`scorekit.metrics.describe`; a key it does not know is :data:`UNKNOWN` (how that is
+charted and its direction found: docs/report.md, "What the charts follow")."""
 
 from __future__ import annotations
 
@@ -69,9 +65,7 @@ class Doc:
 
     def extra_value(self, key: str) -> Any:
         """An ``extra`` entry from the top level, else the first run."""
-        if key in self.extra:
-            return self.extra[key]
-        return (self.runs[0].get("extra") or {}).get(key)
+        return self.extra[key] if key in self.extra else (self.runs[0].get("extra") or {}).get(key)
 
     def metric_names(self) -> list[str]:
         return list(dict.fromkeys(m for r in self.runs for m in (r.get("metrics") or {})))
@@ -170,12 +164,6 @@ def text_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- metric metadata
-def _base_key(key: str) -> str:
-    """``lead/rouge1@10`` (a sweep's per-item column) and ``rouge1@n10-10`` -> ``rouge1``."""
-    k = key.rsplit("/", 1)[-1]
-    return re.sub(r"@n?\d+(-\d+)?$", "", k)
-
-
 @lru_cache(maxsize=4096)
 def describe_key(key: str, task: str) -> Any:
     """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None. A retrieval
@@ -188,8 +176,9 @@ def describe_key(key: str, task: str) -> Any:
         canonical = retrieval_measure_name(key)
         if canonical and canonical != key:
             tries.append((canonical, task))
-    if task in TASK_FAMILY:
-        tries += [(key, TASK_FAMILY[task]), (_base_key(key), TASK_FAMILY[task])]
+    if task in TASK_FAMILY:   # also lead/rouge1@10 (a sweep column) and rouge1@n10-10 as rouge1
+        base = re.sub(r"@n?\d+(-\d+)?$", "", key.rsplit("/", 1)[-1])
+        tries += [(key, TASK_FAMILY[task]), (base, TASK_FAMILY[task])]
     for k, family in tries:
         try:
             info = describe(k, family)

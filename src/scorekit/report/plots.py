@@ -1,14 +1,7 @@
-"""The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers.
-
-:func:`write_figures` mirrors the HTML report: per result file the metrics as bar charts grouped by
-kind of value (rates on 0-1, counts apart, each score on its own axis; grouped by system, ``*`` on
-bars significantly different from the baseline), the per-item distribution of
-the primary metric (histogram, or box plots across systems), one n-sweep curve per metric with
-its confidence band, and ``*_metrics.tex`` / ``*_comparison.tex`` tables
-(:mod:`scorekit.report.tables`). The primitives (:func:`bar_png`, :func:`grouped_bars_png`,
-:func:`histogram_png`, :func:`box_png`, :func:`line_ci_png`) each write one PNG atomically.
-Korean labels use a Korean system font when one is installed (Noto Sans CJK KR, NanumGothic, ...).
-"""
+"""The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers:
+:func:`write_figures` mirrors the HTML report (which files it writes: docs/report.md, "PNG figures
+and LaTeX tables"); each primitive (:func:`bar_png`, :func:`grouped_bars_png`, ...) writes one PNG
+atomically. Korean labels use a Korean system font when one is installed."""
 
 from __future__ import annotations
 
@@ -169,8 +162,7 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
                 linestyle=("-", "--", ":", "-.")[i % 4], markerfacecolor="white" if i % 4 else c)
         low, high = s.get("low"), s.get("high")
         if low and high:
-            lo = np.asarray([np.nan if v is None else v for v in low], dtype=float)
-            hi = np.asarray([np.nan if v is None else v for v in high], dtype=float)
+            lo, hi = (np.asarray(v, dtype=float) for v in (low, high))   # None -> nan
             m = min(lo.size, hi.size, xs.size)
             ax.fill_between(xs[:m], lo[:m], hi[:m], color=c, alpha=0.15, linewidth=0)
     for label, y in (hlines or {}).items():
@@ -208,48 +200,49 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
 
         # metrics: LaTeX table and a bar chart (significance markers from the comparison)
         rows = [[n] + [(r.get("metrics") or {}).get(m) for m in metric_names] for n, r in zip(names, doc.runs)]
+
+        def tex(name: str, text: str) -> None:
+            with atomic_write(out_dir / name) as fh:
+                fh.write(text)
+            written.append(out_dir / name)
+
         if metric_names:
-            p = out_dir / f"{stem}_metrics.tex"
-            with atomic_write(p) as fh:
-                fh.write(tables.to_latex(["system"] + metric_names, rows, caption=f"{doc.task}: {', '.join(names)}",
-                                         label=f"tab:{stem}"))
-            written.append(p)
+            tex(f"{stem}_metrics.tex",
+                tables.to_latex(["system"] + metric_names, rows, label=f"tab:{stem}",
+                                caption=f"{doc.task}: {', '.join(names)}"))
         markers: dict[tuple[str, str], str] = {}
         comp = doc.comparison or {}
         if isinstance(comp.get("rows"), list):
-            crow = []
-            for r in comp["rows"]:
-                sig = bool(r.get("significant"))
-                markers[(str(r.get("measure")), str(r.get("system")))] = significance(r, doc)
-                val = tables.fmt_cell(r.get("value"))
-                crow.append([r.get("system"), r.get("measure"), tables.LatexRaw(val + (r"$^{*}$" if sig else "")),
-                             r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"), r.get("p_adjusted")])
-            p = out_dir / f"{stem}_comparison.tex"
-            with atomic_write(p) as fh:
-                fh.write(tables.to_latex(["system", "measure", "value", "baseline", "improvement %", "p", "p (Holm)"],
-                                         crow, caption=f"{doc.task}: against {comp.get('baseline')} "
-                                                       "(* significant after Holm-Bonferroni)"))
-            written.append(p)
-        # metrics charted by kind of value (the registry's): every rate on one 0-1 axis
-        # (<stem>_metrics.png), the counts together (<stem>_metrics_counts.png), and each score or
-        # unregistered key on an axis of its own (<stem>_metrics_<metric>.png)
+            markers = {(str(r.get("measure")), str(r.get("system"))): significance(r, doc)
+                       for r in comp["rows"]}
+            crow = [[r.get("system"), r.get("measure"), tables.LatexRaw(
+                tables.fmt_cell(r.get("value")) + (r"$^{*}$" if r.get("significant") else "")),
+                     r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"),
+                     r.get("p_adjusted")] for r in comp["rows"]]
+            tex(f"{stem}_comparison.tex", tables.to_latex(
+                ["system", "measure", "value", "baseline", "improvement %", "p", "p (Holm)"], crow,
+                caption=f"{doc.task}: against {comp.get('baseline')} "
+                        "(* significant after Holm-Bonferroni)"))
+        # metrics charted by kind of value: the rates on one 0-1 axis, the counts, each score apart
         by_kind: dict[str, list[str]] = {}
         for m in metric_names:
             if any(is_number((r.get("metrics") or {}).get(m)) for r in doc.runs):
                 by_kind.setdefault(metric_kind(m, doc.task), []).append(m)
 
-        def bars(ms: list[str], path: Path, title: str, xlim=None) -> Path:
+        def bars(ms: list[str], name: str, what: str, xlim=None) -> None:
             series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in ms]
                       for n, r in zip(names, doc.runs)}
-            return grouped_bars_png(ms, series, path, markers=markers, xlim=xlim,
-                                    title=title + (" (▲ better, ▼ worse, ○ n.s. vs baseline)" if markers else ""))
+            sig = " (▲ better, ▼ worse, ○ n.s. vs baseline)" if markers else ""
+            png = grouped_bars_png(ms, series, out_dir / f"{stem}_metrics{name}.png",
+                                   markers=markers, xlim=xlim, title=f"{doc.task}: {what}{sig}")
+            written.append(png)
 
         if by_kind.get("rate"):
-            written.append(bars(by_kind["rate"], out_dir / f"{stem}_metrics.png", f"{doc.task}: rates", (0.0, 1.0)))
+            bars(by_kind["rate"], "", "rates", (0.0, 1.0))
         if by_kind.get("count"):
-            written.append(bars(by_kind["count"], out_dir / f"{stem}_metrics_counts.png", f"{doc.task}: counts"))
+            bars(by_kind["count"], "_counts", "counts")
         for m in by_kind.get("score", []) + by_kind.get(UNKNOWN, []):
-            written.append(bars([m], out_dir / f"{stem}_metrics_{_slug(m)}.png", f"{doc.task}: {m}"))
+            bars([m], f"_{_slug(m)}", m)
 
         # per-item distribution of the primary metric
         prim = primary_metric(doc)
