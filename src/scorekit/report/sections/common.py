@@ -39,9 +39,7 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
     out = []
 
     def pick(idx: Sequence[int], src: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
-        if src is None:
-            return None
-        return {k: [v[j] if j < len(v) else None for j in idx] for k, v in src.items()}
+        return None if src is None else {k: [charts._at(v, j) for j in idx] for k, v in src.items()}
 
     lower = [str(m) for m in categories if lower_is_better(str(m), task=task)]
 
@@ -144,22 +142,17 @@ def comparison_section(doc: Doc) -> str:
     if not comp or not isinstance(comp.get("rows"), list):
         return ""
     rows = [r for r in comp["rows"] if isinstance(r, dict)]
-    base = comp.get("baseline")
-    alpha = comp.get("alpha")
+    base, alpha = comp.get("baseline"), comp.get("alpha")
     method = comp.get("method") or comp.get("test")
     header = ["system", "measure", "value", "baseline", "change", "p", "p (Holm)", "sig."]
-    body = []
-    markers: dict[tuple[str, str], str] = {}
-    for r in rows:
-        sig = bool(r.get("significant"))
-        mark = significance(r, doc)
-        markers[(str(r.get("measure")), str(r.get("system")))] = mark
-        body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
-                     cell(r.get("baseline_value")),
-                     change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
-                     cell(r.get("p_value")), cell(r.get("p_adjusted")),
-                     f'<td class="sigmark {SIG_CLASS[mark]}" data-significant="{int(sig)}" '
-                     f'title="{SIG_TEXT[mark]}">{mark} {SIG_SHORT[mark]}</td>'])
+    markers = {(str(r.get("measure")), str(r.get("system"))): significance(r, doc) for r in rows}
+    body = [[cell(r.get(k)) for k in ("system", "measure", "value", "baseline_value")]
+            + [change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
+               cell(r.get("p_value")), cell(r.get("p_adjusted")),
+               f'<td class="sigmark {SIG_CLASS[mark]}" data-significant="{sig}" '
+               f'title="{SIG_TEXT[mark]}">{mark} {SIG_SHORT[mark]}</td>']
+            for r in rows
+            for mark, sig in [(significance(r, doc), int(bool(r.get("significant"))))]]
     note = (f'<p class="note">baseline: <b>{text_html(base)}</b>'
             + (f"; test: {esc(method)}" if method else "") + (f"; α = {esc(alpha)}" if alpha is not None else "")
             + "; change = system − baseline (relative change); ▲ = significantly better, ▼ = significantly "
@@ -200,14 +193,13 @@ def distributions_section(doc: Doc) -> str:
     for m in fields[:MAX_DIST_METRICS]:
         direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
         if doc.multi:
-            series = {doc.run_name(i): [row.get(m) for row in items if is_number(row.get(m))]
-                      for i, items in enumerate(runs_items)}
-            series = {k: v for k, v in series.items() if v}
+            series = {doc.run_name(i): vals for i, items in enumerate(runs_items)
+                      if (vals := [row.get(m) for row in items if is_number(row.get(m))])}
             if series:
                 out.append(figure(charts.box_plot(series, title=f"{m} per item ({direction})", xlabel=m)))
         else:
-            vals = [row.get(m) for row in runs_items[0] if is_number(row.get(m))]
-            vals = [float(v) for v in vals if math.isfinite(v)]
+            vals = [float(v) for row in runs_items[0]
+                    if is_number(v := row.get(m)) and math.isfinite(v)]
             if not vals:
                 continue
             rate = metric_kind(m, doc.task) == "rate" and all(0.0 <= v <= 1.0 for v in vals)
@@ -304,17 +296,13 @@ def render_extra_value(key: str, value: Any) -> str:
             cols = list(dict.fromkeys(k for v in value.values() for k in v))
             rows = [[k] + [v.get(c) for c in cols] for k, v in value.items()]
             return table([""] + cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"')
-        simple = {k: v for k, v in value.items() if _simple(v)}
+        simple = {k: v for k, v in value.items()   # a scalar or a short list of scalars: one row
+                  if v is None or is_number(v) or isinstance(v, (str, bool)) or (isinstance(v, list)
+                  and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v))}
         rest = "".join(render_extra_value(k, v) for k, v in value.items() if k not in simple)
         return f'<h4>{text_html(key)}</h4>' + (kv_table(simple) if simple else "") + rest
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return f'<h4>{text_html(key)}</h4><pre class="scroll">{esc(text[:20000])}</pre>'
-
-
-def _simple(v: Any) -> bool:
-    """A value that fits one key/value row: a scalar or a short list of scalars."""
-    return (v is None or is_number(v) or isinstance(v, (str, bool))
-            or (isinstance(v, list) and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v)))
 
 
 def extra_section(doc: Doc, skip: set[str]) -> str:
@@ -322,22 +310,19 @@ def extra_section(doc: Doc, skip: set[str]) -> str:
     sources = [("", doc.extra)] + [(doc.run_name(i) if doc.multi else "", r.get("extra") or {})
                                   for i, r in enumerate(doc.runs)]
     for label, extra in sources:
-        for k, v in extra.items():
-            if k in HINT_KEYS or k in skip or v in ([], {}, None):
-                continue
-            if k == "comparison" and doc.comparison is not None:
-                continue   # the system comparison section shows it
-            key = f"{label}: {k}" if label else k
-            parts.append(f'<div class="sk-extra-entry" data-key="{esc(key)}">{render_extra_value(key, v)}</div>')
+        for k, v in extra.items():   # (a comparison is the system comparison section's)
+            if not (k in HINT_KEYS or k in skip or v in ([], {}, None)
+                    or k == "comparison" and doc.comparison is not None):
+                key = f"{label}: {k}" if label else k
+                body = render_extra_value(key, v)
+                parts.append(f'<div class="sk-extra-entry" data-key="{esc(key)}">{body}</div>')
     return "".join(parts)
 
 
 def warnings_html(doc: Doc) -> str:
     ws = doc.hints().get("warnings")
-    if not ws:
-        return ""
-    ws = ws if isinstance(ws, list) else [ws]
-    return '<div class="sk-warnings" role="note"><ul>' + "".join(f"<li>{text_html(w)}</li>" for w in ws) + "</ul></div>"
+    items = "".join(f"<li>{text_html(w)}</li>" for w in (ws if isinstance(ws, list) else [ws]))
+    return f'<div class="sk-warnings" role="note"><ul>{items}</ul></div>' if ws else ""
 
 
 def runs_info(doc: Doc) -> str:
