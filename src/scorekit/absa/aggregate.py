@@ -1,9 +1,5 @@
-"""The structural aggregator (spec §1 step 4, §7) and the multi-seed mean ± std.
-
-``aggregate_run`` -> metrics of one run; ``structural_metrics_csv`` / ``structural_metrics_md``
-render one row per run, one column per metric (spec names); ``aggregate_seeds`` gives
-mean and standard deviation of every numeric metric across seed runs.
-"""
+"""The structural aggregator (spec §1 step 4, §7): one run's metrics, its CSV / Markdown tables
+(spec names), and the mean ± std of every metric across seed runs."""
 
 from __future__ import annotations
 

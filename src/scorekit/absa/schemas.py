@@ -1,10 +1,6 @@
-"""Pydantic models of the rows scorekit reads and writes (spec §1–§3).
-
-``FinalOutputRow`` is one line of ``outputs.jsonl`` (``FinalOutputSchema.model_dump()``);
-``Scorecard`` is one line of ``scorecards.jsonl`` (``make_scorecard`` output). Both are tolerant
-(unknown fields are kept) but the fields the metrics read must have the right shape; a row that
-does not is skipped by the reader with its line and field named.
-"""
+"""Pydantic models of the rows scorekit reads and writes (spec §1–§3): ``FinalOutputRow`` (one line
+of outputs.jsonl) and ``Scorecard`` (one line of scorecards.jsonl). Unknown fields are kept; a row
+whose read fields have the wrong shape is skipped by the reader with its line and field named."""
 
 from __future__ import annotations
 

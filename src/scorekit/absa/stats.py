@@ -1,9 +1,5 @@
-"""Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard).
-
-Every metric of §3–§6 is a ratio of *sums* of these columns, so a run's statistics are the
-column sums, shards merge by addition (``RunStats + RunStats``), and aggregating 100,000
-scorecards is one ``ndarray.sum(axis=0)`` after the per-row extraction.
-"""
+"""Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard): every metric
+of §3–§6 is a ratio of *sums* of these columns, so shards merge by addition."""
 
 from __future__ import annotations
 

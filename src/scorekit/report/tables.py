@@ -1,8 +1,5 @@
-"""Render one table as a rich terminal table, CSV, Markdown or LaTeX.
-
-A table is a header row plus data rows of str/float/int/None. Floats print with ``digits``
-decimals (4 by default) everywhere except CSV, which keeps full precision.
-"""
+"""Render one table (a header row plus rows of str/float/int/None) as a rich terminal table, CSV,
+Markdown or LaTeX; floats with ``digits`` decimals except in CSV (full precision)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""ABSA: the spread over seeds.
-
-``scorekit absa aggregate-seeds`` writes the mean over seeds as ``metrics``, the population
-standard deviation as ``extra["std"]`` and the number of seeds per metric as ``extra["n_seeds"]``;
-that is rendered as a mean ± std table and bar charts with ±std whiskers, grouped by kind of
-value (rates on 0–1, counts on their own axis). A list of per-seed records,
-``extra["seeds"] = [{"seed", <metric>: number}, ...]``, is rendered as mean/std/min/max and box
-plots too. Plus stage 1 -> stage 2 changes of the tuple F1 when a run carries both."""
+"""ABSA: stage 1 -> stage 2 changes of the tuple F1, and the spread over seeds (the mean ± std of
+``scorekit absa aggregate-seeds``, or per-seed records ``extra["seeds"]``; docs/report.md)."""
 
 from __future__ import annotations
 

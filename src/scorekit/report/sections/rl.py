@@ -1,9 +1,5 @@
-"""The HTML report's section for a cross-validation result (task ``summarize-rl-cv``): the
-training reward curve per fold and the policy's comparison with lead-n and TextRank.
-
-The held-out means by n with their CIs are drawn by the report's generic n-sweep chart from
-``extra["sweep"]``.
-"""
+"""Cross-validation (task ``summarize-rl-cv``): the training reward curve per fold and the policy
+against lead-n and TextRank (the held-out means by n are the generic n-sweep chart's)."""
 
 from __future__ import annotations
 

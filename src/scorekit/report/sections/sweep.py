@@ -1,9 +1,6 @@
-"""The n-sweep: the recommended n stated up front and marked on every curve, then the curves with
-their confidence bands and the table of means (recommended column highlighted).
-
-Reads ``extra["sweep"] = {"n": [...], "series": {system: {metric: {"mean", "low", "high"}}}}`` and
-the recommendation as ``scorekit sweep`` writes it, ``extra["recommendation"] = {"interval": [n,
-...], "summarizer", "metric", "rule"}``, or the older ``extra["best"] = {system: n}``."""
+"""The n-sweep: the recommended n stated up front and marked on every curve, the curves with their
+confidence bands and the table of means. What it reads (``extra["sweep"]``,
+``extra["recommendation"]``, older ``extra["best"]``): docs/report.md."""
 
 from __future__ import annotations
 
