@@ -300,11 +300,9 @@ class Override(AbsaMetric):
     }
 
     def from_totals(self, totals: RunStats, override_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        out: dict[str, float | None] = {}
-        for key in self.declared:
-            value = None if override_summary is None else override_summary.get(key)
-            out[key] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        return out
+        values = {k: (override_summary or {}).get(k) for k in self.declared}
+        return {k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                for k, v in values.items()}
 
     def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
         return {}   # a run-level summary: no per-scorecard value

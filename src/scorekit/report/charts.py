@@ -233,7 +233,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
             mark = markers.get((cat, name), "")
-            body += _hbar(cat, name, _at(series[name], ci), _at((errors or {}).get(name), ci), mark, digits,
+            body += _hbar(cat, name, nth(series[name], ci), nth((errors or {}).get(name), ci), mark, digits,
                           sx, lo, hi, label_w, y_bars + si * BAR_H,
                           LOWER_BETTER_COLOR if names == [""] and cat in lower else pick(si),
                           tip_tail=" " + mark if mark else "",
@@ -259,8 +259,8 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     x0 = label_w
     body: list[str] = []
     for ci, cat in enumerate(categories):
-        vals = [_at(series[n], ci) for n in names]
-        errs = [_at((errors or {}).get(n), ci) for n in names]
+        vals = [nth(series[n], ci) for n in names]
+        errs = [nth((errors or {}).get(n), ci) for n in names]
         whiskers = [(v, e) for v, e in zip(vals, errs) if v is not None and e is not None]
         lo, hi = _domain(vals + [v + e for v, e in whiskers] + [v - e for v, e in whiskers])
         sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
@@ -284,7 +284,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     return "\n".join(out + legend + body + ["</svg>"])
 
 
-def _at(values: Sequence[Any] | None, i: int) -> Any:   # None past the end (or without values)
+def nth(values: Sequence[Any] | None, i: int) -> Any:   # None past the end (or without values)
     return values[i] if values is not None and i < len(values) else None
 
 
@@ -298,7 +298,7 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
     room = 30.0   # the longest value label (``0.9286 ± 0.0412 ▲``) right of its bar: never clipped
     for name, vals in series.items():
         for ci, v in enumerate(vals):
-            e = _at((errors or {}).get(name), ci)
+            e = nth((errors or {}).get(name), ci)
             shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
             mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
             room = max(room, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)

@@ -89,16 +89,11 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
         raise ScorekitError(f"{where}not a scorekit result (expected a JSON object, got {type(data).__name__})")
     runs = data.get("runs")
     multi = runs is not None
-    if multi:
-        if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
-            raise ScorekitError(f"{where}'runs' must be a non-empty list of result objects")
-        runs = [dict(r) for r in runs]
-        for r in runs:
-            r.setdefault("task", data.get("task"))
-    else:
-        if "metrics" not in data:
-            raise ScorekitError(f"{where}not a scorekit result (no 'metrics' and no 'runs' key)")
-        runs = [data]
+    if multi and not (isinstance(runs, list) and runs and all(isinstance(r, dict) for r in runs)):
+        raise ScorekitError(f"{where}'runs' must be a non-empty list of result objects")
+    if not multi and "metrics" not in data:
+        raise ScorekitError(f"{where}not a scorekit result (no 'metrics' and no 'runs' key)")
+    runs = [{**r, "task": r.get("task", data.get("task"))} for r in runs] if multi else [data]
     for i, r in enumerate(runs):
         if not isinstance(r.get("metrics", {}), dict):
             raise ScorekitError(f"{where}run {i + 1}: 'metrics' must be an object of name -> number")
@@ -122,12 +117,9 @@ def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
                 lower_better: Callable[[str], bool], at_least: int = 2) -> dict[str, Any]:
     """Each metric's best value over the runs' ``metrics`` (what the tables set in bold), for
     the metrics that at least ``at_least`` runs give a number."""
-    best = {}
-    for k in names:
-        vals = [m.get(k) for m in metrics if is_number(m.get(k))]
-        if len(vals) >= at_least:
-            best[k] = min(vals) if lower_better(k) else max(vals)
-    return best
+    values = {k: [m.get(k) for m in metrics if is_number(m.get(k))] for k in names}
+    return {k: min(vals) if lower_better(k) else max(vals) for k, vals in values.items()
+            if len(vals) >= at_least}
 
 
 def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
@@ -153,12 +145,9 @@ def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def text_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    keys: list[str] = []
-    for row in rows[:200]:
-        for k, v in row.items():
-            if k not in ID_KEYS and k not in keys and (
-                    isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(x, str) for x in v))):
-                keys.append(k)
+    keys = list(dict.fromkeys(k for row in rows[:200] for k, v in row.items() if k not in ID_KEYS
+                              and (isinstance(v, str) or isinstance(v, list) and v
+                                   and all(isinstance(x, str) for x in v))))
     order = {k: i for i, k in enumerate(TEXT_FIELDS_FIRST)}
     return sorted(keys, key=lambda k: (order.get(k, len(order)), keys.index(k)))
 

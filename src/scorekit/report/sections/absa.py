@@ -21,12 +21,10 @@ def _spread_from_std(doc: Doc) -> str:
     n_seeds = doc.extra_value("n_seeds") if isinstance(doc.extra_value("n_seeds"), dict) else {}
     mean = doc.runs[0].get("metrics") or {}
     names = [m for m in mean if m in std]
-    rows = []
-    for m in names:
-        mu, sd = mean.get(m), std.get(m)
-        both = is_number(mu) and is_number(sd)
-        rows.append([cell(m), cell(mu), cell(sd), cell(n_seeds.get(m)),
-                     f'<td class="num">{f"{mu:.4f} ± {sd:.4f}" if both else "–"}</td>'])
+    rows = [[cell(m), cell(mu), cell(sd), cell(n_seeds.get(m)),
+             f'<td class="num">{f"{mu:.4f} ± {sd:.4f}" if both else "–"}</td>']
+            for m in names for mu, sd in [(mean.get(m), std.get(m))]
+            for both in [is_number(mu) and is_number(sd)]]
     seeds = max((v for v in n_seeds.values() if is_number(v)), default=None)
     out = table(["metric", "mean", "std", "seeds", "mean ± std"], rows, cls="sk-seeds", raw_cells=True,
                 caption=f"across {seeds} seeds (std: population, ddof=0)" if seeds else "across seeds")
@@ -42,12 +40,10 @@ def _spread_from_records(doc: Doc) -> str:
     if not (isinstance(seeds, list) and seeds and all(isinstance(s, dict) for s in seeds)):
         return ""
     cols = [c for c in numeric_item_fields(seeds) if c != "seed"]
-    rows = []
-    for c in cols:
-        v = np.array([s[c] for s in seeds if is_number(s.get(c))], dtype=float)
-        rows.append([c, len(v), float(v.mean()) if v.size else None,
-                     float(v.std(ddof=1)) if v.size > 1 else None,
-                     float(v.min()) if v.size else None, float(v.max()) if v.size else None])
+    rows = [[c, len(v), float(v.mean()) if v.size else None,
+             float(v.std(ddof=1)) if v.size > 1 else None,
+             float(v.min()) if v.size else None, float(v.max()) if v.size else None]
+            for c in cols for v in [np.array([s[c] for s in seeds if is_number(s.get(c))], float)]]
     out = table(["metric", "seeds", "mean", "std (ddof=1)", "min", "max"], rows, cls="sk-seeds",
                 caption="across seeds")
     out += figure(charts.box_plot({c: [s[c] for s in seeds if is_number(s.get(c))] for c in cols},

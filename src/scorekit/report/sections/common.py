@@ -39,7 +39,7 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
     out = []
 
     def pick(idx: Sequence[int], src: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
-        return None if src is None else {k: [charts._at(v, j) for j in idx] for k, v in src.items()}
+        return None if src is None else {k: [charts.nth(v, j) for j in idx] for k, v in src.items()}
 
     lower = [str(m) for m in categories if lower_is_better(str(m), task=task)]
 

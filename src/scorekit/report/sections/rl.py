@@ -17,11 +17,9 @@ def rl_cv_section(doc: Doc) -> tuple[str, set[str]]:
     if curve:
         length = max(len(c) for c in curve)
         window = max(1, length // 20)
-        series = {}
-        for f, c in enumerate(curve):
-            smooth = [sum(c[max(0, i - window + 1):i + 1]) / len(c[max(0, i - window + 1):i + 1])
-                      for i in range(len(c))]
-            series[f"fold {f + 1}"] = {"mean": smooth + [None] * (length - len(c))}
+        series = {f"fold {f + 1}": {"mean": [sum(w) / len(w) for i in range(len(c))
+                                             for w in [c[max(0, i - window + 1):i + 1]]]
+                                    + [None] * (length - len(c))} for f, c in enumerate(curve)}
         out.append(figure(charts.line_chart(list(range(1, length + 1)), series,
                                             title=f"training reward (running mean over {window} episodes)",
                                             xlabel="episode", ylabel="BERTScore F1")))
