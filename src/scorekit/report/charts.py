@@ -63,8 +63,7 @@ def wrap_label(s: str, width: float) -> list[str]:
     if text_width(s) <= width:
         return [s]
     lines: list[str] = []
-    cur = ""
-    last_break = -1
+    cur, last_break = "", -1
     for ch in s:
         if text_width(cur + ch) > width and cur:
             if 0 < last_break < len(cur):
@@ -89,8 +88,7 @@ def marker_color(mark: str) -> str:
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
     """A multi-line label centred on ``y_mid``; ``note`` ("↓ better") is one more line."""
     lh = FONT + 1
-    n = len(lines) + (1 if note else 0)
-    y0 = y_mid - (n - 1) * lh / 2 + 4
+    y0 = y_mid - (len(lines) + (1 if note else 0) - 1) * lh / 2 + 4
     spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
     if note:
         spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
@@ -208,9 +206,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     ``data-scale`` attribute (``rate``, ``count``, ...). A category in ``lower`` is lower-is-better:
     its label says "↓ better" and, in a single-series chart, its bar is drawn in
     :data:`LOWER_BETTER_COLOR`."""
-    markers = markers or {}
-    lower = set(lower)
-    names = list(series)
+    markers, lower, names = markers or {}, set(lower), list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
     for name, errs in (errors or {}).items():
         for v, e in zip(series.get(name, ()), errs):
@@ -241,8 +237,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         y += group_h + 10
     plot_bottom = y - 10 + 2
     axis = _axis(label_w, x1, plot_top, plot_bottom, lo, hi, xlabel, integer=integer)
-    height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
-    out = _open(kind, width, height, title,
+    out = _open(kind, width, plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0), title,
                 f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"' + (f' data-scale="{esc(scale)}"' if scale else ""))
     return "\n".join(out + legend + axis + body + ["</svg>"])
 
@@ -342,9 +337,8 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
     x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
     if value_range is None:
-        value_range = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
-        if value_range[0] == value_range[1]:
-            value_range = (value_range[0] - 0.5, value_range[1] + 0.5)
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+        value_range = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
     counts, edges = np.histogram(x, bins=bins, range=value_range)
     top = _heading_h(title, width, 14, 8.0)
     x0, x1 = 40.0, width - 28   # room for the last edge's label
@@ -402,8 +396,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
     x0, x1 = label_w, width - 14
     top = _heading_h(title, width, 14, 6.0)
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
-    body = []
-    y = top
+    body, y = [], top
     for i, (name, s) in enumerate(stats.items()):
         lines = wrap_label(name, label_w - 10)
         row_h = max(26.0, (FONT + 1) * len(lines) + 6)
@@ -414,8 +407,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
             tip = (f"{name}: n={s['n']} median={s['median']:.4f} mean={s['mean']:.4f} "
                    f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]"
                    + (f" outliers={s['outliers']}" if s["outliers"] else ""))
-            c = color(i)
-            cy = y + row_h / 2
+            c, cy = color(i), y + row_h / 2
             body.append(
                 f'<g class="sk-box" data-series="{esc(name)}" {attrs}><title>{esc(tip)}</title>'
                 f'<line x1="{sx(s["whisker_low"]):.2f}" y1="{cy:.2f}" x2="{sx(s["whisker_high"]):.2f}" '
@@ -433,10 +425,8 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                             f'cx="{sx(v):.2f}" cy="{cy:.2f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5">'
                             f'<title>{esc(name)}: {fmt(v)} (outlier)</title></circle>')
         y += row_h
-    axis = _axis(x0, x1, top, y, lo, hi, xlabel)
     out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
-    out += axis + body
-    return "\n".join(out + ["</svg>"])
+    return "\n".join(out + _axis(x0, x1, top, y, lo, hi, xlabel) + body + ["</svg>"])
 
 
 def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
@@ -483,11 +473,9 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     out += legend + _axis(x0, x1, y0, y1, lo, hi, ylabel, vertical=True)
     out += _x_labels([(sx(xv), f"{xv:g}") for xv in xs], x0, x1, y1, xlabel)
     shown = [float(m) for m in marks if m is not None and math.isfinite(float(m)) and xlo <= float(m) <= xhi]
-    for k, m in enumerate(shown):
-        mx = sx(m)
-        out.append(f'<g class="sk-mark" data-x="{num_attr(m)}"><title>{esc(mark_label)} n = {m:g}</title>'
-                   f'<line x1="{mx:.2f}" y1="{y0 - 4:.2f}" x2="{mx:.2f}" y2="{y1:.2f}" stroke="#b00" '
-                   f'stroke-width="1.5" stroke-dasharray="5,3"/></g>')
+    out += [f'<g class="sk-mark" data-x="{num_attr(m)}"><title>{esc(mark_label)} n = {m:g}</title>'
+            f'<line x1="{sx(m):.2f}" y1="{y0 - 4:.2f}" x2="{sx(m):.2f}" y2="{y1:.2f}" '
+            f'stroke="#b00" stroke-width="1.5" stroke-dasharray="5,3"/></g>' for m in shown]
     if shown:   # one label per chart, however many n are recommended
         span = f"{shown[0]:g}" if len(shown) == 1 else f"{shown[0]:g}–{shown[-1]:g}"
         mx = sx(shown[0])
@@ -498,8 +486,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     for i, name in enumerate(names):
         s, c = series[name], color(i)
         mean = list(s.get("mean") or [])
-        low, high = list(s.get("low") or []), list(s.get("high") or [])
-        pts = [(xs[j], mean[j], low[j] if j < len(low) else None, high[j] if j < len(high) else None)
+        pts = [(xs[j], mean[j], nth(s.get("low") or [], j), nth(s.get("high") or [], j))
                for j in range(min(len(xs), len(mean)))]
         band = [(px, pl, ph) for px, _, pl, ph in pts if pl is not None and ph is not None
                 and math.isfinite(pl) and math.isfinite(ph)]
