@@ -46,10 +46,10 @@ def _pyplot():
                 font_manager.fontManager.addfont(path)
     known = {f.name for f in font_manager.fontManager.ttflist}
     families = [f for f in _KOREAN_FAMILIES if f in known]
-    plt.rcParams["font.family"] = ["DejaVu Sans", *families]   # fallback per glyph (matplotlib ≥ 3.6)
-    plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(PALETTE))
-    plt.rcParams["axes.spines.top"] = False
-    plt.rcParams["axes.spines.right"] = False
+    # font.family: a fallback per glyph (matplotlib ≥ 3.6)
+    plt.rcParams.update({"font.family": ["DejaVu Sans", *families],
+                         "axes.prop_cycle": matplotlib.cycler(color=list(PALETTE)),
+                         "axes.spines.top": False, "axes.spines.right": False})
     return plt
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.charts import esc, fmt, nth, num_attr
 from scorekit.report.model import (LABELS, Doc, best_values, is_number, label, lower_is_better,
                                    primary_metric, sort_key)
 from scorekit.report import parts
@@ -70,14 +70,11 @@ def sig_mark(symbol: str, what: str = "", short: bool = False) -> str:
 
 def tiles(doc: Doc, keys: Sequence[str]) -> str:
     """The first run's metrics ``keys`` as tiles: the label above, the number big."""
-    out = []
-    for key in keys:
-        arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
-                 if lower_is_better(key, doc) else "")
-        out.append(f'<div class="sk-tile" title="{esc(key)}">'
-                   f'<span class="sk-tile-label">{text_html(label(key, doc.task))}{arrow}</span>'
-                   f'{num(_metrics(doc).get(key), key)}</div>')
-    return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
+    arrow = {True: ' <span class="sk-dir" title="lower is better">↓ better</span>', False: ""}
+    out = "".join(f'<div class="sk-tile" title="{esc(key)}"><span class="sk-tile-label">'
+                  f'{text_html(label(key, doc.task))}{arrow[lower_is_better(key, doc)]}</span>'
+                  f'{num(_metrics(doc).get(key), key)}</div>' for key in keys)
+    return f'<div class="sk-tiles">{out}</div>' if out else ""
 
 
 def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
@@ -304,12 +301,9 @@ def summary_answer(doc: Doc) -> str:
 # ------------------------------------------------------------------------------------ sweep
 @answer("sweep")
 def sweep_answer(doc: Doc) -> str:
-    rec = doc.extra_value("recommendation")
-    sweep = doc.hints().get("sweep")
-    if not isinstance(rec, dict) or not isinstance(sweep, dict):
-        return generic_answer(doc)
-    ns = [v for v in rec.get("interval") or [] if is_number(v)]
-    if not ns:
+    rec, sweep = doc.extra_value("recommendation"), doc.hints().get("sweep")
+    ns = [v for v in rec.get("interval") or [] if is_number(v)] if isinstance(rec, dict) else []
+    if not ns or not isinstance(sweep, dict):
         return generic_answer(doc)
     span = f"{ns[0]:g}" if len(ns) == 1 else f"{ns[0]:g}–{ns[-1]:g}"
     metric, system = rec.get("metric"), rec.get("summarizer")
@@ -320,14 +314,11 @@ def sweep_answer(doc: Doc) -> str:
             + (f" ({text_html(system)}, {esc(label(str(metric)))})" if system and metric else ""))
     rows = []
     if j is not None and metric:
-        def at(s: str) -> float | None:
-            v = ((series.get(s) or {}).get(metric) or {}).get("mean") or []
-            return v[j] if j < len(v) else None
+        def at(s: str, key: str = "mean") -> float | None:
+            return nth(((series.get(s) or {}).get(metric) or {}).get(key), j)
         for s in sorted(series, key=lambda s: sort_key(at(s), True)):
-            vals = (series[s].get(metric) or {})
-            low, high = (vals.get("low") or [None] * (j + 1)), (vals.get("high") or [None] * (j + 1))
-            ci = (f"[{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
-                  and is_number(low[j]) and is_number(high[j]) else "")
+            low, high = at(s, "low"), at(s, "high")
+            ci = f"[{fmt(low, 3)}, {fmt(high, 3)}]" if is_number(low) and is_number(high) else ""
             rows.append([text_html(s) + (" <small>(recommended)</small>" if s == system else ""),
                          num(at(s), f"{s}/{metric}@{ns[0]:g}"), ci])
     why = rec.get("rule")
@@ -358,9 +349,8 @@ def rl_answer(doc: Doc) -> str:
     rows = []
     overall = [c for c in comps if c.get("n") == "all"]
     for c in overall or comps:   # the overall row per opponent; the table by n is below
-        sym = SIG_NONE
-        if is_number(c.get("p_t")) and c["p_t"] < 0.05 and is_number(c.get("diff")):
-            sym = SIG_BETTER if c["diff"] > 0 else SIG_WORSE
+        sig = is_number(c.get("p_t")) and c["p_t"] < 0.05 and is_number(c.get("diff"))
+        sym = (SIG_BETTER if c["diff"] > 0 else SIG_WORSE) if sig else SIG_NONE
         what = f"rl-vs-{c.get('against')}@{c.get('n')}"
         rows.append([esc(c.get("against")) + ("" if overall else f" <small>n={esc(c.get('n'))}</small>"),
                      num(c.get("diff"), f"{what}/diff", 3),
