@@ -158,13 +158,9 @@ def aggregate_seeds(seed_metrics: Sequence[tuple[str, Mapping[str, Any]]]) -> Se
         mean = np.nansum(values, axis=0) / np.where(n, n, 1)
         dev = np.where(present, values - mean, 0.0)
         std = np.sqrt((dev ** 2).sum(axis=0) / np.where(n, n, 1))
-    return SeedAggregate(
-        names,
-        [float(m) if k else None for m, k in zip(mean, n)],
-        [float(s) if k else None for s, k in zip(std, n)],
-        [int(k) for k in n],
-        [s for s, _ in seed_metrics],
-    )
+    return SeedAggregate(names, [float(m) if k else None for m, k in zip(mean, n)],
+                         [float(s) if k else None for s, k in zip(std, n)], [int(k) for k in n],
+                         [s for s, _ in seed_metrics])
 
 
 def aggregated_csv(agg: SeedAggregate) -> str:

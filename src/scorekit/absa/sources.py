@@ -49,15 +49,12 @@ def _confidence(value: Any) -> float:
 
 def to_items(values: Any) -> tuple[Item, ...]:
     """Normalise a list of tuple dicts; non-dicts and empty dicts are ignored."""
-    if not isinstance(values, list):
-        return ()
     out = []
-    for d in values:
+    for d in values if isinstance(values, list) else ():
         if not isinstance(d, dict) or not d:
             continue
         implicit = d.get("is_implicit") is True
-        raw_term = "" if implicit else _term_text(d)
-        term = normalize_term(raw_term)
+        term = normalize_term("" if implicit else _term_text(d))
         pol = d.get("polarity")
         polarity, missing = normalize_polarity(d.get("label") if pol is None else pol)
         if not term and missing and not implicit and not d.get("aspect_ref"):
@@ -120,12 +117,9 @@ def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:
 
 
 def gold_list(record: dict) -> list | None:
-    """The gold tuples as written, or ``None`` when the row carries no gold annotation at all.
-
-    Looked up in ``inputs`` then at the top level, of the record then of its parsed output,
-    under ``gold_tuples``, ``gold``, ``gold_triplets``. An explicit empty list is an annotation
-    ("no aspect here").
-    """
+    """The gold tuples as written (``inputs`` then the top level, of the record then of its parsed
+    output; ``gold_tuples``, ``gold``, ``gold_triplets``), or ``None`` without any gold annotation
+    (an explicit empty list is one: "no aspect here")."""
     po = parsed_output(record)
     for holder in (_dict(record.get("inputs")), record, _dict(po.get("inputs")), po):
         for key in ("gold_tuples", "gold", "gold_triplets"):

@@ -65,10 +65,7 @@ def f1_pairs(gold: frozenset, pred: frozenset) -> float:
 def sets_match_with_empty_rule(gold: frozenset, pred: frozenset) -> bool:
     """``tuple_sets_match_with_empty_rule``: empty gold matches only an empty prediction;
     otherwise a match is precision = recall = 1 under the F1 rule above."""
-    if not gold:
-        return not pred
-    tp = pair_counts(gold, pred)
-    return tp == len(pred) == len(gold)
+    return pair_counts(gold, pred) == len(pred) == len(gold) if gold else not pred
 
 
 def _rep_key(it: Item) -> tuple[bool, float, bool]:
@@ -94,16 +91,11 @@ def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
             rep.add((it.term, it.polarity))
     raw = after = False
     for term, group in groups.items():
-        if len(group) == 1:
-            rep.add((term, group[0].polarity))
-            continue
         best = max(_rep_key(it) for it in group)
         top = [it for it in group if _rep_key(it) == best]
         rep.add((term, top[0].polarity))
-        if len({it.polarity for it in group}) > 1:
-            raw = True
-            if len({it.polarity for it in top}) > 1:
-                after = True
+        raw = raw or len({it.polarity for it in group}) > 1
+        after = after or len({it.polarity for it in top}) > 1   # (top is part of the group)
     return raw, after, frozenset(rep)
 
 
@@ -111,10 +103,9 @@ def _validator(record: dict) -> tuple[bool, bool, bool]:
     s1 = s2 = neg = False
     blocks = record.get("validator")
     for block in blocks if isinstance(blocks, list) else ():
-        if not isinstance(block, dict):
+        risks = block.get("structural_risks") if isinstance(block, dict) else None
+        if not isinstance(risks, list):
             continue
-        risks = block.get("structural_risks")
-        risks = risks if isinstance(risks, list) else []
         stage = str(block.get("stage", "")).lower()
         s1 = s1 or bool(risks) and stage == "stage1"
         s2 = s2 or bool(risks) and stage == "stage2"

@@ -231,19 +231,15 @@ def primary_metric(doc: Doc) -> str | None:
         cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n[0] if isinstance(n, list) and n else None}"
         if cand in fields:
             return cand
-    if doc.task == "retrieval":   # the first measure the user listed (results keep their order)
-        first = next((m for m in metrics if m in fields or not fields), None)
-        if first:
-            return first
+    first = next((m for m in metrics if m in fields or not fields), None)
+    if doc.task == "retrieval" and first:   # the first measure the user listed (in its order)
+        return first
     pool = fields or metrics
     lower = {f.lower(): f for f in pool}
     for cand in PRIMARY_METRICS.get(doc.task, ()):
         if cand in lower:
             return lower[cand]
-    for m in metrics:
-        if m in fields:
-            return m
-    return pool[0] if pool else None
+    return next((m for m in metrics if m in fields), pool[0] if pool else None)
 
 
 # ------------------------------------------------------------------------------ human labels
@@ -283,11 +279,9 @@ def label(key: str, task: str | None = None) -> str:
     if key in LABELS:
         return LABELS[key]
     if task == "retrieval":
-        canonical = retrieval_measure_name(key)
-        if canonical:
-            fam, _, k = canonical.partition("@")
-            if "(" not in fam and fam in _RETRIEVAL_LABELS:
-                return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
+        fam, _, k = (retrieval_measure_name(key) or "").partition("@")
+        if fam in _RETRIEVAL_LABELS:
+            return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
     base = declared_key(key) if task == "caption" else key
     if base != key and base in LABELS:    # a folder parameter by its last two parts
         args = re.sub(r"=([^,=();]*/)([^,=();/]+/[^,=();/]+)(?=[,)])", r"=…/\2", key[len(base):])
