@@ -152,11 +152,9 @@ def _unpaired(runs: Sequence[AggregatedRun]) -> str | None:
 
 def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,
                    engine=None, compare_runs: bool | None = None) -> Aggregated:
-    """Every RUN (a run directory or its scorecards.jsonl; with a started RayEngine also a folder
-    of scorecard shards) aggregated; several runs over the same scorecard ids (seeds or systems on
-    one data set) are compared with the first. ``compare_runs``: None (default) compares them when
-    they can be paired and says why not otherwise (a warning); True insists (an error when they
-    cannot be paired); False never compares."""
+    """Every RUN (a run directory, its scorecards.jsonl, or on Ray a folder of shards) aggregated;
+    runs over the same scorecard ids are compared with the first. ``compare_runs``: None compares
+    when they can be paired (else a warning says why), True insists (else an error), False never."""
     runs: list[AggregatedRun] = []
     warnings: list[str] = []
     for path in paths:

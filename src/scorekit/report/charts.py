@@ -196,16 +196,11 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                  domain: tuple[float, float] | None = None, integer: bool = False,
                  errors: Mapping[str, Sequence[float | None]] | None = None,
                  scale: str | None = None, lower: Sequence[str] = ()) -> str:
-    """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
-    system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant).
-
-    ``domain`` fixes the value axis (rates: ``(0, 1)``, widened only if a value falls outside);
-    otherwise it is fitted to the values and zero. ``integer`` puts ticks on whole numbers
-    (counts). ``errors[series][i]`` draws a whisker of +-that value (e.g. std over seeds).
-    Category labels wrap onto several lines rather than being cut. ``scale`` names the axis in a
-    ``data-scale`` attribute (``rate``, ``count``, ...). A category in ``lower`` is lower-is-better:
-    its label says "↓ better" and, in a single-series chart, its bar is drawn in
-    :data:`LOWER_BETTER_COLOR`."""
+    """Horizontal bar clusters: one per category (a measure), one bar per series (a system), with
+    ``markers[(category, series)]`` after the value. ``domain`` fixes the value axis (widened only
+    if a value falls outside; else fitted to the values and zero); ``integer``: whole-number ticks;
+    ``errors[series][i]``: a ±whisker; ``scale``: the axis's ``data-scale``. A category in
+    ``lower`` says "↓ better" (one series: its bar in :data:`LOWER_BETTER_COLOR`)."""
     markers, lower, names = markers or {}, set(lower), list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
     for name, errs in (errors or {}).items():

@@ -63,12 +63,11 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
         if len(idx) > 1:
             bars(idx, f"{metric} (one axis)", "score")
             by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
-    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, Overall, ...) share one axis too,
-    # so 0.07 is drawn a fifth as long as 0.37; a score outside it (UMass -11.2, CIDEr 2.6) keeps
-    # an axis of its own
+    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, ...) share one axis too, so 0.07
+    # is drawn a fifth as long as 0.37; one outside it (UMass -11.2, CIDEr 2.6) keeps its own
     unit = [j for j in by_kind.get("score", [])
-            if all(v is None or not is_number(v) or abs(v) <= 1.0
-                   for vals in series.values() for v in [vals[j] if j < len(vals) else None])]
+            if all(not is_number(v := charts.nth(vals, j)) or abs(v) <= 1.0
+                   for vals in series.values())]
     if len(unit) > 1:
         bars(unit, "scores within [−1, 1] (one axis)", "score")
         by_kind["score"] = [j for j in by_kind["score"] if j not in unit]
@@ -130,9 +129,8 @@ def _metrics_by_row(doc: Doc, names: Sequence[str], value: Callable[[Mapping[str
 
 
 def _header_title(m: str, doc: Doc) -> str:
-    kind = metric_kind(m, doc.task)
+    kind, d = metric_kind(m, doc.task), metric_doc(m, doc.task)
     direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
-    d = metric_doc(m, doc.task)
     return f"{m}: {d + '; ' if d else ''}{kind if kind != UNKNOWN else 'not in the metric registry'}; {direction}"
 
 
