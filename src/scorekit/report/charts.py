@@ -137,9 +137,7 @@ def _open(kind: str, width: float, height: float, title: str | None, attrs: str 
 
 
 def _heading_h(title: str | None, width: float, extra: float, none: float) -> float:
-    if not title:
-        return none
-    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
+    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra if title else none
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
@@ -177,10 +175,10 @@ def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, labe
         else:
             x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
             xa, ya, xb, yb, tx, ty, anchor = x, y0, x, y1, x, y1 + FONT + 2, "middle"
-        out.append(f'<line class="sk-grid" x1="{xa:.2f}" y1="{ya:.2f}" x2="{xb:.2f}" y2="{yb:.2f}" '
-                   f'stroke="#ddd" stroke-width="1"/>')
-        out.append(f'<text class="sk-tick" x="{tx:.2f}" y="{ty:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="{anchor}" fill="#555">{t:g}</text>')
+        out += [f'<line class="sk-grid" x1="{xa:.2f}" y1="{ya:.2f}" x2="{xb:.2f}" y2="{yb:.2f}" '
+                f'stroke="#ddd" stroke-width="1"/>',
+                f'<text class="sk-tick" x="{tx:.2f}" y="{ty:.2f}" font-size="{FONT - 1}" '
+                f'text-anchor="{anchor}" fill="#555">{t:g}</text>']
     if label:
         where = (f'x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}"' if vertical else
                  f'x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 6:.2f}" font-size="{FONT - 1}" '
@@ -315,8 +313,7 @@ def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: 
            f'height="{BAR_H - 2:g}" fill="{fill}"{flag}><title>{esc(tip)}</title></rect>']
     end = max(zero, xv)
     if e is not None and math.isfinite(e) and e > 0:
-        a, b = sx(v - e), sx(v + e)
-        cy = yy + BAR_H / 2
+        a, b, cy = sx(v - e), sx(v + e), yy + BAR_H / 2
         out.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
                    f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
         end = max(end, b)
@@ -338,8 +335,7 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     top = _heading_h(title, width, 14, 8.0)
     x0, x1 = 40.0, width - 28   # room for the last edge's label
     y0, y1 = top + FONT + 10, top + FONT + 10 + height
-    cmax = max(int(counts.max()) if counts.size else 0, 1)
-    cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
+    cmax_axis = nice_ticks(0, max(int(counts.max()) if counts.size else 0, 1), 4, integer=True)[-1]
     out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
                 f' data-n="{x.size}"')
     out += _axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True, vertical=True)
@@ -388,8 +384,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
     all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
     lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
     label_w = min(150.0, max([text_width(n) for n in series] + [40.0]) + 12)
-    x0, x1 = label_w, width - 14
-    top = _heading_h(title, width, 14, 6.0)
+    x0, x1, top = label_w, width - 14, _heading_h(title, width, 14, 6.0)
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
     body, y = [], top
     for i, (name, s) in enumerate(stats.items()):
@@ -458,9 +453,8 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     xlo, xhi = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
-    top = _heading_h(title, width, 14, 6.0)
+    top, x0, x1 = _heading_h(title, width, 14, 6.0), 44.0, width - 12
     legend, legend_h = _legend(names, top, width)
-    x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
     sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
     sy = lambda v: y1 - (v - lo) / (hi - lo) * (y1 - y0)  # noqa: E731

@@ -263,12 +263,10 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
         # n-sweep curves
         sweep = doc.hints().get("sweep")
         if isinstance(sweep, dict) and isinstance(sweep.get("series"), dict):
-            per_metric: dict[str, dict[str, Any]] = {}
-            for sysname, ms in sweep["series"].items():
-                for m, vals in ms.items():
-                    if isinstance(vals, dict):
-                        per_metric.setdefault(m, {})[sysname] = vals
-            for m, s in per_metric.items():
+            series = sweep["series"]
+            for m in dict.fromkeys(k for ms in series.values() for k, v in ms.items()
+                                   if isinstance(v, dict)):
+                s = {name: ms[m] for name, ms in series.items() if isinstance(ms.get(m), dict)}
                 written.append(line_ci_png(sweep.get("n") or [], s, out_dir / f"{stem}_sweep_{_slug(m)}.png",
                                            title=f"{m} by n", xlabel="n (words)", ylabel=m))
     return written

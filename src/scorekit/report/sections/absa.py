@@ -53,14 +53,10 @@ def _spread_from_records(doc: Doc) -> str:
 
 
 def _stages(doc: Doc) -> str:
-    rows = []
-    for i, r in enumerate(doc.runs):
-        m = r.get("metrics") or {}
-        for s1, s2 in STAGES:
-            if is_number(m.get(s1)) and is_number(m.get(s2)):
-                name = s1.rsplit("_", 1)[0].replace("_f1", " F1")   # "tuple F1"
-                rows.append([cell(doc.run_name(i)), cell(name), cell(m[s1]), cell(m[s2]),
-                             change_cell(m[s2], m[s1])])
+    rows = [[cell(doc.run_name(i)), cell(s1.rsplit("_", 1)[0].replace("_f1", " F1")),   # "tuple F1"
+             cell(m[s1]), cell(m[s2]), change_cell(m[s2], m[s1])]
+            for i, r in enumerate(doc.runs) for m in [r.get("metrics") or {}] for s1, s2 in STAGES
+            if is_number(m.get(s1)) and is_number(m.get(s2))]
     if not rows:
         return ""
     return table(["run", "metric", "stage 1", "stage 2", "change"], rows, cls="sk-stages", raw_cells=True,
