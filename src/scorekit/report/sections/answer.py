@@ -34,12 +34,11 @@ SIG_CLASS = {SIG_BETTER: "sig-better", SIG_WORSE: "sig-worse", SIG_NONE: "sig-no
 def answer_html(doc: Doc) -> str:
     # several systems compared against a baseline (retrieval, `runs compare` of any task, ...):
     # the best system, its margin and its significance; else the task's own answer
-    own = doc.task in OWN_COMPARISON
-    fn = comparison_answer if doc.multi and doc.comparison and not own else ANSWERS.get(doc.task, generic_answer)
+    fn = (comparison_answer if doc.multi and doc.comparison and doc.task not in OWN_COMPARISON
+          else ANSWERS.get(doc.task, generic_answer))
     body = fn(doc) or generic_answer(doc)
-    if not body:
-        return ""
-    return f'<div class="sk-answer" data-task="{esc(doc.task)}" role="region" aria-label="the answer">{body}</div>'
+    return (f'<div class="sk-answer" data-task="{esc(doc.task)}" role="region" '
+            f'aria-label="the answer">{body}</div>' if body else "")
 
 
 # ---------------------------------------------------------------------------------- pieces

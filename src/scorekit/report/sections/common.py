@@ -230,9 +230,7 @@ def drilldown_rows(doc: Doc, run: int = 0, limit: int = MAX_ITEMS) -> tuple[list
 
 def drilldown_section(doc: Doc) -> str:
     prim = primary_metric(doc)
-    out = []
-    if doc.multi:
-        out.append(pivot_section(doc, prim))
+    out = [pivot_section(doc, prim)] if doc.multi else []
     for i in range(len(doc.runs)):
         header, rows, n = drilldown_rows(doc, i)
         if not rows:
