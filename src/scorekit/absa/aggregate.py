@@ -65,9 +65,8 @@ def run_id_from_dir(name: str) -> tuple[str, str | None]:
 
 
 def _csv_cell(v: Any) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return ""
-    return repr(v) if isinstance(v, float) else str(v)
+    missing = v is None or (isinstance(v, float) and not math.isfinite(v))
+    return "" if missing else repr(v) if isinstance(v, float) else str(v)
 
 
 def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
@@ -83,9 +82,8 @@ def structural_metrics_csv(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str
 
 
 def _md_cell(v: Any) -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "N/A"
-    return f"{v:.4f}" if isinstance(v, float) else str(v).replace("|", "\\|")
+    missing = v is None or (isinstance(v, float) and not math.isfinite(v))
+    return "N/A" if missing else f"{v:.4f}" if isinstance(v, float) else str(v).replace("|", "\\|")
 
 
 def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: str | None = None) -> str:

@@ -25,9 +25,7 @@ VALID_POLARITIES = frozenset({"positive", "negative", "neutral"})
 
 def normalize_term(value: object) -> str:
     """Normalised aspect term; ``""`` for implicit / missing."""
-    if not isinstance(value, str) or not value:
-        return ""
-    return _normalize_term(value)
+    return _normalize_term(value) if isinstance(value, str) and value else ""
 
 
 @lru_cache(maxsize=65536)  # aspect terms repeat a lot across a run
@@ -37,9 +35,8 @@ def _normalize_term(value: str) -> str:
 
 def normalize_polarity(value: object) -> tuple[str, bool]:
     """``(polarity, missing)``: canonical polarity and whether it was missing (-> neutral)."""
-    if not isinstance(value, str) or not value.strip():
-        return "neutral", True
-    return _normalize_polarity(value)
+    given = isinstance(value, str) and value.strip()
+    return _normalize_polarity(value) if given else ("neutral", True)
 
 
 @lru_cache(maxsize=4096)

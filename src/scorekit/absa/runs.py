@@ -145,9 +145,8 @@ def _unpaired(runs: Sequence[AggregatedRun]) -> str | None:
     for r in runs:
         if len(set(r.ids)) != len(r.ids):
             return f"{r.run_dir.name} repeats a text_id"
-    if not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
-        return "the runs share none"
-    return None
+    shared = set(runs[0].ids).intersection(*[r.ids for r in runs[1:]])
+    return None if shared else "the runs share none"
 
 
 def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,

@@ -35,9 +35,8 @@ def esc(value: Any) -> str:
 
 def num_attr(value: float | None) -> str:
     """Full-precision number for a data attribute (``nan`` for a missing value)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "nan"
-    return repr(float(value))
+    missing = value is None or (isinstance(value, float) and not math.isfinite(value))
+    return "nan" if missing else repr(float(value))
 
 
 def fmt(value: float | None, digits: int = 4) -> str:
@@ -86,7 +85,6 @@ def marker_color(mark: str) -> str:
 
 
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
-    """A multi-line label centred on ``y_mid``; ``note`` ("↓ better") is one more line."""
     lh = FONT + 1
     y0 = y_mid - (len(lines) + (1 if note else 0) - 1) * lh / 2 + 4
     spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
@@ -164,7 +162,6 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[l
 
 def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, label: str | None = None,
           integer: bool = False, *, vertical: bool = False) -> list[str]:
-    """Grid lines and tick labels for the value axis [lo, hi] of the box x0..x1, y0 (top)..y1."""
     out = []
     for t in nice_ticks(lo, hi, integer=integer):
         if t < lo - 1e-12 or t > hi + 1e-12:

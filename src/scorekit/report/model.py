@@ -125,9 +125,8 @@ def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
 def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
     """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last.
     (Best first is ``sort_key(value, not lower_better)``.)"""
-    if not is_number(value) or not math.isfinite(value):
-        return (1, 0.0)
-    return (0, -value if lower_better else value)
+    finite = is_number(value) and math.isfinite(value)
+    return (0, -value if lower_better else value) if finite else (1, 0.0)
 
 
 def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:

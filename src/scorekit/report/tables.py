@@ -15,9 +15,7 @@ def fmt_cell(value: Any, digits: int = 4) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.{digits}f}"
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 

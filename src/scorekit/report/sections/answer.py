@@ -93,9 +93,8 @@ def _metrics(doc: Doc, i: int = 0) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------- generic
 def generic_answer(doc: Doc) -> str:
-    if doc.multi:
-        return ranked_runs(doc)
-    return tiles(doc, [k for k, v in _metrics(doc).items() if is_number(v)][:TILES])
+    return ranked_runs(doc) if doc.multi else tiles(doc, [k for k, v in _metrics(doc).items()
+                                                          if is_number(v)][:TILES])
 
 
 def one_run(doc: Doc, keys: Sequence[str], lead: Sequence[str], noun: str, no_items: str = "") -> str:
@@ -230,12 +229,10 @@ def caption_answer(doc: Doc) -> str:
         return label(d if declared[d] == 1 else key, doc.task)
 
     base = rep.get("baseline_meteor")
-    pname = esc(name(prim))
-    if is_number(base):
-        head = (f"{pname} {num(m[prim], prim)} against the baseline {num(base, 'baseline_meteor')}: "
-                f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}")
-    else:
-        head = f"{pname} {num(m[prim], prim)} (no baseline given)"
+    head = f"{esc(name(prim))} {num(m[prim], prim)} " + (
+        f"against the baseline {num(base, 'baseline_meteor')}: "
+        f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}"
+        if is_number(base) else "(no baseline given)")
     targets = [t for t in rep.get("targets") or [] if isinstance(t, dict)]
     first = next((t for t in targets if t.get("metric") == prim), None)
     if first is not None:
