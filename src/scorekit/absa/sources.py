@@ -81,12 +81,9 @@ def final_result(record: dict) -> dict:
 
 
 def process_trace(record: dict) -> list:
-    runtime = _dict(record.get("runtime"))
-    for trace in (runtime.get("process_trace"), record.get("process_trace"),
-                  parsed_output(record).get("process_trace")):
-        if isinstance(trace, list) and trace:
-            return trace
-    return []
+    traces = (_dict(record.get("runtime")).get("process_trace"), record.get("process_trace"),
+              parsed_output(record).get("process_trace"))
+    return next((trace for trace in traces if isinstance(trace, list) and trace), [])
 
 
 def extract_final(record: dict) -> Extracted:

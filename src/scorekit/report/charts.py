@@ -198,10 +198,9 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     ``lower`` says "↓ better" (one series: its bar in :data:`LOWER_BETTER_COLOR`)."""
     markers, lower, names = markers or {}, set(lower), list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
-    for name, errs in (errors or {}).items():
-        for v, e in zip(series.get(name, ()), errs):
-            if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
-                values += [v - e, v + e]
+    values += [v + s * e for n, es in (errors or {}).items() for v, e in zip(series.get(n, ()), es)
+               if v is not None and e is not None and math.isfinite(v) and math.isfinite(e)
+               for s in (-1, 1)]   # the whiskers' ends
     if domain is not None and all(domain[0] <= v <= domain[1] for v in values):
         lo, hi = domain
     else:

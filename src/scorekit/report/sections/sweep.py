@@ -38,12 +38,10 @@ def sweep_section(doc: Doc) -> tuple[str, set[str]]:
     series: dict[str, dict] = sweep["series"]
     marks, rec_text = recommendation(doc)
     metrics = list(dict.fromkeys(m for per_metric in series.values() for m in per_metric))
-    figs = []
-    for m in metrics:
-        s = {name: per_metric[m] for name, per_metric in series.items() if isinstance(per_metric.get(m), dict)}
-        figs.append(figure(charts.line_chart(n, s, title=f"{m} by n", xlabel="n (words)", ylabel=m,
-                                             marks=marks, mark_label="recommended n",
-                                             bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)))
+    figs = [figure(charts.line_chart(
+        n, {name: pm[m] for name, pm in series.items() if isinstance(pm.get(m), dict)},
+        title=f"{m} by n", xlabel="n (words)", ylabel=m, marks=marks, mark_label="recommended n",
+        bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)) for m in metrics]
     header = ["system", "metric"] + [f"n={x}" + (" ★" if float(x) in marks else "") for x in n]
     def value(vals: dict, j: int) -> str:
         v, low, high = (nth(vals.get(k), j) for k in ("mean", "low", "high"))
