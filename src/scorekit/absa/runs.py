@@ -34,18 +34,15 @@ def resolve(path: Path, name: str) -> tuple[Path, Path]:
 def checked(result, strict: bool, what: str) -> list[str]:
     """The warnings of a tolerant read (skipped rows); with ``strict`` a skipped row is an error
     naming its line and field, and no valid row at all is always one."""
-    warnings: list[str] = []
-    if result.skipped:
-        if strict:
-            first = result.skipped[0]
-            what_field = f"field {first.field!r}: " if first.field else ""
-            raise InputError(f"malformed row: {what_field}{first.reason} "
-                             f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
-        warnings += list(result.warnings())
-        warnings.append(f"{result.path}: skipped {result.n_skipped} malformed row(s), kept {len(result.rows)}")
+    if result.skipped and strict:
+        first = result.skipped[0]
+        what_field = f"field {first.field!r}: " if first.field else ""
+        raise InputError(f"malformed row: {what_field}{first.reason} "
+                         f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
     if not result.rows:
         raise InputError(f"no valid {what} rows", result.path)
-    return warnings
+    return [*result.warnings(), f"{result.path}: skipped {result.n_skipped} malformed row(s), "
+            f"kept {len(result.rows)}"] if result.skipped else []
 
 
 def hint_workflow(given: Path, file: Path) -> None:

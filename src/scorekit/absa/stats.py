@@ -127,8 +127,7 @@ def row_stats(record: dict) -> list:
     delta_f1 = 0.0
     if gold is not None:
         gold_pairs = frozenset((it.term, it.polarity) for it in gold)
-        m1 = sets_match_with_empty_rule(gold_pairs, s1_pairs)
-        m2 = sets_match_with_empty_rule(gold_pairs, s2_pairs)
+        m1, m2 = (sets_match_with_empty_rule(gold_pairs, pairs) for pairs in (s1_pairs, s2_pairs))
         row["gold_annotated"] = 1
         row[("n_keep" if m2 else "n_break") if m1 else ("n_fix" if m2 else "n_still")] = 1
         if gold_pairs:
