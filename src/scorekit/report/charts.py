@@ -481,19 +481,17 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
             poly += [f"{sx(px):.2f},{sy(pl):.2f}" for px, pl, _ in reversed(band)]
             g.append(f'<polygon class="sk-band" points="{" ".join(poly)}" fill="{c}" fill-opacity="0.15" '
                      f'stroke="none"/>')
-        line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in pts if pm is not None and math.isfinite(pm)]
+        drawn = [p for p in pts if p[1] is not None and math.isfinite(p[1])]
+        line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in drawn]
         dash = DASHES[i % len(DASHES)]
         if line:
             g.append(f'<polyline class="sk-line" points="{" ".join(line)}" fill="none" stroke="{c}" '
                      f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-        for px, pm, pl, ph in pts:
-            if pm is None or not math.isfinite(pm):
-                continue
+        for px, pm, pl, ph in drawn:
             ci = f" [{fmt(pl, digits)}, {fmt(ph, digits)}]" if pl is not None and ph is not None else ""
             tip = f"{name} @ {px:g}: {fmt(pm, digits)}{ci}"
             g.append(_point(i, sx(px), sy(pm), c,
                             f'class="sk-point" data-series="{esc(name)}" data-x="{num_attr(px)}" '
                             f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}"', esc(tip)))
-        g.append("</g>")
-        out += g
+        out += g + ["</g>"]
     return "\n".join(out + ["</svg>"])

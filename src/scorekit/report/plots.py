@@ -86,8 +86,7 @@ def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[fl
     """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends;
     ``xlim`` fixes the value axis (rates: 0 to 1)."""
     plt = _pyplot()
-    markers = markers or {}
-    names = list(series)
+    markers, names = markers or {}, list(series)
     n, k = len(categories), max(len(names), 1)
     fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.32 * n * k + 0.9)))
     h = 0.8 / k
