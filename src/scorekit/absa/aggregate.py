@@ -1,5 +1,6 @@
-"""The structural aggregator (spec §1 step 4, §7): one run's metrics, its CSV / Markdown tables
-(spec names), and the mean ± std of every metric across seed runs."""
+"""The structural aggregator (spec §1 step 4, §7): one run's metrics, its changed samples (the
+report's per-item rows), its CSV / Markdown tables (spec names), and the mean ± std of every
+metric across seed runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from scorekit.absa import sources
 from scorekit.absa.metrics import METRIC_NAMES, METRICS, AbsaBatch
+from scorekit.absa.stats import INDEX
 from scorekit.errors import InputError
 from scorekit.result import Result
 from scorekit.signature import make_signature
@@ -56,6 +59,32 @@ def aggregate_run(scorecards: Sequence[dict] | None, run_id: str = "run",
     scored = run([Planned(m, [(k, k) for k in m.keys]) for m in METRICS], batch, engine)
     rows = scored.stats[id(METRICS[0])].columns["row"]
     return RunAggregate(run_id, scored.metrics, rows, signature(override_summary is not None))
+
+
+def pairs_text(pairs: frozenset) -> str:
+    return ", ".join(f"{t or '∅(implicit)'}:{p}" for t, p in sorted(pairs)) or "—"
+
+
+def changed_samples(scorecards: Sequence[dict], matrix: np.ndarray, limit: int = 500) -> list[dict[str, Any]]:
+    """Rows of the scorecards whose output changed between stage 1 and stage 2 (at most ``limit``)."""
+    rows = []
+    changed = np.flatnonzero(matrix[:, INDEX["changed"]] > 0) if len(matrix) else []
+    for i in changed[:limit]:
+        sc = scorecards[i]
+        final = sources.extract_final(sc)
+        s1 = sources.extract_stage1(sc, final)
+        gold = sources.gold_items(sc)
+        po = sources.parsed_output(sc)
+        meta = po.get("meta") if isinstance(po.get("meta"), dict) else {}
+        delta = sc.get("stage_delta") or sources.stage_delta(sc)
+        df1 = (float(matrix[i, INDEX["f1_s2"]] - matrix[i, INDEX["f1_s1"]])
+               if matrix[i, INDEX["gold_f1"]] else None)
+        rows.append({"id": str(sc.get("text_id") or meta.get("text_id") or i),
+                     "text": meta.get("input_text") or "",
+                     "stage1_pairs": pairs_text(s1.pairs), "final_pairs": pairs_text(final.pairs),
+                     "gold_pairs": "—" if gold is None else pairs_text(frozenset((g.term, g.polarity) for g in gold)),
+                     "change_type": delta.get("change_type"), "delta_f1": df1})
+    return rows
 
 
 def run_id_from_dir(name: str) -> tuple[str, str | None]:

@@ -5,6 +5,7 @@ charted and its direction found: docs/report.md, "What the charts follow")."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -134,12 +135,8 @@ def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     seen: dict[str, bool] = {}
     for row in rows:
         for k, v in row.items():
-            if k in ID_KEYS or k in INDEX_KEYS:
-                continue
-            if v is None or is_number(v):
-                seen.setdefault(k, True)
-            else:
-                seen[k] = False
+            if k not in ID_KEYS and k not in INDEX_KEYS:
+                seen[k] = seen.get(k, True) and (v is None or is_number(v))
     return [k for k, ok in seen.items() if ok and any(is_number(r.get(k)) for r in rows)]
 
 
@@ -160,20 +157,15 @@ def describe_key(key: str, task: str) -> Any:
     from scorekit.metrics import describe
 
     tries = [(key, task)]
-    if task == "retrieval":
-        canonical = retrieval_measure_name(key)
-        if canonical and canonical != key:
-            tries.append((canonical, task))
+    if task == "retrieval" and (canonical := retrieval_measure_name(key)) not in (None, "", key):
+        tries.append((canonical, task))
     if task in TASK_FAMILY:   # also lead/rouge1@10 (a sweep column) and rouge1@n10-10 as rouge1
         base = re.sub(r"@n?\d+(-\d+)?$", "", key.rsplit("/", 1)[-1])
         tries += [(key, TASK_FAMILY[task]), (base, TASK_FAMILY[task])]
     for k, family in tries:
-        try:
-            info = describe(k, family)
-        except Exception:  # noqa: BLE001 - a name the registry cannot parse is simply unknown
-            info = None
-        if info is not None:
-            return info
+        with contextlib.suppress(Exception):   # a name the registry cannot parse is simply unknown
+            if (info := describe(k, family)) is not None:
+                return info
     return None
 
 
