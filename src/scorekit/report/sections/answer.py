@@ -317,10 +317,8 @@ def sweep_answer(doc: Doc) -> str:
             ci = f"[{fmt(low, 3)}, {fmt(high, 3)}]" if is_number(low) and is_number(high) else ""
             rows.append([text_html(s) + (" <small>(recommended)</small>" if s == system else ""),
                          num(at(s), f"{s}/{metric}@{ns[0]:g}"), ci])
-    why = rec.get("rule")
-    out = headline(head + ".")
-    if why:
-        out += f'<p class="sk-sub">Why: {text_html(why)}.</p>'
+    out = headline(head + ".") + (f'<p class="sk-sub">Why: {text_html(rec["rule"])}.</p>'
+                                  if rec.get("rule") else "")
     if rows:
         out += mini_table(["summarizer", f"{esc(label(str(metric)))} at n = {ns[0]:g}", "95% CI"], rows,
                           cls="sk-ranked")

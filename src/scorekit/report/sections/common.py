@@ -183,9 +183,7 @@ def distributions_section(doc: Doc) -> str:
     (with every outlier as a dot) across systems for several."""
     runs_items = [r.get("per_item") or [] for r in doc.runs]
     fields = numeric_item_fields([row for items in runs_items for row in items])
-    if not fields:
-        return ""
-    prim = primary_metric(doc)
+    prim = primary_metric(doc) if fields else None
     fields = ([prim] if prim in fields else []) + [f for f in fields if f != prim]
     out = []
     for m in fields[:MAX_DIST_METRICS]:

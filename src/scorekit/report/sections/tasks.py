@@ -143,10 +143,9 @@ def _spread_from_std(doc: Doc) -> str:
     out = table(["metric", "mean", "std", "seeds", "mean ± std"], rows, cls="sk-seeds", raw_cells=True,
                 caption=f"across {seeds} seeds (std: population, ddof=0)" if seeds else "across seeds")
     charted = [m for m in names if is_number(mean.get(m))]
-    figs = kind_charts(charted, {"": [mean.get(m) for m in charted]}, doc.task,
-                       errors={"": [std.get(m) if is_number(std.get(m)) else None for m in charted]},
-                       title="mean ± std over seeds")
-    return out + grid(figs)
+    errors = [std.get(m) if is_number(std.get(m)) else None for m in charted]
+    return out + grid(kind_charts(charted, {"": [mean.get(m) for m in charted]}, doc.task,
+                                  errors={"": errors}, title="mean ± std over seeds"))
 
 
 def _spread_from_records(doc: Doc) -> str:
@@ -158,12 +157,11 @@ def _spread_from_records(doc: Doc) -> str:
              float(v.std(ddof=1)) if v.size > 1 else None,
              float(v.min()) if v.size else None, float(v.max()) if v.size else None]
             for c in cols for v in [np.array([s[c] for s in seeds if is_number(s.get(c))], float)]]
-    out = table(["metric", "seeds", "mean", "std (ddof=1)", "min", "max"], rows, cls="sk-seeds",
-                caption="across seeds")
-    out += figure(charts.box_plot({c: [s[c] for s in seeds if is_number(s.get(c))] for c in cols},
-                                  title="spread across seeds"))
-    out += table(list(seeds[0].keys()), [list(s.values()) for s in seeds], caption="per seed")
-    return out
+    return (table(["metric", "seeds", "mean", "std (ddof=1)", "min", "max"], rows, cls="sk-seeds",
+                  caption="across seeds")
+            + figure(charts.box_plot({c: [s[c] for s in seeds if is_number(s.get(c))]
+                                      for c in cols}, title="spread across seeds"))
+            + table(list(seeds[0].keys()), [list(s.values()) for s in seeds], caption="per seed"))
 
 
 def _stages(doc: Doc) -> str:
