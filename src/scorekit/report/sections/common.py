@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.report import charts
@@ -92,8 +92,18 @@ def metrics_section(doc: Doc) -> str:
         v = (r.get("metrics") or {}).get(m)
         return cell(v, cls="best" if m in best and v == best[m] else "")
 
-    if len(names) > WIDE_METRICS:
-        out = _metrics_by_row(doc, names, value)
+    if len(names) > WIDE_METRICS:   # ABSA's 60: one row per metric, a column per run, counts last
+        order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
+        arrow = {True: ' <span class="sk-dir">↓ better</span>', False: ""}
+        body = "".join(f'<tr><th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
+                       f'{arrow[lower_is_better(m, doc)]}</th>'
+                       + "".join(value(r, m) for r in doc.runs) + "</tr>" for m in order)
+        # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
+        head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>'
+                       for h in ["metric"] + (doc.names() if doc.multi else ["value"]))
+        out = ('<div class="scroll sk-metrics-rows">'
+               '<table class="sk-table sk-metrics sk-metrics-by-row sortable">'
+               f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     else:
         rows = [[cell(doc.run_name(i))] + [value(r, m) for m in names] for i, r in enumerate(doc.runs)]
         titles = [""] + [_header_title(m, doc) for m in names]
@@ -112,20 +122,6 @@ def metrics_section(doc: Doc) -> str:
                   for i, r in enumerate(doc.runs)}
         out += grid(kind_charts(charted, series, doc.task, kind_name="grouped" if doc.multi else "bar"))
     return out
-
-
-def _metrics_by_row(doc: Doc, names: Sequence[str], value: Callable[[Mapping[str, Any], str], str]) -> str:
-    """Many metrics (ABSA's 60): one row per metric, a column per run — counts after the
-    rates and scores, so the headline numbers come first."""
-    order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
-    header = ["metric"] + (doc.names() if doc.multi else ["value"])
-    body = "".join(f'<tr><th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
-                   + (' <span class="sk-dir">↓ better</span>' if lower_is_better(m, doc) else "") + "</th>"
-                   + "".join(value(r, m) for r in doc.runs) + "</tr>" for m in order)
-    # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
-    head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>' for h in header)
-    return (f'<div class="scroll sk-metrics-rows"><table class="sk-table sk-metrics sk-metrics-by-row sortable">'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _header_title(m: str, doc: Doc) -> str:
