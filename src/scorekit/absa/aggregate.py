@@ -49,10 +49,8 @@ class RunAggregate:
 def aggregate_run(scorecards: Sequence[dict] | None, run_id: str = "run",
                   override_summary: Mapping[str, Any] | None = None, *, matrix: np.ndarray | None = None,
                   engine=None) -> RunAggregate:
-    """All §3–§6 metrics of one run's scorecards (or of their statistics ``matrix``), computed by
-    the ABSA metrics (:mod:`scorekit.absa.metrics`) through the one driver: ``engine`` None (this
-    process), ``"fork"`` or a started RayEngine cut the scorecards into shards of rows, with the
-    same numbers."""
+    """All §3–§6 metrics of one run's scorecards (or of their ``matrix``) through the one driver;
+    ``engine`` None (this process), ``"fork"`` or a started RayEngine: the same numbers."""
     from scorekit.engine.driver import Planned, run
 
     batch = AbsaBatch(None if scorecards is None else list(scorecards), override_summary, matrix)

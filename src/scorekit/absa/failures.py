@@ -63,8 +63,7 @@ def row_failure(entry: dict, *flag_holders: Any) -> dict[str, Any]:
 
 
 def scorecard_failure(record: dict) -> dict[str, Any]:
-    """Failure of one scorecard: its parsed row's trace and flags, ``runtime.flags``, the
-    top-level ``flags`` and ``runtime.error``."""
+    """Failure of one scorecard: its row's, ``runtime.flags``, ``flags`` and ``runtime.error``."""
     runtime = record.get("runtime") if isinstance(record.get("runtime"), dict) else {}
     entry = runtime.get("parsed_output") if isinstance(runtime.get("parsed_output"), dict) else {}
     extra = {"error": runtime.get("error")} if _non_empty(runtime.get("error")) else None

@@ -139,8 +139,7 @@ def _heading_h(title: str | None, width: float, extra: float, none: float) -> fl
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
-    """Legend swatches (line style and point shape) flowing left to right, wrapping; a name is
-    never cut. Returns the elements and the height used."""
+    """Legend swatches (line style, point shape) flowing left to right: (elements, height)."""
     out, x, row_h, yy, line_h = [], 0.0, FONT + 8, y, 0.0
     for i, name in enumerate(names):
         lines = wrap_label(name, width - 20)
@@ -276,8 +275,7 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
                 errors: Mapping[str, Sequence[float | None]] | None,
                 markers: Mapping[tuple[str, str], str] | None, title: str | None, width: float,
                 pick=color) -> tuple[float, float, list[str], float]:
-    """The bar charts' layout: the label column's width, the value axis's end, the legend, the
-    top of the first bar."""
+    """(label column width, value axis end, legend, top of the first bar) of a bar chart."""
     label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
     room = 30.0   # the longest value label (``0.9286 ± 0.0412 ▲``) right of its bar: never clipped
     for name, vals in series.items():
@@ -294,8 +292,7 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
 
 def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: float, x0: float, yy: float,
           fill: str, *, tip_tail: str = "", extra: str = "", flag: str = "") -> list[str]:
-    """One bar from zero (clamped into the axis) to ``v`` (a dash when missing), its error bar and
-    its value label with the significance marker."""
+    """One bar from zero (clamped into the axis) to ``v``, its error bar, value and marker."""
     shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
     tip = f"{cat}{' · ' + name if name else ''}: {shown}{tip_tail}"
     attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"{extra}'
@@ -416,8 +413,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
 
 
 def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
-    """A data point whose shape follows the series (circle, square, triangle, diamond), so two
-    series with equal values are still told apart."""
+    """A data point shaped by its series (circle, square, triangle, diamond): equal lines differ."""
     shape = i % 4
     if shape == 0:
         return f'<circle {attrs} cx="{cx:.2f}" cy="{cy:.2f}" r="3.5" fill="{c}"><title>{tip}</title></circle>'

@@ -73,8 +73,7 @@ class Doc:
 
 
 def read_result(path: Any) -> dict[str, Any]:
-    """Read and check one result JSON file (any command's ``--output``), with errors that name
-    the file and line."""
+    """Read and check one result JSON file (any command's ``--output``); errors name file, line."""
     from scorekit.io.atomic import read_text
     from scorekit.io.jsonfile import parse_json
 
@@ -151,9 +150,8 @@ def text_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 # --------------------------------------------------------------------------- metric metadata
 @lru_cache(maxsize=4096)
 def describe_key(key: str, task: str) -> Any:
-    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None. A retrieval
-    key is first resolved to its measure by the retrieval name parser, so every spelling the CLI
-    accepts (``ndcg_cut.10``, ``P.5``, ``nDCG@10``, ``P@5``, ``AP``, ``RR``) is known."""
+    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None; a retrieval
+    key in any spelling the CLI accepts (``ndcg_cut.10``, ``P@5``, ``AP``, ...) is known."""
     from scorekit.metrics import describe
 
     tries = [(key, task)]

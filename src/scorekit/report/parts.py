@@ -19,8 +19,7 @@ MINUS = "\u2212"   # a real minus sign: "−0.1000" lines up with "+0.1000"
 
 
 def text_html(value: Any, limit: int | None = None) -> str:
-    """Escaped, NFC text; Korean spans get ``lang="ko"`` so the browser picks Korean fonts and
-    line breaking."""
+    """Escaped, NFC text; Korean spans get ``lang="ko"`` (Korean fonts and line breaking)."""
     s = nfc(str(value))
     s = s[:limit] + "…" if limit and len(s) > limit else s
     return f'<span lang="ko">{esc(s)}</span>' if has_hangul(s) else esc(s)

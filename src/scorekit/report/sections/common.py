@@ -29,10 +29,8 @@ WORD_LISTS = ("keywords", "words", "top_words")   # shown inline, comma-separate
 def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], task: str, *,
                 markers: Mapping[tuple[str, str], str] | None = None, title: str = "metrics",
                 errors: Mapping[str, Sequence[Any]] | None = None, kind_name: str = "bar") -> list[str]:
-    """Bar charts of ``categories`` (metric names) grouped by the registry's kind of value:
-    every rate on one 0–1 axis, every count on one axis of whole numbers, and each score (CIDEr,
-    u_mass, ...) and each key the registry does not know on an axis of its own. Nothing is left
-    out. Returns the figures."""
+    """The figures of ``categories`` (metric names) by the registry's kind of value; nothing left
+    out (which kinds share an axis: docs/report.md, "What the charts follow")."""
     by_kind: dict[str, list[int]] = {}
     for j, m in enumerate(categories):
         by_kind.setdefault(metric_kind(str(m), task), []).append(j)
@@ -175,8 +173,7 @@ def comparison_section(doc: Doc) -> str:
 
 # ----------------------------------------------------------------------- per-item distributions
 def distributions_section(doc: Doc) -> str:
-    """Per-item (per-query) score distributions: a histogram per metric for one run, box plots
-    (with every outlier as a dot) across systems for several."""
+    """Per-item score distributions: a histogram per metric for one run, else box plots."""
     runs_items = [r.get("per_item") or [] for r in doc.runs]
     fields = numeric_item_fields([row for items in runs_items for row in items])
     prim = primary_metric(doc) if fields else None
@@ -239,8 +236,7 @@ def drilldown_section(doc: Doc) -> str:
 
 
 def pivot_section(doc: Doc, prim: str | None) -> str:
-    """Several systems: the primary metric per item side by side, worst baseline items first,
-    with each system's change against the baseline."""
+    """The primary metric per item of every system, worst for the baseline first, and changes."""
     if not prim:
         return ""
     base_name = (doc.comparison or {}).get("baseline")
