@@ -124,10 +124,9 @@ def structural_metrics_md(runs: Iterable[tuple[str, Mapping[str, Any]]], sig: st
 
 
 def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]]:
-    """Rows of a structural_metrics.csv as dicts: ``run_id`` as text, every other cell a finite
-    number or empty (N/A -> None). Anything else — a missing ``run_id`` column, a row with more or
-    fewer cells than the header, a cell that is not a number — is an InputError naming the line
-    and column: a damaged file must not quietly drop out of a mean over seeds."""
+    """Rows of a structural_metrics.csv: ``run_id`` as text, every other cell a finite number or
+    None (empty); anything else is an InputError naming line and column (a damaged file must not
+    quietly drop out of a mean over seeds)."""
     from scorekit.io.csvfields import allow_long_fields
 
     allow_long_fields()

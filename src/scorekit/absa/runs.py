@@ -46,8 +46,7 @@ def checked(result, strict: bool, what: str) -> list[str]:
 
 
 def hint_workflow(given: Path, file: Path) -> None:
-    """The two usual mix-ups get the next step instead of a screen of row warnings: a pipeline's
-    outputs.jsonl where scorecards are expected, and a run directory not yet scored."""
+    """An outputs.jsonl given for scorecards, or a run not yet scored: the next step in one line."""
     if file.name == OUTPUTS_NAME or (file.suffix in (".jsonl", ".gz") and file.name.startswith("outputs")):
         raise InputError(f"this is the pipeline's {OUTPUTS_NAME}, not scorecards: run "
                          f"`scorekit absa scorecards {given}` first, then aggregate the run directory", given)
@@ -120,8 +119,7 @@ def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[Aggre
 
 
 def compared_keys() -> list[str]:
-    """The measures runs are compared on: every rate, F1 mean and gain, each once (no aliases,
-    counts or passed-through override numbers)."""
+    """The measures runs are compared on: every rate, F1 mean and gain, once (no alias or count)."""
     return [k for m in METRICS if m.name not in ("counts", "override") for k, d in m.declared.items()
             if d.kind != "count" and not d.alias]
 
@@ -202,9 +200,8 @@ class SeedRuns:
 
 
 def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
-    """Mean ± population std (ddof=0) of every metric across seed run directories, from each
-    run's derived/metrics/structural_metrics.csv, or its scorecards.jsonl when that is absent;
-    the same run twice is an error."""
+    """Mean ± population std (ddof=0) of every metric across seed runs (each from its
+    derived/metrics/structural_metrics.csv, else its scorecards.jsonl); a run twice is an error."""
     from scorekit.io.atomic import read_text
 
     seed_metrics, warnings = [], []

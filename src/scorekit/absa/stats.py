@@ -74,14 +74,10 @@ def _rep_key(it: Item) -> tuple[bool, float, bool]:
 
 
 def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
-    """(conflict_raw, conflict_after_rep, representative pairs) for one row's final tuples.
-
-    Items are grouped by normalised aspect_term (implicit items, term ``""``, name no aspect and
-    are neither grouped nor dropped). Raw conflict: a group with >= 2 polarities. Representative
-    selection keeps the items with the best key (explicit, confidence, no drop_reason); a conflict
-    *remains* when those tied best items still carry >= 2 polarities. The representative of a
-    group is its first best item.
-    """
+    """(conflict_raw, conflict_after_rep, representative pairs) for one row's final tuples, by
+    normalised aspect_term (implicit items are neither grouped nor dropped): raw, a term with >= 2
+    polarities; after, its items tied on the best key (explicit, confidence, no drop_reason) still
+    disagree; the representative is the first of them (why: docs/absa.md)."""
     groups: dict[str, list[Item]] = {}
     rep: set[tuple[str, str]] = set()
     for it in items:

@@ -259,10 +259,8 @@ _RETRIEVAL_LABELS = {"ndcg": "nDCG", "map": "MAP", "mrr": "MRR", "precision": "P
 
 
 def label(key: str, task: str | None = None) -> str:
-    """A metric's name for a reader: ``BERTScore F1`` for ``bertscore_f1``, ``nDCG@10`` for
-    ``ndcg_cut.10``, for captions ``BERTScore F1 (model=…/a/b)`` for ``bertscore_f1(model=/x/a/b)``
-    (a key written with its parameters; a folder by its last two parts); a key it does not know is
-    shown as written."""
+    """A metric's name for a reader (``BERTScore F1``, ``nDCG@10`` for ``ndcg_cut.10``, a caption
+    key with a folder parameter as ``BERTScore F1 (model=…/a/b)``); else the key as written."""
     from scorekit.metrics.registry import declared_key
 
     if key in LABELS:

@@ -41,9 +41,8 @@ def pct_text(p: float | None) -> str:
 
 
 def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | None:
-    """``value − baseline`` and the relative change in percent: ``pct`` (an ``improvement_pct``
-    from the JSON) as given when present, else computed (None for a zero baseline); None when
-    either number is missing."""
+    """(``value − baseline``, the change in %: ``pct`` as given (the JSON's ``improvement_pct``),
+    else computed, None for a zero baseline); None when either number is missing."""
     if not (is_number(value) and is_number(baseline)):
         return None
     d = float(value) - float(baseline)
@@ -51,8 +50,7 @@ def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | No
 
 
 def change_cell(value: Any, baseline: Any, pct: Any = None, cls: str = "") -> str:
-    """One table cell for a change against a baseline, the same everywhere in the report:
-    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined."""
+    """The one cell format of a change against a baseline: ``+0.6000 (+150.0%)``."""
     td = f'<td class="num change{(" " + cls) if cls else ""}"'
     if (ch := change(value, baseline, pct)) is None:
         return f'{td} data-value="nan">–</td>'

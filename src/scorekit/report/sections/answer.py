@@ -1,10 +1,6 @@
-"""The answer: the first thing under each result's title, small enough to read without scrolling
-at 1280 px and at 375 px (a phone), in words a reader uses (``BERTScore F1``, not
-``bertscore_f1``).
-
-One function per task registered with ``@answer("task")``; a task without one gets the first
-metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its full-precision
-``data-value`` (what the browser tests compare with the JSON)."""
+"""The answer: the first thing under each result's title (docs/report.md, "The first view answers
+the question"), one function per task registered with ``@answer("task")``. Every number shown
+carries ``data-answer="<what>"`` and its full-precision ``data-value``."""
 
 from __future__ import annotations
 
