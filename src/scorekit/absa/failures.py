@@ -38,9 +38,8 @@ def classify(message: str) -> str:
 
 
 def row_failure(entry: dict, *flag_holders: Any) -> dict[str, Any]:
-    """Failure of one outputs.jsonl row (``entry``), also reading extra flag dicts (a scorecard's
-    ``runtime.flags`` / top-level ``flags``). Returns ``{"failed", "kind", "parse_failed",
-    "generate_failed", "error"}`` with ``error`` the first error text (or None)."""
+    """``{"failed", "kind", "parse_failed", "generate_failed", "error"}`` (the first error text)
+    of one outputs.jsonl row, also reading extra flag dicts (a scorecard's)."""
     kinds: list[str] = []
     errors: list[Any] = []   # in order: the flags' errors, then the trace steps'
     for flags in (entry.get("flags"), *flag_holders):

@@ -32,8 +32,7 @@ def resolve(path: Path, name: str) -> tuple[Path, Path]:
 
 
 def checked(result, strict: bool, what: str) -> list[str]:
-    """The warnings of a tolerant read (skipped rows); with ``strict`` a skipped row is an error
-    naming its line and field, and no valid row at all is always one."""
+    """A tolerant read's warnings; a skipped row with ``strict``, or no valid row, is an error."""
     if result.skipped and strict:
         first = result.skipped[0]
         what_field = f"field {first.field!r}: " if first.field else ""
@@ -95,8 +94,7 @@ class Aggregated:
     comparison: dict[str, Any] | None = None
 
     def payload(self) -> dict[str, Any] | None:
-        """The one multi-run JSON (:func:`scorekit.stats.compare.document`: the baseline's name and
-        metrics on top, every run, the comparison when the runs share scorecards); None for one run."""
+        """The one multi-run JSON (:func:`scorekit.stats.compare.document`); None for one run."""
         if len(self.runs) < 2:
             return None
         return document("absa", [r.to_result().to_dict() for r in self.runs],

@@ -56,8 +56,7 @@ def text_width(s: str) -> float:
 
 
 def wrap_label(s: str, width: float) -> list[str]:
-    """Split a label into lines no wider than ``width`` (never cut: every character is kept, so two
-    long metric names never read the same). Breaks after ``_ @ - / .`` or a space when it can."""
+    """Lines no wider than ``width``, never cut (breaks after ``_@-/.`` or a space if it can)."""
     s = nfc(str(s))
     if text_width(s) <= width:
         return [s]
@@ -96,8 +95,7 @@ def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: 
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
-    """Round tick positions covering [lo, hi] (the classic 1-2-5 steps; whole numbers for
-    counts when ``integer``)."""
+    """Round (1-2-5) tick positions covering [lo, hi]; whole numbers when ``integer``."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):
         hi = lo + (abs(lo) or 1.0)   # a degenerate range: one unit (or |lo|) wide
     raw = (hi - lo) / max(count, 1)
@@ -234,9 +232,8 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
            title: str | None = None, digits: int = 4, width: float = 420,
            errors: Mapping[str, Sequence[float | None]] | None = None, scale: str = "own",
            markers: Mapping[tuple[str, str], str] | None = None) -> str:
-    """One row per category, each on an axis of its own (from 0, or its most negative value, to a
-    round number above its largest value; ticks at both ends). For values of different kinds
-    that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
+    """One row per category, each on an axis of its own (0, or its most negative value, to a round
+    number above its largest): a count of 1 is never drawn as long as an F1 of 1."""
     names = list(series)
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width)
     x0 = label_w
@@ -325,8 +322,7 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
         lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
         value_range = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
     counts, edges = np.histogram(x, bins=bins, range=value_range)
-    top = _heading_h(title, width, 14, 8.0)
-    x0, x1 = 40.0, width - 28   # room for the last edge's label
+    top, x0, x1 = _heading_h(title, width, 14, 8.0), 40.0, width - 28   # room for the last label
     y0, y1 = top + FONT + 10, top + FONT + 10 + height
     cmax_axis = nice_ticks(0, max(int(counts.max()) if counts.size else 0, 1), 4, integer=True)[-1]
     out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
@@ -429,10 +425,8 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
                width: float = 420, height: float = 220, digits: int = 4,
                marks: Sequence[float] = (), mark_label: str = "recommended",
                bounds: tuple[float, float] | None = None) -> str:
-    """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
-    ``high`` optional: drawn as a shaded confidence band). ``marks``: x values drawn as a dashed
-    vertical line labelled ``mark_label`` (e.g. the recommended n of a sweep). ``bounds``: the
-    value axis stays inside them (rates: ``(0, 1)``)."""
+    """Lines over ``x`` of series ``{"mean", "low", "high"}`` (low-high: a shaded band); ``marks``:
+    x values as dashed lines labelled ``mark_label``; ``bounds``: the value axis stays inside."""
     names = list(series)
     ys = [v for s in series.values() for key in ("mean", "low", "high") for v in (s.get(key) or [])
           if v is not None and math.isfinite(v)]

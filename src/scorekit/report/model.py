@@ -115,8 +115,7 @@ def is_number(v: Any) -> bool:
 
 def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
                 lower_better: Callable[[str], bool], at_least: int = 2) -> dict[str, Any]:
-    """Each metric's best value over the runs' ``metrics`` (what the tables set in bold), for
-    the metrics that at least ``at_least`` runs give a number."""
+    """Each metric's best value over the runs' ``metrics`` (bold), given by ``at_least`` runs."""
     values = {k: [m.get(k) for m in metrics if is_number(m.get(k))] for k in names}
     return {k: min(vals) if lower_better(k) else max(vals) for k, vals in values.items()
             if len(vals) >= at_least}
@@ -185,8 +184,7 @@ def metric_kind(key: str, task: str) -> str:
 
 
 def lower_is_better(metric: str, doc: Doc | None = None, task: str | None = None) -> bool:
-    """Direction of a metric: the result's ``extra["lower_is_better"]`` hint, else the registry's
-    ``higher_is_better``, else the name."""
+    """The result's ``extra["lower_is_better"]`` hint, else the registry's, else by the name."""
     if doc is not None:
         hint = doc.hints().get("lower_is_better")
         if isinstance(hint, (list, tuple)):

@@ -93,8 +93,7 @@ def cell(value: Any, digits: int = DIGITS, cls: str = "", limit: int | None = 60
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "", caption: str | None = None,
           attrs: str = "", raw_cells: bool = False,
           header_titles: Sequence[str] | None = None) -> str:
-    """A table inside a horizontal scroll container (wide tables never widen the page).
-    With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
+    """A table in its own scroll box; with ``raw_cells`` a string starting ``<td`` is a cell."""
     titles = [f' title="{esc(t)}"' if t else "" for t in list(header_titles or []) + [""] * len(header)]
     head = "".join(f'<th scope="col"{t}>{text_html(h)}</th>' for h, t in zip(header, titles))
     ready = lambda c: raw_cells and isinstance(c, str) and c.startswith("<td")  # noqa: E731

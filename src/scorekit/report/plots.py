@@ -83,8 +83,7 @@ def bar_png(labels: Sequence[str], values: Sequence[float | None], path: Path, *
 def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], path: Path, *,
                      markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
                      xlim: tuple[float, float] | None = None) -> Path:
-    """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends;
-    ``xlim`` fixes the value axis (rates: 0 to 1)."""
+    """Horizontal grouped bars, values and markers at their ends; ``xlim`` fixes the value axis."""
     plt = _pyplot()
     markers, names = markers or {}, list(series)
     n, k = len(categories), max(len(names), 1)
@@ -147,9 +146,8 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
                 title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
                 hlines: Mapping[str, float] | None = None, span: tuple[float, float] | None = None,
                 span_label: str | None = None, xticks: Sequence[float] | None = None) -> Path:
-    """Mean against ``x`` per series (``{"mean", "low", "high"}``; the low-high band shaded);
-    ``hlines``: flat reference lines by label (dashed); ``span``: an x-interval shaded grey (the
-    n-sweep's recommended interval, labelled ``span_label``); ``xticks``: ticks at exactly these x."""
+    """Mean against ``x`` per series (``{"mean", "low", "high"}``, the band shaded); ``hlines``:
+    dashed lines by label; ``span``: a grey x-interval (``span_label``); ``xticks``: exact ticks."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 3.4))
     xs = np.asarray(x, dtype=float)

@@ -21,10 +21,8 @@ def fmt_cell(value: Any, digits: int = 4) -> str:
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row])
+    csv.writer(buf, lineterminator="\n").writerows([header] + [
+        ["" if v is None else repr(v) if isinstance(v, float) else v for v in row] for row in rows])
     return buf.getvalue()
 
 
