@@ -57,10 +57,9 @@ def _save(fig, path: Path, ax=None, *, title: str | None = None, xlabel: str | N
           ylabel: str | None = None) -> Path:
     """Label ``ax`` (title, axis labels: NFC) and write the figure as PNG, all or nothing."""
     plt = _pyplot()
-    if xlabel:
-        ax.set_xlabel(nfc(xlabel))
-    if ylabel:
-        ax.set_ylabel(nfc(ylabel))
+    for text, set_label in ((xlabel, ax.set_xlabel), (ylabel, ax.set_ylabel)):
+        if text:
+            set_label(nfc(text))
     if title:
         ax.set_title(nfc(title), fontsize=10, loc="left")
     fig.tight_layout()

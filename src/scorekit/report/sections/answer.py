@@ -147,8 +147,7 @@ def retrieval_answer(doc: Doc) -> str:
 
 
 def comparison_answer(doc: Doc) -> str:
-    """The best system on the primary metric (retrieval: the first measure listed), its margin
-    over the baseline, p and significance; the systems ranked; on how many measures it is better."""
+    """The best system on the primary metric, its margin over the baseline, p and significance."""
     prim = primary_metric(doc)
     if not prim:
         return ""
