@@ -215,8 +215,8 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
             mark = markers.get((cat, name), "")
-            body += _hbar(cat, name, nth(series[name], ci), nth((errors or {}).get(name), ci), mark, digits,
-                          sx, lo, hi, label_w, y_bars + si * BAR_H,
+            body += _hbar(cat, name, nth(series[name], ci), nth((errors or {}).get(name), ci), mark,
+                          digits, sx, lo, hi, label_w, y_bars + si * BAR_H,
                           LOWER_BETTER_COLOR if names == [""] and cat in lower else pick(si),
                           tip_tail=" " + mark if mark else "",
                           flag=' data-lower-is-better="1"' if cat in lower else "")
