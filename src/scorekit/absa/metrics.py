@@ -1,21 +1,11 @@
 """Every metric of spec §3–§6, by its spec name, on the metric contract: one :class:`AbsaMetric`
 per group of keys, each key declared once with its formula and its words (doc, kind, direction).
 
-A batch is a run's scorecards (:class:`AbsaBatch`); a metric's per-item statistics are the
-scorecards' rows of :mod:`scorekit.absa.stats` (computed once per batch), so shards merge by
-concatenation, and every value is a ratio of column *sums* — :func:`compute_metrics` gives all of
-them from a :class:`~scorekit.absa.stats.RunStats`. ``None`` means N/A (an empty denominator, or
-no override summary). Denominators (docs/absa.md explains each choice):
-
-* ``N``       — scorecards in the run;
-* ``N_gold``  — rows with >= 1 gold pair (the F1 means: macro average over rows, §3.1 ``mean(F1)``);
-* ``N_gold_annotated`` — rows carrying a gold list, empty lists included (fix/break and
-  ``net_gain_annotated``: the empty rule makes an empty gold list a meaningful target).
-
-``net_gain`` follows the spec (§3.3): ``(n_fix - n_break) / N`` over every scorecard. Rows without
-a gold list can be neither a fix nor a break, so this dilutes the gain on partly annotated runs;
-``net_gain_annotated`` = ``(n_fix - n_break) / N_gold_annotated`` is the same gain over the rows
-that can move it (scorekit 0.1 reported this one as ``net_gain``).
+A batch is a run's scorecards (:class:`AbsaBatch`); the per-item statistics are the rows of
+:mod:`scorekit.absa.stats`, so shards merge by concatenation and every value is a ratio of column
+*sums* (:func:`compute_metrics`). ``None`` means N/A (an empty denominator, or no override
+summary). The denominators ``N``, ``N_gold``, ``N_gold_annotated`` and why ``net_gain`` is over
+``N`` (spec §3.3) while ``net_gain_annotated`` is over the annotated rows: docs/absa.md.
 
 Per item (:meth:`AbsaMetric.item_scores`): a count is the row's count; a ratio is the row's
 numerator where the row is in the denominator (NaN elsewhere), so the mean of a ratio's finite
@@ -310,11 +300,9 @@ class Override(AbsaMetric):
     }
 
     def from_totals(self, totals: RunStats, override_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        out: dict[str, float | None] = {}
-        for key in self.declared:
-            value = None if override_summary is None else override_summary.get(key)
-            out[key] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        return out
+        values = {k: (override_summary or {}).get(k) for k in self.declared}
+        return {k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                for k, v in values.items()}
 
     def item_scores(self, stats: Stats) -> dict[str, np.ndarray]:
         return {}   # a run-level summary: no per-scorecard value
@@ -331,7 +319,3 @@ RATE_METRICS = tuple(k for m in METRICS if m.name not in ("tuple_f1", "override"
 def compute_metrics(stats: RunStats, override_summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """All §3–§6 metrics of one run from its summed statistics, in :data:`METRIC_NAMES` order."""
     return {k: v for m in METRICS for k, v in m.from_totals(stats, override_summary).items()}
-
-
-__all__ = ["AbsaBatch", "AbsaMetric", "F1_METRICS", "METRICS", "METRIC_NAMES", "RATE_METRICS",
-           "compute_metrics"]

@@ -1,23 +1,7 @@
 """Normalisation for matching (aspect_term, polarity) pairs — spec §3.1 ``normalize_for_eval`` /
-``normalize_polarity``.
-
-Rules (also in docs/absa.md):
-
-aspect_term
-  1. NFC (Korean arriving as decomposed jamo must match its composed twin);
-  2. ``casefold`` (English case; Hangul is unaffected);
-  3. every run of whitespace (incl. U+3000 and NBSP) becomes one space, ends stripped;
-  4. leading/trailing punctuation and quote/bracket marks are stripped
-     (``.,;:!?"'`“”‘’()[]{}<>「」『』《》〈〉…·~``), then whitespace again.
-  ``None``/non-text -> ``""``. The empty term means an *implicit* aspect.
-
-polarity
-  ``pos|positive|긍정`` -> positive, ``neg|negative|부정`` -> negative,
-  ``neu|neutral|중립`` -> neutral, ``mixed|혼합`` -> mixed (case/space-insensitive).
-  Missing or empty -> ``neutral`` and the caller records a *neutral fallback* (a forbidden
-  fallback for the implicit-invalid metric, §3.5). Any other string is kept lower-cased: it is an
-  invalid polarity that can never match a valid gold polarity.
-"""
+``normalize_polarity``: NFC, casefold, whitespace and edge punctuation for a term; synonyms for a
+polarity (missing -> neutral, a recorded fallback). The rules: docs/absa.md, "Matching and
+normalisation"."""
 
 from __future__ import annotations
 
@@ -41,24 +25,18 @@ VALID_POLARITIES = frozenset({"positive", "negative", "neutral"})
 
 def normalize_term(value: object) -> str:
     """Normalised aspect term; ``""`` for implicit / missing."""
-    if not isinstance(value, str) or not value:
-        return ""
-    return _normalize_term(value)
+    return _normalize_term(value) if isinstance(value, str) and value else ""
 
 
 @lru_cache(maxsize=65536)  # aspect terms repeat a lot across a run
 def _normalize_term(value: str) -> str:
-    text = nfc(value).casefold()
-    text = _WS.sub(" ", text).strip()
-    text = text.strip(_EDGE_PUNCT).strip()
-    return text
+    return _WS.sub(" ", nfc(value).casefold()).strip().strip(_EDGE_PUNCT).strip()
 
 
 def normalize_polarity(value: object) -> tuple[str, bool]:
     """``(polarity, missing)``: canonical polarity and whether it was missing (-> neutral)."""
-    if not isinstance(value, str) or not value.strip():
-        return "neutral", True
-    return _normalize_polarity(value)
+    given = isinstance(value, str) and value.strip()
+    return _normalize_polarity(value) if given else ("neutral", True)
 
 
 @lru_cache(maxsize=4096)

@@ -1,15 +1,7 @@
-"""ABSA run directories (``results/<run_id>__seed<N>_proposed``): their scorecards, override
-summaries and derived metrics, aggregated one by one, compared, or summarised over seeds — what
-``scorekit absa aggregate`` and ``aggregate-seeds`` compute (the CLI parses, calls one of these
-and prints).
-
-* :func:`aggregate_runs` — every run's §3–§6 metrics (:func:`~scorekit.absa.aggregate.aggregate_run`
-  through the one driver; on Ray a run may be a folder of scorecard shards), and, for several
-  runs over the same scorecards (seeds or systems on one data set), their comparison with the
-  first by the one comparison engine (:func:`scorekit.stats.compare.compare`: paired over
-  scorecards, Holm per measure over the runs compared with the baseline).
-* :func:`aggregate_seed_runs` — mean ± population std of every metric across seed runs.
-"""
+"""ABSA run directories (``results/<run_id>__seed<N>_proposed``) aggregated one by one and
+compared (:func:`aggregate_runs`: paired over scorecards by :func:`scorekit.stats.compare.compare`,
+Holm per measure over the runs compared with the first) or summarised over seeds
+(:func:`aggregate_seed_runs`): what ``scorekit absa aggregate`` and ``aggregate-seeds`` compute."""
 
 from __future__ import annotations
 
@@ -36,31 +28,24 @@ METRICS_DIR = Path("derived") / "metrics"
 def resolve(path: Path, name: str) -> tuple[Path, Path]:
     """(run_dir, file): a directory means ``<dir>/<name>``; a file is used as is."""
     path = Path(path)
-    if path.is_dir():
-        return path, path / name
-    return path.parent, path
+    return (path, path / name) if path.is_dir() else (path.parent, path)
 
 
 def checked(result, strict: bool, what: str) -> list[str]:
-    """The warnings of a tolerant read (skipped rows); with ``strict`` a skipped row is an error
-    naming its line and field, and no valid row at all is always one."""
-    warnings: list[str] = []
-    if result.skipped:
-        if strict:
-            first = result.skipped[0]
-            what_field = f"field {first.field!r}: " if first.field else ""
-            raise InputError(f"malformed row: {what_field}{first.reason} "
-                             f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
-        warnings += list(result.warnings())
-        warnings.append(f"{result.path}: skipped {result.n_skipped} malformed row(s), kept {len(result.rows)}")
+    """A tolerant read's warnings; a skipped row with ``strict``, or no valid row, is an error."""
+    if result.skipped and strict:
+        first = result.skipped[0]
+        what_field = f"field {first.field!r}: " if first.field else ""
+        raise InputError(f"malformed row: {what_field}{first.reason} "
+                         f"({result.n_skipped} malformed row(s); --strict)", result.path, first.line)
     if not result.rows:
         raise InputError(f"no valid {what} rows", result.path)
-    return warnings
+    return [*result.warnings(), f"{result.path}: skipped {result.n_skipped} malformed row(s), "
+            f"kept {len(result.rows)}"] if result.skipped else []
 
 
 def hint_workflow(given: Path, file: Path) -> None:
-    """The two usual mix-ups get the next step instead of a screen of row warnings: a pipeline's
-    outputs.jsonl where scorecards are expected, and a run directory not yet scored."""
+    """An outputs.jsonl given for scorecards, or a run not yet scored: the next step in one line."""
     if file.name == OUTPUTS_NAME or (file.suffix in (".jsonl", ".gz") and file.name.startswith("outputs")):
         raise InputError(f"this is the pipeline's {OUTPUTS_NAME}, not scorecards: run "
                          f"`scorekit absa scorecards {given}` first, then aggregate the run directory", given)
@@ -72,10 +57,9 @@ def override_summary(run_dir: Path, explicit: Path | None) -> dict[str, Any] | N
     """The run's override_gate_debug_summary.json (or ``explicit``); None when a CR run has none."""
     from scorekit.io.jsonfile import read_json_object
 
-    path = explicit if explicit is not None else run_dir / OVERRIDE_SUMMARY_NAME
-    if explicit is None and not path.exists():
+    if explicit is None and not (run_dir / OVERRIDE_SUMMARY_NAME).exists():
         return None  # CR: no override gate, override_* are N/A (§6)
-    return read_json_object(path, "override summary")
+    return read_json_object(explicit or run_dir / OVERRIDE_SUMMARY_NAME, "override summary")
 
 
 def load_scorecards(path: Path, strict: bool):
@@ -110,8 +94,7 @@ class Aggregated:
     comparison: dict[str, Any] | None = None
 
     def payload(self) -> dict[str, Any] | None:
-        """The one multi-run JSON (:func:`scorekit.stats.compare.document`: the baseline's name and
-        metrics on top, every run, the comparison when the runs share scorecards); None for one run."""
+        """The one multi-run JSON (:func:`scorekit.stats.compare.document`); None for one run."""
         if len(self.runs) < 2:
             return None
         return document("absa", [r.to_result().to_dict() for r in self.runs],
@@ -134,8 +117,7 @@ def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[Aggre
 
 
 def compared_keys() -> list[str]:
-    """The measures runs are compared on: every rate, F1 mean and gain, each once (no aliases,
-    counts or passed-through override numbers)."""
+    """The measures runs are compared on: every rate, F1 mean and gain, once (no alias or count)."""
     return [k for m in METRICS if m.name not in ("counts", "override") for k, d in m.declared.items()
             if d.kind != "count" and not d.alias]
 
@@ -156,18 +138,15 @@ def _unpaired(runs: Sequence[AggregatedRun]) -> str | None:
     for r in runs:
         if len(set(r.ids)) != len(r.ids):
             return f"{r.run_dir.name} repeats a text_id"
-    if not set(runs[0].ids).intersection(*[r.ids for r in runs[1:]]):
-        return "the runs share none"
-    return None
+    shared = set(runs[0].ids).intersection(*[r.ids for r in runs[1:]])
+    return None if shared else "the runs share none"
 
 
 def aggregate_runs(paths: Sequence[Path], *, override: Path | None = None, strict: bool = False,
                    engine=None, compare_runs: bool | None = None) -> Aggregated:
-    """Every RUN (a run directory or its scorecards.jsonl; with a started RayEngine also a folder
-    of scorecard shards) aggregated; several runs over the same scorecard ids (seeds or systems on
-    one data set) are compared with the first. ``compare_runs``: None (default) compares them when
-    they can be paired and says why not otherwise (a warning); True insists (an error when they
-    cannot be paired); False never compares."""
+    """Every RUN (a run directory, its scorecards.jsonl, or on Ray a folder of shards) aggregated;
+    runs over the same scorecard ids are compared with the first. ``compare_runs``: None compares
+    when they can be paired (else a warning says why), True insists (else an error), False never."""
     runs: list[AggregatedRun] = []
     warnings: list[str] = []
     for path in paths:
@@ -219,9 +198,8 @@ class SeedRuns:
 
 
 def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
-    """Mean ± population std (ddof=0) of every metric across seed run directories, from each
-    run's derived/metrics/structural_metrics.csv, or its scorecards.jsonl when that is absent;
-    the same run twice is an error."""
+    """Mean ± population std (ddof=0) of every metric across seed runs (each from its
+    derived/metrics/structural_metrics.csv, else its scorecards.jsonl); a run twice is an error."""
     from scorekit.io.atomic import read_text
 
     seed_metrics, warnings = [], []
@@ -250,7 +228,3 @@ def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
                     extra={"std": dict(zip(agg.metrics, agg.std)), "n_seeds": dict(zip(agg.metrics, agg.n))})
     return SeedRuns(agg, result, warnings)
 
-
-__all__ = ["METRICS_DIR", "OUTPUTS_NAME", "SCORECARDS_NAME", "Aggregated", "AggregatedRun", "SeedRuns",
-           "aggregate_runs", "aggregate_seed_runs", "checked", "compared_keys", "hint_workflow", "load_scorecards",
-           "override_summary", "per_item_rows", "resolve"]

@@ -1,40 +1,22 @@
-"""Pydantic models of the rows scorekit reads and writes (spec §1–§3).
-
-``FinalOutputRow`` is one line of ``outputs.jsonl`` (``FinalOutputSchema.model_dump()``);
-``Scorecard`` is one line of ``scorecards.jsonl`` (``make_scorecard`` output). Both are tolerant
-(unknown fields are kept) but the fields the metrics read must have the right shape; a row that
-does not is skipped by the reader with its line and field named.
-"""
+"""Pydantic models of the rows scorekit reads and writes (spec §1–§3): ``FinalOutputRow`` (one line
+of outputs.jsonl) and ``Scorecard`` (one line of scorecards.jsonl). Unknown fields are kept; a row
+whose read fields have the wrong shape is skipped by the reader with its line and field named."""
 
 from __future__ import annotations
 
 import re
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator  # noqa: F401
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator  # noqa: F401
 
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-def _check_span(start: Optional[int], end: Optional[int]) -> None:
-    """Character offsets ``[start, end)``: neither negative, and the end not before the start."""
-    for name, value in (("start", start), ("end", end)):
-        if value is not None and value < 0:
-            raise ValueError(f"span {name} must be >= 0, got {value}")
-    if start is not None and end is not None and end < start:
-        raise ValueError(f"span end {end} is before its start {start}")
-
-
 class Span(_Open):
     start: Optional[int] = None
     end: Optional[int] = None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "Span":
-        _check_span(self.start, self.end)
-        return self
 
 
 class AspectTermSpan(_Open):
@@ -46,8 +28,13 @@ class AspectTermSpan(_Open):
     @field_validator("span")
     @classmethod
     def _ordered(cls, span):
-        if isinstance(span, tuple):
-            _check_span(*span)
+        """Character offsets ``[start, end)``: neither negative, and the end not before the start."""
+        start, end = (span.start, span.end) if isinstance(span, Span) else span or (None, None)
+        for name, value in (("start", start), ("end", end)):
+            if value is not None and value < 0:
+                raise ValueError(f"span {name} must be >= 0, got {value}")
+        if start is not None and end is not None and end < start:
+            raise ValueError(f"span end {end} is before its start {start}")
         return span
 
 

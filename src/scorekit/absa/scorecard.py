@@ -1,10 +1,6 @@
-"""``make_scorecard(entry)``: one outputs.jsonl row -> one scorecards.jsonl row (spec §1, §4.1).
-
-The scorecard wraps the row as ``runtime.parsed_output`` (the aggregator reads everything
-through that wrap), copies the gold and the input aspect sentiments into ``inputs``, and records
-``stage_delta`` computed by the single-source function :func:`scorekit.absa.sources.stage_delta`
-— the very function the aggregator falls back on, so both always agree.
-"""
+"""``make_scorecard(entry)``: one outputs.jsonl row -> one scorecards.jsonl row (spec §1, §4.1),
+its ``stage_delta`` by :func:`scorekit.absa.sources.stage_delta`, the very function the aggregator
+falls back on, so both always agree."""
 
 from __future__ import annotations
 

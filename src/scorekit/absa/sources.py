@@ -1,14 +1,7 @@
-"""Where the tuples of one row come from — spec §2 (SSOT), counted in §5 (N_pred_*).
-
-stage1 (pre-review):  ``final_result.stage1_tuples`` -> process_trace Stage1 ATSA
-                      ``output.aspect_sentiments`` -> the final tuples (fallback)
-final  (post-review): ``final_result.final_tuples`` -> ``final_result.final_aspects``
-                      -> ``inputs.aspect_sentiments`` (fallback)
-
-A source is used when it yields at least one tuple; an empty list falls through to the next.
-Every function takes a *record*: a scorecard, or any dict with ``runtime.parsed_output`` (the
-§1 wrap, ``{"runtime": {"parsed_output": entry}}``).
-"""
+"""Where the tuples of one row come from — spec §2 (SSOT), counted in §5 (N_pred_*); the order of
+the sources is in docs/absa.md, "Tuple sources". A source is used when it yields at least one
+tuple. Every function takes a *record*: a scorecard, or any dict with ``runtime.parsed_output``
+(the §1 wrap, ``{"runtime": {"parsed_output": entry}}``)."""
 
 from __future__ import annotations
 
@@ -41,14 +34,9 @@ class Extracted:
 
 def _term_text(d: dict) -> str:
     at = d.get("aspect_term")
-    if isinstance(at, dict):
-        at = at.get("term")
-    if isinstance(at, str):
-        return at
-    op = d.get("opinion_term")
-    if isinstance(op, dict) and isinstance(op.get("term"), str):
-        return op["term"]
-    return ""
+    at = at.get("term") if isinstance(at, dict) else at
+    op = _dict(d.get("opinion_term")).get("term")
+    return at if isinstance(at, str) else op if isinstance(op, str) else ""
 
 
 def _confidence(value: Any) -> float:
@@ -61,26 +49,19 @@ def _confidence(value: Any) -> float:
 
 def to_items(values: Any) -> tuple[Item, ...]:
     """Normalise a list of tuple dicts; non-dicts and empty dicts are ignored."""
-    if not isinstance(values, list):
-        return ()
     out = []
-    for d in values:
+    for d in values if isinstance(values, list) else ():
         if not isinstance(d, dict) or not d:
             continue
         implicit = d.get("is_implicit") is True
-        raw_term = "" if implicit else _term_text(d)
-        term = normalize_term(raw_term)
-        raw_pol = d.get("polarity")
-        if raw_pol is None:
-            raw_pol = d.get("label")
-        polarity, missing = normalize_polarity(raw_pol)
+        term = normalize_term("" if implicit else _term_text(d))
+        pol = d.get("polarity")
+        polarity, missing = normalize_polarity(d.get("label") if pol is None else pol)
         if not term and missing and not implicit and not d.get("aspect_ref"):
             continue  # nothing in it: no term, no polarity, not marked implicit
         grounding = d.get("grounding")
-        if isinstance(grounding, str) and grounding.strip():
-            explicit = grounding.strip().lower() == "explicit"
-        else:
-            explicit = bool(term)
+        grounded = isinstance(grounding, str) and grounding.strip()
+        explicit = grounding.strip().lower() == "explicit" if grounded else bool(term)
         drop = d.get("drop_reason")
         out.append(Item(term, polarity, missing, explicit, _confidence(d.get("confidence")),
                         bool(drop.strip()) if isinstance(drop, str) else bool(drop)))
@@ -100,12 +81,9 @@ def final_result(record: dict) -> dict:
 
 
 def process_trace(record: dict) -> list:
-    runtime = _dict(record.get("runtime"))
-    for trace in (runtime.get("process_trace"), record.get("process_trace"),
-                  parsed_output(record).get("process_trace")):
-        if isinstance(trace, list) and trace:
-            return trace
-    return []
+    traces = (_dict(record.get("runtime")).get("process_trace"), record.get("process_trace"),
+              parsed_output(record).get("process_trace"))
+    return next((trace for trace in traces if isinstance(trace, list) and trace), [])
 
 
 def extract_final(record: dict) -> Extracted:
@@ -126,9 +104,8 @@ def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:
     if items:
         return Extracted(items, "stage1_tuples")
     for step in process_trace(record):
-        if not isinstance(step, dict):
-            continue
-        if str(step.get("stage", "")).lower() == "stage1" and str(step.get("agent", "")).lower() == "atsa":
+        if (isinstance(step, dict) and str(step.get("stage", "")).lower() == "stage1"
+                and str(step.get("agent", "")).lower() == "atsa"):
             items = to_items(_dict(step.get("output")).get("aspect_sentiments"))
             if items:
                 return Extracted(items, "trace_atsa")
@@ -137,12 +114,9 @@ def extract_stage1(record: dict, final: Extracted | None = None) -> Extracted:
 
 
 def gold_list(record: dict) -> list | None:
-    """The gold tuples as written, or ``None`` when the row carries no gold annotation at all.
-
-    Looked up in ``inputs`` then at the top level, of the record then of its parsed output,
-    under ``gold_tuples``, ``gold``, ``gold_triplets``. An explicit empty list is an annotation
-    ("no aspect here").
-    """
+    """The gold tuples as written (``inputs`` then the top level, of the record then of its parsed
+    output; ``gold_tuples``, ``gold``, ``gold_triplets``), or ``None`` without any gold annotation
+    (an explicit empty list is one: "no aspect here")."""
     po = parsed_output(record)
     for holder in (_dict(record.get("inputs")), record, _dict(po.get("inputs")), po):
         for key in ("gold_tuples", "gold", "gold_triplets"):
@@ -158,48 +132,36 @@ def gold_items(record: dict) -> tuple[Item, ...] | None:
 
 
 def analysis_flags(record: dict) -> dict:
-    flags = _dict(parsed_output(record).get("analysis_flags"))
-    if not flags:
-        flags = _dict(_dict(_dict(record.get("runtime")).get("flags")).get("analysis_flags"))
-    return flags
+    return (_dict(parsed_output(record).get("analysis_flags"))
+            or _dict(_dict(_dict(record.get("runtime")).get("flags")).get("analysis_flags")))
 
 
 def has_actions(record: dict, key: str) -> bool:
     """``analysis_flags.<key>`` has at least one entry (review_actions / arb_actions)."""
-    value = analysis_flags(record).get(key)
-    return bool(value) if isinstance(value, (list, tuple, dict)) else bool(value)
+    return bool(analysis_flags(record).get(key))
 
 
 def _label(value: Any) -> str:
     return normalize_polarity(value)[0] if isinstance(value, str) and value.strip() else ""
 
 
-def stage_labels(entry: dict) -> tuple[str, str]:
-    """(stage1_label, final_label): ``stage1_ate.label`` and ``stage2_ate.label`` (else
-    ``final_result.label``); ``""`` when absent. Labels are compared only when both exist."""
-    s1 = _label(_dict(entry.get("stage1_ate")).get("label"))
-    fin = _label(_dict(entry.get("stage2_ate")).get("label")) or _label(
-        _dict(entry.get("final_result")).get("label"))
-    return s1, fin
-
-
 def stage_delta(record: dict) -> dict:
     """§4.1 SSOT: ``changed = (s1_pairs != final_pairs) or (stage1_label != final_label)``;
     ``change_type`` = ``guided_by_review`` when changed and review/arbiter actions exist,
-    ``unguided`` when changed without them, ``none`` otherwise (§4.2)."""
+    ``unguided`` when changed without them, ``none`` otherwise (§4.2). The labels:
+    ``stage1_ate.label`` and ``stage2_ate.label`` (else ``final_result.label``), compared only
+    when both exist."""
     final = extract_final(record)
     s1 = extract_stage1(record, final)
     s1_pairs, final_pairs = s1.pairs, final.pairs
-    l1, lf = stage_labels(parsed_output(record))
+    po = parsed_output(record)
+    l1, lf = (_label(_dict(po.get(k)).get("label")) for k in ("stage1_ate", "stage2_ate"))
+    lf = lf or _label(final_result(record).get("label"))
     pairs_changed = s1_pairs != final_pairs
     label_changed = bool(l1 and lf and l1 != lf)
     changed = pairs_changed or label_changed
-    if not changed:
-        change_type = "none"
-    elif has_actions(record, "review_actions") or has_actions(record, "arb_actions"):
-        change_type = "guided_by_review"
-    else:
-        change_type = "unguided"
+    guided = has_actions(record, "review_actions") or has_actions(record, "arb_actions")
+    change_type = ("guided_by_review" if guided else "unguided") if changed else "none"
     return {"changed": changed, "pairs_changed": pairs_changed, "label_changed": label_changed,
             "change_type": change_type, "n_s1_pairs": len(s1_pairs), "n_final_pairs": len(final_pairs),
             "stage1_source": s1.source, "final_source": final.source}

@@ -1,9 +1,5 @@
-"""Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard).
-
-Every metric of §3–§6 is a ratio of *sums* of these columns, so a run's statistics are the
-column sums, shards merge by addition (``RunStats + RunStats``), and aggregating 100,000
-scorecards is one ``ndarray.sum(axis=0)`` after the per-row extraction.
-"""
+"""Per-scorecard sufficient statistics (one fixed-width row of numbers per scorecard): every metric
+of §3–§6 is a ratio of *sums* of these columns, so shards merge by addition."""
 
 from __future__ import annotations
 
@@ -54,14 +50,8 @@ def pair_counts(gold: frozenset, pred: frozenset) -> int:
     Explicit gold pairs match exactly; an implicit gold pair (term ``""``) matches any one
     still-unmatched predicted pair with the same polarity (one-to-one).
     """
-    explicit_gold = {g for g in gold if g[0]}
-    matched = pred & explicit_gold
-    tp = len(matched)
-    implicit_pols = {p for t, p in gold if not t}
-    if implicit_pols:
-        remaining = {p for t, p in pred - matched}
-        tp += len(implicit_pols & remaining)
-    return tp
+    matched = pred & {g for g in gold if g[0]}
+    return len(matched) + len({p for t, p in gold if not t} & {p for _, p in pred - matched})
 
 
 def f1_pairs(gold: frozenset, pred: frozenset) -> float:
@@ -75,10 +65,7 @@ def f1_pairs(gold: frozenset, pred: frozenset) -> float:
 def sets_match_with_empty_rule(gold: frozenset, pred: frozenset) -> bool:
     """``tuple_sets_match_with_empty_rule``: empty gold matches only an empty prediction;
     otherwise a match is precision = recall = 1 under the F1 rule above."""
-    if not gold:
-        return not pred
-    tp = pair_counts(gold, pred)
-    return tp == len(pred) == len(gold)
+    return pair_counts(gold, pred) == len(pred) == len(gold) if gold else not pred
 
 
 def _rep_key(it: Item) -> tuple[bool, float, bool]:
@@ -87,14 +74,10 @@ def _rep_key(it: Item) -> tuple[bool, float, bool]:
 
 
 def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
-    """(conflict_raw, conflict_after_rep, representative pairs) for one row's final tuples.
-
-    Items are grouped by normalised aspect_term (implicit items, term ``""``, name no aspect and
-    are neither grouped nor dropped). Raw conflict: a group with >= 2 polarities. Representative
-    selection keeps the items with the best key (explicit, confidence, no drop_reason); a conflict
-    *remains* when those tied best items still carry >= 2 polarities. The representative of a
-    group is its first best item.
-    """
+    """(conflict_raw, conflict_after_rep, representative pairs) for one row's final tuples, by
+    normalised aspect_term (implicit items are neither grouped nor dropped): raw, a term with >= 2
+    polarities; after, its items tied on the best key (explicit, confidence, no drop_reason) still
+    disagree; the representative is the first of them (why: docs/absa.md)."""
     groups: dict[str, list[Item]] = {}
     rep: set[tuple[str, str]] = set()
     for it in items:
@@ -104,16 +87,11 @@ def conflicts(items: Sequence[Item]) -> tuple[bool, bool, frozenset]:
             rep.add((it.term, it.polarity))
     raw = after = False
     for term, group in groups.items():
-        if len(group) == 1:
-            rep.add((term, group[0].polarity))
-            continue
         best = max(_rep_key(it) for it in group)
         top = [it for it in group if _rep_key(it) == best]
         rep.add((term, top[0].polarity))
-        if len({it.polarity for it in group}) > 1:
-            raw = True
-            if len({it.polarity for it in top}) > 1:
-                after = True
+        raw = raw or len({it.polarity for it in group}) > 1
+        after = after or len({it.polarity for it in top}) > 1   # (top is part of the group)
     return raw, after, frozenset(rep)
 
 
@@ -121,10 +99,9 @@ def _validator(record: dict) -> tuple[bool, bool, bool]:
     s1 = s2 = neg = False
     blocks = record.get("validator")
     for block in blocks if isinstance(blocks, list) else ():
-        if not isinstance(block, dict):
+        risks = block.get("structural_risks") if isinstance(block, dict) else None
+        if not isinstance(risks, list):
             continue
-        risks = block.get("structural_risks")
-        risks = risks if isinstance(risks, list) else []
         stage = str(block.get("stage", "")).lower()
         s1 = s1 or bool(risks) and stage == "stage1"
         s2 = s2 or bool(risks) and stage == "stage2"
@@ -146,8 +123,7 @@ def row_stats(record: dict) -> list:
     delta_f1 = 0.0
     if gold is not None:
         gold_pairs = frozenset((it.term, it.polarity) for it in gold)
-        m1 = sets_match_with_empty_rule(gold_pairs, s1_pairs)
-        m2 = sets_match_with_empty_rule(gold_pairs, s2_pairs)
+        m1, m2 = (sets_match_with_empty_rule(gold_pairs, pairs) for pairs in (s1_pairs, s2_pairs))
         row["gold_annotated"] = 1
         row[("n_keep" if m2 else "n_break") if m1 else ("n_fix" if m2 else "n_still")] = 1
         if gold_pairs:
@@ -216,8 +192,7 @@ class RunStats:
     def __add__(self, other: "RunStats") -> "RunStats":
         return RunStats(self.totals + other.totals)
 
-    def __eq__(self, other: object) -> bool:
-        """Equal column sums (so ``a + b == RunStats.from_records(shard_a + shard_b)`` is a bool)."""
+    def __eq__(self, other: object) -> bool:   # equal column sums, as a bool (not an array)
         return isinstance(other, RunStats) and np.array_equal(self.totals, other.totals)
 
     __hash__ = None  # mutable numpy state

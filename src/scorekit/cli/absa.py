@@ -138,7 +138,7 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
     from scorekit.absa.aggregate import aggregate_run
     from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, resolve
     from scorekit.absa.runs import override_summary as load_override
-    from scorekit.absa.samples import changed_samples
+    from scorekit.absa.aggregate import changed_samples
     from scorekit.report.html import render_report
 
     if out is None:

@@ -1,14 +1,7 @@
-"""Inline SVG charts for the HTML report: no JavaScript library, no network, scale to any width.
-
-Every chart is one ``<svg class="sk-chart" data-chart="KIND">`` with a ``viewBox`` (so it shrinks
-to a phone-width window) and every mark that encodes a number carries that number twice: in
-``data-*`` attributes at full precision (what tests and scripts read) and in a ``<title>``
-tooltip (what a person hovering sees). Text is HTML-escaped and NFC-normalised.
-
-Primitives: :func:`grouped_bars` (system comparisons, with significance
-markers), :func:`histogram` and :func:`box_plot` (per-item score distributions) and
-:func:`line_chart` (curves with a confidence band, e.g. the n-sweep).
-"""
+"""Inline SVG charts for the HTML report: no JavaScript library, no network, scale to any width
+(a ``viewBox``). Every mark that encodes a number carries it in ``data-*`` attributes at full
+precision (what tests read) and in a ``<title>`` tooltip; text is escaped and NFC. What the charts
+follow (colour-blind palette, shapes, labels never cut): docs/report.md."""
 
 from __future__ import annotations
 
@@ -42,9 +35,8 @@ def esc(value: Any) -> str:
 
 def num_attr(value: float | None) -> str:
     """Full-precision number for a data attribute (``nan`` for a missing value)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "nan"
-    return repr(float(value))
+    missing = value is None or (isinstance(value, float) and not math.isfinite(value))
+    return "nan" if missing else repr(float(value))
 
 
 def fmt(value: float | None, digits: int = 4) -> str:
@@ -64,14 +56,12 @@ def text_width(s: str) -> float:
 
 
 def wrap_label(s: str, width: float) -> list[str]:
-    """Split a label into lines no wider than ``width`` (never cut: every character is kept, so two
-    long metric names never read the same). Breaks after ``_ @ - / .`` or a space when it can."""
+    """Lines no wider than ``width``, never cut (breaks after ``_@-/.`` or a space if it can)."""
     s = nfc(str(s))
     if text_width(s) <= width:
         return [s]
     lines: list[str] = []
-    cur = ""
-    last_break = -1
+    cur, last_break = "", -1
     for ch in s:
         if text_width(cur + ch) > width and cur:
             if 0 < last_break < len(cur):
@@ -93,26 +83,9 @@ def marker_color(mark: str) -> str:
     return MARKER_COLORS.get(mark.strip()[:1], "#b00")
 
 
-def _value_room(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], digits: int,
-                errors: Mapping[str, Sequence[float | None]] | None,
-                markers: Mapping[tuple[str, str], str] | None) -> float:
-    """Width the longest value label (``0.9286 ± 0.0412 ▲``) needs right of its bar: never clipped."""
-    widest = 30.0
-    for name, vals in series.items():
-        for ci, v in enumerate(vals):
-            e = _at((errors or {}).get(name), ci)
-            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
-            mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
-            widest = max(widest, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
-    return widest + 10
-
-
 def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: str | None = None) -> str:
-    """A multi-line SVG label centred on ``y_mid``; ``<title>`` holds the full text. ``note``
-    (e.g. "↓ better") is one more line, in its own colour."""
     lh = FONT + 1
-    n = len(lines) + (1 if note else 0)
-    y0 = y_mid - (n - 1) * lh / 2 + 4
+    y0 = y_mid - (len(lines) + (1 if note else 0) - 1) * lh / 2 + 4
     spans = "".join(f'<tspan x="{x:g}" y="{y0 + i * lh:.2f}">{esc(line)}</tspan>' for i, line in enumerate(lines))
     if note:
         spans += (f'<tspan class="sk-dir" x="{x:g}" y="{y0 + len(lines) * lh:.2f}" fill="{LOWER_BETTER_COLOR}" '
@@ -122,8 +95,7 @@ def _label_lines(lines: Sequence[str], x: float, y_mid: float, full: str, note: 
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> list[float]:
-    """Round tick positions covering [lo, hi] (the classic 1-2-5 steps; whole numbers for
-    counts when ``integer``)."""
+    """Round (1-2-5) tick positions covering [lo, hi]; whole numbers when ``integer``."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):
         hi = lo + (abs(lo) or 1.0)   # a degenerate range: one unit (or |lo|) wide
     raw = (hi - lo) / max(count, 1)
@@ -137,8 +109,7 @@ def nice_ticks(lo: float, hi: float, count: int = 5, integer: bool = False) -> l
 
 def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, float]:
     finite = [v for v in values if v is not None and math.isfinite(v)]
-    lo = min(finite) if finite else 0.0
-    hi = max(finite) if finite else 1.0
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
     if include_zero:
         lo, hi = min(lo, 0.0), max(hi, 0.0)
     if hi == lo:
@@ -148,46 +119,31 @@ def _domain(values: Sequence[float], include_zero: bool = True) -> tuple[float, 
 
 
 def _open(kind: str, width: float, height: float, title: str | None, attrs: str = "") -> list[str]:
-    """The ``<svg>`` start tag, its accessible title and the wrapped heading."""
     label = esc(title or kind)
+    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>'
+                    for i, line in enumerate(wrap_label(title, width - 4) if title else ()))
     return [
         f'<svg class="sk-chart" data-chart="{kind}" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-label="{label}" viewBox="0 0 {width:g} {height:g}" preserveAspectRatio="xMinYMin meet" '
         f'style="max-width:{width:g}px"{attrs}>',
         f"<title>{label}</title>",
-        _heading(title, width),
+        (f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
+         if title else ""),
     ]
 
 
-def _heading(title: str | None, width: float) -> str:
-    """The chart's title, wrapped onto as many lines as it needs (never cut)."""
-    if not title:
-        return ""
-    lines = wrap_label(title, width - 4)
-    spans = "".join(f'<tspan x="0" y="{FONT + 2 + i * (FONT + 4)}">{esc(line)}</tspan>' for i, line in enumerate(lines))
-    return f'<text class="sk-chart-title" font-size="{FONT + 1}" font-weight="600">{spans}</text>'
-
-
 def _heading_h(title: str | None, width: float, extra: float, none: float) -> float:
-    """Height taken by the wrapped title plus ``extra`` (``none`` when there is no title)."""
-    if not title:
-        return none
-    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra
+    return (len(wrap_label(title, width - 4)) - 1) * (FONT + 4) + FONT + extra if title else none
 
 
 def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[list[str], float]:
-    """Legend swatches (the series' line style and point shape) flowing left to right, wrapping;
-    a name is never cut (a name wider than the chart wraps onto several lines). Returns the
-    elements and the height used."""
-    out, x, row_h = [], 0.0, FONT + 8
-    yy = y
-    line_h = 0.0
+    """Legend swatches (line style, point shape) flowing left to right: (elements, height)."""
+    out, x, row_h, yy, line_h = [], 0.0, FONT + 8, y, 0.0
     for i, name in enumerate(names):
         lines = wrap_label(name, width - 20)
         w = 16 + max(text_width(line) for line in lines) + 14
         if x > 0 and x + w > width:
-            x, yy = 0.0, yy + line_h
-            line_h = 0.0
+            x, yy, line_h = 0.0, yy + line_h, 0.0
         spans = "".join(f'<tspan x="{x + 15:g}" y="{yy + 10 + k * (FONT + 2):g}">{esc(line)}</tspan>'
                         for k, line in enumerate(lines))
         dash = DASHES[i % len(DASHES)]
@@ -203,8 +159,6 @@ def _legend(names: Sequence[str], y: float, width: float, pick=color) -> tuple[l
 
 def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, label: str | None = None,
           integer: bool = False, *, vertical: bool = False) -> list[str]:
-    """Grid lines with value labels for the value axis [lo, hi] of the plot box x0..x1, y0 (top)
-    ..y1 (bottom): labels under a horizontal axis, or left of a ``vertical`` one."""
     out = []
     for t in nice_ticks(lo, hi, integer=integer):
         if t < lo - 1e-12 or t > hi + 1e-12:
@@ -215,10 +169,10 @@ def _axis(x0: float, x1: float, y0: float, y1: float, lo: float, hi: float, labe
         else:
             x = x0 + (t - lo) / (hi - lo) * (x1 - x0)
             xa, ya, xb, yb, tx, ty, anchor = x, y0, x, y1, x, y1 + FONT + 2, "middle"
-        out.append(f'<line class="sk-grid" x1="{xa:.2f}" y1="{ya:.2f}" x2="{xb:.2f}" y2="{yb:.2f}" '
-                   f'stroke="#ddd" stroke-width="1"/>')
-        out.append(f'<text class="sk-tick" x="{tx:.2f}" y="{ty:.2f}" font-size="{FONT - 1}" '
-                   f'text-anchor="{anchor}" fill="#555">{t:g}</text>')
+        out += [f'<line class="sk-grid" x1="{xa:.2f}" y1="{ya:.2f}" x2="{xb:.2f}" y2="{yb:.2f}" '
+                f'stroke="#ddd" stroke-width="1"/>',
+                f'<text class="sk-tick" x="{tx:.2f}" y="{ty:.2f}" font-size="{FONT - 1}" '
+                f'text-anchor="{anchor}" fill="#555">{t:g}</text>']
     if label:
         where = (f'x="{x0 + 4:.2f}" y="{y0 - 8:.2f}" font-size="{FONT - 1}"' if vertical else
                  f'x="{(x0 + x1) / 2:.2f}" y="{y1 + 2 * FONT + 6:.2f}" font-size="{FONT - 1}" '
@@ -234,29 +188,20 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                  domain: tuple[float, float] | None = None, integer: bool = False,
                  errors: Mapping[str, Sequence[float | None]] | None = None,
                  scale: str | None = None, lower: Sequence[str] = ()) -> str:
-    """Horizontal bar clusters: one cluster per category (a measure), one bar per series (a
-    system). ``markers[(category, series)]`` is drawn after the value (e.g. ``*`` = significant).
-
-    ``domain`` fixes the value axis (rates: ``(0, 1)``, widened only if a value falls outside);
-    otherwise it is fitted to the values and zero. ``integer`` puts ticks on whole numbers
-    (counts). ``errors[series][i]`` draws a whisker of +-that value (e.g. std over seeds).
-    Category labels wrap onto several lines rather than being cut. ``scale`` names the axis in a
-    ``data-scale`` attribute (``rate``, ``count``, ...). A category in ``lower`` is lower-is-better:
-    its label says "↓ better" and, in a single-series chart, its bar is drawn in
-    :data:`LOWER_BETTER_COLOR`."""
-    markers = markers or {}
-    lower = set(lower)
-    names = list(series)
+    """Horizontal bar clusters: one per category (a measure), one bar per series (a system), with
+    ``markers[(category, series)]`` after the value. ``domain`` fixes the value axis (widened only
+    if a value falls outside; else fitted to the values and zero); ``integer``: whole-number ticks;
+    ``errors[series][i]``: a ±whisker; ``scale``: the axis's ``data-scale``. A category in
+    ``lower`` says "↓ better" (one series: its bar in :data:`LOWER_BETTER_COLOR`)."""
+    markers, lower, names = markers or {}, set(lower), list(series)
     values = [v for s in series.values() for v in s if v is not None and math.isfinite(v)]
-    for name, errs in (errors or {}).items():
-        for v, e in zip(series.get(name, ()), errs):
-            if v is not None and e is not None and math.isfinite(v) and math.isfinite(e):
-                values += [v - e, v + e]
-    if domain is None:
-        lo, hi = _domain(values)
+    values += [v + s * e for n, es in (errors or {}).items() for v, e in zip(series.get(n, ()), es)
+               if v is not None and e is not None and math.isfinite(v) and math.isfinite(e)
+               for s in (-1, 1)]   # the whiskers' ends
+    if domain is not None and all(domain[0] <= v <= domain[1] for v in values):
+        lo, hi = domain
     else:
-        inside = all(domain[0] <= v <= domain[1] for v in values)
-        lo, hi = domain if inside else _domain(values + list(domain))
+        lo, hi = _domain(values + list(domain or ()))
     pick = (lambda i: colors[i % len(colors)]) if colors else color
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width, pick)
     plot_top = y
@@ -270,16 +215,15 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
         y_bars = y + (group_h - BAR_H * len(names)) / 2
         for si, name in enumerate(names):
             mark = markers.get((cat, name), "")
-            body += _hbar(cat, name, _at(series[name], ci), _at((errors or {}).get(name), ci), mark, digits,
-                          sx, lo, hi, label_w, y_bars + si * BAR_H,
+            body += _hbar(cat, name, nth(series[name], ci), nth((errors or {}).get(name), ci), mark,
+                          digits, sx, lo, hi, label_w, y_bars + si * BAR_H,
                           LOWER_BETTER_COLOR if names == [""] and cat in lower else pick(si),
                           tip_tail=" " + mark if mark else "",
                           flag=' data-lower-is-better="1"' if cat in lower else "")
         y += group_h + 10
     plot_bottom = y - 10 + 2
     axis = _axis(label_w, x1, plot_top, plot_bottom, lo, hi, xlabel, integer=integer)
-    height = plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0)
-    out = _open(kind, width, height, title,
+    out = _open(kind, width, plot_bottom + FONT + 8 + (FONT + 8 if xlabel else 0), title,
                 f' data-lo="{num_attr(lo)}" data-hi="{num_attr(hi)}"' + (f' data-scale="{esc(scale)}"' if scale else ""))
     return "\n".join(out + legend + axis + body + ["</svg>"])
 
@@ -288,20 +232,17 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
            title: str | None = None, digits: int = 4, width: float = 420,
            errors: Mapping[str, Sequence[float | None]] | None = None, scale: str = "own",
            markers: Mapping[tuple[str, str], str] | None = None) -> str:
-    """One row per category, each on an axis of its own (from 0, or its most negative value, to a
-    round number above its largest value; ticks at both ends). For values of different kinds
-    that must not share an axis: a count of 1 is never drawn as long as an F1 of 1."""
+    """One row per category, each on an axis of its own (0, or its most negative value, to a round
+    number above its largest): a count of 1 is never drawn as long as an F1 of 1."""
     names = list(series)
     label_w, x1, legend, y = _bars_frame(categories, series, digits, errors, markers, title, width)
     x0 = label_w
     body: list[str] = []
     for ci, cat in enumerate(categories):
-        vals = [_at(series[n], ci) for n in names]
-        errs = [_at((errors or {}).get(n), ci) for n in names]
-        finite = [v for v in vals if v is not None and math.isfinite(v)]
-        finite += [v + e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v + e)]
-        finite += [v - e for v, e in zip(vals, errs) if v is not None and e is not None and math.isfinite(v - e)]
-        lo, hi = _domain(finite)
+        vals = [nth(series[n], ci) for n in names]
+        errs = [nth((errors or {}).get(n), ci) for n in names]
+        whiskers = [(v, e) for v, e in zip(vals, errs) if v is not None and e is not None]
+        lo, hi = _domain(vals + [v + e for v, e in whiskers] + [v - e for v, e in whiskers])
         sx = lambda v, lo=lo, hi=hi: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
         lines = wrap_label(cat, label_w - 10)
         group_h = max(BAR_H * len(names), (FONT + 1) * len(lines) + 2)
@@ -323,8 +264,7 @@ def panels(categories: Sequence[str], series: Mapping[str, Sequence[float | None
     return "\n".join(out + legend + body + ["</svg>"])
 
 
-def _at(values: Sequence[Any] | None, i: int) -> Any:
-    """``values[i]``, None past the end (or without values)."""
+def nth(values: Sequence[Any] | None, i: int) -> Any:   # None past the end (or without values)
     return values[i] if values is not None and i < len(values) else None
 
 
@@ -332,10 +272,16 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
                 errors: Mapping[str, Sequence[float | None]] | None,
                 markers: Mapping[tuple[str, str], str] | None, title: str | None, width: float,
                 pick=color) -> tuple[float, float, list[str], float]:
-    """The layout shared by the bar charts: the label column's width (where the value axis
-    starts), where the value axis ends, the legend, and the top of the first bar."""
+    """(label column width, value axis end, legend, top of the first bar) of a bar chart."""
     label_w = min(170.0, max([text_width(c) for c in categories] + [40.0]) + 12)
-    x1 = width - min(_value_room(categories, series, digits, errors, markers), width / 3)
+    room = 30.0   # the longest value label (``0.9286 ± 0.0412 ▲``) right of its bar: never clipped
+    for name, vals in series.items():
+        for ci, v in enumerate(vals):
+            e = nth((errors or {}).get(name), ci)
+            shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
+            mark = (markers or {}).get((categories[ci] if ci < len(categories) else "", name), "")
+            room = max(room, text_width(shown + (" " + mark if mark else "")) * (FONT - 1) / FONT)
+    x1 = width - min(room + 10, width / 3)
     top = _heading_h(title, width, 10, 0.0)
     legend, legend_h = _legend(list(series), top, width, pick) if list(series) != [""] else ([], 0.0)
     return label_w, x1, legend, top + legend_h + 4
@@ -343,9 +289,7 @@ def _bars_frame(categories: Sequence[str], series: Mapping[str, Sequence[float |
 
 def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: float, x0: float, yy: float,
           fill: str, *, tip_tail: str = "", extra: str = "", flag: str = "") -> list[str]:
-    """One horizontal bar of ``series`` ``name`` at ``category`` from zero (clamped into the axis)
-    to ``v`` (a dash for a missing value), its error bar and its value label with the
-    significance marker; every number in ``data-*`` attributes and the tooltip."""
+    """One bar from zero (clamped into the axis) to ``v``, its error bar, value and marker."""
     shown = fmt(v, digits) + (f" ± {fmt(e, digits)}" if e is not None and v is not None else "")
     tip = f"{cat}{' · ' + name if name else ''}: {shown}{tip_tail}"
     attrs = (f'data-category="{esc(cat)}" data-series="{esc(name)}" data-value="{num_attr(v)}"{extra}'
@@ -359,8 +303,7 @@ def _hbar(cat: str, name: str, v, e, mark: str, digits: int, sx, lo: float, hi: 
            f'height="{BAR_H - 2:g}" fill="{fill}"{flag}><title>{esc(tip)}</title></rect>']
     end = max(zero, xv)
     if e is not None and math.isfinite(e) and e > 0:
-        a, b = sx(v - e), sx(v + e)
-        cy = yy + BAR_H / 2
+        a, b, cy = sx(v - e), sx(v + e), yy + BAR_H / 2
         out.append(f'<path class="sk-error" d="M{a:.2f},{cy:.2f}H{b:.2f}M{a:.2f},{cy - 4:.2f}v8'
                    f'M{b:.2f},{cy - 4:.2f}v8" stroke="#222" stroke-width="1.2" fill="none"/>')
         end = max(end, b)
@@ -376,15 +319,12 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
     """Vertical histogram (counts per equal-width bin, as ``numpy.histogram``)."""
     x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
     if value_range is None:
-        value_range = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
-        if value_range[0] == value_range[1]:
-            value_range = (value_range[0] - 0.5, value_range[1] + 0.5)
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+        value_range = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
     counts, edges = np.histogram(x, bins=bins, range=value_range)
-    top = _heading_h(title, width, 14, 8.0)
-    x0, x1 = 40.0, width - 28   # room for the last edge's label
+    top, x0, x1 = _heading_h(title, width, 14, 8.0), 40.0, width - 28   # room for the last label
     y0, y1 = top + FONT + 10, top + FONT + 10 + height
-    cmax = max(int(counts.max()) if counts.size else 0, 1)
-    cmax_axis = nice_ticks(0, cmax, 4, integer=True)[-1]
+    cmax_axis = nice_ticks(0, max(int(counts.max()) if counts.size else 0, 1), 4, integer=True)[-1]
     out = _open("histogram", width, y1 + 2 * FONT + 12 + (FONT if xlabel else 0), title,
                 f' data-n="{x.size}"')
     out += _axis(x0, x1, y0, y1, 0, cmax_axis, "count", integer=True, vertical=True)
@@ -402,7 +342,6 @@ def histogram(values: Sequence[float], *, bins: int = 10, value_range: tuple[flo
 
 def _x_labels(ticks: Sequence[tuple[float, str]], x0: float, x1: float, y1: float,
               xlabel: str | None) -> list[str]:
-    """Tick labels ``(x, text)`` under the plot's bottom edge ``y1``, and the axis label."""
     out = [f'<text class="sk-tick" x="{x:.2f}" y="{y1 + FONT + 2:.2f}" font-size="{FONT - 1}" '
            f'text-anchor="middle" fill="#555">{text}</text>' for x, text in ticks]
     if xlabel:
@@ -427,12 +366,6 @@ def box_stats(values: Sequence[float]) -> dict[str, float]:
             "outliers": int(((x < lo_w) | (x > hi_w)).sum())}
 
 
-def outliers(values: Sequence[float], stats: Mapping[str, float]) -> list[float]:
-    """The values beyond the whiskers (what :func:`box_plot` draws as dots)."""
-    return sorted(float(v) for v in values if v is not None and math.isfinite(v)
-                  and (v < stats["whisker_low"] or v > stats["whisker_high"]))
-
-
 def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
              xlabel: str | None = None, width: float = 420) -> str:
     """Horizontal box plots, one per series; the diamond is the mean."""
@@ -440,11 +373,9 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
     all_vals = [s[k] for s in stats.values() if s["n"] for k in ("min", "max")]
     lo, hi = _domain(all_vals or [0.0, 1.0], include_zero=False)
     label_w = min(150.0, max([text_width(n) for n in series] + [40.0]) + 12)
-    x0, x1 = label_w, width - 14
-    top = _heading_h(title, width, 14, 6.0)
+    x0, x1, top = label_w, width - 14, _heading_h(title, width, 14, 6.0)
     sx = lambda v: x0 + (v - lo) / (hi - lo) * (x1 - x0)  # noqa: E731
-    body = []
-    y = top
+    body, y = [], top
     for i, (name, s) in enumerate(stats.items()):
         lines = wrap_label(name, label_w - 10)
         row_h = max(26.0, (FONT + 1) * len(lines) + 6)
@@ -455,8 +386,7 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
             tip = (f"{name}: n={s['n']} median={s['median']:.4f} mean={s['mean']:.4f} "
                    f"IQR=[{s['q1']:.4f}, {s['q3']:.4f}] range=[{s['min']:.4f}, {s['max']:.4f}]"
                    + (f" outliers={s['outliers']}" if s["outliers"] else ""))
-            c = color(i)
-            cy = y + row_h / 2
+            c, cy = color(i), y + row_h / 2
             body.append(
                 f'<g class="sk-box" data-series="{esc(name)}" {attrs}><title>{esc(tip)}</title>'
                 f'<line x1="{sx(s["whisker_low"]):.2f}" y1="{cy:.2f}" x2="{sx(s["whisker_high"]):.2f}" '
@@ -468,21 +398,18 @@ def box_plot(series: Mapping[str, Sequence[float]], *, title: str | None = None,
                 f'<path d="M{sx(s["mean"]):.2f},{cy - 5:.2f} l5,5 l-5,5 l-5,-5 z" fill="#fff" stroke="{c}"/>'
                 "</g>")
             # outliers: every value beyond a whisker is a dot (a failed query at 0 stays visible)
-            for v in outliers(series[name], s):
+            for v in sorted(float(v) for v in series[name] if v is not None and math.isfinite(v)
+                            and (v < s["whisker_low"] or v > s["whisker_high"])):
                 body.append(f'<circle class="sk-outlier" data-series="{esc(name)}" data-value="{num_attr(v)}" '
                             f'cx="{sx(v):.2f}" cy="{cy:.2f}" r="3.5" fill="none" stroke="{c}" stroke-width="1.5">'
                             f'<title>{esc(name)}: {fmt(v)} (outlier)</title></circle>')
         y += row_h
-    axis = _axis(x0, x1, top, y, lo, hi, xlabel)
     out = _open("box", width, y + FONT + 10 + (FONT + 8 if xlabel else 0), title)
-    out += axis + body
-    return "\n".join(out + ["</svg>"])
+    return "\n".join(out + _axis(x0, x1, top, y, lo, hi, xlabel) + body + ["</svg>"])
 
 
 def _point(i: int, cx: float, cy: float, c: str, attrs: str, tip: str) -> str:
-    """A data point whose shape follows the series (circle, square, triangle, diamond, ...), so
-    two series with equal values are still told apart. A circle (whose centre is the point)
-    for the first series; the others are paths centred on the point too."""
+    """A data point shaped by its series (circle, square, triangle, diamond): equal lines differ."""
     shape = i % 4
     if shape == 0:
         return f'<circle {attrs} cx="{cx:.2f}" cy="{cy:.2f}" r="3.5" fill="{c}"><title>{tip}</title></circle>'
@@ -498,10 +425,8 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
                width: float = 420, height: float = 220, digits: int = 4,
                marks: Sequence[float] = (), mark_label: str = "recommended",
                bounds: tuple[float, float] | None = None) -> str:
-    """Lines over ``x``; each series is ``{"mean": [...], "low": [...], "high": [...]}`` (``low``/
-    ``high`` optional: drawn as a shaded confidence band). ``marks``: x values drawn as a dashed
-    vertical line labelled ``mark_label`` (e.g. the recommended n of a sweep). ``bounds``: the
-    value axis stays inside them (rates: ``(0, 1)``)."""
+    """Lines over ``x`` of series ``{"mean", "low", "high"}`` (low-high: a shaded band); ``marks``:
+    x values as dashed lines labelled ``mark_label``; ``bounds``: the value axis stays inside."""
     names = list(series)
     ys = [v for s in series.values() for key in ("mean", "low", "high") for v in (s.get(key) or [])
           if v is not None and math.isfinite(v)]
@@ -514,9 +439,8 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     xlo, xhi = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if xhi == xlo:
         xlo, xhi = xlo - 1, xhi + 1
-    top = _heading_h(title, width, 14, 6.0)
+    top, x0, x1 = _heading_h(title, width, 14, 6.0), 44.0, width - 12
     legend, legend_h = _legend(names, top, width)
-    x0, x1 = 44.0, width - 12
     y0, y1 = top + legend_h + FONT + 8, top + legend_h + FONT + 8 + height
     sx = lambda v: x0 + (v - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
     sy = lambda v: y1 - (v - lo) / (hi - lo) * (y1 - y0)  # noqa: E731
@@ -524,11 +448,9 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     out += legend + _axis(x0, x1, y0, y1, lo, hi, ylabel, vertical=True)
     out += _x_labels([(sx(xv), f"{xv:g}") for xv in xs], x0, x1, y1, xlabel)
     shown = [float(m) for m in marks if m is not None and math.isfinite(float(m)) and xlo <= float(m) <= xhi]
-    for k, m in enumerate(shown):
-        mx = sx(m)
-        out.append(f'<g class="sk-mark" data-x="{num_attr(m)}"><title>{esc(mark_label)} n = {m:g}</title>'
-                   f'<line x1="{mx:.2f}" y1="{y0 - 4:.2f}" x2="{mx:.2f}" y2="{y1:.2f}" stroke="#b00" '
-                   f'stroke-width="1.5" stroke-dasharray="5,3"/></g>')
+    out += [f'<g class="sk-mark" data-x="{num_attr(m)}"><title>{esc(mark_label)} n = {m:g}</title>'
+            f'<line x1="{sx(m):.2f}" y1="{y0 - 4:.2f}" x2="{sx(m):.2f}" y2="{y1:.2f}" '
+            f'stroke="#b00" stroke-width="1.5" stroke-dasharray="5,3"/></g>' for m in shown]
     if shown:   # one label per chart, however many n are recommended
         span = f"{shown[0]:g}" if len(shown) == 1 else f"{shown[0]:g}–{shown[-1]:g}"
         mx = sx(shown[0])
@@ -539,8 +461,7 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
     for i, name in enumerate(names):
         s, c = series[name], color(i)
         mean = list(s.get("mean") or [])
-        low, high = list(s.get("low") or []), list(s.get("high") or [])
-        pts = [(xs[j], mean[j], low[j] if j < len(low) else None, high[j] if j < len(high) else None)
+        pts = [(xs[j], mean[j], nth(s.get("low") or [], j), nth(s.get("high") or [], j))
                for j in range(min(len(xs), len(mean)))]
         band = [(px, pl, ph) for px, _, pl, ph in pts if pl is not None and ph is not None
                 and math.isfinite(pl) and math.isfinite(ph)]
@@ -550,19 +471,17 @@ def line_chart(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[fl
             poly += [f"{sx(px):.2f},{sy(pl):.2f}" for px, pl, _ in reversed(band)]
             g.append(f'<polygon class="sk-band" points="{" ".join(poly)}" fill="{c}" fill-opacity="0.15" '
                      f'stroke="none"/>')
-        line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in pts if pm is not None and math.isfinite(pm)]
+        drawn = [p for p in pts if p[1] is not None and math.isfinite(p[1])]
+        line = [f"{sx(px):.2f},{sy(pm):.2f}" for px, pm, _, _ in drawn]
         dash = DASHES[i % len(DASHES)]
         if line:
             g.append(f'<polyline class="sk-line" points="{" ".join(line)}" fill="none" stroke="{c}" '
                      f'stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
-        for px, pm, pl, ph in pts:
-            if pm is None or not math.isfinite(pm):
-                continue
+        for px, pm, pl, ph in drawn:
             ci = f" [{fmt(pl, digits)}, {fmt(ph, digits)}]" if pl is not None and ph is not None else ""
             tip = f"{name} @ {px:g}: {fmt(pm, digits)}{ci}"
             g.append(_point(i, sx(px), sy(pm), c,
                             f'class="sk-point" data-series="{esc(name)}" data-x="{num_attr(px)}" '
                             f'data-y="{num_attr(pm)}" data-low="{num_attr(pl)}" data-high="{num_attr(ph)}"', esc(tip)))
-        g.append("</g>")
-        out += g
+        out += g + ["</g>"]
     return "\n".join(out + ["</svg>"])

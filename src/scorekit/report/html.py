@@ -1,11 +1,6 @@
-"""One self-contained HTML report from result JSON documents: the document assembly.
-
-The file needs nothing but a browser: CSS and the small sorting/filtering script
-(``report/assets/report.css``, ``report.js``, package data) are inlined at render time, charts are
-inline SVG (:mod:`scorekit.report.charts`), no font, script or image is fetched, and the page's
-Content-Security-Policy forbids fetching anything. The package's parts and the result JSON
-conventions it reads: ``docs/report.md``.
-"""
+"""One self-contained HTML report from result JSON documents: the document assembly. CSS and
+script are package data inlined at render time, charts are inline SVG, and the page's
+Content-Security-Policy forbids fetching anything; the parts and conventions: docs/report.md."""
 
 from __future__ import annotations
 
@@ -29,8 +24,6 @@ from scorekit.report.sections.common import (comparison_section, distributions_s
 from scorekit.report.sections.sweep import sweep_section
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
-
-__all__ = ["render_report", "TASK_SECTIONS", "asset"]
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -64,13 +57,6 @@ def doc_html(doc: Doc) -> str:
         "</section>",
     ]
     return "".join(p for p in parts if p)
-
-
-def _toc_answer(doc: Doc) -> str:
-    m = re.search(r'<p class="sk-headline">(.*?)</p>', answer_html(doc), re.S)
-    if not m:
-        return ""
-    return f'<span class="sk-toc-answer">: {text_html(html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(1))))}</span>'
 
 
 def overview_html(docs: Sequence[Doc]) -> str:
@@ -114,8 +100,14 @@ def render_report(documents: Sequence[Any], *, title: str | None = None,
     body = "".join(doc_html(d) for d in docs)
     # several files: each entry of the contents carries its answer's headline, so the first view
     # answers every file's question, not only the first one's
-    toc = "".join(f'<li><a href="#doc-{d.index + 1}">{text_html(d.task)} — '
-                  f'{text_html(", ".join(d.names()))}</a>{_toc_answer(d)}</li>' for d in docs)
+    def entry(d: Doc) -> str:
+        m = re.search(r'<p class="sk-headline">(.*?)</p>', answer_html(d), re.S)
+        head = text_html(html_lib.unescape(re.sub(r"<[^>]+>", "", m[1]))) if m else ""
+        return (f'<li><a href="#doc-{d.index + 1}">{text_html(d.task)} — '
+                f'{text_html(", ".join(d.names()))}</a>'
+                + (f'<span class="sk-toc-answer">: {head}</span>' if m else "") + "</li>")
+
+    toc = "".join(entry(d) for d in docs)
     lang = "ko" if has_hangul(body) or has_hangul(title) else "en"
     return nfc(
         "<!DOCTYPE html>\n"

@@ -1,14 +1,11 @@
 """The report's reading of a result JSON: :class:`Doc` (always a list of runs), the per-item
-fields, the primary metric, and each metric's metadata from the one registry.
-
-Metric metadata (direction, kind of value) comes from :func:`scorekit.metrics.describe`. A key the
-registry does not know (an old JSON file, a custom metric) gets :data:`UNKNOWN` as its kind: it is
-charted on an axis of its own, never assumed to lie in [0, 1], and its direction falls back to the
-result's ``extra["lower_is_better"]`` hint, then to the name (error, loss, latency, ...).
-"""
+fields, the primary metric, and each metric's metadata (direction, kind of value) from the one
+registry, :func:`scorekit.metrics.describe`; a key it does not know is :data:`UNKNOWN` (how that is
+charted and its direction found: docs/report.md, "What the charts follow")."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -69,17 +66,14 @@ class Doc:
 
     def extra_value(self, key: str) -> Any:
         """An ``extra`` entry from the top level, else the first run."""
-        if key in self.extra:
-            return self.extra[key]
-        return (self.runs[0].get("extra") or {}).get(key)
+        return self.extra[key] if key in self.extra else (self.runs[0].get("extra") or {}).get(key)
 
     def metric_names(self) -> list[str]:
         return list(dict.fromkeys(m for r in self.runs for m in (r.get("metrics") or {})))
 
 
 def read_result(path: Any) -> dict[str, Any]:
-    """Read and check one result JSON file (any command's ``--output``), with errors that name
-    the file and line."""
+    """Read and check one result JSON file (any command's ``--output``); errors name file, line."""
     from scorekit.io.atomic import read_text
     from scorekit.io.jsonfile import parse_json
 
@@ -95,16 +89,11 @@ def load_doc(data: Any, source: str | None = None, index: int = 0) -> Doc:
         raise ScorekitError(f"{where}not a scorekit result (expected a JSON object, got {type(data).__name__})")
     runs = data.get("runs")
     multi = runs is not None
-    if multi:
-        if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
-            raise ScorekitError(f"{where}'runs' must be a non-empty list of result objects")
-        runs = [dict(r) for r in runs]
-        for r in runs:
-            r.setdefault("task", data.get("task"))
-    else:
-        if "metrics" not in data:
-            raise ScorekitError(f"{where}not a scorekit result (no 'metrics' and no 'runs' key)")
-        runs = [data]
+    if multi and not (isinstance(runs, list) and runs and all(isinstance(r, dict) for r in runs)):
+        raise ScorekitError(f"{where}'runs' must be a non-empty list of result objects")
+    if not multi and "metrics" not in data:
+        raise ScorekitError(f"{where}not a scorekit result (no 'metrics' and no 'runs' key)")
+    runs = [{**r, "task": r.get("task", data.get("task"))} for r in runs] if multi else [data]
     for i, r in enumerate(runs):
         if not isinstance(r.get("metrics", {}), dict):
             raise ScorekitError(f"{where}run {i + 1}: 'metrics' must be an object of name -> number")
@@ -126,22 +115,17 @@ def is_number(v: Any) -> bool:
 
 def best_values(metrics: Sequence[Mapping[str, Any]], names: Sequence[str],
                 lower_better: Callable[[str], bool], at_least: int = 2) -> dict[str, Any]:
-    """Each metric's best value over the runs' ``metrics`` (what the tables set in bold), for
-    the metrics that at least ``at_least`` runs give a number."""
-    best = {}
-    for k in names:
-        vals = [m.get(k) for m in metrics if is_number(m.get(k))]
-        if len(vals) >= at_least:
-            best[k] = min(vals) if lower_better(k) else max(vals)
-    return best
+    """Each metric's best value over the runs' ``metrics`` (bold), given by ``at_least`` runs."""
+    values = {k: [m.get(k) for m in metrics if is_number(m.get(k))] for k in names}
+    return {k: min(vals) if lower_better(k) else max(vals) for k, vals in values.items()
+            if len(vals) >= at_least}
 
 
 def sort_key(value: Any, lower_better: bool) -> tuple[int, float]:
     """Worst first: ascending for higher-is-better, descending for lower-is-better; missing last.
     (Best first is ``sort_key(value, not lower_better)``.)"""
-    if not is_number(value) or not math.isfinite(value):
-        return (1, 0.0)
-    return (0, -value if lower_better else value)
+    finite = is_number(value) and math.isfinite(value)
+    return (0, -value if lower_better else value) if finite else (1, 0.0)
 
 
 def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -149,54 +133,36 @@ def numeric_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     seen: dict[str, bool] = {}
     for row in rows:
         for k, v in row.items():
-            if k in ID_KEYS or k in INDEX_KEYS:
-                continue
-            if v is None or is_number(v):
-                seen.setdefault(k, True)
-            else:
-                seen[k] = False
+            if k not in ID_KEYS and k not in INDEX_KEYS:
+                seen[k] = seen.get(k, True) and (v is None or is_number(v))
     return [k for k, ok in seen.items() if ok and any(is_number(r.get(k)) for r in rows)]
 
 
 def text_item_fields(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    keys: list[str] = []
-    for row in rows[:200]:
-        for k, v in row.items():
-            if k not in ID_KEYS and k not in keys and (
-                    isinstance(v, str) or (isinstance(v, list) and v and all(isinstance(x, str) for x in v))):
-                keys.append(k)
+    keys = list(dict.fromkeys(k for row in rows[:200] for k, v in row.items() if k not in ID_KEYS
+                              and (isinstance(v, str) or isinstance(v, list) and v
+                                   and all(isinstance(x, str) for x in v))))
     order = {k: i for i, k in enumerate(TEXT_FIELDS_FIRST)}
     return sorted(keys, key=lambda k: (order.get(k, len(order)), keys.index(k)))
 
 
 # --------------------------------------------------------------------------- metric metadata
-def _base_key(key: str) -> str:
-    """``lead/rouge1@10`` (a sweep's per-item column) and ``rouge1@n10-10`` -> ``rouge1``."""
-    k = key.rsplit("/", 1)[-1]
-    return re.sub(r"@n?\d+(-\d+)?$", "", k)
-
-
 @lru_cache(maxsize=4096)
 def describe_key(key: str, task: str) -> Any:
-    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None. A retrieval
-    key is first resolved to its measure by the retrieval name parser, so every spelling the CLI
-    accepts (``ndcg_cut.10``, ``P.5``, ``nDCG@10``, ``P@5``, ``AP``, ``RR``) is known."""
+    """The registry's :class:`~scorekit.metrics.MetricInfo` of a result key, or None; a retrieval
+    key in any spelling the CLI accepts (``ndcg_cut.10``, ``P@5``, ``AP``, ...) is known."""
     from scorekit.metrics import describe
 
     tries = [(key, task)]
-    if task == "retrieval":
-        canonical = retrieval_measure_name(key)
-        if canonical and canonical != key:
-            tries.append((canonical, task))
-    if task in TASK_FAMILY:
-        tries += [(key, TASK_FAMILY[task]), (_base_key(key), TASK_FAMILY[task])]
+    if task == "retrieval" and (canonical := retrieval_measure_name(key)) not in (None, "", key):
+        tries.append((canonical, task))
+    if task in TASK_FAMILY:   # also lead/rouge1@10 (a sweep column) and rouge1@n10-10 as rouge1
+        base = re.sub(r"@n?\d+(-\d+)?$", "", key.rsplit("/", 1)[-1])
+        tries += [(key, TASK_FAMILY[task]), (base, TASK_FAMILY[task])]
     for k, family in tries:
-        try:
-            info = describe(k, family)
-        except Exception:  # noqa: BLE001 - a name the registry cannot parse is simply unknown
-            info = None
-        if info is not None:
-            return info
+        with contextlib.suppress(Exception):   # a name the registry cannot parse is simply unknown
+            if (info := describe(k, family)) is not None:
+                return info
     return None
 
 
@@ -218,8 +184,7 @@ def metric_kind(key: str, task: str) -> str:
 
 
 def lower_is_better(metric: str, doc: Doc | None = None, task: str | None = None) -> bool:
-    """Direction of a metric: the result's ``extra["lower_is_better"]`` hint, else the registry's
-    ``higher_is_better``, else the name."""
+    """The result's ``extra["lower_is_better"]`` hint, else the registry's, else by the name."""
     if doc is not None:
         hint = doc.hints().get("lower_is_better")
         if isinstance(hint, (list, tuple)):
@@ -253,19 +218,15 @@ def primary_metric(doc: Doc) -> str | None:
         cand = f"{rec.get('summarizer')}/{rec.get('metric')}@{n[0] if isinstance(n, list) and n else None}"
         if cand in fields:
             return cand
-    if doc.task == "retrieval":   # the first measure the user listed (results keep their order)
-        first = next((m for m in metrics if m in fields or not fields), None)
-        if first:
-            return first
+    first = next((m for m in metrics if m in fields or not fields), None)
+    if doc.task == "retrieval" and first:   # the first measure the user listed (in its order)
+        return first
     pool = fields or metrics
     lower = {f.lower(): f for f in pool}
     for cand in PRIMARY_METRICS.get(doc.task, ()):
         if cand in lower:
             return lower[cand]
-    for m in metrics:
-        if m in fields:
-            return m
-    return pool[0] if pool else None
+    return next((m for m in metrics if m in fields), pool[0] if pool else None)
 
 
 # ------------------------------------------------------------------------------ human labels
@@ -296,20 +257,16 @@ _RETRIEVAL_LABELS = {"ndcg": "nDCG", "map": "MAP", "mrr": "MRR", "precision": "P
 
 
 def label(key: str, task: str | None = None) -> str:
-    """A metric's name for a reader: ``BERTScore F1`` for ``bertscore_f1``, ``nDCG@10`` for
-    ``ndcg_cut.10``, for captions ``BERTScore F1 (model=…/a/b)`` for ``bertscore_f1(model=/x/a/b)``
-    (a key written with its parameters; a folder by its last two parts); a key it does not know is
-    shown as written."""
+    """A metric's name for a reader (``BERTScore F1``, ``nDCG@10`` for ``ndcg_cut.10``, a caption
+    key with a folder parameter as ``BERTScore F1 (model=…/a/b)``); else the key as written."""
     from scorekit.metrics.registry import declared_key
 
     if key in LABELS:
         return LABELS[key]
     if task == "retrieval":
-        canonical = retrieval_measure_name(key)
-        if canonical:
-            fam, _, k = canonical.partition("@")
-            if "(" not in fam and fam in _RETRIEVAL_LABELS:
-                return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
+        fam, _, k = (retrieval_measure_name(key) or "").partition("@")
+        if fam in _RETRIEVAL_LABELS:
+            return _RETRIEVAL_LABELS[fam] + (f"@{k}" if k else "")
     base = declared_key(key) if task == "caption" else key
     if base != key and base in LABELS:    # a folder parameter by its last two parts
         args = re.sub(r"=([^,=();]*/)([^,=();/]+/[^,=();/]+)(?=[,)])", r"=…/\2", key[len(base):])

@@ -19,13 +19,10 @@ MINUS = "\u2212"   # a real minus sign: "−0.1000" lines up with "+0.1000"
 
 
 def text_html(value: Any, limit: int | None = None) -> str:
-    """Escaped, NFC text; Korean spans get ``lang="ko"`` so the browser picks Korean fonts and
-    line breaking."""
+    """Escaped, NFC text; Korean spans get ``lang="ko"`` (Korean fonts and line breaking)."""
     s = nfc(str(value))
-    if limit and len(s) > limit:
-        s = s[:limit] + "…"
-    body = esc(s)
-    return f'<span lang="ko">{body}</span>' if has_hangul(s) else body
+    s = s[:limit] + "…" if limit and len(s) > limit else s
+    return f'<span lang="ko">{esc(s)}</span>' if has_hangul(s) else esc(s)
 
 
 # ------------------------------------------------------------------------- change vs baseline
@@ -44,9 +41,8 @@ def pct_text(p: float | None) -> str:
 
 
 def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | None:
-    """``value − baseline`` and the relative change in percent: ``pct`` (an ``improvement_pct``
-    from the JSON) as given when present, else computed (None for a zero baseline); None when
-    either number is missing."""
+    """(``value − baseline``, the change in %: ``pct`` as given (the JSON's ``improvement_pct``),
+    else computed, None for a zero baseline); None when either number is missing."""
     if not (is_number(value) and is_number(baseline)):
         return None
     d = float(value) - float(baseline)
@@ -54,21 +50,20 @@ def change(value: Any, baseline: Any, pct: Any = None) -> tuple[float, Any] | No
 
 
 def change_cell(value: Any, baseline: Any, pct: Any = None, cls: str = "") -> str:
-    """One table cell for a change against a baseline, the same everywhere in the report:
-    ``+0.6000 (+150.0%)`` — the absolute delta, then the relative change when it is defined."""
+    """The one cell format of a change against a baseline: ``+0.6000 (+150.0%)``."""
+    td = f'<td class="num change{(" " + cls) if cls else ""}"'
     if (ch := change(value, baseline, pct)) is None:
-        return f'<td class="num change{(" " + cls) if cls else ""}" data-value="nan">–</td>'
+        return f'{td} data-value="nan">–</td>'
     d, pct = ch
     rel = f" ({pct_text(pct)})" if is_number(pct) and math.isfinite(pct) else ""
-    return (f'<td class="num change{(" " + cls) if cls else ""}" data-value="{num_attr(d)}" '
+    return (f'{td} data-value="{num_attr(d)}" '
             f'data-pct="{num_attr(pct if is_number(pct) else None)}">{delta_text(d)}{rel}</td>')
 
 
 def pct_cell(p: Any) -> str:
     """A relative change already in percent (an ``..._pct`` field), in the one signed format."""
-    if not is_number(p):
-        return cell(p)
-    return f'<td class="num change" data-value="{num_attr(p)}">{pct_text(p)}</td>'
+    return (f'<td class="num change" data-value="{num_attr(p)}">{pct_text(p)}</td>' if is_number(p)
+            else cell(p))
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -98,8 +93,7 @@ def cell(value: Any, digits: int = DIGITS, cls: str = "", limit: int | None = 60
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "", caption: str | None = None,
           attrs: str = "", raw_cells: bool = False,
           header_titles: Sequence[str] | None = None) -> str:
-    """A table inside a horizontal scroll container (wide tables never widen the page).
-    With ``raw_cells``, a string starting with ``<td`` is a ready-made cell."""
+    """A table in its own scroll box; with ``raw_cells`` a string starting ``<td`` is a cell."""
     titles = [f' title="{esc(t)}"' if t else "" for t in list(header_titles or []) + [""] * len(header)]
     head = "".join(f'<th scope="col"{t}>{text_html(h)}</th>' for h, t in zip(header, titles))
     ready = lambda c: raw_cells and isinstance(c, str) and c.startswith("<td")  # noqa: E731
@@ -112,18 +106,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = ""
 
 
 def kv_table(pairs: Mapping[str, Any], cls: str = "sk-kv") -> str:
-    rows = []
-    for k, v in pairs.items():
-        if isinstance(v, (dict, list)) and not (isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v)):
-            val = f"<td><code>{esc(json.dumps(v, ensure_ascii=False)[:2000])}</code></td>"
-        elif isinstance(v, list):
-            val = f"<td>{text_html(', '.join(str(x) for x in v), 2000)}</td>"
-        elif str(k).endswith("_pct"):
-            val = pct_cell(v)
-        else:
-            val = cell(v)
-        rows.append(f'<tr><th scope="row">{text_html(k)}</th>{val}</tr>')
-    return f'<div class="scroll"><table class="sk-table {cls}"><tbody>{"".join(rows)}</tbody></table></div>'
+    def value(k: str, v: Any) -> str:
+        if isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v):
+            return f"<td>{text_html(', '.join(str(x) for x in v), 2000)}</td>"
+        if isinstance(v, (dict, list)):
+            return f"<td><code>{esc(json.dumps(v, ensure_ascii=False)[:2000])}</code></td>"
+        return pct_cell(v) if str(k).endswith("_pct") else cell(v)
+
+    rows = "".join(f'<tr><th scope="row">{text_html(k)}</th>{value(k, v)}</tr>'
+                   for k, v in pairs.items())
+    return f'<div class="scroll"><table class="sk-table {cls}"><tbody>{rows}</tbody></table></div>'
 
 
 def figure(svg: str, cls: str = "") -> str:
@@ -131,15 +123,12 @@ def figure(svg: str, cls: str = "") -> str:
 
 
 def grid(parts: Sequence[str]) -> str:
-    parts = [p for p in parts if p]
-    return '<div class="sk-grid">' + "".join(parts) + "</div>" if parts else ""
+    return '<div class="sk-grid">' + "".join(parts) + "</div>" if any(parts) else ""
 
 
 def section(title: str, body: str, cls: str = "", open_: bool = True) -> str:
-    if not body:
-        return ""
-    return (f'<details class="sk-section {cls}"{" open" if open_ else ""}>'
-            f"<summary><h3>{text_html(title)}</h3></summary>{body}</details>")
+    return "" if not body else (f'<details class="sk-section {cls}"{" open" if open_ else ""}>'
+                                f"<summary><h3>{text_html(title)}</h3></summary>{body}</details>")
 
 
 FILTER = '<input class="sk-filter" type="search" placeholder="filter rows…" aria-label="filter rows">'

@@ -1,14 +1,7 @@
-"""The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers.
-
-:func:`write_figures` mirrors the HTML report: per result file the metrics as bar charts grouped by
-kind of value (rates on 0-1, counts apart, each score on its own axis; grouped by system, ``*`` on
-bars significantly different from the baseline), the per-item distribution of
-the primary metric (histogram, or box plots across systems), one n-sweep curve per metric with
-its confidence band, and ``*_metrics.tex`` / ``*_comparison.tex`` tables
-(:mod:`scorekit.report.tables`). The primitives (:func:`bar_png`, :func:`grouped_bars_png`,
-:func:`histogram_png`, :func:`box_png`, :func:`line_ci_png`) each write one PNG atomically.
-Korean labels use a Korean system font when one is installed (Noto Sans CJK KR, NanumGothic, ...).
-"""
+"""The report's charts as PNG files (matplotlib, Agg backend) and its tables as LaTeX, for papers:
+:func:`write_figures` mirrors the HTML report (which files it writes: docs/report.md, "PNG figures
+and LaTeX tables"); each primitive (:func:`bar_png`, :func:`grouped_bars_png`, ...) writes one PNG
+atomically. Korean labels use a Korean system font when one is installed."""
 
 from __future__ import annotations
 
@@ -53,10 +46,10 @@ def _pyplot():
                 font_manager.fontManager.addfont(path)
     known = {f.name for f in font_manager.fontManager.ttflist}
     families = [f for f in _KOREAN_FAMILIES if f in known]
-    plt.rcParams["font.family"] = ["DejaVu Sans", *families]   # fallback per glyph (matplotlib ≥ 3.6)
-    plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(PALETTE))
-    plt.rcParams["axes.spines.top"] = False
-    plt.rcParams["axes.spines.right"] = False
+    # font.family: a fallback per glyph (matplotlib ≥ 3.6)
+    plt.rcParams.update({"font.family": ["DejaVu Sans", *families],
+                         "axes.prop_cycle": matplotlib.cycler(color=list(PALETTE)),
+                         "axes.spines.top": False, "axes.spines.right": False})
     return plt
 
 
@@ -64,10 +57,9 @@ def _save(fig, path: Path, ax=None, *, title: str | None = None, xlabel: str | N
           ylabel: str | None = None) -> Path:
     """Label ``ax`` (title, axis labels: NFC) and write the figure as PNG, all or nothing."""
     plt = _pyplot()
-    if xlabel:
-        ax.set_xlabel(nfc(xlabel))
-    if ylabel:
-        ax.set_ylabel(nfc(ylabel))
+    for text, set_label in ((xlabel, ax.set_xlabel), (ylabel, ax.set_ylabel)):
+        if text:
+            set_label(nfc(text))
     if title:
         ax.set_title(nfc(title), fontsize=10, loc="left")
     fig.tight_layout()
@@ -90,11 +82,9 @@ def bar_png(labels: Sequence[str], values: Sequence[float | None], path: Path, *
 def grouped_bars_png(categories: Sequence[str], series: Mapping[str, Sequence[float | None]], path: Path, *,
                      markers: Mapping[tuple[str, str], str] | None = None, title: str | None = None,
                      xlim: tuple[float, float] | None = None) -> Path:
-    """Horizontal grouped bars (categories top to bottom), value labels and markers at bar ends;
-    ``xlim`` fixes the value axis (rates: 0 to 1)."""
+    """Horizontal grouped bars, values and markers at their ends; ``xlim`` fixes the value axis."""
     plt = _pyplot()
-    markers = markers or {}
-    names = list(series)
+    markers, names = markers or {}, list(series)
     n, k = len(categories), max(len(names), 1)
     fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.32 * n * k + 0.9)))
     h = 0.8 / k
@@ -155,9 +145,8 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
                 title: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
                 hlines: Mapping[str, float] | None = None, span: tuple[float, float] | None = None,
                 span_label: str | None = None, xticks: Sequence[float] | None = None) -> Path:
-    """Mean against ``x`` per series (``{"mean", "low", "high"}``; the low-high band shaded);
-    ``hlines``: flat reference lines by label (dashed); ``span``: an x-interval shaded grey (the
-    n-sweep's recommended interval, labelled ``span_label``); ``xticks``: ticks at exactly these x."""
+    """Mean against ``x`` per series (``{"mean", "low", "high"}``, the band shaded); ``hlines``:
+    dashed lines by label; ``span``: a grey x-interval (``span_label``); ``xticks``: exact ticks."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 3.4))
     xs = np.asarray(x, dtype=float)
@@ -169,8 +158,7 @@ def line_ci_png(x: Sequence[float], series: Mapping[str, Mapping[str, Sequence[f
                 linestyle=("-", "--", ":", "-.")[i % 4], markerfacecolor="white" if i % 4 else c)
         low, high = s.get("low"), s.get("high")
         if low and high:
-            lo = np.asarray([np.nan if v is None else v for v in low], dtype=float)
-            hi = np.asarray([np.nan if v is None else v for v in high], dtype=float)
+            lo, hi = (np.asarray(v, dtype=float) for v in (low, high))   # None -> nan
             m = min(lo.size, hi.size, xs.size)
             ax.fill_between(xs[:m], lo[:m], hi[:m], color=c, alpha=0.15, linewidth=0)
     for label, y in (hlines or {}).items():
@@ -208,48 +196,49 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
 
         # metrics: LaTeX table and a bar chart (significance markers from the comparison)
         rows = [[n] + [(r.get("metrics") or {}).get(m) for m in metric_names] for n, r in zip(names, doc.runs)]
+
+        def tex(name: str, text: str) -> None:
+            with atomic_write(out_dir / name) as fh:
+                fh.write(text)
+            written.append(out_dir / name)
+
         if metric_names:
-            p = out_dir / f"{stem}_metrics.tex"
-            with atomic_write(p) as fh:
-                fh.write(tables.to_latex(["system"] + metric_names, rows, caption=f"{doc.task}: {', '.join(names)}",
-                                         label=f"tab:{stem}"))
-            written.append(p)
+            tex(f"{stem}_metrics.tex",
+                tables.to_latex(["system"] + metric_names, rows, label=f"tab:{stem}",
+                                caption=f"{doc.task}: {', '.join(names)}"))
         markers: dict[tuple[str, str], str] = {}
         comp = doc.comparison or {}
         if isinstance(comp.get("rows"), list):
-            crow = []
-            for r in comp["rows"]:
-                sig = bool(r.get("significant"))
-                markers[(str(r.get("measure")), str(r.get("system")))] = significance(r, doc)
-                val = tables.fmt_cell(r.get("value"))
-                crow.append([r.get("system"), r.get("measure"), tables.LatexRaw(val + (r"$^{*}$" if sig else "")),
-                             r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"), r.get("p_adjusted")])
-            p = out_dir / f"{stem}_comparison.tex"
-            with atomic_write(p) as fh:
-                fh.write(tables.to_latex(["system", "measure", "value", "baseline", "improvement %", "p", "p (Holm)"],
-                                         crow, caption=f"{doc.task}: against {comp.get('baseline')} "
-                                                       "(* significant after Holm-Bonferroni)"))
-            written.append(p)
-        # metrics charted by kind of value (the registry's): every rate on one 0-1 axis
-        # (<stem>_metrics.png), the counts together (<stem>_metrics_counts.png), and each score or
-        # unregistered key on an axis of its own (<stem>_metrics_<metric>.png)
+            markers = {(str(r.get("measure")), str(r.get("system"))): significance(r, doc)
+                       for r in comp["rows"]}
+            crow = [[r.get("system"), r.get("measure"), tables.LatexRaw(
+                tables.fmt_cell(r.get("value")) + (r"$^{*}$" if r.get("significant") else "")),
+                     r.get("baseline_value"), r.get("improvement_pct"), r.get("p_value"),
+                     r.get("p_adjusted")] for r in comp["rows"]]
+            tex(f"{stem}_comparison.tex", tables.to_latex(
+                ["system", "measure", "value", "baseline", "improvement %", "p", "p (Holm)"], crow,
+                caption=f"{doc.task}: against {comp.get('baseline')} "
+                        "(* significant after Holm-Bonferroni)"))
+        # metrics charted by kind of value: the rates on one 0-1 axis, the counts, each score apart
         by_kind: dict[str, list[str]] = {}
         for m in metric_names:
             if any(is_number((r.get("metrics") or {}).get(m)) for r in doc.runs):
                 by_kind.setdefault(metric_kind(m, doc.task), []).append(m)
 
-        def bars(ms: list[str], path: Path, title: str, xlim=None) -> Path:
+        def bars(ms: list[str], name: str, what: str, xlim=None) -> None:
             series = {(n if doc.multi else ""): [(r.get("metrics") or {}).get(m) for m in ms]
                       for n, r in zip(names, doc.runs)}
-            return grouped_bars_png(ms, series, path, markers=markers, xlim=xlim,
-                                    title=title + (" (▲ better, ▼ worse, ○ n.s. vs baseline)" if markers else ""))
+            sig = " (▲ better, ▼ worse, ○ n.s. vs baseline)" if markers else ""
+            png = grouped_bars_png(ms, series, out_dir / f"{stem}_metrics{name}.png",
+                                   markers=markers, xlim=xlim, title=f"{doc.task}: {what}{sig}")
+            written.append(png)
 
         if by_kind.get("rate"):
-            written.append(bars(by_kind["rate"], out_dir / f"{stem}_metrics.png", f"{doc.task}: rates", (0.0, 1.0)))
+            bars(by_kind["rate"], "", "rates", (0.0, 1.0))
         if by_kind.get("count"):
-            written.append(bars(by_kind["count"], out_dir / f"{stem}_metrics_counts.png", f"{doc.task}: counts"))
+            bars(by_kind["count"], "_counts", "counts")
         for m in by_kind.get("score", []) + by_kind.get(UNKNOWN, []):
-            written.append(bars([m], out_dir / f"{stem}_metrics_{_slug(m)}.png", f"{doc.task}: {m}"))
+            bars([m], f"_{_slug(m)}", m)
 
         # per-item distribution of the primary metric
         prim = primary_metric(doc)
@@ -270,12 +259,10 @@ def write_figures(documents: Sequence[Any], out_dir: Path, *, sources: Sequence[
         # n-sweep curves
         sweep = doc.hints().get("sweep")
         if isinstance(sweep, dict) and isinstance(sweep.get("series"), dict):
-            per_metric: dict[str, dict[str, Any]] = {}
-            for sysname, ms in sweep["series"].items():
-                for m, vals in ms.items():
-                    if isinstance(vals, dict):
-                        per_metric.setdefault(m, {})[sysname] = vals
-            for m, s in per_metric.items():
+            series = sweep["series"]
+            for m in dict.fromkeys(k for ms in series.values() for k, v in ms.items()
+                                   if isinstance(v, dict)):
+                s = {name: ms[m] for name, ms in series.items() if isinstance(ms.get(m), dict)}
                 written.append(line_ci_png(sweep.get("n") or [], s, out_dir / f"{stem}_sweep_{_slug(m)}.png",
                                            title=f"{m} by n", xlabel="n (words)", ylabel=m))
     return written

@@ -1,8 +1,5 @@
-"""Render one table as a rich terminal table, CSV, Markdown or LaTeX.
-
-A table is a header row plus data rows of str/float/int/None. Floats print with ``digits``
-decimals (4 by default) everywhere except CSV, which keeps full precision.
-"""
+"""Render one table (a header row plus rows of str/float/int/None) as a rich terminal table, CSV,
+Markdown or LaTeX; floats with ``digits`` decimals except in CSV (full precision)."""
 
 from __future__ import annotations
 
@@ -18,30 +15,15 @@ def fmt_cell(value: Any, digits: int = 4) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.{digits}f}"
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
 
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row])
+    csv.writer(buf, lineterminator="\n").writerows([header] + [
+        ["" if v is None else repr(v) if isinstance(v, float) else v for v in row] for row in rows])
     return buf.getvalue()
-
-
-def _numeric(rows: Sequence[Sequence[Any]], j: int) -> bool:
-    """Column ``j`` holds numbers only (or nothing): aligned right."""
-    return bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
-
-
-def to_markdown(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
-    lines = [[str(h) for h in header], ["---:" if _numeric(rows, j) else ":---" for j in range(len(header))]]
-    lines += [[fmt_cell(v, digits) for v in row] for row in rows]
-    return "".join("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n" for line in lines)
 
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -74,27 +56,27 @@ class LatexRaw(str):
     """A cell already in LaTeX markup; not escaped."""
 
 
-def to_rich(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4,
-            title: str | None = None):
+def render(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
+           digits: int = 4, title: str | None = None):
+    """Return a string (csv/markdown/latex) or a rich renderable (table); numbers align right."""
+    if fmt == "csv":
+        return to_csv(header, rows)
+    if fmt == "latex":
+        return to_latex(header, rows, digits, caption=title)
+    right = [bool(rows) and all(isinstance(r[j], (int, float)) or r[j] is None for r in rows)
+             for j in range(len(header))]   # a column of numbers only (or nothing)
+    if fmt == "markdown":
+        lines = [[str(h) for h in header], ["---:" if r else ":---" for r in right]]
+        lines += [[fmt_cell(v, digits) for v in row] for row in rows]
+        return (f"**{title}**\n\n" if title else "") + "".join(
+            "| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n" for line in lines)
     from rich.table import Table
 
     # a title wider than a narrow table would otherwise be wrapped onto two lines
     table = Table(title=title, header_style="bold", title_justify="left",
                   min_width=len(title) + 2 if title else None)
-    for j, h in enumerate(header):
-        table.add_column(str(h), justify="right" if _numeric(rows, j) else "left")
+    for h, r in zip(header, right):
+        table.add_column(str(h), justify="right" if r else "left")
     for row in rows:
         table.add_row(*(fmt_cell(v, digits) for v in row))
     return table
-
-
-def render(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table",
-           digits: int = 4, title: str | None = None):
-    """Return a string (csv/markdown/latex) or a rich renderable (table)."""
-    if fmt == "csv":
-        return to_csv(header, rows)
-    if fmt == "markdown":
-        return (f"**{title}**\n\n" if title else "") + to_markdown(header, rows, digits)
-    if fmt == "latex":
-        return to_latex(header, rows, digits, caption=title)
-    return to_rich(header, rows, digits, title)

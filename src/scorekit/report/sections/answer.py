@@ -1,10 +1,6 @@
-"""The answer: the first thing under each result's title, small enough to read without scrolling
-at 1280 px and at 375 px (a phone), in words a reader uses (``BERTScore F1``, not
-``bertscore_f1``).
-
-One function per task registered with ``@answer("task")``; a task without one gets the first
-metrics as tiles. Every number shown carries ``data-answer="<what>"`` and its full-precision
-``data-value`` (what the browser tests compare with the JSON)."""
+"""The answer: the first thing under each result's title (docs/report.md, "The first view answers
+the question"), one function per task registered with ``@answer("task")``. Every number shown
+carries ``data-answer="<what>"`` and its full-precision ``data-value``."""
 
 from __future__ import annotations
 
@@ -12,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.charts import esc, fmt, nth, num_attr
 from scorekit.report.model import (LABELS, Doc, best_values, is_number, label, lower_is_better,
                                    primary_metric, sort_key)
 from scorekit.report import parts
@@ -34,12 +30,11 @@ SIG_CLASS = {SIG_BETTER: "sig-better", SIG_WORSE: "sig-worse", SIG_NONE: "sig-no
 def answer_html(doc: Doc) -> str:
     # several systems compared against a baseline (retrieval, `runs compare` of any task, ...):
     # the best system, its margin and its significance; else the task's own answer
-    own = doc.task in OWN_COMPARISON
-    fn = comparison_answer if doc.multi and doc.comparison and not own else ANSWERS.get(doc.task, generic_answer)
+    fn = (comparison_answer if doc.multi and doc.comparison and doc.task not in OWN_COMPARISON
+          else ANSWERS.get(doc.task, generic_answer))
     body = fn(doc) or generic_answer(doc)
-    if not body:
-        return ""
-    return f'<div class="sk-answer" data-task="{esc(doc.task)}" role="region" aria-label="the answer">{body}</div>'
+    return (f'<div class="sk-answer" data-task="{esc(doc.task)}" role="region" '
+            f'aria-label="the answer">{body}</div>' if body else "")
 
 
 # ---------------------------------------------------------------------------------- pieces
@@ -68,36 +63,13 @@ def sig_mark(symbol: str, what: str = "", short: bool = False) -> str:
             f'<span aria-hidden="true">{symbol}</span> {words}</span>')
 
 
-def shown_key(key: str, task: str) -> str:
-    """The reader's name, with the key as written when it reads differently (``nDCG@10 (ndcg_cut.10)``)."""
-    name = label(key, task)
-    same = name.replace(" ", "_").lower() == key.lower()
-    return esc(name) + ("" if same else f" <small>({esc(key)})</small>")
-
-
 def tiles(doc: Doc, keys: Sequence[str]) -> str:
     """The first run's metrics ``keys`` as tiles: the label above, the number big."""
-    out = []
-    for key in keys:
-        arrow = (' <span class="sk-dir" title="lower is better">↓ better</span>'
-                 if lower_is_better(key, doc) else "")
-        out.append(f'<div class="sk-tile" title="{esc(key)}">'
-                   f'<span class="sk-tile-label">{text_html(label(key, doc.task))}{arrow}</span>'
-                   f'{num(_metrics(doc).get(key), key)}</div>')
-    return '<div class="sk-tiles">' + "".join(out) + "</div>" if out else ""
-
-
-def inline(pairs: Sequence[tuple[str, str, Any]], lead: str = "") -> str:
-    """``(key, label, value)`` on one wrapping line: ``also: BLEU-4 0.1884 · ROUGE-L 0.4378``."""
-    def name(n: str) -> str:   # a label's parameters may wrap: BERTScore F1 (model=…/a/b)
-        head, sep, args = n.partition(" (")
-        if not sep or "=" not in args:
-            return text_html(n)
-        return f'{text_html(head)} <span class="sk-args">({text_html(args)}</span>'
-
-    items = " · ".join(f'<span class="sk-pairv" title="{esc(k)}">{name(n)} {num(v, k)}</span>'
-                       for k, n, v in pairs)
-    return f'<p class="sk-sub">{esc(lead) + ": " if lead else ""}{items}</p>' if items else ""
+    arrow = {True: ' <span class="sk-dir" title="lower is better">↓ better</span>', False: ""}
+    out = "".join(f'<div class="sk-tile" title="{esc(key)}"><span class="sk-tile-label">'
+                  f'{text_html(label(key, doc.task))}{arrow[lower_is_better(key, doc)]}</span>'
+                  f'{num(_metrics(doc).get(key), key)}</div>' for key in keys)
+    return f'<div class="sk-tiles">{out}</div>' if out else ""
 
 
 def mini_table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
@@ -117,9 +89,8 @@ def _metrics(doc: Doc, i: int = 0) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------- generic
 def generic_answer(doc: Doc) -> str:
-    if doc.multi:
-        return ranked_runs(doc)
-    return tiles(doc, [k for k, v in _metrics(doc).items() if is_number(v)][:TILES])
+    return ranked_runs(doc) if doc.multi else tiles(doc, [k for k, v in _metrics(doc).items()
+                                                          if is_number(v)][:TILES])
 
 
 def one_run(doc: Doc, keys: Sequence[str], lead: Sequence[str], noun: str, no_items: str = "") -> str:
@@ -140,20 +111,17 @@ def ranked_runs(doc: Doc, measures: Sequence[str] | None = None) -> str:
     lb = {m: lower_is_better(m, doc) for m in measures}
     order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb[prim]))
     best = best_values([_metrics(doc, i) for i in range(len(doc.runs))], measures, lb.get, at_least=1)
-    rows = []
-    for rank, i in enumerate(order, 1):
-        name = doc.run_name(i)
-        cells = [str(rank), text_html(name)]
-        for m in measures:
-            v = _metrics(doc, i).get(m)
-            cells.append(num(v, f"{name}/{m}", cls="best" if m in best and v == best[m] else ""))
-        rows.append(cells)
-    top = doc.run_name(order[0])
-    head = headline(f"Ranked by {esc(label(prim, doc.task))} "
-                    f"({'lower' if lb[prim] else 'higher'} is better): best is <b>{text_html(top)}</b>.")
+
+    def value(i: int, m: str) -> str:
+        v = _metrics(doc, i).get(m)
+        return num(v, f"{doc.run_name(i)}/{m}", cls="best" if m in best and v == best[m] else "")
+
+    rows = [[str(rank), text_html(doc.run_name(i))] + [value(i, m) for m in measures]
+            for rank, i in enumerate(order, 1)]
+    head = headline(f"Ranked by {esc(label(prim, doc.task))} ({'lower' if lb[prim] else 'higher'} "
+                    f"is better): best is <b>{text_html(doc.run_name(order[0]))}</b>.")
     return head + mini_table(["#", "run"] + [text_html(label(m, doc.task)) + (" ↓" if lb[m] else "")
-                                             for m in measures],
-                             rows, cls="sk-ranked")
+                                             for m in measures], rows, cls="sk-ranked")
 
 
 # ------------------------------------------------------------------------------- retrieval
@@ -171,7 +139,7 @@ def retrieval_answer(doc: Doc) -> str:
     if not prim:
         return ""
     if doc.multi:
-        return comparison_answer(doc) if doc.comparison else ranked_runs(doc)
+        return ranked_runs(doc)   # (with a comparison, answer_html answers with comparison_answer)
     m = _metrics(doc)
     keys = [prim] + [k for k in m if k != prim and is_number(m[k])][:TILES - 1]
     return (headline(f"<b>{text_html(doc.run_name(0))}</b> on {len(doc.runs[0].get('per_item') or [])} queries")
@@ -179,89 +147,65 @@ def retrieval_answer(doc: Doc) -> str:
 
 
 def comparison_answer(doc: Doc) -> str:
-    """The best system on the primary metric (retrieval: the first measure listed), its margin
-    over the baseline, p and significance; the systems ranked; on how many measures it is better."""
+    """The best system on the primary metric, its margin over the baseline, p and significance."""
     prim = primary_metric(doc)
     if not prim:
         return ""
     comp = doc.comparison or {}
     rows = [r for r in comp.get("rows") or [] if isinstance(r, dict)]
-    base = comp.get("baseline")
     names = doc.names()
-    b = names.index(base) if base in names else 0
-    base = names[b]
-    lb = lower_is_better(prim, doc)
+    b = names.index(comp.get("baseline")) if comp.get("baseline") in names else 0
+    base, bv, lb = names[b], _metrics(doc, b).get(prim), lower_is_better(prim, doc)
     order = sorted(range(len(doc.runs)), key=lambda i: sort_key(_metrics(doc, i).get(prim), not lb))
     best = order[0]
     by_sys = {str(r.get("system")): r for r in rows if r.get("measure") == prim}
     test = comp.get("test") or comp.get("method")
     how = ", ".join(x for x in (f"{test} test" if test else "", "Holm-corrected" if comp.get("correction") else "",
                                 f"α = {comp.get('alpha')}" if comp.get("alpha") is not None else "") if x)
-    shown_name = shown_key(prim, doc.task)
+    # the reader's name, with the key as written when it reads differently (nDCG@10 (ndcg_cut.10))
+    shown_name = esc(label(prim, doc.task))
+    if label(prim, doc.task).replace(" ", "_").lower() != prim.lower():
+        shown_name += f" <small>({esc(prim)})</small>"
     table_rows = []
     for rank, i in enumerate(order, 1):
-        name = names[i]
-        v = _metrics(doc, i).get(prim)
-        r = by_sys.get(name)
-        if i == b:
-            cells = [str(rank), text_html(name) + " <small>(baseline)</small>", num(v, f"{name}/{prim}"), "", "", ""]
-        else:
-            sym = significance(r or {}, doc)
-            p = r.get("p_adjusted", r.get("p_value")) if r else None
-            cells = [str(rank), text_html(name), num(v, f"{name}/{prim}"),
-                     change(v, _metrics(doc, b).get(prim), f"{name}/{prim}/change",
-                            r.get("improvement_pct") if r else None),
-                     num(p, f"{name}/{prim}/p"), sig_mark(sym, f"{name}/{prim}/sig", short=True)]
-        table_rows.append(cells)
-    bname = names[best]
+        name, v, r = names[i], _metrics(doc, i).get(prim), by_sys.get(names[i]) or {}
+        what = f"{name}/{prim}"
+        table_rows.append([str(rank), text_html(name) + " <small>(baseline)</small>", num(v, what)]
+                          + [""] * 3 if i == b else
+                          [str(rank), text_html(name), num(v, what),
+                           change(v, bv, f"{what}/change", r.get("improvement_pct")),
+                           num(r.get("p_adjusted", r.get("p_value")), f"{what}/p"),
+                           sig_mark(significance(r, doc), f"{what}/sig", short=True)])
+    bname, wins = names[best], ""
     if best == b:
         head = (f"On {shown_name}, the baseline <b>{text_html(base)}</b> is best "
-                f"({num(_metrics(doc, b).get(prim), 'best/' + prim)}).")
+                f"({num(bv, 'best/' + prim)}).")
     else:
         r = by_sys.get(bname) or {}
-        sym = significance(r, doc)
-        p = r.get("p_adjusted", r.get("p_value"))
-        v, bv = _metrics(doc, best).get(prim), _metrics(doc, b).get(prim)
+        p, v = r.get("p_adjusted", r.get("p_value")), _metrics(doc, best).get(prim)
         head = (f"Best on {shown_name}: <b>{text_html(bname)}</b> {num(v, 'best/' + prim)}, "
                 f"{change(v, bv, 'best/change', r.get('improvement_pct'))}"
-                f" over {text_html(base)} — {sig_mark(sym, 'best/sig')}"
+                f" over {text_html(base)} — {sig_mark(significance(r, doc), 'best/sig')}"
                 + (f" (p = {num(p, 'best/p')})" if is_number(p) else "") + ".")
-    wins = _all_measures_line(doc, rows, names[best] if best != b else None)
+        mine = [r for r in rows if str(r.get("system")) == bname]
+        if len(mine) >= 2:   # on how many measures the best system is better
+            counts = Counter(significance(r, doc) for r in mine)
+            higher = sum(1 for r in mine if is_number(v := r.get("value"))
+                         and is_number(bv := r.get("baseline_value"))
+                         and (v < bv if lower_is_better(str(r.get("measure")), doc) else v > bv))
+            wins = (f'<p class="sk-sub">{text_html(bname)} is better on '
+                    f'<b data-answer="better_on" data-value="{higher}">{higher}</b> of {len(mine)} '
+                    f"measures: {sig_mark(SIG_BETTER, short=True)} significantly on "
+                    f"{counts[SIG_BETTER]}, {sig_mark(SIG_WORSE, short=True)} on "
+                    f"{counts[SIG_WORSE]}, {sig_mark(SIG_NONE, short=True)} on "
+                    f"{counts[SIG_NONE]}.</p>")
     by = f"the first measure listed ({esc(prim)})" if doc.task == "retrieval" else esc(prim)
     note = f'<p class="note">{esc(how) + "; " if how else ""}ranked by {by}.</p>'
     return (headline(head) + mini_table(["#", "system", esc(label(prim, doc.task)), f"change vs {text_html(base)}",
                                          "p", "sig."], table_rows, cls="sk-ranked") + wins + note)
 
 
-def _all_measures_line(doc: Doc, rows: Sequence[Mapping[str, Any]], system: str | None) -> str:
-    if not system:
-        return ""
-    mine = [r for r in rows if str(r.get("system")) == system]
-    if len(mine) < 2:
-        return ""
-    counts = Counter(significance(r, doc) for r in mine)
-    higher = sum(1 for r in mine if is_number(v := r.get("value"))
-                 and is_number(bv := r.get("baseline_value"))
-                 and (v < bv if lower_is_better(str(r.get("measure")), doc) else v > bv))
-    return (f'<p class="sk-sub">{text_html(system)} is better on <b data-answer="better_on" data-value="{higher}">'
-            f"{higher}</b> of {len(mine)} measures: {sig_mark(SIG_BETTER, short=True)} significantly on "
-            f"{counts[SIG_BETTER]}, {sig_mark(SIG_WORSE, short=True)} on {counts[SIG_WORSE]}, "
-            f"{sig_mark(SIG_NONE, short=True)} on {counts[SIG_NONE]}.</p>")
-
-
 # -------------------------------------------------------------------------------- captions
-def recipes(rep: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Every ``*_recipe`` entry of the caption report: (what it names, the recipe)."""
-    out = []
-    for k, v in rep.items():
-        if k.endswith("_recipe") and v not in (None, "", {}, []):
-            what = k[: -len("_recipe")]
-            out.append((label(what) if what in ("meteor", "baseline") else what.replace("_", " "),
-                        v if isinstance(v, str) else ", ".join(f"{a} {b}" for a, b in v.items())
-                        if isinstance(v, dict) else str(v)))
-    return out
-
-
 @answer("caption")
 def caption_answer(doc: Doc) -> str:
     from scorekit.metrics.registry import declared_key
@@ -280,12 +224,10 @@ def caption_answer(doc: Doc) -> str:
         return label(d if declared[d] == 1 else key, doc.task)
 
     base = rep.get("baseline_meteor")
-    pname = esc(name(prim))
-    if is_number(base):
-        head = (f"{pname} {num(m[prim], prim)} against the baseline {num(base, 'baseline_meteor')}: "
-                f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}")
-    else:
-        head = f"{pname} {num(m[prim], prim)} (no baseline given)"
+    head = f"{esc(name(prim))} {num(m[prim], prim)} " + (
+        f"against the baseline {num(base, 'baseline_meteor')}: "
+        f"{change(m[prim], base, 'meteor_change', rep.get('meteor_improvement_pct'))}"
+        if is_number(base) else "(no baseline given)")
     targets = [t for t in rep.get("targets") or [] if isinstance(t, dict)]
     first = next((t for t in targets if t.get("metric") == prim), None)
     if first is not None:
@@ -309,7 +251,12 @@ def caption_answer(doc: Doc) -> str:
         out.append(mini_table(["metric", "value", "§7 targets 1st / 2nd / final", "reached"], rows, cls="sk-targets"))
     others = [k for k in m if is_number(m[k]) and k not in {str(t.get("metric")) for t in targets} and k != prim]
     if others:
-        out.append(inline([(k, name(k), m[k]) for k in others], "also"))
+        def pair(k: str) -> str:   # a label's parameters may wrap: BERTScore F1 (model=…/a/b)
+            head, sep, args = name(k).partition(" (")
+            shown = (text_html(name(k)) if not sep or "=" not in args
+                     else f'{text_html(head)} <span class="sk-args">({text_html(args)}</span>')
+            return f'<span class="sk-pairv" title="{esc(k)}">{shown} {num(m[k], k)}</span>'
+        out.append(f'<p class="sk-sub">also: {" · ".join(pair(k) for k in others)}</p>')
     known = {"primary", "secondary", "reference", "baseline_meteor", "meteor_improvement_pct", "targets"}
     rest = {k: v for k, v in rep.items()
             if k not in known and not k.endswith("_recipe") and v not in (None, "", [], {})}
@@ -319,10 +266,14 @@ def caption_answer(doc: Doc) -> str:
             + (fmt(v) if is_number(v) else text_html(v if isinstance(v, str) else
                                                      ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
             for k, v in rest.items()) + "</p>")
-    rec = recipes(rep)
-    if rec:
-        out.append('<p class="note sk-recipes">' + "; ".join(f"recipe of {esc(w)}: <code>{esc(r)}</code>"
-                                                             for w, r in rec) + "</p>")
+    rec = [(k[: -len("_recipe")], v) for k, v in rep.items()
+           if k.endswith("_recipe") and v not in (None, "", {}, [])]
+    if rec:   # every *_recipe entry: what it names, the recipe
+        out.append('<p class="note sk-recipes">' + "; ".join(
+            f"recipe of {esc(label(w) if w in ('meteor', 'baseline') else w.replace('_', ' '))}: "
+            "<code>"
+            + esc(v if isinstance(v, str) else ", ".join(f"{a} {b}" for a, b in v.items())
+                  if isinstance(v, dict) else str(v)) + "</code>" for w, v in rec) + "</p>")
     return "".join(out)
 
 
@@ -341,12 +292,9 @@ def summary_answer(doc: Doc) -> str:
 # ------------------------------------------------------------------------------------ sweep
 @answer("sweep")
 def sweep_answer(doc: Doc) -> str:
-    rec = doc.extra_value("recommendation")
-    sweep = doc.hints().get("sweep")
-    if not isinstance(rec, dict) or not isinstance(sweep, dict):
-        return generic_answer(doc)
-    ns = [v for v in rec.get("interval") or [] if is_number(v)]
-    if not ns:
+    rec, sweep = doc.extra_value("recommendation"), doc.hints().get("sweep")
+    ns = [v for v in rec.get("interval") or [] if is_number(v)] if isinstance(rec, dict) else []
+    if not ns or not isinstance(sweep, dict):
         return generic_answer(doc)
     span = f"{ns[0]:g}" if len(ns) == 1 else f"{ns[0]:g}–{ns[-1]:g}"
     metric, system = rec.get("metric"), rec.get("summarizer")
@@ -357,20 +305,15 @@ def sweep_answer(doc: Doc) -> str:
             + (f" ({text_html(system)}, {esc(label(str(metric)))})" if system and metric else ""))
     rows = []
     if j is not None and metric:
-        def at(s: str) -> float | None:
-            v = ((series.get(s) or {}).get(metric) or {}).get("mean") or []
-            return v[j] if j < len(v) else None
+        def at(s: str, key: str = "mean") -> float | None:
+            return nth(((series.get(s) or {}).get(metric) or {}).get(key), j)
         for s in sorted(series, key=lambda s: sort_key(at(s), True)):
-            vals = (series[s].get(metric) or {})
-            low, high = (vals.get("low") or [None] * (j + 1)), (vals.get("high") or [None] * (j + 1))
-            ci = (f"[{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
-                  and is_number(low[j]) and is_number(high[j]) else "")
+            low, high = at(s, "low"), at(s, "high")
+            ci = f"[{fmt(low, 3)}, {fmt(high, 3)}]" if is_number(low) and is_number(high) else ""
             rows.append([text_html(s) + (" <small>(recommended)</small>" if s == system else ""),
                          num(at(s), f"{s}/{metric}@{ns[0]:g}"), ci])
-    why = rec.get("rule")
-    out = headline(head + ".")
-    if why:
-        out += f'<p class="sk-sub">Why: {text_html(why)}.</p>'
+    out = headline(head + ".") + (f'<p class="sk-sub">Why: {text_html(rec["rule"])}.</p>'
+                                  if rec.get("rule") else "")
     if rows:
         out += mini_table(["summarizer", f"{esc(label(str(metric)))} at n = {ns[0]:g}", "95% CI"], rows,
                           cls="sk-ranked")
@@ -395,9 +338,8 @@ def rl_answer(doc: Doc) -> str:
     rows = []
     overall = [c for c in comps if c.get("n") == "all"]
     for c in overall or comps:   # the overall row per opponent; the table by n is below
-        sym = SIG_NONE
-        if is_number(c.get("p_t")) and c["p_t"] < 0.05 and is_number(c.get("diff")):
-            sym = SIG_BETTER if c["diff"] > 0 else SIG_WORSE
+        sig = is_number(c.get("p_t")) and c["p_t"] < 0.05 and is_number(c.get("diff"))
+        sym = (SIG_BETTER if c["diff"] > 0 else SIG_WORSE) if sig else SIG_NONE
         what = f"rl-vs-{c.get('against')}@{c.get('n')}"
         rows.append([esc(c.get("against")) + ("" if overall else f" <small>n={esc(c.get('n'))}</small>"),
                      num(c.get("diff"), f"{what}/diff", 3),

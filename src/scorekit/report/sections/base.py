@@ -1,7 +1,5 @@
-"""The task-section registry: a task name -> a renderer ``doc -> (html, consumed extra keys)``.
-
-A new family adds one module with a function decorated ``@task_section("mytask")``; the extra
-keys it returns are not rendered again by the generic "more details" section."""
+"""The task-section registry: a task name -> a renderer ``doc -> (html, consumed extra keys)``;
+the consumed keys are not rendered again under "more details"."""
 
 from __future__ import annotations
 

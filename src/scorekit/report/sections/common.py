@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.report import charts
@@ -29,19 +29,15 @@ WORD_LISTS = ("keywords", "words", "top_words")   # shown inline, comma-separate
 def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], task: str, *,
                 markers: Mapping[tuple[str, str], str] | None = None, title: str = "metrics",
                 errors: Mapping[str, Sequence[Any]] | None = None, kind_name: str = "bar") -> list[str]:
-    """Bar charts of ``categories`` (metric names) grouped by the registry's kind of value:
-    every rate on one 0–1 axis, every count on one axis of whole numbers, and each score (CIDEr,
-    u_mass, ...) and each key the registry does not know on an axis of its own. Nothing is left
-    out. Returns the figures."""
+    """The figures of ``categories`` (metric names) by the registry's kind of value; nothing left
+    out (which kinds share an axis: docs/report.md, "What the charts follow")."""
     by_kind: dict[str, list[int]] = {}
     for j, m in enumerate(categories):
         by_kind.setdefault(metric_kind(str(m), task), []).append(j)
     out = []
 
     def pick(idx: Sequence[int], src: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
-        if src is None:
-            return None
-        return {k: [v[j] if j < len(v) else None for j in idx] for k, v in src.items()}
+        return None if src is None else {k: [charts.nth(v, j) for j in idx] for k, v in src.items()}
 
     lower = [str(m) for m in categories if lower_is_better(str(m), task=task)]
 
@@ -65,12 +61,11 @@ def kind_charts(categories: Sequence[str], series: Mapping[str, Sequence[Any]], 
         if len(idx) > 1:
             bars(idx, f"{metric} (one axis)", "score")
             by_kind["score"] = [j for j in by_kind["score"] if j not in idx]
-    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, Overall, ...) share one axis too,
-    # so 0.07 is drawn a fifth as long as 0.37; a score outside it (UMass -11.2, CIDEr 2.6) keeps
-    # an axis of its own
+    # the remaining scores that all lie in [-1, 1] (SC, SD, NPMI, ...) share one axis too, so 0.07
+    # is drawn a fifth as long as 0.37; one outside it (UMass -11.2, CIDEr 2.6) keeps its own
     unit = [j for j in by_kind.get("score", [])
-            if all(v is None or not is_number(v) or abs(v) <= 1.0
-                   for vals in series.values() for v in [vals[j] if j < len(vals) else None])]
+            if all(not is_number(v := charts.nth(vals, j)) or abs(v) <= 1.0
+                   for vals in series.values())]
     if len(unit) > 1:
         bars(unit, "scores within [−1, 1] (one axis)", "score")
         by_kind["score"] = [j for j in by_kind["score"] if j not in unit]
@@ -95,8 +90,18 @@ def metrics_section(doc: Doc) -> str:
         v = (r.get("metrics") or {}).get(m)
         return cell(v, cls="best" if m in best and v == best[m] else "")
 
-    if len(names) > WIDE_METRICS:
-        out = _metrics_by_row(doc, names, value)
+    if len(names) > WIDE_METRICS:   # ABSA's 60: one row per metric, a column per run, counts last
+        order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
+        arrow = {True: ' <span class="sk-dir">↓ better</span>', False: ""}
+        body = "".join(f'<tr><th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
+                       f'{arrow[lower_is_better(m, doc)]}</th>'
+                       + "".join(value(r, m) for r in doc.runs) + "</tr>" for m in order)
+        # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
+        head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>'
+                       for h in ["metric"] + (doc.names() if doc.multi else ["value"]))
+        out = ('<div class="scroll sk-metrics-rows">'
+               '<table class="sk-table sk-metrics sk-metrics-by-row sortable">'
+               f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     else:
         rows = [[cell(doc.run_name(i))] + [value(r, m) for m in names] for i, r in enumerate(doc.runs)]
         titles = [""] + [_header_title(m, doc) for m in names]
@@ -117,24 +122,9 @@ def metrics_section(doc: Doc) -> str:
     return out
 
 
-def _metrics_by_row(doc: Doc, names: Sequence[str], value: Callable[[Mapping[str, Any], str], str]) -> str:
-    """Many metrics (ABSA's 60): one row per metric, a column per run — counts after the
-    rates and scores, so the headline numbers come first."""
-    order = sorted(names, key=lambda m: (metric_kind(m, doc.task) == "count", names.index(m)))
-    header = ["metric"] + (doc.names() if doc.multi else ["value"])
-    body = "".join(f'<tr><th scope="row" title="{esc(_header_title(m, doc))}">{text_html(m)}'
-                   + (' <span class="sk-dir">↓ better</span>' if lower_is_better(m, doc) else "") + "</th>"
-                   + "".join(value(r, m) for r in doc.runs) + "</tr>" for m in order)
-    # long run names (cr_demo__seed42_proposed) may break after an underscore, not inside a word
-    head = "".join(f'<th scope="col">{text_html(h).replace("_", "_<wbr>")}</th>' for h in header)
-    return (f'<div class="scroll sk-metrics-rows"><table class="sk-table sk-metrics sk-metrics-by-row sortable">'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
-
-
 def _header_title(m: str, doc: Doc) -> str:
-    kind = metric_kind(m, doc.task)
+    kind, d = metric_kind(m, doc.task), metric_doc(m, doc.task)
     direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
-    d = metric_doc(m, doc.task)
     return f"{m}: {d + '; ' if d else ''}{kind if kind != UNKNOWN else 'not in the metric registry'}; {direction}"
 
 
@@ -144,22 +134,17 @@ def comparison_section(doc: Doc) -> str:
     if not comp or not isinstance(comp.get("rows"), list):
         return ""
     rows = [r for r in comp["rows"] if isinstance(r, dict)]
-    base = comp.get("baseline")
-    alpha = comp.get("alpha")
+    base, alpha = comp.get("baseline"), comp.get("alpha")
     method = comp.get("method") or comp.get("test")
     header = ["system", "measure", "value", "baseline", "change", "p", "p (Holm)", "sig."]
-    body = []
-    markers: dict[tuple[str, str], str] = {}
-    for r in rows:
-        sig = bool(r.get("significant"))
-        mark = significance(r, doc)
-        markers[(str(r.get("measure")), str(r.get("system")))] = mark
-        body.append([cell(r.get("system")), cell(r.get("measure")), cell(r.get("value")),
-                     cell(r.get("baseline_value")),
-                     change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
-                     cell(r.get("p_value")), cell(r.get("p_adjusted")),
-                     f'<td class="sigmark {SIG_CLASS[mark]}" data-significant="{int(sig)}" '
-                     f'title="{SIG_TEXT[mark]}">{mark} {SIG_SHORT[mark]}</td>'])
+    markers = {(str(r.get("measure")), str(r.get("system"))): significance(r, doc) for r in rows}
+    body = [[cell(r.get(k)) for k in ("system", "measure", "value", "baseline_value")]
+            + [change_cell(r.get("value"), r.get("baseline_value"), r.get("improvement_pct")),
+               cell(r.get("p_value")), cell(r.get("p_adjusted")),
+               f'<td class="sigmark {SIG_CLASS[mark]}" data-significant="{sig}" '
+               f'title="{SIG_TEXT[mark]}">{mark} {SIG_SHORT[mark]}</td>']
+            for r in rows
+            for mark, sig in [(significance(r, doc), int(bool(r.get("significant"))))]]
     note = (f'<p class="note">baseline: <b>{text_html(base)}</b>'
             + (f"; test: {esc(method)}" if method else "") + (f"; α = {esc(alpha)}" if alpha is not None else "")
             + "; change = system − baseline (relative change); ▲ = significantly better, ▼ = significantly "
@@ -188,26 +173,22 @@ def comparison_section(doc: Doc) -> str:
 
 # ----------------------------------------------------------------------- per-item distributions
 def distributions_section(doc: Doc) -> str:
-    """Per-item (per-query) score distributions: a histogram per metric for one run, box plots
-    (with every outlier as a dot) across systems for several."""
+    """Per-item score distributions: a histogram per metric for one run, else box plots."""
     runs_items = [r.get("per_item") or [] for r in doc.runs]
     fields = numeric_item_fields([row for items in runs_items for row in items])
-    if not fields:
-        return ""
-    prim = primary_metric(doc)
+    prim = primary_metric(doc) if fields else None
     fields = ([prim] if prim in fields else []) + [f for f in fields if f != prim]
     out = []
     for m in fields[:MAX_DIST_METRICS]:
         direction = "lower is better" if lower_is_better(m, doc) else "higher is better"
         if doc.multi:
-            series = {doc.run_name(i): [row.get(m) for row in items if is_number(row.get(m))]
-                      for i, items in enumerate(runs_items)}
-            series = {k: v for k, v in series.items() if v}
+            series = {doc.run_name(i): vals for i, items in enumerate(runs_items)
+                      if (vals := [row.get(m) for row in items if is_number(row.get(m))])}
             if series:
                 out.append(figure(charts.box_plot(series, title=f"{m} per item ({direction})", xlabel=m)))
         else:
-            vals = [row.get(m) for row in runs_items[0] if is_number(row.get(m))]
-            vals = [float(v) for v in vals if math.isfinite(v)]
+            vals = [float(v) for row in runs_items[0]
+                    if is_number(v := row.get(m)) and math.isfinite(v)]
             if not vals:
                 continue
             rate = metric_kind(m, doc.task) == "rate" and all(0.0 <= v <= 1.0 for v in vals)
@@ -240,9 +221,7 @@ def drilldown_rows(doc: Doc, run: int = 0, limit: int = MAX_ITEMS) -> tuple[list
 
 def drilldown_section(doc: Doc) -> str:
     prim = primary_metric(doc)
-    out = []
-    if doc.multi:
-        out.append(pivot_section(doc, prim))
+    out = [pivot_section(doc, prim)] if doc.multi else []
     for i in range(len(doc.runs)):
         header, rows, n = drilldown_rows(doc, i)
         if not rows:
@@ -257,8 +236,7 @@ def drilldown_section(doc: Doc) -> str:
 
 
 def pivot_section(doc: Doc, prim: str | None) -> str:
-    """Several systems: the primary metric per item side by side, worst baseline items first,
-    with each system's change against the baseline."""
+    """The primary metric per item of every system, worst for the baseline first, and changes."""
     if not prim:
         return ""
     base_name = (doc.comparison or {}).get("baseline")
@@ -304,17 +282,13 @@ def render_extra_value(key: str, value: Any) -> str:
             cols = list(dict.fromkeys(k for v in value.values() for k in v))
             rows = [[k] + [v.get(c) for c in cols] for k, v in value.items()]
             return table([""] + cols, rows, caption=key, cls="sk-extra", attrs=f' data-extra="{esc(key)}"')
-        simple = {k: v for k, v in value.items() if _simple(v)}
+        simple = {k: v for k, v in value.items()   # a scalar or a short list of scalars: one row
+                  if v is None or is_number(v) or isinstance(v, (str, bool)) or (isinstance(v, list)
+                  and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v))}
         rest = "".join(render_extra_value(k, v) for k, v in value.items() if k not in simple)
         return f'<h4>{text_html(key)}</h4>' + (kv_table(simple) if simple else "") + rest
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return f'<h4>{text_html(key)}</h4><pre class="scroll">{esc(text[:20000])}</pre>'
-
-
-def _simple(v: Any) -> bool:
-    """A value that fits one key/value row: a scalar or a short list of scalars."""
-    return (v is None or is_number(v) or isinstance(v, (str, bool))
-            or (isinstance(v, list) and len(v) <= 20 and all(isinstance(x, (str, int, float)) for x in v)))
 
 
 def extra_section(doc: Doc, skip: set[str]) -> str:
@@ -322,22 +296,19 @@ def extra_section(doc: Doc, skip: set[str]) -> str:
     sources = [("", doc.extra)] + [(doc.run_name(i) if doc.multi else "", r.get("extra") or {})
                                   for i, r in enumerate(doc.runs)]
     for label, extra in sources:
-        for k, v in extra.items():
-            if k in HINT_KEYS or k in skip or v in ([], {}, None):
-                continue
-            if k == "comparison" and doc.comparison is not None:
-                continue   # the system comparison section shows it
-            key = f"{label}: {k}" if label else k
-            parts.append(f'<div class="sk-extra-entry" data-key="{esc(key)}">{render_extra_value(key, v)}</div>')
+        for k, v in extra.items():   # (a comparison is the system comparison section's)
+            if not (k in HINT_KEYS or k in skip or v in ([], {}, None)
+                    or k == "comparison" and doc.comparison is not None):
+                key = f"{label}: {k}" if label else k
+                body = render_extra_value(key, v)
+                parts.append(f'<div class="sk-extra-entry" data-key="{esc(key)}">{body}</div>')
     return "".join(parts)
 
 
 def warnings_html(doc: Doc) -> str:
     ws = doc.hints().get("warnings")
-    if not ws:
-        return ""
-    ws = ws if isinstance(ws, list) else [ws]
-    return '<div class="sk-warnings" role="note"><ul>' + "".join(f"<li>{text_html(w)}</li>" for w in ws) + "</ul></div>"
+    items = "".join(f"<li>{text_html(w)}</li>" for w in (ws if isinstance(ws, list) else [ws]))
+    return f'<div class="sk-warnings" role="note"><ul>{items}</ul></div>' if ws else ""
 
 
 def runs_info(doc: Doc) -> str:

@@ -1,16 +1,11 @@
-"""The n-sweep: the recommended n stated up front and marked on every curve, then the curves with
-their confidence bands and the table of means (recommended column highlighted).
-
-Reads ``extra["sweep"] = {"n": [...], "series": {system: {metric: {"mean", "low", "high"}}}}`` and
-the recommendation as ``scorekit sweep`` writes it, ``extra["recommendation"] = {"interval": [n,
-...], "summarizer", "metric", "rule"}``, or the older ``extra["best"] = {system: n}``."""
+"""The n-sweep: the recommended n stated up front and marked on every curve, the curves with their
+confidence bands and the table of means. What it reads (``extra["sweep"]``,
+``extra["recommendation"]``, older ``extra["best"]``): docs/report.md."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from scorekit.report import charts
-from scorekit.report.charts import esc, fmt, num_attr
+from scorekit.report.charts import esc, fmt, nth, num_attr
 from scorekit.report.model import Doc, is_number, metric_kind
 from scorekit.report.parts import figure, grid, table, text_html
 
@@ -43,27 +38,20 @@ def sweep_section(doc: Doc) -> tuple[str, set[str]]:
     series: dict[str, dict] = sweep["series"]
     marks, rec_text = recommendation(doc)
     metrics = list(dict.fromkeys(m for per_metric in series.values() for m in per_metric))
-    figs = []
-    for m in metrics:
-        s = {name: per_metric[m] for name, per_metric in series.items() if isinstance(per_metric.get(m), dict)}
-        figs.append(figure(charts.line_chart(n, s, title=f"{m} by n", xlabel="n (words)", ylabel=m,
-                                             marks=marks, mark_label="recommended n",
-                                             bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)))
+    figs = [figure(charts.line_chart(
+        n, {name: pm[m] for name, pm in series.items() if isinstance(pm.get(m), dict)},
+        title=f"{m} by n", xlabel="n (words)", ylabel=m, marks=marks, mark_label="recommended n",
+        bounds=(0.0, 1.0) if metric_kind(m, doc.task) == "rate" else None)) for m in metrics]
     header = ["system", "metric"] + [f"n={x}" + (" ★" if float(x) in marks else "") for x in n]
-    rows = []
-    for name, per_metric in series.items():
-        for m, vals in per_metric.items():
-            if not isinstance(vals, dict):
-                continue
-            mean, low, high = vals.get("mean") or [], vals.get("low") or [], vals.get("high") or []
-            row: list[Any] = [name, m]
-            for j in range(len(n)):
-                v = mean[j] if j < len(mean) else None
-                ci = (f" [{fmt(low[j], 3)}, {fmt(high[j], 3)}]" if j < len(low) and j < len(high)
-                      and low[j] is not None and high[j] is not None else "")
-                cls = "num rec" if float(n[j]) in marks else "num"
-                row.append(f'<td class="{cls}" data-value="{num_attr(v)}">{fmt(v)}<small>{ci}</small></td>')
-            rows.append(row)
+    def value(vals: dict, j: int) -> str:
+        v, low, high = (nth(vals.get(k), j) for k in ("mean", "low", "high"))
+        ci = f" [{fmt(low, 3)}, {fmt(high, 3)}]" if low is not None and high is not None else ""
+        cls = "num rec" if float(n[j]) in marks else "num"
+        return f'<td class="{cls}" data-value="{num_attr(v)}">{fmt(v)}<small>{ci}</small></td>'
+
+    rows = [[name, m] + [value(vals, j) for j in range(len(n))]
+            for name, per_metric in series.items() for m, vals in per_metric.items()
+            if isinstance(vals, dict)]
     rec = (f'<p class="sk-recommendation" data-n="{esc(",".join(f"{v:g}" for v in marks))}">'
            f"{text_html(rec_text)}</p>") if rec_text else ""
     body = rec + grid(figs) + table(header, rows, cls="sk-sweep", raw_cells=True,
