@@ -352,20 +352,6 @@ def coco_rouge_l_corpus(preds_tokens: Sequence[Sequence[str]],
     return float(np.mean(scores)) if len(scores) else float("nan"), scores
 
 
-def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
-    """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
-    from scorekit.text.korean import analyser_version
-
-    params = {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
-              "ko": f"kiwi-{analyser_version()}", "stem": stem}
-    if units != "surface":
-        from scorekit.generation.meteor_ko import resolve_lexicon
-        from scorekit.text.korean_units import UNITS_VERSION
-
-        params["ko"] += f"-content{UNITS_VERSION}-lex{resolve_lexicon(None).fingerprint}"
-    return params
-
-
 def stemmer_pin(stem: bool) -> dict:
     """The signature pin of ROUGE's stemming: NLTK's Porter stemmer, by version (none unstemmed)."""
     if not stem:
