@@ -92,13 +92,18 @@ def metric_fields(metrics: Sequence[Any]) -> dict[str, Any]:
     return out
 
 
-def make_signature(task: str, batch: Mapping[str, Any] | None = None, *, metrics: Sequence[Any] | None = None,
+def make_signature(task: str, batch: Mapping[str, Any] | None = None, *,
+                   metrics: Sequence[Any] | Mapping[str, Any] | None = None,
                    semantics: Mapping[str, Any] | None = None) -> str:
     """The one layout (module docstring): ``task``, the ``batch`` fields, the ``metrics`` (built
-    :class:`~scorekit.metrics.base.Metric` objects: :func:`metric_fields`; none: no ``metrics``
-    field), the ``semantics`` fields, the scorekit version."""
-    fields = metric_fields(metrics) if metrics is not None else {}
-    return str(Signature(task, {**(batch or {}), **fields, **(semantics or {})}))
+    :class:`~scorekit.metrics.base.Metric` objects, or their :func:`metric_fields` kept from
+    earlier; none or empty: no ``metrics`` field), the ``semantics`` fields, the scorekit version."""
+    fields = dict(metrics) if isinstance(metrics, Mapping) else metric_fields(metrics) if metrics else {}
+    batch, semantics = dict(batch or {}), dict(semantics or {})
+    clash = sorted(set(fields) & (set(batch) | set(semantics)))
+    if clash:
+        raise ValueError(f"signature of {task}: a metric's field would overwrite {clash}")
+    return str(Signature(task, {**batch, **fields, **semantics}))
 
 
 def parse_signature(signature: str) -> dict[str, str]:

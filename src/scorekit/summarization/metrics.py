@@ -135,25 +135,27 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
                       bertscorer=None, stem: bool = False, metrics: Sequence | None = None
                       ) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
-    every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
-    :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
-    :class:`SummaryEfficiency` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
-    sources, :class:`SummaryWords`."""
+    every n of the sweep): the item statistics of ``metrics`` (built summary metrics; default
+    :func:`default_scoring` with ``bertscorer``) on one :class:`SummaryBatch`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
     batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
                          contexts=list(contexts))
     if metrics is None:
-        metrics = [SummaryRouge()]
-        if bertscorer is not None:
-            metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
-        if contexts and all(c.source_set is not None for c in contexts):
-            metrics.append(SummaryDensity())
-        metrics.append(SummaryWords())
+        metrics = default_scoring(bertscorer, bool(contexts) and all(c.source_set is not None for c in contexts))
     out: dict[str, np.ndarray] = {}
     for m in metrics:
         out.update(m.item_stats(batch).columns)
     return out
+
+
+def default_scoring(bertscorer=None, sources: bool = True) -> list:
+    """:class:`SummaryRouge`, :class:`SummaryBERTScore` and :class:`SummaryEfficiency` with
+    ``bertscorer`` (a loaded scorer), :class:`SummaryDensity` with ``sources``, :class:`SummaryWords`."""
+    metrics = [SummaryRouge()]
+    if bertscorer is not None:
+        metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
+    return metrics + [SummaryDensity()] * sources + [SummaryWords()]
 
 
 # --------------------------------------------------------------------------- on the metric contract

@@ -480,7 +480,7 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
     sig = make_signature("sweep", {
         "lang": sweep.params["lang"], "norm": NORM, "stem": sweep.params["stem"], "n": sweep.ns,
         "summ": [s for s in sweep.summarizers if s not in full], "encoder": encoders or "none",
-        **({"systems": systems} if systems else {}), **sweep.params["metrics"]},
+        **({"systems": systems} if systems else {})}, metrics=sweep.params["metrics"],
         semantics={k: sweep.params[k] for k in ("seed", "bootstrap", "band")})
     extra = {
         "sweep": {"n": sweep.ns, "series": sweep.series,
