@@ -195,7 +195,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
         cv = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=n_list, epochs=epochs,
                             lr=lr, seed=seed, baseline=baseline, baseline_momentum=baseline_momentum,
                             signature_params={"encoder": toolkit.encoder_name, "chunker": chunker},
-                            metrics=[SummaryBERTScore().use(toolkit.bertscorer)],
+                            scored_with=[SummaryBERTScore().use(toolkit.bertscorer)],
                             progress=say or (lambda m: None))
         cv.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t_cv, 1)})
         cv.name = f"cv{folds}"
