@@ -130,7 +130,10 @@ def test_each_embedder_configuration_is_embedded_once_and_pinned(fake):
             assert r.metrics["sd_avg(model=m2,num_layers=2)"] == pytest.approx(want["sd_avg"], abs=1e-12)
     assert r.metrics["sc(model=m2)"] != r.metrics["sc"]
     sig = r.signature
-    assert "|sc:model=fake-None/pool=mean_tokens|" in sig and "|cd:-|" in sig
+    # the canonical specs (parameters in declaration order); CD embeds nothing: no pins field
+    assert "|metrics:sc,sd,cd,semdiv,overall,sc(model=m2),sd(model=m2,num_layers=2),overall(sis=0.5,model=m2)|" in sig
+    assert "|cd:" not in sig
+    assert "|sc:model=fake-None/pool=mean_tokens|" in sig
     assert "|sc(model=m2):model=fake-m2/pool=mean_tokens|" in sig
     assert "|sd(model=m2,num_layers=2):model=fake-m2/pool=mean_tokens/layer=2|" in sig
 
