@@ -96,7 +96,7 @@ def test_the_reward_model_in_the_grammar_equals_a_scorer_built_with_it(tmp_path)
     policy = Policy.create(PolicyConfig(embed_dim=articles[0].sent_emb.shape[1]), seed=42).eval()
     want = evaluate_policy(policy, articles, toolkit, n_list=[7], chunker=chunker, name="untrained")
     assert data["metrics"] == want.metrics and data["signature"] == want.signature
-    assert "bertscore:all-MiniLM-L6-v2/L5/" in data["signature"]
+    assert "|bertscore:model=all-MiniLM-L6-v2/L5/" in data["signature"]
 
 
 def test_checkpoint_folder_is_checked_before_training(tmp_path):

@@ -195,3 +195,42 @@ def test_summary_family_metrics_are_rebuilt_from_a_summary_signature():
     assert metric_from_signature("chrf(beta=3)", res.signature).values["beta"] == 3
     cap = evaluate(A, REFS, lang="en", metrics=["chrf(beta=3)"]).signature
     assert metric_from_signature("rouge1(use_stemmer=true)", cap) is None
+
+
+# signatures as runs recorded before the one layout carry them (per-family layouts)
+OLD_LAYOUTS = {
+    "caption-en": "task:caption|lang:en|norm:nfc+invisible|tok:coco|metrics:chrf(beta=3),bleu_4(mode=sacrebleu),"
+                  "cider(sigma=3)|chrf(beta=3):-|bleu(mode=sacrebleu):-|cider(sigma=3):-|version:0.1.0",
+    "caption-ko": "task:caption|lang:ko|norm:nfc+invisible|tok:kiwi-0.24.1+lex94d9852f7e|metrics:meteor,cider,bleu_4,"
+                  "rouge_l,chrf|meteor:tok=kiwi0.24.1-units2;lemma=kiwi;delta=0.9;lexicon=94d9852f7e|cider:-|"
+                  "bleu:ko_units=content2|rouge_l:ko_units=content2;kiwi=0.24.1+lex94d9852f7e|chrf:-|version:0.1.0",
+    "summary": "task:summary|lang:en|norm:nfc+invisible|rouge:rouge1,rouge2|tok:rouge-score|ko:kiwi-0.24.1+lex94d9852f7e|"
+               "stem:no|bertscore:no|density_tok:none|chrf(beta=3):-|bleu:-|version:0.1.0",
+}
+
+
+def test_runs_stored_with_the_older_layouts_are_rebuilt_with_their_parameters():
+    """A run recorded before the one signature layout is still read: each stored corpus metric is
+    rebuilt with the parameters (and, Korean, the tokens) it ran with, and `runs compare`
+    recomputes it."""
+    from scorekit.generation.driver import metric_from_signature
+
+    def rebuilt(key, layout):
+        return metric_from_signature(key, OLD_LAYOUTS[layout])
+
+    assert rebuilt("chrf(beta=3)", "caption-en").values["beta"] == 3
+    assert rebuilt("bleu_4(mode=sacrebleu)", "caption-en").values["mode"] == "sacrebleu"
+    assert rebuilt("cider(sigma=3)", "caption-en").values["sigma"] == 3.0
+    ko = rebuilt("bleu_4", "caption-ko")   # the default Korean tokens: content units, as pinned
+    assert (ko.values["lang"], ko.values["tokenizer"], ko.signature_params()) == ("ko", None,
+                                                                                   {"bleu": "ko_units=content2"})
+    assert rebuilt("chrf", "caption-ko").values["beta"] == 2
+    assert rebuilt("chrf(beta=3)", "summary").values["beta"] == 3 and rebuilt("bleu_4", "summary").name == "bleu"
+    names = ["chrf(beta=3)", "bleu_4(mode=sacrebleu)", "cider(sigma=3)"]
+    ra, rb = (evaluate(x, REFS, lang="en", metrics=names, name=n).to_dict() for x, n in ((A, "a"), (B, "b")))
+    for run in (ra, rb):
+        run["signature"] = OLD_LAYOUTS["caption-en"]
+    rows = compare_runs(ra, rb, method="bootstrap", n_resamples=100, seed=3)["comparison"]["rows"]
+    assert sorted(r["measure"] for r in rows) == sorted(names)
+    for r in rows:
+        assert "corpus score" in r["test"] and r["value"] == pytest.approx(rb["metrics"][r["measure"]], abs=1e-12)

@@ -56,7 +56,7 @@ def test_summary_chrf_from_the_registry(tmp_path, capsys):
                         "-o", str(out)], capsys)
     assert code == 0, err
     data = json.loads(out.read_text())
-    assert {"chrf", "chrf_pp"} <= set(data["metrics"]) and "|chrf:-|" in data["signature"]
+    assert {"chrf", "chrf_pp"} <= set(data["metrics"]) and "|metrics:rouge,chrf,chrf_pp|" in data["signature"]
     assert 0 < data["metrics"]["chrf"] <= 1 and "chrf_pp" in data["per_item"][0]
 
 
@@ -83,7 +83,8 @@ def test_summary_rouge_use_stemmer_through_the_grammar_equals_rouge_score(tmp_pa
     assert abs(data["metrics"]["rouge1(use_stemmer=true)"] - want["rouge1"].fmeasure) < 1e-12
     assert abs(data["metrics"]["rouge2_r(use_stemmer=true)"] - want["rouge2"].recall) < 1e-12
     assert abs(data["metrics"]["rouge1"] - plain["rouge1"].fmeasure) < 1e-12
-    assert "rouge(use_stemmer=true):stem=porter" in data["signature"]
+    assert "|rouge(use_stemmer=true):tok=rouge-score;ko=kiwi-" in data["signature"]
+    assert ";stem=porter-nltk" in data["signature"].split("|rouge(use_stemmer=true):")[1].split("|")[0]
     code, _, err = run(["summary", "-p", str(p), "-r", str(r), "-m", "rouge(use_stemmer=maybe)"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "use_stemmer" in err
 

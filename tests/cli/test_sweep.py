@@ -162,7 +162,7 @@ def test_metrics_pick_the_columns(tmp_path, capsys):
     assert list(plain["extra"]["sweep"]["series"]["lead"]) == ["rouge1"]
     assert list(stem["extra"]["sweep"]["series"]["lead"]) == ["rouge1", "rouge1_r", "rouge2", "rouge2_r"]
     assert "|stem:no|" in plain["signature"] and "|stem:yes|" in stem["signature"]
-    assert "|bertscore:no|" in plain["signature"]
+    assert "|metrics:rouge|rouge:tok=rouge-score;ko=kiwi-" in plain["signature"]
 
 
 def test_bertscore_parameters_in_the_name_grammar(tmp_path, capsys):

@@ -49,7 +49,9 @@ def test_full_run_writes_json(files, capsys):
     assert "ICC(2,1)" in meta["icc"]
     assert [g["value"] for g in meta["gamma_grid"]] == [0.5, 0.6, 0.7, 0.8, 0.9]
     assert sum(g["selected"] for g in meta["threshold_grid"]) == 1
-    assert data["signature"].startswith("task:topics|norm:nfc+invisible|sc:model=all-MiniLM-L6-v2/")
+    assert data["signature"].startswith("task:topics|norm:nfc+invisible|corpus_tok:auto|windows:c_v=110,npmi=10|"
+                                        "metrics:sc,sd,cd,semdiv,overall(sis=0.5),coherence,topic_diversity|"
+                                        "sc:model=all-MiniLM-L6-v2/")
     printed = capsys.readouterr().out
     assert "gamma_direct grid search" in printed and "| sc |" in printed
 

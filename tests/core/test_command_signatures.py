@@ -193,3 +193,27 @@ def test_fuse_signature_changes_when_the_fused_scores_do(base, extra, changes, t
     if not changes:
         assert ra == rb, f"{' '.join(extra)} changed a fused score"
         assert sa == sb, f"{' '.join(extra)} changes no score but changes the signature:\n{sa}\n{sb}"
+
+
+@pytest.mark.parametrize("base", ["retrieval", "rag", "caption-ko", "summary", "topics", "sweep"])
+def test_a_signature_lists_its_metrics_as_get_metric_rebuilds_them(base, tmp_path, capsys):
+    """One layout for every family: ``task:<family>|...|metrics:<canonical specs>|...``; each spec
+    listed builds, with :func:`scorekit.metrics.get_metric`, a metric whose canonical spec it is."""
+    from scorekit.errors import ScorekitError
+    from scorekit.metrics import get_metric, split_specs
+    from scorekit.metrics.registry import scoring_families
+    from scorekit.signature import parse_signature
+
+    fields = parse_signature(_run(BASES[base], tmp_path, capsys)["signature"])
+    specs = split_specs(fields["metrics"])
+    assert specs and list(fields)[0] == "task" and list(fields)[-1] == "version"
+    for spec in specs:
+        for family in scoring_families(fields["task"]):
+            try:
+                metric = get_metric(family, spec)
+            except ScorekitError:
+                continue
+            assert metric.spec() == spec
+            break
+        else:
+            pytest.fail(f"{spec!r} of {fields['metrics']!r} builds in no family of {fields['task']}")

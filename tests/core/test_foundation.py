@@ -14,9 +14,16 @@ from scorekit.signature import make_signature, parse_signature
 
 
 def test_signature_orders_params_and_ends_with_version():
-    sig = make_signature("retrieval", {"rel": 1, "measures": ["ndcg@10", "mrr"]}, tie="docid-desc")
-    assert sig == f"task:retrieval|rel:1|measures:ndcg@10,mrr|tie:docid-desc|version:{__version__}"
-    assert parse_signature(sig)["measures"] == "ndcg@10,mrr"
+    from scorekit.metrics import get_metric
+
+    metrics = [get_metric("caption", s) for s in ("chrf(beta=3)", "meteor_nltk", "bleu_4")]
+    sig = make_signature("caption", {"lang": "en", "tok": "coco"}, metrics=metrics, semantics={"mean": "items"})
+    pins = metrics[1].signature_params()["meteor_nltk"]
+    assert sig == (f"task:caption|lang:en|tok:coco|metrics:chrf(beta=3),meteor_nltk,bleu|meteor_nltk:{pins}|"
+                   f"mean:items|version:{__version__}")
+    assert parse_signature(sig)["metrics"] == "chrf(beta=3),meteor_nltk,bleu"
+    with pytest.raises(ValueError, match="overwrite"):   # a metric's field may not hide a batch field
+        make_signature("caption", {"meteor_nltk": "x"}, metrics=metrics)
 
 
 def test_unknown_name_suggests_closest():

@@ -84,10 +84,10 @@ def test_retrieval_metric_faces_agree():
 
 def test_absa_aggregate_seeds_signature_puts_version_last():
     from scorekit.absa.aggregate import signature
-    from scorekit.signature import Signature
 
-    sig = str(Signature.parse(signature()).update(seeds=2, std="ddof0"))
-    assert sig.endswith("|seeds:2|std:ddof0|version:" + __import__("scorekit").__version__)
+    sig = signature(seeds=2, std="ddof0")
+    assert "|metrics:counts,tuple_f1,transitions,conflicts,implicit_invalid,process,validator,override|" in sig
+    assert sig.endswith("|override_summary:no|seeds:2|std:ddof0|version:" + __import__("scorekit").__version__)
     assert sig.count("version:") == 1
 
 

@@ -4,8 +4,8 @@ For every registered metric class (``REGISTRY.classes()``, so a new metric or a 
 covered without editing this file) and every parameter declared per metric (not the batch-level
 language and tokenizer: those are pinned by each command's signature, tests/core/
 test_command_signatures.py), two metrics that differ in that one parameter either have different
-signature fields (:func:`scorekit.metrics.base.signature_fields`: the canonical spec and the
-declared pins) or give the same numbers on every batch hypothesis draws from the metric's harness
+signatures (:func:`scorekit.signature.make_signature`: the canonical spec in ``metrics`` and
+the declared pins) or give the same numbers on every batch hypothesis draws from the metric's harness
 case (tests/harness.py, the ``HARNESS_CASES`` of the family's test module). A parameter whose
 value never changes a number (a batch size, a device) must leave the signature unchanged.
 
@@ -22,7 +22,8 @@ from hypothesis.errors import NoSuchExample
 
 from scorekit.errors import ScorekitError
 from scorekit.metrics import REGISTRY
-from scorekit.metrics.base import Param, signature_fields
+from scorekit.metrics.base import Param
+from scorekit.signature import make_signature
 from tests.metrics.test_harness_coverage import harness_modules
 
 # parameters that cannot change a number: changing them must leave the signature as it is
@@ -31,6 +32,11 @@ NO_NUMBERS = {"device"}
 FILES = {"model", "lexicon", "df", "resources", "baseline_path"}
 # parameters that go with another one (rescaling needs its baseline file): the explicit cases below
 PAIRED = {"rescale_with_baseline"}
+
+
+def _signed(m) -> str:
+    """The part of a signature ``m`` writes: its canonical spec and its pins."""
+    return make_signature(m.family, metrics=[m])
 
 
 def _alternatives(p: Param, base) -> list:
@@ -151,7 +157,7 @@ def test_a_parameter_that_changes_numbers_changes_the_signature(cls, param, requ
     assert alts, f"{cls.name}.{param.name}: no other value to try (add one to _alternatives)"
     for alt, b in pairs:
         b.allow_english_model = case.allow_english_model
-        sig_a, sig_b = signature_fields([a]), signature_fields([b])
+        sig_a, sig_b = _signed(a), _signed(b)
         if param.name in NO_NUMBERS:
             assert sig_a == sig_b, f"{param.name} changes no number but changes the signature: {sig_a} vs {sig_b}"
             continue
@@ -207,7 +213,7 @@ def test_a_model_folder_is_pinned_by_its_content_not_only_its_name(family, tmp_p
     for i, seed in enumerate((0, 1)):
         folder = _tiny_bert(tmp_path / str(i), seed)
         m = get_metric(family, f"bertscore(model={folder})")
-        out.append((m(batch), signature_fields([m])))
+        out.append((m(batch), _signed(m)))
     (na, sa), (nb, sb) = out
     assert _differ(na, nb), "the two random models should score differently"
     assert sa != sb, f"different weights, same signature {sa}"
@@ -222,7 +228,7 @@ def test_rescaling_and_its_baseline_file_are_pinned_by_content(name, tiny_bert, 
     for i, value in enumerate((0.1, 0.3)):
         runs.append(case.cls(**case.params, rescale_with_baseline=True,
                              baseline_path=str(_baseline(tmp_path / str(i), value))))
-    out = [(m(case.batch), signature_fields([m])) for m in runs]
+    out = [(m(case.batch), _signed(m)) for m in runs]
     for (na, sa), (nb, sb) in zip(out, out[1:]):
         assert _differ(na, nb), "rescaling with another baseline should change the numbers"
         assert sa != sb, f"different numbers, same signature {sa}"
@@ -246,7 +252,7 @@ def test_cider_document_frequencies_are_pinned_by_content(tmp_path):
     for df in _rewritten(tmp_path / "df.json", ['{"n_docs": 10, "df": {"a": 9, "man": 2, "dogs": 1}}',
                                                '{"n_docs": 10, "df": {"a": 2, "man": 9, "dogs": 5}}']):
         m = get_metric("caption", f"cider(df={df})")
-        out.append((m(batch), signature_fields([m])))
+        out.append((m(batch), _signed(m)))
     (na, sa), (nb, sb) = out
     assert _differ(na, nb), "other document frequencies should change CIDEr"
     assert sa != sb, f"different numbers, same signature {sa}"
@@ -262,7 +268,7 @@ def test_meteor_lexicon_is_pinned_by_content(tmp_path):
     out = []
     for lex in _rewritten(tmp_path / "syn.tsv", ["송아지\t소\n", "망아지\t말\n"]):
         m = get_metric("caption", f"meteor(lexicon={lex})", lang="ko")
-        out.append((m(batch), signature_fields([m])))
+        out.append((m(batch), _signed(m)))
     (na, sa), (nb, sb) = out
     assert _differ(na, nb), "another synonym pair should change METEOR"
     assert sa != sb, f"different numbers, same signature {sa}"

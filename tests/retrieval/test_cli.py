@@ -121,7 +121,7 @@ def test_names_in_three_syntaxes_keyed_as_written(tmp_path, capsys):
     assert list(data["metrics"]) == names.split(",")
     assert data["metrics"]["nDCG@5"] == data["metrics"]["ndcg_cut_5"] == pytest.approx(0.530184, abs=1e-6)
     assert data["metrics"]["P(rel=1)@3"] == data["metrics"]["P_3"]
-    assert "measures:ndcg@5,precision(rel=1)@3,precision@3,recall@5,r_precision,num_rel_ret|" in data["signature"]
+    assert "|metrics:ndcg@5,precision(rel=1)@3,precision@3,recall@5,r_precision,num_rel_ret|" in data["signature"]
     assert data["metrics"]["NumRelRet"] == sum(row["NumRelRet"] for row in data["per_item"])
 
 

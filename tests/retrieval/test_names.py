@@ -184,7 +184,7 @@ def test_results_keyed_as_written_and_signature_canonical():
     # recall at grade >= 2 beside recall at grade >= 1 in one run
     assert res.metrics["R(rel=2)@100"] == pytest.approx((1 + 1) / 2)
     assert res.metrics["recall@100"] == pytest.approx((2 / 2 + 1 / 2) / 2)
-    assert "measures:ndcg@10,precision@2,recall(rel=2)@100,recall@100|rel:1" in res.signature
+    assert "|metrics:ndcg@10,precision@2,recall(rel=2)@100,recall@100|rel:1|" in res.signature
     assert set(res.per_item[0]) == {"id", *names}
 
 

@@ -9,6 +9,7 @@ from hypothesis import given, strategies as st
 
 from scorekit.generation.model_metrics import load_bertscorer
 from scorekit.summarization import metrics as M
+from scorekit.text.korean import analyser_version
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 
@@ -102,7 +103,8 @@ def test_rouge_use_stemmer_equals_rouge_score(items):
     batch_stem = plain.item_scores(plain.item_stats(SummaryBatch(preds, refs, "en", stem=True)))
     for k in per:
         np.testing.assert_array_equal(batch_stem[k], per[k])
-    assert m.signature_params() == {"rouge(use_stemmer=true)": f"stem=porter-nltk{nltk.__version__}"}
+    assert m.signature_params() == {"rouge(use_stemmer=true)": f"tok=rouge-score;ko=kiwi-{analyser_version()};"
+                                                               f"stem=porter-nltk{nltk.__version__}"}
 
 
 class FakeBERTScorer:
@@ -125,7 +127,11 @@ def test_summary_metrics_result_and_efficiency():
     assert res.per_item[0]["efficiency"] == pytest.approx(0.53 / 3)
     assert res.per_item[1]["rouge1_r"] == pytest.approx(2 / 3)  # best of two references
     assert res.metrics["words"] == 2.5
-    assert "bertscore:fake/L3" in res.signature and res.signature.startswith("task:summary|")
+    # the given scorer's layer is a parameter (in the spec), its name the model pin
+    assert res.signature.startswith("task:summary|lang:en|norm:nfc+invisible|stem:no|metrics:rouge,bertscore("
+                                    "num_layers=3),efficiency(num_layers=3),density,words|rouge:tok=rouge-score;ko=kiwi-")
+    assert ("|bertscore(num_layers=3):model=fake/L3|efficiency(num_layers=3):model=fake/L3|density:tok=w+lower;"
+            "ko=kiwi-") in res.signature
     assert res.metrics["density"] == 1.0
 
 
@@ -135,7 +141,7 @@ def test_summary_metrics_default_adds_bertscore_and_efficiency_like_the_cli():
     assert {"bertscore_f1", "efficiency"} <= set(res.metrics)
     assert "match=" in res.signature and "trunc=" in res.signature and "dtype=" in res.signature
     off = M.summary_metrics(["a court opened an inquiry"], ["the court opened an inquiry"], bertscorer=None)
-    assert "bertscore_f1" not in off.metrics and "|bertscore:no|" in off.signature
+    assert "bertscore_f1" not in off.metrics and "|metrics:rouge,words|" in off.signature
 
 
 def test_summary_metrics_extra_registered_metrics_equal_sacrebleu():

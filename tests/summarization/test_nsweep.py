@@ -61,7 +61,7 @@ def test_sweep_result_json_and_plots(tmp_path, fake_embed):
     assert sweep["n"] == [1, 5, 9]
     assert set(sweep["series"]["lead"]["rouge1"]) == {"mean", "low", "high"}
     assert len(sweep["series"]["textrank"]["density"]["mean"]) == 3
-    assert data["signature"].startswith("task:sweep|norm:nfc+invisible|n:1,5,9|summ:lead,textrank")
+    assert data["signature"].startswith("task:sweep|lang:en|norm:nfc+invisible|stem:no|n:1,5,9|summ:lead,textrank")
     assert data["per_item"][0]["id"] == pairs.ids[0]
     paths = SW.plot_sweep(res, tmp_path)
     assert paths and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)

@@ -50,10 +50,12 @@ def test_grammar_equals_the_formulas_with_the_same_parameters(seed, n, thr, gamm
     assert m["topic_diversity(topk=2)"] == topic_diversity(topics, 2)
     assert [row[specs[0]] for row in r.per_item] == pytest.approx(
         list(score_embeddings(topics, vectors, params=p).coherence.sc), abs=1e-12)
-    for spec in specs:   # the signature pins each measure as written (canonical order of its Params),
-        # with what its keywords were embedded with
-        pin = "-" if spec.startswith(("cd", "topic_diversity")) else "model=given-vectors"
-        assert f"|{spec}:{pin}|" in r.signature, spec
+    # the signature lists each measure as written (canonical order of its Params) and pins what
+    # its keywords were embedded with
+    assert f"|metrics:{','.join(specs)}|" in r.signature
+    for spec in specs:
+        assert (f"|{spec}:" in r.signature) == (not spec.startswith(("cd", "topic_diversity"))), spec
+        assert spec.startswith(("cd", "topic_diversity")) or f"|{spec}:model=given-vectors|" in r.signature, spec
 
 
 def test_defaults_written_or_not_give_the_same_numbers_and_keys():
@@ -128,7 +130,10 @@ def test_each_embedder_configuration_is_embedded_once_and_pinned(fake):
             assert r.metrics["sd_avg(model=m2,num_layers=2)"] == pytest.approx(want["sd_avg"], abs=1e-12)
     assert r.metrics["sc(model=m2)"] != r.metrics["sc"]
     sig = r.signature
-    assert "|sc:model=fake-None/pool=mean_tokens|" in sig and "|cd:-|" in sig
+    # the canonical specs (parameters in declaration order); CD embeds nothing: no pins field
+    assert "|metrics:sc,sd,cd,semdiv,overall,sc(model=m2),sd(model=m2,num_layers=2),overall(sis=0.5,model=m2)|" in sig
+    assert "|cd:" not in sig
+    assert "|sc:model=fake-None/pool=mean_tokens|" in sig
     assert "|sc(model=m2):model=fake-m2/pool=mean_tokens|" in sig
     assert "|sd(model=m2,num_layers=2):model=fake-m2/pool=mean_tokens/layer=2|" in sig
 

@@ -25,12 +25,13 @@ SEED_DIR = re.compile(r"^(?P<run_id>.+)__seed(?P<seed>[^_]+)_proposed$")
 OVERRIDE_SUMMARY_NAME = "override_gate_debug_summary.json"
 
 
-def signature(override_summary: bool = False) -> str:
-    """Pins what changes the numbers: matching unit, averaging, empty rule, conflict rule."""
-    return make_signature("absa", {
-        "unit": "aspect_term+polarity", "norm": "nfc+invisible+casefold+ws+edgepunct", "implicit_gold": "polarity-only",
-        "f1": "macro-rows", "empty_gold": "match-iff-empty", "rep": "explicit>conf>no_drop", "override": override_summary,
-    })
+def signature(override_summary: bool = False, **more) -> str:
+    """Pins what changes the numbers: matching unit, averaging, empty rule, conflict rule (then
+    ``more``: the seeds' aggregation)."""
+    return make_signature("absa", {"unit": "aspect_term+polarity", "norm": "nfc+invisible+casefold+ws+edgepunct"},
+                          metrics=METRICS, semantics={
+                              "implicit_gold": "polarity-only", "f1": "macro-rows", "empty_gold": "match-iff-empty",
+                              "rep": "explicit>conf>no_drop", "override_summary": override_summary, **more})
 
 
 @dataclass

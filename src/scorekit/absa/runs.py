@@ -17,7 +17,6 @@ from scorekit.absa.aggregate import (OVERRIDE_SUMMARY_NAME, RunAggregate, SeedAg
 from scorekit.absa.metrics import METRICS
 from scorekit.errors import InputError, ScorekitError
 from scorekit.result import Result
-from scorekit.signature import Signature
 from scorekit.stats.compare import _finite, compare, document, improvement_pct
 
 OUTPUTS_NAME = "outputs.jsonl"
@@ -222,7 +221,7 @@ def aggregate_seed_runs(run_dirs: Sequence[Path], name: str) -> SeedRuns:
         else:
             raise InputError("neither derived/metrics/structural_metrics.csv nor scorecards.jsonl found", run_dir)
     agg = aggregate_seeds(seed_metrics)
-    sig = str(Signature.parse(signature()).update(seeds=len(seed_metrics), std="ddof0"))  # version last
+    sig = signature(seeds=len(seed_metrics), std="ddof0")
     result = Result(task="absa", name=name, metrics=dict(zip(agg.metrics, agg.mean)), signature=sig,
                     inputs={"runs": [str(r) for r in run_dirs]},
                     extra={"std": dict(zip(agg.metrics, agg.std)), "n_seeds": dict(zip(agg.metrics, agg.n))})

@@ -13,10 +13,10 @@ from typing import Any
 
 from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation.batch import LANGS, CaptionBatch
-from scorekit.metrics.base import Metric, signature_fields
+from scorekit.metrics.base import Metric
 from scorekit.metrics.registry import MetricSpec, get_metric, metric_class_for, scoring_families
 from scorekit.result import Result
-from scorekit.signature import Signature, parse_signature
+from scorekit.signature import make_signature, metric_specs, parse_signature
 
 FAMILY = "caption"
 # The metrics a caption run scores when none are named: the headline METEOR follows the language
@@ -44,15 +44,6 @@ def tokenizer_pin(lang: str, tokenizer: str | None, metrics: Sequence[Metric]) -
     return {"tok": tok}
 
 
-def caption_signature(lang: str, tokenizer: str | None, keys: Sequence[str],
-                      metrics: Sequence[Metric]) -> Signature:
-    from scorekit.text.normalize import SIGNATURE as NORM
-
-    sig = Signature("caption", {"lang": lang, "norm": NORM, **tokenizer_pin(lang, tokenizer, metrics),
-                                "metrics": list(keys)})
-    return sig.update(signature_fields(metrics))
-
-
 def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *, lang: str = "en",
              metrics: Sequence[Any] | None = None, tokenizer: str | None = None, media: Sequence | None = None,
              media_kind: str = "images", ids: Sequence[str] | None = None, name: str | None = None,
@@ -71,6 +62,7 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     >>> res = evaluate(["a man rides a wave"], [["a man riding a wave", "a surfer"]], metrics=["bleu_1"])
     """
     from scorekit.engine.driver import plan, run
+    from scorekit.text.normalize import SIGNATURE as NORM
 
     if media_kind not in MEDIA_KINDS:
         raise UnknownNameError("media kind", media_kind, MEDIA_KINDS)
@@ -81,14 +73,15 @@ def evaluate(predictions: Sequence[str], references: Sequence[Sequence[str] | st
     if media and getattr(engine, "name", None) == "ray":
         raise ScorekitError("--engine ray does not score CLIPScore media yet; run it with --engine local")
     scored = run(planned, batch, engine)
-    sig = caption_signature(lang, tokenizer, list(scored.metrics), scored.used)
+    sig = make_signature(FAMILY, {"lang": lang, "norm": NORM, **tokenizer_pin(lang, tokenizer, scored.used)},
+                         metrics=scored.used)
     ids = [str(i) for i in ids] if ids is not None else [str(i + 1) for i in range(len(batch))]
     per_item = [{"id": id_, "prediction": batch.predictions[i], "references": batch.references[i],
                  **{k: float(v[i]) for k, v in scored.per_item.items()}} for i, id_ in enumerate(ids)]
     inputs = {"lang": lang, "n_items": len(batch)}
     if getattr(engine, "name", "local") != "local" and engine is not None:
         inputs["engine"] = getattr(engine, "name", str(engine))
-    return Result(task="caption", metrics=scored.metrics, signature=str(sig), per_item=per_item, name=name,
+    return Result(task="caption", metrics=scored.metrics, signature=sig, per_item=per_item, name=name,
                   inputs=inputs, extra={"skipped": scored.skipped})
 
 
@@ -130,7 +123,7 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
     except ScorekitError:
         return None
     found: list[tuple[int, Metric]] = []
-    for spec in fields:   # the metric fields: canonical spec -> pins
+    for spec in metric_specs(fields):   # canonical specs; their pins in the field of that name
         built = []
         for t in tokenizers:
             try:
@@ -140,7 +133,10 @@ def metric_from_signature(key: str, signature: str) -> Metric | None:
                 continue
         if not built:
             continue
-        m = next((b for b in built if b.signature_params().get(spec) == fields[spec]), built[-1])
+        # the tokenizer whose pins the run wrote (no field, or "-" in a run stored before the one
+        # layout: none)
+        m = next((b for b in built if b.signature_params().get(b.spec(), "-") == (fields.get(b.spec()) or "-")),
+                 built[-1])
         if all(m.values[p] == asked.values[p] for p in wanted.args):
             found.append((len(MetricSpec(spec).args), m))
     # the key's own metric: the spec with what the key names and the fewest other settings;

@@ -303,18 +303,6 @@ def coco_rouge_l(pred_tokens: Sequence[str], refs_tokens: Sequence[Sequence[str]
     return 0.0
 
 
-def rouge_signature_params(kinds: Sequence[str], lang: str, stem: bool, units: str = "surface") -> dict:
-    """What pins a ROUGE number, for :func:`scorekit.signature.make_signature`."""
-    from scorekit.text.korean import analyser_version
-
-    params = {"rouge": list(kinds), "tok": "rouge-score" if lang == "en" else "kiwi",
-              "ko": f"kiwi-{analyser_version()}", "stem": stem}
-    if units != "surface":
-        from scorekit.generation.meteor_ko import resolve_lexicon
-        from scorekit.text.korean_units import UNITS_VERSION
-
-        params["ko"] += f"-content{UNITS_VERSION}-lex{resolve_lexicon(None).fingerprint}"
-    return params
 
 
 def stemmer_pin(stem: bool) -> dict:

@@ -128,17 +128,21 @@ def spec_scores(hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequen
 
 
 def spec_signature() -> str:
+    """The one layout (:func:`scorekit.signature.make_signature`) for the spec's code: its metrics
+    are not the registry's, so their pins are written here."""
     import nltk
 
-    from scorekit.signature import Signature
+    from scorekit.signature import make_signature
     from scorekit.text.normalize import SIGNATURE as NORM
 
-    return str(Signature("caption", {
-        "lang": "ko", RECIPE.name: "spec", "norm": NORM, "tok": okt_version(), "refs": "first",
-        "metrics": list(SPEC_KEYS) + list(BESIDE),
-        "meteor": f"nltk{nltk.__version__},a{ALPHA:g},b{BETA:g},g{GAMMA:g},porter,wordnet-3.0",
-        "bleu": "nltk-sentence,method1", "rouge": "rouge-score-tokens,L,f", "cider": "per-item",
-        "mean": "items"}))
+    return make_signature(
+        "caption", {"lang": "ko", RECIPE.name: "spec", "norm": NORM, "tok": okt_version(), "refs": "first"},
+        metrics={"metrics": ["meteor", "bleu", "spec_rouge_l", "spec_cider", *BESIDE],
+                 "meteor": f"nltk={nltk.__version__};alpha={ALPHA:g};beta={BETA:g};gamma={GAMMA:g};stem=porter;"
+                           "synonyms=wordnet-3.0",
+                 "bleu": "nltk=sentence;smoothing=method1", "spec_rouge_l": "tok=rouge-score;kind=L;score=f",
+                 "spec_cider": "df=per-item"},
+        semantics={"mean": "items"})
 
 
 def evaluate_spec(predictions: Sequence[str], references: Sequence[Sequence[str] | str], *,

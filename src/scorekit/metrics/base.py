@@ -161,19 +161,6 @@ class Stats:
                       else [x for v in vs for x in v] for k, vs in vals.items()}, dict(meta))
 
 
-def signature_fields(metrics: Sequence["Metric"]) -> dict[str, str]:
-    """The signature fields of several metrics (each :meth:`Metric.signature_params`). Two
-    metrics whose canonical specs are equal but whose pins differ (``bertscore`` and
-    ``bertscore(model=DIR)``: the folder is pinned by the model's name, not in the spec) share one
-    field holding both pins, ``" + "``-joined in plan order, so neither model goes unpinned."""
-    out: dict[str, str] = {}
-    for m in metrics:
-        for key, pins in m.signature_params().items():
-            have = out.get(key)
-            out[key] = pins if have is None or pins in have.split(" + ") else f"{have} + {pins}"
-    return out
-
-
 class Metric:
     """Base class of every metric. Subclasses set the class attributes and implement
     :meth:`item_stats` and :meth:`score` (and :meth:`item_scores` when per-item values differ
@@ -248,12 +235,12 @@ class Metric:
         return {}
 
     def signature_params(self) -> dict[str, Any]:
-        """This metric's one field in a signature, generated from the declaration: its canonical
-        spec (:meth:`spec`) -> its pins, ``;``-separated (``chrf(beta=3):-``,
-        ``meteor:stem=porter-nltk3.9.1;synonyms=wordnet-3.0``). A stored run rebuilds the metric
-        from the spec (:func:`scorekit.metrics.get_metric`)."""
-        pins = self.pins()
-        return {self.spec(): ";".join(f"{k}={format_value(v)}" for k, v in pins.items()) or "-"}
+        """This metric's field in a signature (:func:`scorekit.signature.make_signature`): its
+        canonical spec (:meth:`spec`) -> its pins, ``;``-separated
+        (``meteor_nltk:stem=porter-nltk3.9.1;synonyms=wordnet-3.0``); none without pins (its
+        spec alone, in the ``metrics`` list, rebuilds it: :func:`scorekit.metrics.get_metric`)."""
+        pins = ";".join(f"{k}={format_value(v)}" for k, v in self.pins().items())
+        return {self.spec(): pins} if pins else {}
 
     # -- the computation (subclasses) -------------------------------------------------
     def item_stats(self, batch: Any) -> Stats:

@@ -207,14 +207,16 @@ def _check_threshold(rel_threshold: Any) -> int:
     return int(rel_threshold)
 
 
-def signature(measures: Sequence[tuple[str, Measure]], threshold: int, **more: Any) -> str:
-    """The signature lists the measures' canonical names, and the default relevance level when a
-    measure uses it (graded measures such as nDCG, and measures with their own ``rel=``, do not:
-    ``--rel-threshold`` changes none of their numbers)."""
+def signature(measures: Sequence[tuple[str, Measure]], threshold: int, batch: dict | None = None,
+              **more: Any) -> str:
+    """The one layout (:func:`scorekit.signature.make_signature`): the measures' canonical names,
+    then how queries are judged and averaged — the default relevance level only when a measure
+    uses it (graded measures such as nDCG, and measures with their own ``rel=``, do not:
+    ``--rel-threshold`` changes none of their numbers) — then ``more`` (a comparison's test)."""
     uses_level = any(m.rel is None and FAMILIES[m.family].takes_rel for _, m in measures)
-    return make_signature("retrieval", {
-        "measures": list(dict.fromkeys(m.name for _, m in measures)), **({"rel": threshold} if uses_level else {}),
-        "order": "score-desc,docid-desc", "missing": "zero", "mean": "qrels-queries", **more})
+    return make_signature("retrieval", batch, metrics=[p.metric for p in retrieval_plan(measures)], semantics={
+        **({"rel": threshold} if uses_level else {}), "order": "score-desc,docid-desc", "missing": "zero",
+        "mean": "qrels-queries", **more})
 
 
 def relstrings(j: Judged, n: int) -> list[str]:

@@ -37,6 +37,10 @@ class RetrievalMeasure(Metric):
     def key(self) -> str:
         return self.measure().name
 
+    def spec(self) -> str:
+        """The canonical name in the name grammar: ``ndcg@10``, ``recall(rel=2)@10``."""
+        return self.key()
+
     def item_stats(self, batch) -> Stats:
         return Stats({"value": np.asarray(self.measure()(batch.judged()), dtype=np.float64)})
 

@@ -249,12 +249,9 @@ def _cut(data: RagData, measures) -> RagData:
 # ------------------------------------------------------------------------------ results
 
 def _rag_signature(measures, matching: Matching, compat: str | None, mode: str | None, **extra: Any) -> str:
-    more: dict[str, Any] = {"rag": "passages", **matching.signature_params()}
-    if compat:
-        more.update(compat=f"ranx-k-{RANXK_VERSION}", mode=mode)
-    else:
-        more.update(judge="one-to-one", dups="nonrel")
-    return signature(measures, 1, **more, **extra)
+    judged = {"compat": f"ranx-k-{RANXK_VERSION}", "mode": mode} if compat else {"judge": "one-to-one",
+                                                                                   "dups": "nonrel"}
+    return signature(measures, 1, {"rag": "passages", **matching.signature_params()}, **judged, **extra)
 
 
 def _score(data: RagData, measures, matching: Matching, compat: str | None, mode: str,

@@ -33,12 +33,21 @@ from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.generation import rouge as R
 from scorekit.generation.batch import CaptionBatch, CaptionMetric
 from scorekit.generation.model_metrics import BERTScore
-from scorekit.metrics.base import Param, Stats, signature_fields
+from scorekit.metrics.base import Param, Stats
 from scorekit.metrics.registry import REGISTRY, MetricSpec, register
 from scorekit.text.korean import has_hangul
 from scorekit.text.normalize import nfc
 
 ROUGE_KINDS = ("rouge1", "rouge2")
+
+
+def tokens_pin() -> dict:
+    """The summary metrics' tokens: rouge-score's tokenizer, Kiwi's (by version) for Korean text."""
+    from scorekit.text.korean import analyser_version
+
+    return {"tok": "rouge-score", "ko": f"kiwi-{analyser_version()}"}
+
+
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -126,25 +135,27 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
                       bertscorer=None, stem: bool = False, metrics: Sequence | None = None
                       ) -> dict[str, np.ndarray]:
     """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
-    every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
-    :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
-    :class:`SummaryEfficiency` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
-    sources, :class:`SummaryWords`."""
+    every n of the sweep): the item statistics of ``metrics`` (built summary metrics; default
+    :func:`default_scoring` with ``bertscorer``) on one :class:`SummaryBatch`."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
     batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
                          contexts=list(contexts))
     if metrics is None:
-        metrics = [SummaryRouge()]
-        if bertscorer is not None:
-            metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
-        if contexts and all(c.source_set is not None for c in contexts):
-            metrics.append(SummaryDensity())
-        metrics.append(SummaryWords())
+        metrics = default_scoring(bertscorer, bool(contexts) and all(c.source_set is not None for c in contexts))
     out: dict[str, np.ndarray] = {}
     for m in metrics:
         out.update(m.item_stats(batch).columns)
     return out
+
+
+def default_scoring(bertscorer=None, sources: bool = True) -> list:
+    """:class:`SummaryRouge`, :class:`SummaryBERTScore` and :class:`SummaryEfficiency` with
+    ``bertscorer`` (a loaded scorer), :class:`SummaryDensity` with ``sources``, :class:`SummaryWords`."""
+    metrics = [SummaryRouge()]
+    if bertscorer is not None:
+        metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
+    return metrics + [SummaryDensity()] * sources + [SummaryWords()]
 
 
 # --------------------------------------------------------------------------- on the metric contract
@@ -244,7 +255,8 @@ class SummaryRouge(SummaryMetric):
         return Stats(out)
 
     def pins(self) -> dict:
-        return R.stemmer_pin(self.values["use_stemmer"])
+        """rouge-score's tokenizer, Kiwi's for Korean text (by version), the stemmer."""
+        return {**tokens_pin(), **R.stemmer_pin(self.values["use_stemmer"])}
 
 
 @register
@@ -287,6 +299,10 @@ class SummaryDensity(SummaryMetric):
     keys = ("density", "token_density")
     key_info = {"density": {"doc": "Density = |set(pred) ∩ set(source)| / |pred| (the spec's compute_density)."},
                 "token_density": {"doc": "Token density: share of prediction tokens found in the source."}}
+
+    def pins(self) -> dict:
+        """``\\w+`` lower-cased tokens, Kiwi's for Korean text (by version)."""
+        return {**tokens_pin(), "tok": "w+lower"}
 
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
@@ -339,7 +355,7 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     from scorekit.engine.driver import plan, run
     from scorekit.generation.driver import tokenizer_pin
     from scorekit.result import Result
-    from scorekit.signature import Signature
+    from scorekit.signature import make_signature
     from scorekit.text.normalize import SIGNATURE as NORM
 
     if len(predictions) != len(references):
@@ -373,28 +389,18 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
     # from it (scorekit.stats.compare, with the metrics rebuilt from the signature)
     per_item = [{"id": ids[i], "prediction": batch.predictions[i], "references": batch.references[i],
                  **{k: float(v[i]) for k, v in scored.per_item.items()}} for i in range(len(ids))]
-    used = {m.name: m for m in scored.used}
-    berts = [m for m in scored.used if m.name in ("bertscore", "efficiency")]   # every model used, pinned
-    fields = {"lang": lang, "norm": NORM}
-    if "rouge" in used:
-        fields.update(R.rouge_signature_params(ROUGE_KINDS, lang, stem))
-    # the caption metrics' tokenizer (the language's), as a caption run pins it; with ROUGE its
-    # tok field (rouge-score, or kiwi with the ko version) stands, the caption one follows lang
-    for k, v in tokenizer_pin(lang, None, [m for m in scored.used if m.family != "summary"]).items():
-        fields.setdefault(k, v)
-    fields["bertscore"] = " + ".join(dict.fromkeys(m.pins()["model"] for m in berts)) or "no"
-    if "density" in used:
-        fields["density_tok"] = "w+lower/kiwi"
-    elif sources is None and "rouge" in used:
-        fields["density_tok"] = "none"
-    sig = Signature("summary", fields)
-    sig.update(signature_fields([m for m in scored.used if m.family != "summary" or m.spec() != m.name]))
+    # the caption metrics' tokenizer (the language's), as a caption run pins it
+    tok = tokenizer_pin(lang, None, [m for m in scored.used if m.family != "summary"])
+    asked = [sp.name for sp in specs]   # the metrics in the order written (the plan has the family's first)
+    used = sorted(scored.used, key=lambda m: next((i for i, n in enumerate(asked) if n == m.name
+                                                    or n in type(m).result_keys()), len(asked)))
+    sig = make_signature("summary", {"lang": lang, "norm": NORM, **tok, "stem": stem}, metrics=used)
     inputs = {"n_items": len(ids)}
     if scored.skipped:
         inputs["skipped"] = dict(scored.skipped)
     if engine is not None and getattr(engine, "name", engine) != "local":
         inputs["engine"] = getattr(engine, "name", str(engine))
-    return Result(task="summary", metrics=scored.metrics, signature=str(sig), per_item=per_item, inputs=inputs,
+    return Result(task="summary", metrics=scored.metrics, signature=sig, per_item=per_item, inputs=inputs,
                   name=name)
 
 

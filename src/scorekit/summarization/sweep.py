@@ -38,9 +38,10 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.progress import track
+from scorekit.signature import metric_fields
 from scorekit.stats.bootstrap import bootstrap_mean_ci
 from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, follow_bertscore,
+    DEFAULT_METRICS, SummaryBERTScore, follow_bertscore,
     prepare_contexts, score_predictions,
 )
 from scorekit.summarization.summarizers import (
@@ -281,7 +282,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
               "confidence": confidence, "lang": lang,
               "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
-              "bertscore": bert.pins()["model"] if bert is not None else "no",
+              "metrics": metric_fields([m for m, _ in scoring]),   # the signature's metrics and pins
               "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
@@ -448,7 +449,6 @@ def sweep_table(sweep: SweepResult, metrics: Sequence[str] = TABLE_METRICS, *, c
 def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict | None = None):
     """A :class:`Result`: metrics are the recommended-interval means of the quality summariser;
     ``extra["sweep"]`` holds every curve (interfaces.md n-sweep convention)."""
-    from scorekit.generation.rouge import rouge_signature_params
     from scorekit.result import Result
     from scorekit.signature import make_signature
 
@@ -478,11 +478,10 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
     from scorekit.text.normalize import SIGNATURE as NORM
 
     sig = make_signature("sweep", {
-        "norm": NORM, "n": sweep.ns, "summ": [s for s in sweep.summarizers if s not in full],
-        "encoder": encoders or "none", **({"systems": systems} if systems else {}),
-        **rouge_signature_params(ROUGE_KINDS, sweep.params["lang"], sweep.params["stem"]),
-        "bertscore": sweep.params["bertscore"], "seed": sweep.params["seed"],
-        "bootstrap": sweep.params["bootstrap"], "band": sweep.params["band"]})
+        "lang": sweep.params["lang"], "norm": NORM, "stem": sweep.params["stem"], "n": sweep.ns,
+        "summ": [s for s in sweep.summarizers if s not in full], "encoder": encoders or "none",
+        **({"systems": systems} if systems else {})}, metrics=sweep.params["metrics"],
+        semantics={k: sweep.params[k] for k in ("seed", "bootstrap", "band")})
     extra = {
         "sweep": {"n": sweep.ns, "series": sweep.series,
                   **({"full_length": {s: sweep.series[s]["words"]["mean"][0] for s in full

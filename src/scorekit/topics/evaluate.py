@@ -18,7 +18,6 @@ import numpy as np
 
 from scorekit.errors import ScorekitError
 from scorekit.metrics import describe
-from scorekit.metrics.base import signature_fields
 from scorekit.metrics.registry import MetricSpec, split_name
 from scorekit.result import Result
 from scorekit.signature import make_signature
@@ -149,7 +148,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         texts = tokenize_corpus(corpus, tokenizer)
         lowered = [[w.lower() for w in t] for t in topics] if tokenizer in ("auto", "regex", "kiwi") else topics
     batch = TopicBatch(topics, vectors, names, texts, lowered)
-    sig: dict[str, object] = {"norm": NORM, **signature_fields([p.metric for p in planned])}
+    batch_fields: dict[str, object] = {"norm": NORM}
+    semantics: dict[str, object] = {}
     scored = run(list(computed.values()), batch, engine)
     derived_values = {label: p.metric.combine({k: v for m in parts
                                                for k, v in m.score(scored.stats[id(m)]).items()})
@@ -176,7 +176,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     notes = semantic_notes(sis, params, len(topics)) if ov is not None else []
     cc = first(CorpusCoherence)
     if corpus is not None:
-        sig.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
+        batch_fields.update({"corpus_tok": tokenizer, "windows": "c_v=110,npmi=10"})
     if cc is not None:
         notes += [f"topic {names[i]!r}: {'keyword' if len(w) == 1 else 'keywords'} {', '.join(w)} "
                   "not in the reference corpus, left out of npmi/c_v/u_mass (as gensim does)"
@@ -209,7 +209,7 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
         meta["raters"] = ratings.raters
         if (rel := rater_reliability(ratings.matrix)) is not None:
             meta["icc"] = rel
-        sig.update({"boot": n_resamples, "seed": seed})
+        semantics.update({"boot": n_resamples, "seed": seed})
     meta["discrimination_pct"] = {k: discrimination_range(v) for k, v in per_topic.items()}
     if grid:
         # the grids move SD's gamma and SC's threshold: over the listed SD's and SC's embeddings
@@ -220,7 +220,8 @@ def evaluate_topics(topics: Sequence[Sequence[str]], *, names: Sequence[str] | N
     extra["meta"] = meta
     all_inputs = {"n_topics": len(topics), "n_keywords": sum(map(len, topics)),
                   **({"n_documents": len(corpus)} if corpus is not None else {}), **(inputs or {})}
-    return Result(task="topics", metrics=metrics_out, signature=make_signature("topics", sig),
+    sig = make_signature("topics", batch_fields, metrics=[p.metric for p in planned], semantics=semantics)
+    return Result(task="topics", metrics=metrics_out, signature=sig,
                   per_item=rows, inputs=all_inputs, extra=extra, name=name)
 
 

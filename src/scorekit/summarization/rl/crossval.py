@@ -81,9 +81,10 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
                    *, folds: int = 3, config: PolicyConfig = PolicyConfig(), n_list: Sequence[int] = N_LIST,
                    epochs: int = 1, lr: float = 1e-3, seed: int = 42, baseline: str = "ema",
                    baseline_momentum: float = 0.9, systems: Sequence[str] = SYSTEMS, signature_params: dict | None = None,
-                   progress: Callable[[str], None] | None = None) -> Result:
+                   progress: Callable[[str], None] | None = None, scored_with: Sequence = ()) -> Result:
     """Held-out comparison (see the module docstring). ``reward_fn(summaries, references)``
-    scores summaries (BERTScore F1 in the CLI) for training and evaluation alike."""
+    scores summaries (BERTScore F1 in the CLI) for training and evaluation alike; ``scored_with``:
+    the metric it computes (built, for the signature)."""
     articles = list(articles)
     _check_unique(articles)
     parts = fold_indices(len(articles), folds, seed)
@@ -136,11 +137,11 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
     return _result(articles, scores, texts, systems, n_list, fold_of, curves, len(articles) - len(parts[0]),
                    first_pick / max(picks, 1), folds=folds, config=config, epochs=epochs, lr=lr, seed=seed,
                    baseline=f"ema({baseline_momentum:g})" if baseline == "ema" else baseline,
-                   signature_params=signature_params or {})
+                   signature_params=signature_params or {}, scored_with=scored_with)
 
 
 def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_size, first_share, *, folds,
-            config, epochs, lr, seed, baseline, signature_params) -> Result:
+            config, epochs, lr, seed, baseline, signature_params, scored_with=()) -> Result:
     overall = {s: scores[s].mean(axis=1) for s in systems}
     metrics: dict[str, float] = {}
     table, series = [], {}
@@ -183,7 +184,7 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
     sig = make_signature("summarize-rl-cv", {
         "folds": folds, "seed": seed, "epochs": epochs, "lr": lr, "baseline": baseline,
         "policy": config.signature(),
-        **signature_params, "n": n_list})
+        **signature_params, "n": n_list}, metrics=scored_with)
     extra = {
         "table": table,
         "comparisons": comparisons,

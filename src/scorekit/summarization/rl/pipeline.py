@@ -135,12 +135,13 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                     name: str | None = None, chunker: str = "rules") -> Result:
     """The spec's comparison: RL policy vs TextRank vs lead-n on BERTScore F1, ROUGE-1/2,
     Efficiency and Density at each n. ``metrics`` holds ``<system>@<n>/<metric>`` means."""
-    from scorekit.summarization.metrics import prepare_contexts, score_predictions
+    from scorekit.summarization.metrics import default_scoring, prepare_contexts, score_predictions
     from scorekit.summarization.rl.crossval import baseline_summary
 
     if not articles:
         raise ScorekitError("no articles to evaluate")
     contexts = prepare_contexts([a.reference for a in articles], [a.source for a in articles], lang=toolkit.lang)
+    scoring = default_scoring(toolkit.bertscorer)
     systems: dict[str, Callable[[PreparedArticle, int], str]] = {"rl": policy.summarize}
     systems.update({b: (lambda a, n, b=b: baseline_summary(b, a, n)) for b in baselines})
     rows, metrics = [], {}
@@ -148,7 +149,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
     for n in n_list:
         for system, fn in systems.items():
             preds = [fn(a, n) for a in articles]
-            scores = score_predictions(preds, contexts, bertscorer=toolkit.bertscorer)
+            scores = score_predictions(preds, contexts, metrics=scoring)
             row = {"system": system, "n": n}
             for m in EVAL_METRICS:
                 if m in scores:
@@ -162,9 +163,7 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
     sig = make_signature("summarize-rl", {
         "policy": f"{policy.config.signature()}#{weights_hash(policy)}",
         "episodes": policy.meta.get("episodes", 0), "seed": policy.meta.get("seed", "none"),
-        "encoder": toolkit.encoder_name, "chunker": chunker,
-        "bertscore": toolkit.bertscorer.pin() if toolkit.bertscorer is not None else "no",
-        "n": list(n_list)})
+        "encoder": toolkit.encoder_name, "chunker": chunker, "n": list(n_list)}, metrics=scoring)
     return Result("summarize-rl", metrics, sig, per_item=per_item,
                   inputs={"n_articles": len(articles)}, extra={"table": rows}, name=name)
 
@@ -182,6 +181,7 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
     import time
 
     from scorekit.summarization.rl.crossval import cross_validate
+    from scorekit.summarization.metrics import SummaryBERTScore
     from scorekit.summarization.rl.policy import PolicyConfig
     from scorekit.summarization.rl.train import train
 
@@ -194,8 +194,8 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
         t_cv = time.perf_counter()
         cv = cross_validate(articles, toolkit.reward, folds=folds, config=config, n_list=n_list, epochs=epochs,
                             lr=lr, seed=seed, baseline=baseline, baseline_momentum=baseline_momentum,
-                            signature_params={"encoder": toolkit.encoder_name, "chunker": chunker,
-                                              "bertscore": toolkit.bertscorer.pin()},
+                            signature_params={"encoder": toolkit.encoder_name, "chunker": chunker},
+                            scored_with=[SummaryBERTScore().use(toolkit.bertscorer)],
                             progress=say or (lambda m: None))
         cv.inputs.update({"data": pairs.source, "seconds": round(time.perf_counter() - t_cv, 1)})
         cv.name = f"cv{folds}"
