@@ -1,33 +1,29 @@
 """The run history: every recorded evaluation in one embedded SQLite database.
 
 Where: ``--store PATH``, else the environment variable ``SCOREKIT_STORE``, else
-``~/.scorekit/runs.db`` (:func:`store_path`).
-
-Safe with several writers: the database runs in WAL mode with a busy timeout, and each record is
-one ``BEGIN IMMEDIATE`` transaction, so two evaluations finishing at the same moment both land
-(the second waits for the first's lock instead of failing or overwriting). A file that is not
-ours — not SQLite at all, corrupt, or another application's SQLite database — is refused with a
-:class:`~scorekit.errors.ScorekitError`; it is never initialised over or silently rewritten. Our
-databases are marked with ``PRAGMA application_id`` = :data:`APPLICATION_ID` and carry the schema
-version in ``PRAGMA user_version``.
-
-A run is stored whole (``Result.to_dict()`` as zlib-compressed JSON, per-item rows included, so
-two runs can later be compared with paired significance tests) plus its metrics in a narrow table
-for listing and leaderboards.
+``~/.scorekit/runs.db`` (:func:`store_path`). Storage and safety are those of docs/report.md
+("Storage"): WAL mode with a busy timeout, one ``BEGIN IMMEDIATE`` transaction per record (two
+evaluations finishing at once both land), each run stored whole (``Result.to_dict()`` as
+zlib-compressed JSON, per-item rows included) plus its metrics in a narrow table. A file that is
+not ours — not SQLite, corrupt, another application's database — is refused with a
+:class:`~scorekit.errors.ScorekitError`, never initialised over or rewritten; ours carry
+``PRAGMA application_id`` = :data:`APPLICATION_ID` and the schema version in ``user_version``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import functools
+import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import stat
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +37,7 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
 ENV_STORE = "SCOREKIT_STORE"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_COLUMNS = "id, task, name, signature, created, recorded, source, n_items"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -94,9 +91,7 @@ def check_metrics(data: Any, where: str | None = None) -> None:
     """A result's metrics must be numbers (or null): ``{"ndcg": "high"}`` is refused in one line
     naming the metric, before anything is recorded."""
     metrics = data.get("metrics") if isinstance(data, dict) else None
-    if not isinstance(metrics, dict):
-        return
-    for name, value in metrics.items():
+    for name, value in (metrics.items() if isinstance(metrics, dict) else ()):
         if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
             continue
         prefix = f"{where}: " if where else ""
@@ -113,6 +108,22 @@ def _is_busy(exc: sqlite3.Error) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _connect(target: Any, uri: bool = False) -> sqlite3.Connection:
+    return sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+
+
+def _uri(path: Path, query: str = "mode=ro") -> str:
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def _probe_tables(query) -> None:
+    names = {t[0] for t in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"runs", "metrics"} <= names:
+        raise sqlite3.DatabaseError("tables missing")
+    query("SELECT count(*) FROM runs")
+    query("SELECT count(*) FROM metrics")
+
+
 @dataclass(frozen=True)
 class RunRecord:
     id: int
@@ -127,11 +138,16 @@ class RunRecord:
 
 
 def _guarded(method):
-    """``method`` with damaged-file errors made friendly (:meth:`RunStore._guard`)."""
+    """``method`` with SQLite's errors said in one line: the lock held by another process, or a
+    damaged file (one can pass the header checks and fail later)."""
     @functools.wraps(method)
     def guarded(self, *args: Any, **kwargs: Any) -> Any:
-        with self._guard():
+        try:
             return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise self._busy() from None
+            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
 
     return guarded
 
@@ -157,7 +173,7 @@ class RunStore:
         if os.path.lexists(self.path):
             self._check_existing()
         elif not create:
-            raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+            raise self._missing()
         else:
             self._check_creatable()
 
@@ -166,22 +182,31 @@ class RunStore:
         return ScorekitError(f"{self.path}: {why}; refusing to touch it — choose another file with "
                              "--store or SCOREKIT_STORE")
 
+    def _missing(self) -> ScorekitError:
+        return ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+
+    def _busy(self) -> ScorekitError:
+        return ScorekitError(f"{self.path}: the run store is busy: another process holds its lock (waited "
+                             f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it has finished")
+
+    def _head(self) -> tuple[bytes, int]:
+        with open(self.path, "rb") as fh:
+            head = fh.read(100)
+        return head, self.path.stat().st_size
+
     def _check_existing(self) -> None:
-        p = self.path
         try:
-            with open(p, "rb") as fh:
-                head = fh.read(100)
-            size = p.stat().st_size
+            head, size = self._head()
         except OSError as exc:
-            raise ScorekitError(f"{p}: cannot read the run store: {exc.strerror}") from None
+            raise ScorekitError(f"{self.path}: cannot read the run store: {exc.strerror}") from None
+        app_id = int.from_bytes(head[68:72], "big", signed=True)
+        version = int.from_bytes(head[60:64], "big", signed=True)
         if not head:
             raise self._refuse("an empty file (0 bytes), not a scorekit run store")
         if head[:16] != _SQLITE_MAGIC:
             raise self._refuse("not a scorekit run store (not an SQLite database)")
         if len(head) < 100:
             raise self._refuse("a damaged SQLite file (shorter than its header)")
-        app_id = int.from_bytes(head[68:72], "big", signed=True)
-        version = int.from_bytes(head[60:64], "big", signed=True)
         if app_id == 0:
             tables = self._peek("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
             if tables:
@@ -193,7 +218,7 @@ class RunStore:
             raise self._refuse(f"not a scorekit run store (SQLite application_id {app_id:#x}, another "
                                "program's database)")
         if version > SCHEMA_VERSION:
-            raise ScorekitError(f"{p}: run store written by a newer scorekit (schema {version}, "
+            raise ScorekitError(f"{self.path}: run store written by a newer scorekit (schema {version}, "
                                 f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
         if version < 1:
             raise self._refuse("a damaged scorekit run store (no schema version)")
@@ -210,18 +235,10 @@ class RunStore:
         if head[92:96] == head[24:28] and size < n_pages * page_size:
             return f"truncated: {size} bytes of {n_pages * page_size}"
         try:
-            self._probe_tables(self._peek)
+            _probe_tables(self._peek)
         except sqlite3.DatabaseError as exc:
             return str(exc)
         return None
-
-    @staticmethod
-    def _probe_tables(query) -> None:
-        names = {t[0] for t in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not {"runs", "metrics"} <= names:
-            raise sqlite3.DatabaseError("tables missing")
-        query("SELECT count(*) FROM runs")
-        query("SELECT count(*) FROM metrics")
 
     def _sound_on_second_look(self) -> bool:
         """The lock-free look reads the main file alone, so it can catch another process in the
@@ -232,24 +249,16 @@ class RunStore:
         sees the finished file, and a damaged file gets no companions."""
         for _ in range(3):
             if os.path.exists(f"{self.path}-wal"):
-                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
                 try:
-                    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                           isolation_level=None)
+                    conn = _connect(_uri(self.path), uri=True)
                 except sqlite3.Error:
                     return False
-                try:
-                    self._probe_tables(lambda sql: conn.execute(sql).fetchall())
+                with closing(conn), suppress(sqlite3.Error):
+                    _probe_tables(lambda sql: conn.execute(sql).fetchall())
                     return True
-                except sqlite3.Error:
-                    pass
-                finally:
-                    conn.close()
             else:
                 try:
-                    with open(self.path, "rb") as fh:
-                        head = fh.read(100)
-                    if self._damage(head, self.path.stat().st_size) is None:
+                    if self._damage(*self._head()) is None:
                         return True
                 except OSError:
                     return False
@@ -259,11 +268,8 @@ class RunStore:
     def _peek(self, sql: str) -> list[tuple]:
         """Run a query on the main file alone, read-only and immutable: SQLite creates no
         journal, WAL or shared-memory file beside it."""
-        conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1", uri=True)
-        try:
+        with closing(sqlite3.connect(_uri(self.path, "mode=ro&immutable=1"), uri=True)) as conn:
             return conn.execute(sql).fetchall()
-        finally:
-            conn.close()
 
     def _check_creatable(self) -> None:
         parent = self.path.parent
@@ -276,8 +282,6 @@ class RunStore:
 
     def _create(self) -> None:
         """Build a complete store beside the target and link it into place (first one wins)."""
-        import secrets
-
         p = self.path
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -285,8 +289,7 @@ class RunStore:
             raise ScorekitError(f"{p.parent}: cannot create the run store directory: {exc.strerror}") from None
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            conn = sqlite3.connect(tmp, isolation_level=None)
-            try:
+            with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("BEGIN")
                 for stmt in _SCHEMA.split(";"):
@@ -295,8 +298,6 @@ class RunStore:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
-            finally:
-                conn.close()
             try:
                 os.link(tmp, p)
             except FileExistsError:
@@ -320,13 +321,13 @@ class RunStore:
             return self._rw
         if self._ro is None:
             if not os.path.lexists(self.path):
-                raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+                raise self._missing()
             if os.access(self.path, os.R_OK | os.W_OK) and os.access(self.path.resolve().parent, os.W_OK | os.X_OK):
                 # A store we could write is read through an ordinary connection made query-only:
                 # when it closes, SQLite checkpoints and removes the -wal/-shm files it made, so a
                 # `runs list` leaves nothing beside the store (a mode=ro connection cannot).
                 try:
-                    conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                    conn = _connect(self.path)
                     conn.execute("PRAGMA query_only = ON")
                     conn.execute("SELECT count(*) FROM runs").fetchone()
                     self._ro = conn
@@ -335,16 +336,16 @@ class RunStore:
                     conn.close()
                     if _is_busy(exc):
                         raise self._busy() from None
-            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
             try:
-                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn = _connect(_uri(self.path), uri=True)
                 conn.execute("SELECT count(*) FROM runs").fetchone()
             except sqlite3.OperationalError as exc:
                 if _is_busy(exc):
                     raise self._busy() from None
                 # A WAL store in a directory we may not write: no shared-memory file can be made.
                 # Nobody can be writing it either, so read the file as it is.
-                conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+                conn = sqlite3.connect(_uri(self.path, "mode=ro&immutable=1"), uri=True,
+                                       isolation_level=None)
             self._ro = conn
         return self._ro
 
@@ -352,13 +353,13 @@ class RunStore:
         if self._rw is None:
             if not os.path.lexists(self.path):
                 if not self.create:
-                    raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+                    raise self._missing()
                 self._create()
                 self._check_existing()
             if not os.access(self.path, os.W_OK):
                 raise ScorekitError(f"{self.path}: the run store is read-only; cannot write to it")
             try:
-                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn = _connect(self.path)
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
@@ -380,22 +381,6 @@ class RunStore:
         except BaseException:
             c.execute("ROLLBACK")
             raise
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """A damaged file can pass the header checks and fail later: say so in one line."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
-                raise self._busy() from None
-            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
-
-    def _busy(self) -> ScorekitError:
-        return ScorekitError(f"{self.path}: the run store is busy: another process holds its lock (waited "
-                             f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it has finished")
 
     def close(self) -> None:
         for conn in (self._ro, self._rw):
@@ -444,36 +429,25 @@ class RunStore:
         return found
 
     # ------------------------------------------------------------------------------ reading
-    def _metrics_of(self, ids: Sequence[int]) -> dict[int, dict[str, float | None]]:
-        out: dict[int, dict[str, float | None]] = {i: {} for i in ids}
-        if not ids:
-            return out
-        q = ",".join("?" * len(ids))
-        for run_id, metric, value in self.conn.execute(
-                f"SELECT run_id, metric, value FROM metrics WHERE run_id IN ({q}) ORDER BY rowid", list(ids)):
-            out[run_id][metric] = value
-        return out
+    def _records(self, rows: list[tuple]) -> list[RunRecord]:
+        """Rows of :data:`_COLUMNS` with their metrics, in the order recorded."""
+        metrics: dict[int, dict[str, float | None]] = {r[0]: {} for r in rows}
+        if rows:
+            q = ",".join("?" * len(metrics))
+            sql = f"SELECT run_id, metric, value FROM metrics WHERE run_id IN ({q}) ORDER BY rowid"
+            for run_id, metric, value in self.conn.execute(sql, list(metrics)):
+                metrics[run_id][metric] = value
+        return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
 
     @_guarded
     def list(self, *, task: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
         """Recorded runs, newest first, optionally filtered by task and (substring of) name."""
-        sql = "SELECT id, task, name, signature, created, recorded, source, n_items FROM runs"
-        where, args = [], []
-        if task:
-            where.append("task = ?")
-            args.append(task)
-        if name:
-            where.append("instr(coalesce(name, ''), ?) > 0")
-            args.append(name)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        rows = self.conn.execute(sql, args).fetchall()
-        metrics = self._metrics_of([r[0] for r in rows])
-        return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
+        conds = {"task = ?": task, "instr(coalesce(name, ''), ?) > 0": name}
+        where = [w for w, v in conds.items() if v]
+        sql = (f"SELECT {_COLUMNS} FROM runs" + (f" WHERE {' AND '.join(where)}" if where else "")
+               + " ORDER BY id DESC" + (f" LIMIT {int(limit)}" if limit else ""))
+        return self._records(self.conn.execute(sql, [v for v in conds.values() if v]).fetchall())
 
     @_guarded
     def get(self, run_id: int) -> dict[str, Any]:
@@ -492,11 +466,11 @@ class RunStore:
 
     @_guarded
     def record_of(self, run_id: int) -> RunRecord:
-        row = self.conn.execute("SELECT id, task, name, signature, created, recorded, source, n_items "
-                                "FROM runs WHERE id = ?", (int(run_id),)).fetchone()
-        if row is None:
+        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+        rows = rows.fetchall()
+        if not rows:
             self.get(run_id)  # raises the friendly error
-        return RunRecord(*row, metrics=self._metrics_of([row[0]])[row[0]])
+        return self._records(rows)[0]
 
     @_guarded
     def tasks(self) -> list[str]:
@@ -607,14 +581,10 @@ TEST_SET_FILES = ("qrels", "references", "corpus", "data", "ratings", "gold")
 
 
 def _digest(obj: Any) -> str:
-    import hashlib
-
     return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()
 
 
 def _file_digest(path: str) -> str | None:
-    import hashlib
-
     if not Path(path).is_file():   # (a FIFO would block)
         return None
     try:
@@ -637,11 +607,10 @@ def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
         refs = sorted([str(r.get("id")), [r["references"]] if isinstance(r["references"], str)
                        else list(r["references"])] for r in rows)
         return "refs:" + _digest({**base, "references": refs})[:16]
-    if read_files:
-        files = {k: _file_digest(str(inputs[k])) for k in TEST_SET_FILES if isinstance(inputs.get(k), str)}
-        files = {k: v for k, v in files.items() if v}
-        if files:
-            return "files:" + _digest({**base, **files})[:16]
+    files = {k: d for k in TEST_SET_FILES if read_files and isinstance(inputs.get(k), str)
+             and (d := _file_digest(str(inputs[k])))}
+    if files:
+        return "files:" + _digest({**base, **files})[:16]
     if data.get("task") == "topics" and not inputs.get("corpus"):
         # intrinsic topic metrics read no test data: every such topic model stands on the same ground
         return "none:" + _digest(base)[:16]
@@ -658,24 +627,17 @@ def run_test_set(data: dict[str, Any]) -> str:
 def stamp_test_set(result: Any) -> None:
     """Store the test-set fingerprint in a result's ``inputs`` before it is recorded (the files
     it names are read now, while they are there and unchanged)."""
-    data = result.to_dict() if hasattr(result, "to_dict") else result
     inputs = result.inputs if hasattr(result, "inputs") else result.setdefault("inputs", {})
-    if inputs is None:
-        return
-    if not (isinstance(inputs.get("test_set"), str) and inputs["test_set"]):
+    if inputs is not None and not (isinstance(inputs.get("test_set"), str) and inputs["test_set"]):
+        data = result.to_dict() if hasattr(result, "to_dict") else result
         inputs["test_set"] = compute_test_set(data, read_files=True)
 
 
 def describe_test_set(data: dict[str, Any]) -> str:
     """A short human description of a run's test set (language, items, the file it came from)."""
     inputs = data.get("inputs") or {}
-    parts = []
-    if inputs.get("lang"):
-        parts.append(f"lang {inputs['lang']}")
+    parts = [f"lang {inputs['lang']}"] if inputs.get("lang") else []
     n = inputs.get("n_items", inputs.get("n_queries", len(data.get("per_item") or [])))
-    if n:
-        parts.append(f"{n} items")
+    parts += [f"{n} items"] if n else []
     src = next((inputs[k] for k in TEST_SET_FILES if isinstance(inputs.get(k), str)), None)
-    if src:
-        parts.append(Path(src).name)
-    return ", ".join(parts)
+    return ", ".join(parts + ([Path(src).name] if src else []))
