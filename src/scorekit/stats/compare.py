@@ -35,7 +35,7 @@ from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics import describe
 from scorekit.metrics.registry import MetricSpec
 from scorekit.result import is_finite_number, runs_document
-from scorekit.stats.corpus_tests import corpus_test
+from scorekit.stats.corpus_tests import approximate_randomization, paired_bootstrap
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
 HOLM_FAMILY = "per measure, over the systems compared with the baseline"
@@ -129,8 +129,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         else:
             pairs = [(ia[i][m], ib[i][m]) for i in shared
                      if is_finite_number(ia[i].get(m)) and is_finite_number(ib[i].get(m))]
-            xa = np.array([p[0] for p in pairs], dtype=float)
-            xb = np.array([p[1] for p in pairs], dtype=float)
+            xa, xb = np.array(pairs, dtype=float).reshape(-1, 2).T.copy()   # two contiguous rows
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
             info = describe(m, a.get("task"))
@@ -140,9 +139,8 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
     for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
         r["improvement_pct"] = _finite(r["improvement_pct"])
-    ra, rb = dict(a, name=name_a), dict(b, name=name_b)
-    ra.pop("_run_id", None)
-    rb.pop("_run_id", None)
+    ra, rb = (dict({k: v for k, v in r.items() if k != "_run_id"}, name=n)
+              for r, n in ((a, name_a), (b, name_b)))
     return document(a.get("task"), [ra, rb], signature=a.get("signature") or "",
                     comparison=block(name_a, test=method, alpha=alpha, rows=rows, n_shared=len(shared)))
 
@@ -167,9 +165,9 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         return None
     declared = MetricSpec(key).name   # "chrf(beta=3)" is the key chrf of the metric built with beta 3
     if method == "randomization":
-        res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
+        res = approximate_randomization(ma, declared, sa, sb, n_resamples=n_resamples or 10000, seed=seed)
     else:
-        res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
+        res = paired_bootstrap(ma, declared, sa, sb, n_resamples=min(n_resamples, 1000) or 1000, seed=seed)
     scale = [_scale(key, run) for run in (a, b)]   # --scale 100: the run stored sacrebleu's 0-100
     return res, (res.baseline * scale[0], res.system * scale[1], len(shared)), f"{res.method} on the corpus score"
 

@@ -80,10 +80,3 @@ def approximate_randomization(metric: Metric, key: str, base: Stats, system: Sta
         null[t] = abs(a - b)
     return CorpusTestResult(score_base, score_sys, _p(null, abs(score_base - score_sys)), "approximate-randomization")
 
-
-def corpus_test(metric: Metric, key: str, base: Stats, system: Stats, method: str = "bootstrap", *,
-                n_resamples: int | None = None, seed: int | None = 12345) -> CorpusTestResult:
-    """``method``: ``bootstrap`` (default 1000 resamples) or ``randomization`` (10000 trials)."""
-    if method in ("randomization", "ar", "approximate-randomization"):
-        return approximate_randomization(metric, key, base, system, n_resamples=n_resamples or 10000, seed=seed)
-    return paired_bootstrap(metric, key, base, system, n_resamples=n_resamples or 1000, seed=seed)

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,26 +79,13 @@ def _one(method: str, x, y) -> float:
     return float(_statistic_rows(method, a[None], b[None])[0]) if a.size >= 2 else float("nan")
 
 
-def pearson(x, y) -> float:
-    return _one("pearson", x, y)
-
-
-def spearman(x, y) -> float:
-    return _one("spearman", x, y)
-
-
-def kendall(x, y) -> float:
-    return _one("kendall", x, y)
+pearson, spearman, kendall = (functools.partial(_one, m) for m in METHODS)
 
 
 def _statistic_rows(method: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if method == "pearson":
-        return _pearson_rows(x, y)
     if method == "spearman":
-        return _pearson_rows(_rank_rows(x), _rank_rows(y))
-    if method == "kendall":
-        return _kendall_rows(x, y)
-    raise UnknownNameError("correlation", method, METHODS)
+        x, y, method = _rank_rows(x), _rank_rows(y), "pearson"
+    return _pearson_rows(x, y) if method == "pearson" else _kendall_rows(x, y)
 
 
 def _p_value(method: str, x: np.ndarray, y: np.ndarray) -> float:
