@@ -39,6 +39,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from itertools import takewhile
 from pathlib import Path
 from typing import IO, Any
 
@@ -70,8 +71,13 @@ class _Dest:
     def __init__(self, path: Path, option: str):
         self.path, self.option = path, option
 
-    def _fail(self, exc: OSError) -> ScorekitError:
-        return ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}")
+    @contextmanager
+    def failing(self) -> Iterator[None]:
+        """An OSError inside is one line naming the option and the path."""
+        try:
+            yield
+        except OSError as exc:
+            raise ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
 
 
 class FileOutput(_Dest):
@@ -96,10 +102,8 @@ class FileOutput(_Dest):
         """A fresh temporary file path for a writer that wants a path (``torch.save``,
         ``savefig``); it replaces the destination at commit."""
         self.discard()
-        try:
+        with self.failing():
             fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.anchor)
-        except OSError as exc:
-            raise self._fail(exc) from None
         os.close(fd)
         self.tmp = Path(name)
         return self.tmp
@@ -108,11 +112,9 @@ class FileOutput(_Dest):
     def open(self, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
         tmp = self.temp_path()
         binary = "b" in mode
-        try:
-            with open(tmp, mode, encoding=None if binary else encoding, newline=None if binary else "") as fh:
-                yield fh
-        except OSError as exc:
-            raise self._fail(exc) from None
+        with self.failing(), open(tmp, mode, encoding=None if binary else encoding,
+                                  newline=None if binary else "") as fh:
+            yield fh
 
     def write_text(self, text: str) -> None:
         with self.open("w") as fh:
@@ -125,13 +127,32 @@ class FileOutput(_Dest):
             self.tmp = None
 
 
+def _make_parents(directory: Path) -> list[Path]:
+    """Make ``directory`` and its missing parents; returns those made, outermost first."""
+    missing = list(takewhile(lambda p: not os.path.lexists(p), (directory, *directory.parents)))[::-1]
+    for m in missing:
+        os.mkdir(m)
+    return missing
+
+
+def _backup(path: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bak", dir=path.parent)
+    os.close(fd)
+    os.unlink(name)
+    try:
+        os.link(path, name)
+    except OSError:
+        shutil.copy2(path, name)
+    return Path(name)
+
+
 def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
     """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
     backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
     here: the commit writes through them last.)"""
     dest = resolve_link(dest)
     if os.path.lexists(dest):
-        backups.append((Outputs._backup(dest), dest))
+        backups.append((_backup(dest), dest))
     else:
         new_paths.append(dest)
     os.replace(src, dest)
@@ -156,10 +177,8 @@ class DirOutput(_Dest):
     @property
     def staging(self) -> Path:
         if self._staging is None:
-            try:
+            with self.failing():
                 self._staging = Path(tempfile.mkdtemp(prefix=".scorekit-", suffix=".tmp", dir=self.anchor))
-            except OSError as exc:
-                raise self._fail(exc) from None
         return self._staging
 
     def discard(self) -> None:
@@ -283,7 +302,7 @@ class Outputs:
                 from scorekit.io.run_store import RunStore  # sqlite3: only when a run is recorded
 
                 if not s.path.exists():
-                    made_dirs += self._make_parents(s.path.parent)
+                    made_dirs += _make_parents(s.path.parent)
                     new_stores.append(s.path)
                 with RunStore(s.path) as store:
                     ids: list[int] = []
@@ -294,36 +313,29 @@ class Outputs:
             for f in self.files:
                 if f.tmp is None or f.special:
                     continue
-                try:
-                    made_dirs += self._make_parents(f.target.parent)
+                with f.failing():
+                    made_dirs += _make_parents(f.target.parent)
                     os.chmod(f.tmp, 0o666 & ~umask())
                     _place(f.tmp, f.target, backups, new_paths)
                     f.tmp = None
-                except OSError as exc:
-                    raise f._fail(exc) from None
             # 3. folders: move each staged file in
             for d in self.dirs:
                 if d._staging is None:
                     continue
-                try:
+                with d.failing():
                     if not d.path.exists():
-                        made_dirs += self._make_parents(d.path)
+                        made_dirs += _make_parents(d.path)
                     for src in sorted(d._staging.iterdir()):
                         target = d.path / src.name
                         if check_special(target, d.option):
                             through.append((src, target, d))
                         else:
                             _place(src, target, backups, new_paths)
-                except OSError as exc:
-                    raise d._fail(exc) from None
             # 4. devices and FIFOs last (a write through cannot be taken back): -o /dev/null
             through += [(f.tmp, f.path, f) for f in self.files if f.tmp is not None and f.special]
             for src, target, dest in through:
-                try:
-                    with open(src, "rb") as fh:
-                        write_through(fh, target)
-                except OSError as exc:
-                    raise dest._fail(exc) from None
+                with dest.failing(), open(src, "rb") as fh:
+                    write_through(fh, target)
             for dest in [*self.files, *self.dirs]:   # the staged copies of devices, FIFOs and folders
                 dest.discard()
         except BaseException:
@@ -338,30 +350,6 @@ class Outputs:
             sys.stdout.flush()
         for fn in self._after:
             fn()
-
-    @staticmethod
-    def _make_parents(directory: Path) -> list[Path]:
-        missing = []
-        p = directory
-        while not os.path.lexists(p):
-            missing.append(p)
-            if p.parent == p:
-                break
-            p = p.parent
-        for m in reversed(missing):
-            os.mkdir(m)
-        return list(reversed(missing))
-
-    @staticmethod
-    def _backup(path: Path) -> Path:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bak", dir=path.parent)
-        os.close(fd)
-        os.unlink(name)
-        try:
-            os.link(path, name)
-        except OSError:
-            shutil.copy2(path, name)
-        return Path(name)
 
     def _rollback(self, new_paths, backups, made_dirs, new_stores) -> None:
         from scorekit.io.run_store import RunStore
