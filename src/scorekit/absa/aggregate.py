@@ -109,7 +109,7 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
     number or empty (N/A -> None). Anything else — a missing ``run_id`` column, a row with more or
     fewer cells than the header, a cell that is not a number — is an InputError naming the line
     and column: a damaged file must not quietly drop out of a mean over seeds."""
-    from scorekit.io.csvfields import allow_long_fields
+    from scorekit.io.records import allow_long_fields
 
     allow_long_fields()
     reader = csv.reader(io.StringIO(text))

@@ -21,7 +21,8 @@ from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id, record_id
 from scorekit.io.jsonfile import parse_json
-from scorekit.io.records import file_kind, read_records, shard_paths
+from scorekit.io.records import file_kind, read_records
+from scorekit.io.shards import expand
 from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
@@ -75,7 +76,7 @@ def _fmt(path: Path) -> str:
 def shard_files(path: str | Path, what: str) -> list[Path]:
     """The files a caption input names: itself, or a folder's / glob's shard files in name
     order (see the module docstring)."""
-    files = shard_paths(path, f"{what} shards")
+    files = expand(Path(path), f"{what} shards")
     for f in files:
         _fmt(f)
     return files

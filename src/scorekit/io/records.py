@@ -11,33 +11,29 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
-from scorekit.io.csvfields import allow_long_fields
 from scorekit.io.jsonfile import parse_json
 
 Records = Iterator[tuple[int, dict[str, Any]]]
+_CSV_LIMIT = 2**31 - 1    # the largest field size the csv module accepts on every platform
+
+
+def allow_long_fields() -> None:
+    """Let the csv module read fields of any length (process-wide): its 128 KiB default refuses a
+    long caption, or a whole article given as a document. Every CSV reader of user data calls it."""
+    if csv.field_size_limit() < _CSV_LIMIT:
+        csv.field_size_limit(_CSV_LIMIT)
 
 
 def file_kind(path: Path) -> str:
     """The format named by the extension (``.gz`` left out), lower case: ``jsonl``, ``csv``, ..."""
     name = path.name.lower().removesuffix(".gz")
     return name.rsplit(".", 1)[-1] if "." in name else ""
-
-
-def shard_paths(path: str | os.PathLike, what: str) -> list[Path]:
-    """The file itself, or the shard files of a folder or glob in name order."""
-    path = Path(path)
-    if path.is_file():
-        return [path]
-    from scorekit.io.shards import expand
-
-    return expand(path, what)
 
 
 def read_records(path: Path, what: str) -> tuple[list[str] | None, Records]:

@@ -1,18 +1,8 @@
 """Readers for ``scorekit topics``: topic sets (JSON), ratings (CSV), a reference corpus (text).
 
-* Topics JSON: a list of keyword lists ``[["computer", "software"], ...]`` (topics are named
-  ``t1``, ``t2``, … in that order) or an object ``{"name": ["keyword", ...], ...}``. Keywords are
-  NFC-normalised and stripped; every topic needs at least two distinct, non-empty keywords.
-* Ratings CSV (header required; human or LLM scores of each topic): *wide*
-  ``topic,rater_a,rater_b,...`` (one column per rater) or *long* ``topic,rater,score``. ``topic``
-  is a topic name, or its 1-based position (``1`` or ``t1``) for list-form topics.
-* Corpus: UTF-8 text, one document per line (blank lines are skipped).
-
-Topic names and the ratings' topic and rater cells are ids, normalised like text (NFC, invisible
-characters removed), so a name typed in NFD in the ratings matches its topic; two names of one
-file that become equal that way are duplicates.
-
-Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
+The formats are docs/topics.md's "Input formats". Topic names and the ratings' topic and rater
+cells are ids, normalised like text (:mod:`scorekit.io.ids`): two names of one file that become
+equal are duplicates. Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
 """
 
 from __future__ import annotations
@@ -122,7 +112,7 @@ def _number(value: str, path, line: int, what: str) -> float:
 
 
 def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = None) -> Ratings:
-    from scorekit.io.csvfields import allow_long_fields
+    from scorekit.io.records import allow_long_fields
 
     allow_long_fields()
     rows = list(csv.reader(io.StringIO(text)))

@@ -8,14 +8,9 @@ with the baseline. With one system against the baseline the family has one membe
 adjusted p equals the raw p; the same pair gets the same corrected p from every command that
 shows it.
 
-**The multi-run JSON** (:func:`document`; without ``comparison`` it is
-:meth:`scorekit.result.ResultSet.to_dict`, e.g. ``absa aggregate --no-compare``)::
-
-    {"task", "name", "metrics" (the baseline's), "signature", "runs": [baseline, system, ...],
-     "comparison": {"baseline", "test", "alpha", "correction": "holm", "family", "n_shared",
-                    "rows": [{"system", "measure", "test", "value", "baseline_value",
-                              "improvement_pct", "p_value", "p_adjusted", "significant",
-                              "statistic", "n"}, ...]}}
+**The multi-run JSON** (:func:`document`) is docs/report.md's "Several systems in one file"; its
+``comparison`` block (:func:`block`) also names the ``correction`` ("holm"), the ``family`` and
+``n_shared``, and each row its ``statistic`` and ``n``.
 
 A corpus metric (BLEU, CIDEr, chrF) of a caption or summary run is tested on its own corpus
 score: per-item statistics re-derived from the stored text, resampled, merged and re-scored
