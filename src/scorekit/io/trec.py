@@ -1,16 +1,12 @@
 """Vectorised readers for TREC qrels (``qid iter docid rel``) and runs (``qid Q0 docid rank score
-tag``), plain or gzip.
+tag``), plain or gzip, with trec_eval 10's input rules: a line starting with ``#`` is a comment,
+and fields after a run line's tag are ignored.
 
-The whole file is parsed by pyarrow's multi-threaded CSV reader (space-delimited, no quoting);
-no Python object is made per line. Files with irregular whitespace (tabs, repeated or trailing
-blanks, CRLF) are normalised first with one regex pass. When pyarrow rejects a file, a slow
-line-by-line scan (error path only) finds the first bad line, so every error reads
-``path:line: what was expected``.
-
-trec_eval 10's input rules hold: a line starting with ``#`` is a comment (qrels and runs), and a
-run line may carry fields after the run name, which are ignored. Both send the file down the
-normalising path, which drops comment lines (keeping the line count) and cuts run lines to six
-fields.
+pyarrow's multi-threaded CSV reader parses the whole file (space-delimited, no quoting; no Python
+object per line). A file with irregular whitespace (tabs, repeated or trailing blanks, CRLF),
+comments or extra run fields is first normalised by one regex pass that keeps the line count.
+When pyarrow rejects a file, a line-by-line scan (error path only) finds the first bad line, so
+every error reads ``path:line: what was expected``.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -66,20 +63,18 @@ def _is_data(line: bytes) -> bool:
     return bool(s) and not s.startswith(b"#")
 
 
+@dataclass(eq=False)
 class _LineMap:
     """Row index -> 1-based line number. Blank lines are skipped by the parser, so when the file
     has any, the mapping is built — lazily, by re-reading the file, on the error path only."""
-
-    def __init__(self, path: Path):
-        self._path = path
-        self._lines: np.ndarray | None = None
+    path: Path
+    lines: np.ndarray | None = None
 
     def __call__(self, row: int) -> int:
-        if self._lines is None:
-            data = _read_bytes(self._path)
-            nonblank = [i for i, ln in enumerate(data.split(b"\n"), 1) if _is_data(ln)]
-            self._lines = np.asarray(nonblank, dtype=np.int64)
-        return int(self._lines[row]) if row < len(self._lines) else row + 1
+        if self.lines is None:
+            data = _read_bytes(self.path)
+            self.lines = np.asarray([i for i, ln in enumerate(data.split(b"\n"), 1) if _is_data(ln)], np.int64)
+        return int(self.lines[row]) if row < len(self.lines) else row + 1
 
 
 def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -> None:
@@ -98,22 +93,14 @@ def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -
         if len(parts) != ncols:
             hint = f" — is this {other[0]} file?" if len(parts) == other[1] else ""
             raise InputError(f"expected {ncols} columns `{form}`, found {len(parts)}{hint}", path, no)
-        if kind == "run":
-            _check_score(parts[4], path, no)
-        else:
-            try:
-                int(parts[3])
-            except ValueError:
-                raise InputError(f"relevance must be an integer, found {parts[3]!r}", path, no) from None
-
-
-def _check_score(tok: str, path: Path, no: int) -> None:
-    try:
-        value = float(tok)
-    except ValueError:
-        raise InputError(f"score must be a number, found {tok!r}", path, no) from None
-    if not np.isfinite(value):
-        raise InputError(f"score must be a finite number, found {tok!r}", path, no)
+        name, tok, number, what = (("score", parts[4], float, "a number") if kind == "run"
+                                   else ("relevance", parts[3], int, "an integer"))
+        try:
+            value = number(tok)
+        except ValueError:
+            raise InputError(f"{name} must be {what}, found {tok!r}", path, no) from None
+        if kind == "run" and not np.isfinite(value):
+            raise InputError(f"score must be a finite number, found {tok!r}", path, no)
 
 
 def _read_csv(source, names: list[str], types: dict):
@@ -148,7 +135,6 @@ def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, ki
     extension), no copy in Python. Irregular whitespace makes it fail or leave empty ids; then
     the bytes are normalised and parsed again, and if that fails too, the line is found."""
     path = check_readable(path, f"{kind} file")
-    table = None
     try:
         table = _read_csv(str(path), names, types)
     except (pa.ArrowInvalid, pa.ArrowException, OSError):
@@ -169,9 +155,12 @@ def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, ki
     return table, _LineMap(path), path
 
 
+def _open(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
 def _first_tag(path: Path) -> str | None:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as fh:
+    with _open(path) as fh:
         for raw in fh:
             if not _is_data(raw):
                 continue
@@ -194,15 +183,12 @@ _PEEK = 1 << 18
 
 def _few_documents(path: Path) -> bool:
     """Does the run repeat its document ids (a re-ranking run: each query ranks most of a small
-    pool)? Judged from the file's first 256 KiB: at most one distinct id in four lines. Then
-    the parser dictionary-encodes the ids as it reads (int32 codes, one small dictionary per
-    block), which costs a little more than strings but spares the hash lookup of every row's
-    id against the qrels and the fingerprints of the duplicate check; with mostly distinct ids
-    it would cost several times more (0.6 s against 0.17 s at 3 M lines). A guess only: either
-    way gives the same run."""
+    pool)? Judged from the file's first 256 KiB: at most one distinct id in four lines. Then the
+    parser dictionary-encodes the ids (a little dearer than strings, but it spares the lookups
+    of every row's id; with mostly distinct ids 0.6 s against 0.17 s at 3 M lines). A guess
+    only: either way gives the same run."""
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as fh:
+        with _open(path) as fh:
             head = fh.read(_PEEK)
     except (OSError, EOFError):
         return False
