@@ -1,20 +1,15 @@
 """Record ids, normalised exactly like text (:func:`scorekit.text.normalize.nfc`).
 
-An id is matched against the ids of another file (predictions against references, a run against
-its qrels), so ``'영상_1'`` typed in NFD by one tool and NFC by another, or ``img_1`` with a
-zero-width space pasted after it, must be the same id. Every reader passes its ids through
-:func:`clean_id` (one at a time) or :func:`clean_id_column` (a whole Arrow column, for the
-vectorised retrieval readers). Two ids of one file that become equal here are that reader's
-usual duplicate-id error.
+An id is matched against another file's ids (predictions against references, a run against its
+qrels), so ``'영상_1'`` typed in NFD and in NFC, or ``img_1`` with a zero-width space pasted after
+it, are one id. Every reader passes its ids through :func:`clean_id` or, for a whole Arrow column
+(the vectorised retrieval readers), :func:`clean_id_column`; two ids of one file that become
+equal are that reader's duplicate-id error. A NUL byte in an id is refused: ids are printed,
+stored and written back out (TREC, CSV), where a NUL breaks the line.
 
-A NUL byte in an id is refused: no tool writes one on purpose, and ids are printed, stored and
-written back out (TREC, CSV) where a NUL breaks the line.
-
-Cost: ids made of ASCII and precomposed Hangul syllables are already normalised and hold no
-invisible character, so the column check looks at the raw UTF-8 bytes of the column once (about
-0.3 ms for a million ASCII ids, a few ms for a million Korean ones) and returns the column
-untouched. Otherwise Arrow picks out the ids that would change (about 0.25 s a million) and only
-those go through Python.
+Cost: a column of ASCII and precomposed Hangul ids is returned untouched after one look at its
+raw UTF-8 bytes (0.3 ms a million ASCII ids); otherwise Arrow picks out the ids that would change
+(0.25 s a million) and only those go through Python.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
-"""Whole-file JSON with errors that name the file, line and column.
+"""Whole-file JSON with errors that name the file, line and column: every reader that takes JSON
+goes through :func:`parse_json`, so a syntax error reads ``path:line: invalid JSON: ...``.
 
-Every reader that takes JSON (results, qrels/runs, captions, topics, lexicons, ABSA summaries)
-goes through :func:`parse_json`, so a syntax error always reads ``path:line: invalid JSON: ...``.
-
-Duplicate keys in one object are an error (``path:line: duplicate key 'k' ...``): Python's
-``json`` keeps the last value silently, which would drop a whole topic or prediction without a
-word. Detection costs one hook per object on the fast C parser; only when a duplicate is found is
-the text scanned again (pure Python) to name the line where the key repeats.
-
-A lone surrogate escape (``"\\ud800"`` with no partner) is an error too (``path:line: lone
-surrogate ...``): it is not a character, and it would fail much later, when a result is encoded
-as UTF-8. Only a text that holds a surrogate escape at all is searched for one.
+Duplicate keys in one object are an error too (Python's ``json`` keeps the last value silently,
+which would drop a whole topic or prediction): one hook per object on the fast C parser, and only
+when a duplicate is found is the text scanned again (pure Python) for the line where it repeats.
+So is a lone surrogate escape (``"\\ud800"`` with no partner): not a character, it would fail
+much later, when a result is encoded as UTF-8.
 """
 
 from __future__ import annotations
@@ -105,18 +100,14 @@ def find_lone_surrogate(value: Any, where: str = "") -> str | None:
     """Where in ``value`` a string (or key) holds a lone surrogate, as ``["key"][0]``, else None."""
     if isinstance(value, str):
         return where or "the top level" if _SURROGATE.search(value) else None
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if _SURROGATE.search(k):
-                return f"{where} key {k!r}".strip()
-            found = find_lone_surrogate(v, f"{where}[{k!r}]")
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            found = find_lone_surrogate(v, f"{where}[{i}]")
-            if found:
-                return found
+    if not isinstance(value, (dict, list)):
+        return None
+    for k, v in value.items() if isinstance(value, dict) else enumerate(value):
+        if isinstance(k, str) and _SURROGATE.search(k):
+            return f"{where} key {k!r}".strip()
+        found = find_lone_surrogate(v, f"{where}[{k!r}]")
+        if found:
+            return found
     return None
 
 

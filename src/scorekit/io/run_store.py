@@ -497,8 +497,8 @@ class RunStore:
         tasks = self.tasks()
         if task and task not in tasks:
             raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
-        groups: dict[tuple[str, str, str], list[RunRecord]] = {}
-        info: dict[tuple[str, str, str], tuple[str, Any]] = {}
+        # (task, test set, recipe) -> (its description, the primary-metric hint, the runs)
+        groups: dict[tuple[str, str, str], tuple[str, Any, list[RunRecord]]] = {}
         for t in [task] if task else tasks:
             for rec in reversed(self.list(task=t)):            # oldest first: metric order as recorded
                 data = self.get(rec.id)
@@ -506,14 +506,13 @@ class RunStore:
                 if test_set and not fp.startswith(test_set) and not fp.split(":", 1)[-1].startswith(test_set):
                     continue
                 key = (t, fp, parse_signature(data.get("signature") or "").get("recipe", "scorekit"))
-                groups.setdefault(key, []).append(rec)
-                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
+                hint = (data.get("extra") or {}).get("primary_metric")
+                groups.setdefault(key, (describe_test_set(data), hint, []))[2].append(rec)
         if test_set and not groups:
             raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
                                 "(`scorekit runs leaderboard` lists them)")
         boards = []
-        for (t, fp, recipe), recs in groups.items():
-            desc, hint = info[(t, fp, recipe)]
+        for (t, fp, recipe), (desc, hint, recs) in groups.items():
             names = list(dict.fromkeys(k for r in recs for k in r.metrics))
             m = metric
             if m is None:
