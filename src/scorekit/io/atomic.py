@@ -1,9 +1,6 @@
-"""Write-then-rename output, and one text opener with clear errors.
-
-``atomic_write`` guarantees a reader never sees a half-written file: the content goes to a
-temporary file in the same directory and is renamed over the target only when complete. A
-destination that is not a regular file (``/dev/null``, a FIFO) is never replaced: the complete
-content is written through it (:func:`special_kind`, :func:`write_through`).
+"""Write-then-rename output (:func:`atomic_write`: a reader never sees a half-written file; a
+``/dev/null`` or FIFO destination is written through, never replaced), and one text opener
+with clear errors.
 """
 
 from __future__ import annotations

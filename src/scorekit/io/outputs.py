@@ -1,4 +1,5 @@
-"""One output transaction per command: every destination checked before work, written last.
+"""One output transaction per command: every destination checked before work, written last
+(README.md: "Outputs are all-or-nothing").
 
 A command registers each place it will write — ``-o`` JSON, ``--report`` HTML, CSV/Markdown
 tables, PNG folders, a checkpoint, the run store — *before* it starts working; registering checks
@@ -8,21 +9,18 @@ is not a folder; two options do not name the same file) and raises a one-line
 temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
 renames every temporary into place only once all of them were written. On any failure nothing new
 is left behind and every file that existed before is byte-identical (a replaced file is kept as a
-hard-link backup until the whole commit succeeded).
+hard-link backup until the whole commit succeeded). ``-o -`` (:data:`STDOUT`) writes the JSON to
+stdout at commit time instead.
 
-``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit time instead of to a file.
-
-A destination is never replaced by something of another kind: when it is a character device
-(``-o /dev/null``) or a FIFO, the content is staged in the system's temporary folder and written
+A destination is never replaced by something of another kind: a character device (``-o
+/dev/null``) or a FIFO gets the content staged in the system's temporary folder and written
 through it at commit (opened and written, no rename), after every regular file is in place; a
-socket or a block device is refused when registered. A symlink stays a symlink: its target is
-the file that is replaced.
+socket or a block device is refused when registered; a symlink's target is the file replaced.
 
 Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--store``)::
 
     with Outputs() as tx:                       # check-as-you-register; abort on exception
-        table = tx.file(path, "--table")
-        plots = tx.directory(plot_dir, "--plot")
+        table, plots = tx.file(path, "--table"), tx.directory(plot_dir, "--plot")
         ...work...
         table.write_text(text)
         savefig(plots.staging / "a.png")
@@ -66,8 +64,6 @@ def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Pat
 
 
 class _Dest:
-    """One registered destination."""
-
     def __init__(self, path: Path, option: str):
         self.path, self.option = path, option
 
@@ -128,7 +124,6 @@ class FileOutput(_Dest):
 
 
 def _make_parents(directory: Path) -> list[Path]:
-    """Make ``directory`` and its missing parents; returns those made, outermost first."""
     missing = list(takewhile(lambda p: not os.path.lexists(p), (directory, *directory.parents)))[::-1]
     for m in missing:
         os.mkdir(m)

@@ -78,8 +78,7 @@ def check_unique(questions: list[RagQuestion], source: str) -> None:
     seen: dict[str, int | None] = {}
     for q in questions:
         if q.id in seen:
-            first = seen[q.id]
-            also = f" (first at line {first})" if first is not None else ""
+            also = f" (first at line {seen[q.id]})" if seen[q.id] is not None else ""
             raise InputError(f"duplicate question id {q.id!r}{also}", source, q.line)
         seen[q.id] = q.line
 

@@ -155,13 +155,10 @@ def _guarded(method):
 class RunStore:
     """A run store at ``path``. Use as a context manager or call :meth:`close`.
 
-    Opening checks the file and changes nothing: an existing file must already be a scorekit
-    store (its SQLite header is read directly — an empty file, another program's SQLite database,
-    even an empty one, or a damaged store is refused before SQLite opens it, so no ``-wal``/
-    ``-shm`` file appears beside a file we refuse). Reading uses a read-only connection, so a
-    read-only store can be listed. The store file is created on the first write only, built aside
-    and linked into place complete, so no process ever sees a half-initialised store.
-    """
+    Opening checks the file and changes nothing: an existing file must already be a scorekit store
+    (its header is read directly, so no ``-wal``/``-shm`` file appears beside a file we refuse).
+    Reading uses a read-only connection (a read-only store can be listed). The file is created on
+    the first write only, built aside and linked into place complete."""
 
     def __init__(self, path: str | os.PathLike | None = None, *, create: bool = True):
         self.path = store_path(path)
@@ -430,7 +427,6 @@ class RunStore:
 
     # ------------------------------------------------------------------------------ reading
     def _records(self, rows: list[tuple]) -> list[RunRecord]:
-        """Rows of :data:`_COLUMNS` with their metrics, in the order recorded."""
         metrics: dict[int, dict[str, float | None]] = {r[0]: {} for r in rows}
         if rows:
             q = ",".join("?" * len(metrics))

@@ -53,19 +53,17 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     from scorekit.topics.validate import validate_topics
 
     data = parse_json(text, path)
-    lines = _element_lines(text)
+    line = dict(enumerate(_element_lines(text))).get   # element i -> its line (None: not found)
     if isinstance(data, dict):
-        names, raw, keyed = [clean_id(k, path, lines[i] if i < len(lines) else None, "topic name")
-                 for i, k in enumerate(data)], list(data.values()), True
+        names = [clean_id(k, path, line(i), "topic name") for i, k in enumerate(data)]
+        raw, keyed = list(data.values()), True
         empty = next((i for i, n in enumerate(names) if not n.strip()), None)
         if empty is not None:   # "" (or a zero-width space) named a topic nobody can rate or read
-            raise InputError(f"empty topic name {list(data)[empty]!r}", path,
-                             lines[empty] if empty < len(lines) else None)
+            raise InputError(f"empty topic name {list(data)[empty]!r}", path, line(empty))
         if len(set(names)) != len(names):
-            dup = next(n for i, n in enumerate(names) if n in names[:i])
-            at = names.index(dup, names.index(dup) + 1)
-            raise InputError(f"duplicate topic name {dup!r} (two spellings, equal once normalised: NFC, "
-                             "invisible characters removed)", path, lines[at] if at < len(lines) else None)
+            at = next(i for i, n in enumerate(names) if n in names[:i])
+            raise InputError(f"duplicate topic name {names[at]!r} (two spellings, equal once normalised: NFC, "
+                             "invisible characters removed)", path, line(at))
     elif isinstance(data, list):
         names, raw, keyed = [f"t{i + 1}" for i in range(len(data))], data, False
     else:
@@ -73,13 +71,13 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     if not raw:
         raise InputError("the topic list is empty: expected at least one topic of keywords", path, 1)
     for i, words in enumerate(raw):
-        line = lines[i] if i < len(lines) else None
         if not isinstance(words, list):
-            raise InputError(f"topic {names[i]!r}: expected a list of keywords, got {type(words).__name__}", path, line)
+            raise InputError(f"topic {names[i]!r}: expected a list of keywords, got {type(words).__name__}",
+                             path, line(i))
         try:
             validate_topics([words], [names[i]])
         except ScorekitError as exc:
-            raise InputError(str(exc), path, line) from None
+            raise InputError(str(exc), path, line(i)) from None
     topics = validate_topics(raw, names)
     return TopicSet(names=names, topics=topics, path=None if path is None else str(path), keyed=keyed)
 

@@ -58,7 +58,6 @@ def _normalise(data: bytes, kind: str) -> bytes:
 
 
 def _is_data(line: bytes) -> bool:
-    """Neither blank nor a ``#`` comment."""
     s = line.strip()
     return bool(s) and not s.startswith(b"#")
 
