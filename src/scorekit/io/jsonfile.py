@@ -38,50 +38,30 @@ def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_WS = json.decoder.WHITESPACE.match
+def _object_locating_duplicates(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo):
+    """The stdlib's object parser, raising :class:`DuplicateKeyError` at a repeated key (the
+    position of its closing quote: the line where it repeats)."""
+    s, starts, seen = s_and_end[0], [], set()
 
+    def scan_value(s: str, idx: int):
+        starts.append(idx)
+        return scan_once(s, idx)
 
-def _object_with_positions(s_and_end, strict, scan_once, *_hooks_and_memo, _w=_WS):
-    """The stdlib's object parser, reduced to what locating a duplicate key needs."""
-    s, end = s_and_end
-    seen: set[str] = set()
-    end = _w(s, end).end()
-    if s[end:end + 1] == "}":
-        return {}, end + 1
-    while True:
-        if s[end:end + 1] != '"':
-            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", s, end)
-        key_pos = end
-        key, end = json.decoder.scanstring(s, end + 1, strict)
+    pairs, end = json.decoder.JSONObject(s_and_end, strict, scan_value, None, list, memo)
+    for (key, _), at in zip(pairs, starts):
         if key in seen:
-            raise DuplicateKeyError(key, key_pos)
+            raise DuplicateKeyError(key, s.rindex('"', 0, s.rindex(":", 0, at)))
         seen.add(key)
-        end = _w(s, end).end()
-        if s[end:end + 1] != ":":
-            raise json.JSONDecodeError("Expecting ':' delimiter", s, end)
-        end = _w(s, end + 1).end()
-        _, end = scan_once(s, end)
-        end = _w(s, end).end()
-        ch = s[end:end + 1]
-        end += 1
-        if ch == "}":
-            return {}, end
-        if ch != ",":
-            raise json.JSONDecodeError("Expecting ',' delimiter", s, end - 1)
-        end = _w(s, end).end()
-
-
-class _Locator(json.JSONDecoder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parse_object = _object_with_positions
-        self.scan_once = json.scanner.py_make_scanner(self)
+    return {}, end
 
 
 def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> InputError:
     """The error for ``dup``, at the line where the key repeats (found by the slow parser)."""
+    locator = json.JSONDecoder()
+    locator.parse_object = _object_locating_duplicates
+    locator.scan_once = json.scanner.py_make_scanner(locator)
     try:
-        _Locator().decode(text)
+        locator.decode(text)
     except DuplicateKeyError as located:
         line += text.count("\n", 0, located.pos)
     except ValueError:
