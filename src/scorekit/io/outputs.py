@@ -161,12 +161,9 @@ class DirOutput(_Dest):
         super().__init__(path, option)
         if os.path.lexists(path) and not path.is_dir():
             raise ScorekitError(f"{option} {path}: is a file; expected a folder")
-        if path.is_dir():
-            if not os.access(path, os.W_OK | os.X_OK):
-                raise ScorekitError(f"{option} {path}: folder is not writable")
-            self.anchor = path
-        else:
-            self.anchor = check_parent(path, option)
+        if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+            raise ScorekitError(f"{option} {path}: folder is not writable")
+        self.anchor = path if path.is_dir() else check_parent(path, option)
         self._staging: Path | None = None
 
     @property
@@ -242,20 +239,16 @@ class Outputs:
                 raise ScorekitError(f"{option} {path}: the same path is also given to {d.option}")
 
     def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
-        path = Path(path)
-        self._same(path, option)
-        dest = FileOutput(path, option, create_parents)
-        self.files.append(dest)
-        return dest
+        self._same(Path(path), option)
+        self.files.append(FileOutput(Path(path), option, create_parents))
+        return self.files[-1]
 
     def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
         if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a folder name")
-        path = Path(path)
-        self._same(path, option)
-        dest = DirOutput(path, option)
-        self.dirs.append(dest)
-        return dest
+        self._same(Path(path), option)
+        self.dirs.append(DirOutput(Path(path), option))
+        return self.dirs[-1]
 
     def store(self, path: str | os.PathLike | None, option: str = "--store") -> StoreOutput:
         dest = StoreOutput(Path(path) if path else None, option)
@@ -372,7 +365,4 @@ class Outputs:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.commit()
-        else:
-            self.abort()
+        self.commit() if exc_type is None else self.abort()

@@ -287,14 +287,8 @@ class RunStore:
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("BEGIN")
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        conn.execute(stmt)
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
+                conn.executescript(f"PRAGMA journal_mode = WAL; BEGIN; {_SCHEMA} PRAGMA application_id = "
+                                   f"{APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             try:
                 os.link(tmp, p)
             except FileExistsError:
