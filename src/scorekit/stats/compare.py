@@ -51,11 +51,10 @@ def _finite(x: Any) -> float | None:
 def row(system: str, measure: str, value: float, baseline_value: float, test, label: str, n: int) -> dict[str, Any]:
     """One comparison row (before correction); ``test`` a :class:`TestResult` or None (too few
     items to test)."""
-    p = float(test.p_value) if test is not None else float("nan")
-    stat = getattr(test, "statistic", None) if test is not None else None
     return {"system": system, "measure": measure, "test": label, "value": value, "baseline_value": baseline_value,
-            "improvement_pct": improvement_pct(value, baseline_value), "p_value": p,
-            "statistic": _finite(stat), "n": n}
+            "improvement_pct": improvement_pct(value, baseline_value),
+            "p_value": float(test.p_value) if test is not None else float("nan"),
+            "statistic": _finite(getattr(test, "statistic", None)), "n": n}
 
 
 def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
@@ -65,10 +64,8 @@ def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
     for r in rows:
         by_measure.setdefault(r["measure"], []).append(r)
     for family in by_measure.values():
-        for r, pa in zip(family, holm_bonferroni([r["p_value"] for r in family])):
-            pa = float(pa)
-            r["p_adjusted"] = pa
-            r["significant"] = bool(math.isfinite(pa) and pa < alpha)
+        for r, pa in zip(family, holm_bonferroni([r["p_value"] for r in family]).tolist()):
+            r.update(p_adjusted=pa, significant=bool(math.isfinite(pa) and pa < alpha))
     return rows
 
 
@@ -84,10 +81,8 @@ def document(task: str, runs: Sequence[dict[str, Any]], *, signature: str,
     """The one multi-run JSON shape (module docstring; :func:`scorekit.result.runs_document`, as
     :meth:`ResultSet.to_dict <scorekit.result.ResultSet.to_dict>` writes it): the baseline
     (``runs[0]``) on top, and the ``comparison`` block (:func:`block`) when the runs were compared."""
-    out = runs_document(task, runs, signature)
-    if comparison is not None:
-        out["comparison"] = comparison
-    return out
+    extra = {} if comparison is None else {"comparison": comparison}
+    return runs_document(task, runs, signature) | extra
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
@@ -184,15 +179,12 @@ def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[
     ``comparison`` block of the multi-run JSON (module docstring)."""
     if len(runs) < 2:
         raise ScorekitError("a comparison needs at least two runs")
-    rows: list[dict[str, Any]] = []
-    shared: list[int] = []
-    for other in runs[1:]:
-        pair = compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
-                            seed=seed)["comparison"]
-        rows += pair["rows"]
-        shared.append(pair["n_shared"])
+    pairs = [compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
+                          seed=seed)["comparison"] for other in runs[1:]]
+    rows = [r for pair in pairs for r in pair["rows"]]
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
     for r in correct(rows, alpha):
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
-    return block(runs[0].get("name"), test=method, alpha=alpha, rows=rows, n_shared=min(shared))
+    return block(runs[0].get("name"), test=method, alpha=alpha, rows=rows,
+                 n_shared=min(pair["n_shared"] for pair in pairs))
