@@ -73,15 +73,6 @@ def _fmt(path: Path) -> str:
                      "or a folder or glob of such shards)", path)
 
 
-def shard_files(path: str | Path, what: str) -> list[Path]:
-    """The files a caption input names: itself, or a folder's / glob's shard files in name
-    order (see the module docstring)."""
-    files = expand(Path(path), f"{what} shards")
-    for f in files:
-        _fmt(f)
-    return files
-
-
 def _find_key(text: str, key: str, start: int = 0) -> int:
     pos = text.find(json.dumps(key, ensure_ascii=False) + ":", start)
     return pos if pos >= 0 else text.find(json.dumps(key) + ":", start)  # written with \\u escapes
@@ -136,13 +127,6 @@ def _references(value, path, line, key) -> list[str]:
     return out
 
 
-def _pick(obj: dict, keys, path, line) -> object:
-    for k in keys:
-        if k in obj:
-            return obj[k]
-    raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
-
-
 def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
     """(id, raw value, line) in file order, and the file's COCO kind ("annotations", "results"
     or None)."""
@@ -172,22 +156,11 @@ def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]
     for line, o in objs:
         if not isinstance(o, dict) or "id" not in o:
             raise InputError("expected an object with an 'id' key", path, line)
-        rows.append((record_id(o["id"], path, line), _pick(o, keys, path, line), line))
+        rid, key = record_id(o["id"], path, line), next((k for k in keys if k in o), None)
+        if key is None:
+            raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
+        rows.append((rid, o[key], line))
     return rows, None
-
-
-def _duplicate(what: str, key: str, raw: str, first: tuple, shard: Path, line) -> InputError:
-    other = "" if first[0] == shard else f" (also in {first[0]})"
-    if raw != first[1]:
-        other += " (two spellings, equal once normalised: NFC, invisible characters removed)"
-    return InputError(f"duplicate {what} id {key!r}{other}", shard, line)
-
-
-def _key(raw: str, shard: Path, line: int | None) -> str:
-    key = clean_id(raw, shard, line)
-    if not key.strip():
-        raise InputError(f"empty id {raw!r}", shard, line)
-    return key
 
 
 def _read(path: str | Path, what: str) -> tuple[dict, bool]:
@@ -196,18 +169,23 @@ def _read(path: str | Path, what: str) -> tuple[dict, bool]:
     out: dict = {}
     seen: dict[str, tuple[Path, str, bool]] = {}  # first shard, raw id; one row per reference?
     annotations, preds = False, what == "predictions"
-    shards = shard_files(path, what)
-    for shard in shards:
-        fmt = _fmt(shard)
+    shards = expand(Path(path), f"{what} shards")   # a file, or a folder's / glob's shards by name
+    for shard, fmt in zip(shards, [_fmt(shard) for shard in shards]):
         records, coco = _records(shard, what)
         annotations |= coco == "annotations"
         for raw, value, line in records:
-            key = _key(raw, shard, line)
+            key = clean_id(raw, shard, line)
+            if not key.strip():
+                raise InputError(f"empty id {raw!r}", shard, line)
             # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
             per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
             refs = None if preds else _references(value, shard, line, key)
             if key in out and (preds or not (per_row and seen[key][2])):
-                raise _duplicate(what[:-1], key, raw, seen[key], shard, line)
+                first, first_raw, _ = seen[key]
+                also = "" if first == shard else f" (also in {first})"
+                if raw != first_raw:
+                    also += " (two spellings, equal once normalised: NFC, invisible characters removed)"
+                raise InputError(f"duplicate {what[:-1]} id {key!r}{also}", shard, line)
             if preds:
                 out[key] = _prediction(value, shard, line, key)
             else:
@@ -252,15 +230,11 @@ def pair(predictions: dict[str, str], references: dict[str, list[str]], *, stric
 def read_caption_set(predictions: str | Path, references: str | Path, *, strict: bool = False) -> CaptionSet:
     preds = read_predictions(predictions)
     refs, annotations = _read(references, "references")
-    left_out: list[str] = []
-    if annotations and not strict:
-        # pycocoevalcap scores the results' images: an annotated image without a prediction is
-        # not part of the test set (a COCO annotations file holds the whole split)
-        left_out = [k for k in refs if k not in preds]
-        if len(left_out) < len(refs):
-            refs = {k: v for k, v in refs.items() if k in preds}
-        else:
-            left_out = []
+    # pycocoevalcap scores the results' images: an annotated image without a prediction is not
+    # part of the test set (a COCO annotations file holds the whole split) — unless none has one
+    left_out = [k for k in refs if k not in preds] if annotations and not strict else []
+    left_out = left_out if len(left_out) < len(refs) else []
+    refs = {k: v for k, v in refs.items() if k in preds or not left_out}
     out = pair(preds, refs, strict=strict, pred_path=predictions, ref_path=references)
     if left_out:
         out.warnings.insert(0, f"{len(left_out)} annotated image(s) have no prediction and are not scored "
