@@ -91,19 +91,6 @@ def find_lone_surrogate(value: Any, where: str = "") -> str | None:
     return None
 
 
-def _check_surrogates(data: Any, text: str, path, line: int) -> None:
-    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
-        return
-    where = find_lone_surrogate(data)
-    if where is None:
-        return
-    m = _LONE_ESCAPE.search(text)
-    at = line + text.count("\n", 0, m.start()) if m else line
-    escape = f" {m.group(0)}" if m else ""
-    raise InputError(f"lone surrogate{escape} in the string at {where} (half of a UTF-16 pair, not a character; "
-                     "write the character itself or its full pair)", path, at)
-
-
 _DECODER = json.JSONDecoder(object_pairs_hook=object_without_duplicates)   # one, not one a call
 
 
@@ -120,7 +107,12 @@ def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) 
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, line + exc.lineno - 1) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path, line) from None
-    _check_surrogates(data, text, path, line)
+    where = find_lone_surrogate(data) if "\\u" in text and _SURROGATE_ESCAPE.search(text) else None
+    if where is not None:
+        m = _LONE_ESCAPE.search(text)
+        raise InputError(f"lone surrogate{f' {m.group(0)}' if m else ''} in the string at {where} (half of a "
+                         "UTF-16 pair, not a character; write the character itself or its full pair)",
+                         path, line + text.count("\n", 0, m.start()) if m else line)
     return data
 
 

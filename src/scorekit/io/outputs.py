@@ -130,24 +130,20 @@ def _make_parents(directory: Path) -> list[Path]:
     return missing
 
 
-def _backup(path: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bak", dir=path.parent)
-    os.close(fd)
-    os.unlink(name)
-    try:
-        os.link(path, name)
-    except OSError:
-        shutil.copy2(path, name)
-    return Path(name)
-
-
 def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
     """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
     backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
     here: the commit writes through them last.)"""
     dest = resolve_link(dest)
     if os.path.lexists(dest):
-        backups.append((_backup(dest), dest))
+        fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".bak", dir=dest.parent)
+        os.close(fd)
+        os.unlink(name)
+        try:
+            os.link(dest, name)
+        except OSError:
+            shutil.copy2(dest, name)
+        backups.append((Path(name), dest))
     else:
         new_paths.append(dest)
     os.replace(src, dest)

@@ -172,7 +172,13 @@ class RunStore:
         elif not create:
             raise self._missing()
         else:
-            self._check_creatable()
+            parent = self.path.parent
+            while not parent.exists():
+                parent = parent.parent
+            if not parent.is_dir():
+                raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not a directory")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not writable")
 
     # ------------------------------------------------------------------ opening and checking
     def _refuse(self, why: str) -> ScorekitError:
@@ -267,15 +273,6 @@ class RunStore:
         journal, WAL or shared-memory file beside it."""
         with closing(sqlite3.connect(_uri(self.path, "mode=ro&immutable=1"), uri=True)) as conn:
             return conn.execute(sql).fetchall()
-
-    def _check_creatable(self) -> None:
-        parent = self.path.parent
-        while not parent.exists():
-            parent = parent.parent
-        if not parent.is_dir():
-            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not a directory")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not writable")
 
     def _create(self) -> None:
         """Build a complete store beside the target and link it into place (first one wins)."""

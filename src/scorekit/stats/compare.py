@@ -146,6 +146,8 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows
+    from scorekit.generation.scale import sacrebleu_keys
+    from scorekit.signature import parse_signature
     ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
     if ma is None or mb is None:
         return None
@@ -158,17 +160,10 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         res = approximate_randomization(ma, declared, sa, sb, n_resamples=n_resamples or 10000, seed=seed)
     else:
         res = paired_bootstrap(ma, declared, sa, sb, n_resamples=min(n_resamples, 1000) or 1000, seed=seed)
-    scale = [_scale(key, run) for run in (a, b)]   # --scale 100: the run stored sacrebleu's 0-100
-    return res, (res.baseline * scale[0], res.system * scale[1], len(shared)), f"{res.method} on the corpus score"
-
-
-def _scale(key: str, run: dict[str, Any]) -> float:
-    """The factor ``run`` stored ``key`` with (``scale:100`` pinned for sacrebleu's keys), or 1."""
-    from scorekit.generation.scale import sacrebleu_keys
-    from scorekit.signature import parse_signature
-
-    scale = parse_signature(run.get("signature") or "").get("scale")
-    return float(scale) if scale and sacrebleu_keys([key]) else 1.0
+    # the factor each run stored the key with: scale:100 pinned for sacrebleu's keys (--scale 100), or 1
+    scales = [parse_signature(run.get("signature") or "").get("scale") for run in (a, b)]
+    fa, fb = (float(s) if s and sacrebleu_keys([key]) else 1.0 for s in scales)
+    return res, (res.baseline * fa, res.system * fb, len(shared)), f"{res.method} on the corpus score"
 
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
