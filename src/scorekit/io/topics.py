@@ -113,8 +113,8 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     from scorekit.io.records import allow_long_fields
 
     allow_long_fields()
-    rows = list(csv.reader(io.StringIO(text)))
-    numbered = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    numbered = [(i, r) for i, r in enumerate(csv.reader(io.StringIO(text)), 1)
+                if any(c.strip() for c in r)]
     if not numbered:
         raise InputError("empty ratings file: expected a header row and one row per topic", path, 1)
     (hline, header), body = numbered[0], numbered[1:]
@@ -126,12 +126,10 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     if not topics.keyed:   # list-form topics may be named by position too
         look.update({str(i + 1): i for i in range(len(topics.names))})
     long_form = [h.lower() for h in header] == ["topic", "rater", "score"]
-    raters: list[str] = []
+    raters = [] if long_form else [clean_id(r, path, hline, "rater") for r in header[1:]]
+    if len(set(raters)) != len(raters):
+        raise InputError("duplicate rater column names", path, hline)
     scores: dict[int, dict[str, float]] = {}
-    if not long_form:
-        raters = [clean_id(r, path, hline, "rater") for r in header[1:]]
-        if len(set(raters)) != len(raters):
-            raise InputError("duplicate rater column names", path, hline)
     for line, row in body:
         cells = [c.strip() for c in row]
         if len(cells) != len(header):
@@ -140,8 +138,7 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
         if topic not in look:
             hint = "" if topics.keyed else " (list-form topics are t1, t2, … or 1, 2, …)"
             raise InputError(f"unknown topic {topic!r}{hint}", path, line)
-        t = look[topic]
-        slot = scores.setdefault(t, {})
+        slot = scores.setdefault(look[topic], {})
         if long_form:
             rater = clean_id(cells[1], path, line, "rater")
             if rater not in raters:

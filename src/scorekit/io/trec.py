@@ -158,16 +158,6 @@ def _open(path: Path):
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def _first_tag(path: Path) -> str | None:
-    with _open(path) as fh:
-        for raw in fh:
-            if not _is_data(raw):
-                continue
-            parts = raw.split()
-            return parts[5].decode("utf-8", "replace") if len(parts) >= 6 else None
-    return None
-
-
 def read_qrels(path: str | os.PathLike) -> Qrels:
     """Read TREC qrels ``qid iter docid rel`` (``iter`` ignored; ``rel`` an integer grade;
     ``#`` comment lines skipped, as trec_eval 10)."""
@@ -207,7 +197,9 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     types = {"qid": _DICT, "docid": docs, "score": pa.float64()}
     table, line_of, p = _parse(path, RUN_COLUMNS, types, _RUN_FORM, "run")
     score = to_numpy(table.column("score"))
-    if name is None:
-        name = _first_tag(p) or p.stem
+    if name is None:   # the first data line's tag
+        with _open(p) as fh:
+            parts = next((raw.split() for raw in fh if _is_data(raw)), [])
+        name = parts[5].decode("utf-8", "replace") if len(parts) >= 6 else p.stem
     return Run.from_arrays(table.column("qid"), table.column("docid"), score, name=name,
                            source=str(p), line_of=line_of)
