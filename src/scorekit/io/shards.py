@@ -36,7 +36,5 @@ def expand(specs: str | os.PathLike | list | tuple, what: str = "input") -> list
             found = sorted(Path(m) for m in glob.glob(str(spec)) if _is_shard(Path(m)))
             if not found:
                 raise InputError(f"{what}: no such file, folder or matching glob", spec)
-        for f in found:
-            if f not in out:
-                out.append(f)
+        out += [f for f in found if f not in out]
     return out

@@ -122,9 +122,8 @@ def _regular(table: pa.Table) -> bool:
         col = table.column(name)
         if pa.types.is_dictionary(col.type):
             col = pa.chunked_array([c.dictionary for c in col.chunks], pa.string())
-        if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
-            return False
-        if name == "qid" and len(col) and pc.any(pc.starts_with(col, "#")).as_py():
+        if len(col) and (pc.min(pc.binary_length(col)).as_py() == 0
+                         or name == "qid" and pc.any(pc.starts_with(col, "#")).as_py()):
             return False
     return True
 

@@ -85,17 +85,6 @@ def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
     return TestResult(observed, _p_two_sided(null, observed, exact=False), "randomization")
 
 
-def _bootstrap(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
-    n = d.size
-    observed = float(d.mean())
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    for lo, hi in _chunks(n_resamples, n):
-        means[lo:hi] = d[rng.integers(0, n, size=(hi - lo, n))].mean(axis=1)
-    extreme = np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-14 * abs(observed))
-    return TestResult(observed, float((extreme + 1) / (n_resamples + 1)), "bootstrap")
-
-
 def normalise_method(method: str) -> str:
     m = method.strip().lower()
     m = _ALIASES.get(m, m)
@@ -120,7 +109,12 @@ def paired_test(a: np.ndarray, b: np.ndarray, method: str = "t", *, n_resamples:
         return TestResult(float(res.statistic), float(res.pvalue), method)
     if method == "randomization":
         return _randomization(d, n_resamples, seed)
-    return _bootstrap(d, n_resamples, seed)
+    # the paired bootstrap
+    observed, rng, means = float(d.mean()), np.random.default_rng(seed), np.empty(n_resamples)
+    for lo, hi in _chunks(n_resamples, d.size):
+        means[lo:hi] = d[rng.integers(0, d.size, size=(hi - lo, d.size))].mean(axis=1)
+    extreme = np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-14 * abs(observed))
+    return TestResult(observed, float((extreme + 1) / (n_resamples + 1)), "bootstrap")
 
 
 def holm_bonferroni(p_values: Sequence[float]) -> np.ndarray:
