@@ -122,16 +122,15 @@ def correlate(x, y, methods: Sequence[str] = METHODS, *, n_resamples: int = 1000
             raise UnknownNameError("correlation", m, METHODS)
     if not 0 < confidence < 1:
         raise ScorekitError(f"confidence must be between 0 and 1, got {confidence}")
-    n = a.size
-    out: dict[str, Correlation] = {}
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n)) if n >= 2 and n_resamples > 0 else None
+    n, nan = a.size, float("nan")
+    if n < 2:
+        return {m: Correlation(m, nan, nan, nan, nan, n, confidence) for m in methods}
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n)) if n_resamples > 0 else None
     q = [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0]
+    out: dict[str, Correlation] = {}
     for m in methods:
-        if n < 2:
-            out[m] = Correlation(m, float("nan"), float("nan"), float("nan"), float("nan"), n, confidence)
-            continue
         stat = float(_statistic_rows(m, a[None], b[None])[0])
-        low = high = float("nan")
+        low = high = nan
         if idx is not None:
             boot = _statistic_rows(m, a[idx], b[idx])
             boot = boot[np.isfinite(boot)]
