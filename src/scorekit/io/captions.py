@@ -13,14 +13,13 @@ the test set, as in pycocoevalcap (:func:`read_caption_set`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id, record_id
-from scorekit.io.jsonfile import parse_json
+from scorekit.io.jsonfile import member_lines, parse_json
 from scorekit.io.records import file_kind, read_records
 from scorekit.io.shards import expand
 from scorekit.text.normalize import nfc
@@ -73,29 +72,6 @@ def _fmt(path: Path) -> str:
                      "or a folder or glob of such shards)", path)
 
 
-def _find_key(text: str, key: str, start: int = 0) -> int:
-    pos = text.find(json.dumps(key, ensure_ascii=False) + ":", start)
-    return pos if pos >= 0 else text.find(json.dumps(key) + ":", start)  # written with \\u escapes
-
-
-def _key_lines(text: str, keys) -> list[int | None]:
-    """Best-effort line of every key of a JSON object, so errors point into the file; in one
-    pass: keys come in file order, so each search starts where the previous key was found and
-    newlines are counted once (a search per key from the start made reading quadratic)."""
-    out: list[int | None] = []
-    cursor, line = 0, 1
-    for key in keys:
-        pos = _find_key(text, key, cursor)
-        if pos < 0:   # out of order or escaped: the slow search
-            pos = _find_key(text, key)
-            out.append(text.count("\n", 0, pos) + 1 if pos >= 0 else None)
-            continue
-        line += text.count("\n", cursor, pos)
-        cursor = pos
-        out.append(line)
-    return out
-
-
 def _prediction(value, path, line, key) -> str:
     if isinstance(value, list):
         if len(value) == 0:
@@ -139,7 +115,7 @@ def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]
         if coco is not None:
             return coco
         if isinstance(data, dict):
-            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))], None
+            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), member_lines(text))], None
         if not isinstance(data, list):
             raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
         objs = ((None, o) for o in data)

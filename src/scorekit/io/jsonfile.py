@@ -116,6 +116,26 @@ def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) 
     return data
 
 
+def member_lines(text: str) -> list[int]:
+    """The line where each member of the top-level array or object of ``text`` (valid JSON)
+    starts — an object's member at its key — in one pass: each member is skipped by the json
+    module's scanner."""
+    decode, skip = json.JSONDecoder().raw_decode, json.decoder.WHITESPACE.match
+    pos = skip(text).end()
+    if text[pos:pos + 1] not in ("[", "{"):
+        return []
+    keyed, lines, line, seen = text[pos] == "{", [], 1, 0
+    pos = skip(text, pos + 1).end()
+    while text[pos] not in "]}":
+        line, seen = line + text.count("\n", seen, pos), pos
+        lines.append(line)
+        if keyed:   # the key, then the colon
+            pos = skip(text, skip(text, decode(text, pos)[1]).end() + 1).end()
+        pos = skip(text, decode(text, pos)[1]).end()
+        pos = skip(text, pos + 1).end() if text[pos] == "," else pos
+    return lines
+
+
 def read_json_object(path: str | os.PathLike, what: str = "JSON file",
                      expected: str = "a JSON object") -> dict[str, Any]:
     """A file holding one JSON object; empty files, syntax errors and other shapes are InputErrors."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -19,26 +18,7 @@ import numpy as np
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id
-from scorekit.io.jsonfile import parse_json
-
-
-def _element_lines(text: str) -> list[int]:
-    """Line where each top-level element (a list item, or an object's value) starts, in a text
-    that is valid JSON (each element is skipped by the json module's scanner)."""
-    decode, skip = json.JSONDecoder().raw_decode, json.decoder.WHITESPACE.match
-    pos = skip(text).end()
-    if text[pos:pos + 1] not in ("[", "{"):
-        return []
-    keyed, lines, line, seen = text[pos] == "{", [], 1, 0
-    pos = skip(text, pos + 1).end()
-    while text[pos] not in "]}":
-        if keyed:   # the key, then the colon
-            pos = skip(text, skip(text, decode(text, pos)[1]).end() + 1).end()
-        line, seen = line + text.count("\n", seen, pos), pos
-        lines.append(line)
-        pos = skip(text, decode(text, pos)[1]).end()
-        pos = skip(text, pos + 1).end() if text[pos] == "," else pos
-    return lines
+from scorekit.io.jsonfile import member_lines, parse_json
 
 
 @dataclass
@@ -53,7 +33,7 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     from scorekit.topics.validate import validate_topics
 
     data = parse_json(text, path)
-    line = dict(enumerate(_element_lines(text))).get   # element i -> its line (None: not found)
+    line = dict(enumerate(member_lines(text))).get   # element i -> its line (None: not found)
     if isinstance(data, dict):
         names = [clean_id(k, path, line(i), "topic name") for i, k in enumerate(data)]
         raw, keyed = list(data.values()), True
