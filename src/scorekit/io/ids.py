@@ -57,10 +57,8 @@ def _plain(arr) -> bool:
     NFC whatever the order of its characters and holds no invisible character."""
     import pyarrow as pa
 
-    if len(arr) == 0:
-        return True
     buffers = arr.buffers()
-    if buffers[2] is None:
+    if len(arr) == 0 or buffers[2] is None:
         return True
     wide = pa.types.is_large_string(arr.type)
     offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)[arr.offset:arr.offset + len(arr) + 1]
@@ -104,11 +102,10 @@ def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
 
 
 def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | None] | None = None):
-    """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for
-    query ids) with every id passed through :func:`clean_id`. Returned as is (the same object)
-    when nothing changes (always so for ids of ASCII and Hangul syllables); a dictionary column whose dictionary changes
-    comes back as plain strings, so ids that became equal are one id again. (pyarrow is imported
-    here, not with the module: the caption readers use :func:`clean_id` only.)"""
+    """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for query
+    ids) with every id passed through :func:`clean_id`: the same object when nothing changes; a
+    dictionary column whose dictionary changes comes back as plain strings (ids that became equal
+    are one id again). pyarrow is imported here: the caption readers use :func:`clean_id` only."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -244,12 +244,11 @@ class RunStore:
         return None
 
     def _sound_on_second_look(self) -> bool:
-        """The lock-free look reads the main file alone, so it can catch another process in the
-        middle of a checkpoint (pages half copied from the WAL) and see damage that is not there.
-        Before refusing a file that carries our marker, look again. With a WAL beside it, the
-        way SQLite readers do: read-only, with locks and the WAL. With none, the checkpoint that
-        fooled the first look has finished (the WAL goes only after it): a second lock-free look
-        sees the finished file, and a damaged file gets no companions."""
+        """The lock-free look can catch another process mid-checkpoint (pages half copied from
+        the WAL) and see damage that is not there: look again before refusing. With a WAL beside
+        the file, as SQLite readers do (read-only, with locks and the WAL); with none, the
+        checkpoint has finished (the WAL goes after it), so a second lock-free look will do and a
+        damaged file gets no companions."""
         for _ in range(3):
             if os.path.exists(f"{self.path}-wal"):
                 try:

@@ -129,9 +129,8 @@ def _regular(table: pa.Table) -> bool:
 
 
 def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, kind: str):
-    """Fast path: pyarrow reads the file itself (multi-threaded; ``.gz`` decompressed by
-    extension), no copy in Python. Irregular whitespace makes it fail or leave empty ids; then
-    the bytes are normalised and parsed again, and if that fails too, the line is found."""
+    """pyarrow reads the file itself (``.gz`` by extension); when irregular whitespace makes it
+    fail or leave empty ids, the normalised bytes are parsed, and failing that the line is found."""
     path = check_readable(path, f"{kind} file")
     try:
         table = _read_csv(str(path), names, types)
