@@ -346,15 +346,13 @@ class RunStore:
             if not os.access(self.path, os.W_OK):
                 raise ScorekitError(f"{self.path}: the run store is read-only; cannot write to it")
             try:
-                conn = _connect(self.path)
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn = _connect(self.path)   # (its timeout is SQLite's busy timeout)
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
                 raise ScorekitError(f"{self.path}: cannot open the run store: {exc}") from None
             if self._ro is not None:
                 self._ro.close()
-                self._ro = None
-            self._rw = conn
+            self._ro, self._rw = None, conn
         return self._rw
 
     @contextmanager
@@ -470,11 +468,10 @@ class RunStore:
 
     def leaderboards(self, *, task: str | None = None, metric: str | None = None, test_set: str | None = None,
                      all_runs: bool = False, top: int | None = None) -> "list[Leaderboard]":
-        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one
-        leaderboard per task, test set and caption recipe (runs scored on different qrels or
-        references, another language or recipe are never ranked together); each system name's
-        best run unless ``all_runs``; at most ``top`` runs each. ``test_set``: only the test sets
-        whose fingerprint starts with this text."""
+        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one board
+        per task, test set and caption recipe (other qrels, references, language or recipe are
+        never ranked together); each system name's best run unless ``all_runs``; at most ``top``
+        runs each; only the test sets whose fingerprint starts with ``test_set``, if given."""
         from scorekit.errors import UnknownNameError
         from scorekit.report.model import PRIMARY_METRICS, lower_is_better
         from scorekit.result import is_finite_number

@@ -78,18 +78,16 @@ def block(baseline: str | None, *, test: str, alpha: float, rows: list[dict[str,
 
 def document(task: str, runs: Sequence[dict[str, Any]], *, signature: str,
              comparison: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The one multi-run JSON shape (module docstring; :func:`scorekit.result.runs_document`, as
-    :meth:`ResultSet.to_dict <scorekit.result.ResultSet.to_dict>` writes it): the baseline
-    (``runs[0]``) on top, and the ``comparison`` block (:func:`block`) when the runs were compared."""
+    """The one multi-run JSON shape (:func:`scorekit.result.runs_document`: the baseline, ``runs[0]``,
+    on top), with the ``comparison`` block (:func:`block`) when the runs were compared."""
     extra = {} if comparison is None else {"comparison": comparison}
     return runs_document(task, runs, signature) | extra
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
                  alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
-    """Pair run ``b`` against the baseline ``a`` (result dicts) over their shared per-item ids;
-    one paired test per metric, Holm per measure (:data:`HOLM_FAMILY`). Returns the multi-run
-    JSON document."""
+    """The multi-run JSON document of run ``b`` paired against the baseline ``a`` (result dicts)
+    over their shared per-item ids: one paired test per metric, Holm per measure."""
     if a.get("task") != b.get("task"):
         raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
     ia = {str(r.get("id")): r for r in a.get("per_item") or []}
@@ -168,10 +166,8 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
             alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
-    """Several runs (result dicts with per-item rows): every later run against the first (the
-    baseline), each paired over the items they share (:func:`compare_runs`), then Holm per
-    measure over the systems compared with the baseline (:data:`HOLM_FAMILY`). Returns the
-    ``comparison`` block of the multi-run JSON (module docstring)."""
+    """The ``comparison`` block of several runs (result dicts with per-item rows): every later run
+    paired against the first (:func:`compare_runs`), then Holm per measure over all of them."""
     if len(runs) < 2:
         raise ScorekitError("a comparison needs at least two runs")
     pairs = [compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,

@@ -42,20 +42,19 @@ def _p(null: np.ndarray, observed: float) -> float:
     return float((np.sum(null > observed) + 1) / (len(null) + 1))
 
 
-def _check(base: Stats, system: Stats) -> int:
+def _start(metric: Metric, key: str, base: Stats, system: Stats, seed: int | None):
+    """The number of items, the seeded generator and both systems' scores."""
     if len(base) != len(system):
         raise ScorekitError(f"paired test needs the same items: {len(base)} vs {len(system)}")
     if len(base) == 0:
         raise ScorekitError("paired test needs at least one item")
-    return len(base)
+    return len(base), np.random.default_rng(seed), metric.score(base)[key], metric.score(system)[key]
 
 
 def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_resamples: int = 1000,
                      seed: int | None = 12345) -> CorpusTestResult:
-    n = _check(base, system)
-    rng = np.random.default_rng(seed)
+    n, rng, score_base, score_sys = _start(metric, key, base, system, seed)
     idxs = rng.choice(n, size=(n_resamples, n), replace=True)
-    score_base, score_sys = metric.score(base)[key], metric.score(system)[key]
     s_base = np.array([metric.score(base.take(i))[key] for i in idxs])
     s_sys = np.array([metric.score(system.take(i))[key] for i in idxs])
     diffs = np.abs(s_sys - s_base)
@@ -67,12 +66,9 @@ def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_
 
 def approximate_randomization(metric: Metric, key: str, base: Stats, system: Stats, *,
                               n_resamples: int = 10000, seed: int | None = 12345) -> CorpusTestResult:
-    n = _check(base, system)
-    rng = np.random.default_rng(seed)
+    n, rng, score_base, score_sys = _start(metric, key, base, system, seed)
     pos = rng.integers(2, size=(n_resamples, n), dtype=bool)
-    both = Stats.concat([base, system])
-    rows = np.arange(n)
-    score_base, score_sys = metric.score(base)[key], metric.score(system)[key]
+    both, rows = Stats.concat([base, system]), np.arange(n)
     null = np.empty(n_resamples)
     for t, sel in enumerate(pos):
         a = metric.score(both.take(np.where(sel, rows, rows + n)))[key]
