@@ -72,11 +72,8 @@ class ReadResult:
 
 def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str = "JSONL file",
                validate: bool = True) -> ReadResult:
-    """Read every JSON object line of ``path``; skip (and record) malformed ones.
-
-    ``model`` is a pydantic model class the row must validate against (the validated model is
-    discarded: metrics work on the plain dicts, which keep every field as written).
-    """
+    """Every JSON object line of ``path``, malformed ones skipped (and recorded); ``model``: a
+    pydantic model each row must validate against (metrics work on the plain dicts, as written)."""
     from scorekit.absa.schemas import ValidationError, first_error
 
     p = check_readable(path, what)

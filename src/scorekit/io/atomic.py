@@ -139,6 +139,6 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"invalid UTF-8 (byte offset {exc.start})", p, line) from None
+        raise InputError(f"invalid UTF-8 (byte offset {exc.start})", p,
+                         raw[: exc.start].count(b"\n") + 1) from None
     return text[1:] if text.startswith("\ufeff") else text

@@ -92,15 +92,13 @@ def _references(value, path, line, key) -> list[str]:
                          path, line)
     if not value:
         raise InputError(f"id {key!r}: empty reference list", path, line)
-    out = []
-    for j, r in enumerate(value):
+    for j, r in enumerate(value, 1):
         if not isinstance(r, str):
-            raise InputError(f"id {key!r}: reference {j + 1} must be a string, got {type(r).__name__}",
+            raise InputError(f"id {key!r}: reference {j} must be a string, got {type(r).__name__}",
                              path, line)
         if not r.strip():
-            raise InputError(f"id {key!r}: reference {j + 1} is empty", path, line)
-        out.append(nfc(r))
-    return out
+            raise InputError(f"id {key!r}: reference {j} is empty", path, line)
+    return [nfc(r) for r in value]
 
 
 def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]], str | None]:

@@ -39,9 +39,8 @@ def clean_id(value: object, path: str | os.PathLike | None = None, line: int | N
 
 def record_id(value: object, path: str | os.PathLike | None = None, line: int | None = None,
               field: str = "id") -> str:
-    """A record's id as written in JSON: a string or an integer, returned as ``str`` (not yet
-    normalised: :func:`clean_id` does that). ``null``, ``true``, a float, a list or an object is
-    an InputError naming the field: ``str()`` would turn them into ids like ``'None'`` or
+    """A record's id as written in JSON, a string or an integer, as ``str`` (not yet normalised).
+    Anything else is an InputError naming the field: ``str()`` would make ids like ``'None'`` or
     ``"['a']"`` that match nothing and are reported, if at all, as a missing prediction."""
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return str(value)

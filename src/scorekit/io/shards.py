@@ -12,9 +12,8 @@ SHARD_SUFFIXES = (".jsonl", ".json", ".parquet", ".txt", ".trec", ".tsv", ".csv"
 
 
 def _is_shard(p: Path) -> bool:
-    name = p.name[:-3] if p.name.endswith(".gz") else p.name
-    return p.is_file() and not p.name.startswith(".") and (Path(name).suffix.lower() in SHARD_SUFFIXES
-                                                           or not Path(name).suffix)
+    suffix = Path(p.name.removesuffix(".gz")).suffix.lower()
+    return p.is_file() and not p.name.startswith(".") and (suffix in SHARD_SUFFIXES or not suffix)
 
 
 def expand(specs: str | os.PathLike | list | tuple, what: str = "input") -> list[Path]:
