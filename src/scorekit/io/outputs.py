@@ -188,8 +188,7 @@ class StoreOutput(_Dest):
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
             if not os.access(resolved, os.R_OK | os.W_OK):
                 raise ScorekitError(f"{option} {resolved}: the run store is not writable")
-            with RunStore(resolved, create=False):
-                pass  # raises a one-line error for a file that is not a usable store
+            RunStore(resolved, create=False).close()   # a file that is not a usable store: one line
         else:
             check_parent(resolved, option)
 

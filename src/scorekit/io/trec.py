@@ -86,9 +86,7 @@ def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"invalid UTF-8 (byte {exc.start} of the line)", path, no) from None
-        parts = line.split()
-        if kind == "run" and len(parts) > ncols:  # fields after the run name: ignored
-            parts = parts[:ncols]
+        parts = line.split()[:ncols] if kind == "run" else line.split()   # (a run's extra fields)
         if len(parts) != ncols:
             hint = f" — is this {other[0]} file?" if len(parts) == other[1] else ""
             raise InputError(f"expected {ncols} columns `{form}`, found {len(parts)}{hint}", path, no)
