@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError
 from scorekit.io.atomic import check_readable, read_bytes
 from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import DuplicateKeyError, find_lone_surrogate, object_without_duplicates
@@ -33,10 +32,9 @@ def _clean_ids(row: dict[str, Any]) -> str | None:
         for name in _ID_FIELDS:
             value = holder.get(name)
             if isinstance(value, str) and not (value.isascii() and "\x00" not in value):
-                try:
-                    holder[name] = clean_id(value, what=name)
-                except InputError:
+                if "\x00" in value:
                     return prefix + name
+                holder[name] = clean_id(value, what=name)
     return None
 
 

@@ -23,17 +23,13 @@ from scorekit.errors import InputError
 from scorekit.text.normalize import INVISIBLE, nfc
 
 
-def _nul_error(value: str, what: str, path, line) -> InputError:
-    return InputError(f"{what} {value!r} holds a NUL byte (\\x00)", path, line)
-
-
 def clean_id(value: object, path: str | os.PathLike | None = None, line: int | None = None,
              what: str = "id") -> str:
     """``str(value)`` normalised like text (NFC, invisible characters removed); a NUL byte is an
     InputError naming ``path:line``."""
     key = value if isinstance(value, str) else str(value)
     if "\x00" in key:
-        raise _nul_error(key, what, path, line)
+        raise InputError(f"{what} {key!r} holds a NUL byte (\\x00)", path, line)
     return key if key.isascii() else nfc(key)
 
 
@@ -87,7 +83,7 @@ def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
     nul = pc.match_substring(arr, "\x00")
     if pc.any(nul).as_py():
         row = int(np.argmax(nul.to_numpy(zero_copy_only=False)))
-        raise _nul_error(arr[row].as_py(), what, path, row_line(row))
+        raise InputError(f"{what} {arr[row].as_py()!r} holds a NUL byte (\\x00)", path, row_line(row))
     # Arrow finds the rows that NFC or removing invisible characters would change (vectorised;
     # NFC is stable across Unicode versions for assigned characters), Python's nfc — the text
     # path's own — does them.
