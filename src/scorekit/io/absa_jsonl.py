@@ -1,10 +1,8 @@
-"""Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3).
-
-Ids (``run_id``, ``text_id``, ``uid``, at the top level and in ``meta``/``runtime``) are
-normalised like text (NFC, invisible characters removed). A malformed line (bad JSON, invalid
-UTF-8, a lone surrogate escape, not an object, a field of the wrong shape, an id with a NUL byte)
-is skipped, recorded with its line number and field, and the rest of the file is read. Callers
-report the skips (the CLI prints one warning line per skipped row, up to a limit, and the count).
+"""Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3): a malformed line
+(bad JSON or UTF-8, a lone surrogate escape, not an object, a field of the wrong shape, an id
+with a NUL byte) is skipped and recorded with its line and field, and the rest of the file is
+read (the callers report the skips). Ids (``run_id``, ``text_id``, ``uid``, also in
+``meta``/``runtime``) are normalised like text.
 """
 
 from __future__ import annotations

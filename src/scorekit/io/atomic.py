@@ -33,9 +33,8 @@ def special_kind(path: str | os.PathLike) -> str | None:
 
 
 def check_special(path: str | os.PathLike, option: str | None = None) -> str | None:
-    """The kind of a special destination that can be written through (a character device such
-    as ``/dev/null``, or a FIFO), None for an ordinary path; a socket or a block device is refused
-    in one line (neither is something a command's output can go to)."""
+    """The kind of a destination written through (a character device such as ``/dev/null``, or a
+    FIFO), None for an ordinary path; a socket or a block device is refused in one line."""
     kind = special_kind(path)
     where = f"{option} {path}" if option else str(path)
     if kind in ("socket", "block device"):
@@ -70,9 +69,8 @@ def write_through(src: IO[bytes], path: str | os.PathLike) -> None:
 
 @contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-    """Write ``path`` all or nothing. A destination that is a character device (``/dev/null``)
-    or a FIFO is written through once the content is complete, never replaced; a symlink keeps
-    being a symlink (its target is replaced)."""
+    """Write ``path`` all or nothing: a character device (``/dev/null``) or FIFO is written through
+    once the content is complete, never replaced; a symlink stays one (its target is replaced)."""
     binary = "b" in mode
     if check_special(path) is not None:
         with tempfile.TemporaryFile("w+b") as spool:      # anonymous: nothing left on any exit
@@ -115,9 +113,8 @@ def check_readable(path: str | os.PathLike, what: str = "file") -> Path:
 
 
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
-    """The whole file, gunzipped when it ends in ``.gz``. A truncated, damaged or fake gzip file,
-    or one that cannot be read, is an :class:`InputError` naming the file (never a traceback,
-    and never click's 'aborted' for the ``EOFError`` of a truncated stream)."""
+    """The whole file, gunzipped when it ends in ``.gz``; a file that cannot be read or a truncated,
+    damaged or fake gzip file is an :class:`InputError` naming it (never a traceback)."""
     p = check_readable(path, what)
     try:
         if p.suffix == ".gz":

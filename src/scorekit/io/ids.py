@@ -1,15 +1,13 @@
 """Record ids, normalised exactly like text (:func:`scorekit.text.normalize.nfc`).
 
 An id is matched against another file's ids (predictions against references, a run against its
-qrels), so ``'영상_1'`` typed in NFD and in NFC, or ``img_1`` with a zero-width space pasted after
-it, are one id. Every reader passes its ids through :func:`clean_id` or, for a whole Arrow column
-(the vectorised retrieval readers), :func:`clean_id_column`; two ids of one file that become
-equal are that reader's duplicate-id error. A NUL byte in an id is refused: ids are printed,
-stored and written back out (TREC, CSV), where a NUL breaks the line.
-
-Cost: a column of ASCII and precomposed Hangul ids is returned untouched after one look at its
-raw UTF-8 bytes (0.3 ms a million ASCII ids); otherwise Arrow picks out the ids that would change
-(0.25 s a million) and only those go through Python.
+qrels), so ``'영상_1'`` in NFD and in NFC, or ``img_1`` with a zero-width space after it, are one
+id. Readers pass ids through :func:`clean_id`, or a whole Arrow column through
+:func:`clean_id_column`; two ids of one file that become equal are that reader's duplicate-id
+error. A NUL byte in an id is refused (ids are printed and written back out, where it breaks the
+line). Cost: a column of ASCII and precomposed Hangul ids is returned untouched after one look at
+its UTF-8 bytes (0.3 ms a million); otherwise Arrow picks out the ids that change (0.25 s a
+million) and only those go through Python.
 """
 
 from __future__ import annotations

@@ -1,21 +1,17 @@
 """One output transaction per command: every destination checked before work, written last
 (README.md: "Outputs are all-or-nothing").
 
-A command registers each place it will write — ``-o`` JSON, ``--report`` HTML, CSV/Markdown
-tables, PNG folders, a checkpoint, the run store — *before* it starts working; registering checks
-the destination at once (its folder exists or can be created, is a folder and writable; the path
-is not a folder; two options do not name the same file) and raises a one-line
-:class:`~scorekit.errors.ScorekitError` naming the option and the path. The content goes to
-temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
-renames every temporary into place only once all of them were written. On any failure nothing new
-is left behind and every file that existed before is byte-identical (a replaced file is kept as a
-hard-link backup until the whole commit succeeded). ``-o -`` (:data:`STDOUT`) writes the JSON to
-stdout at commit time instead.
-
-A destination is never replaced by something of another kind: a character device (``-o
-/dev/null``) or a FIFO gets the content staged in the system's temporary folder and written
-through it at commit (opened and written, no rename), after every regular file is in place; a
-socket or a block device is refused when registered; a symlink's target is the file replaced.
+A command registers each place it will write (``-o`` JSON, ``--report`` HTML, tables, PNG
+folders, a checkpoint, the run store) *before* working: registering checks it at once (its folder
+exists or can be made, is a writable folder; two options do not name one file) and raises a
+one-line :class:`~scorekit.errors.ScorekitError` naming the option and the path. The content goes
+to temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
+renames every temporary into place once all were written (a replaced file is kept as a hard-link
+backup until the commit succeeded: on failure nothing new is left and every old file is
+byte-identical). ``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit. A character
+device (``-o /dev/null``) or FIFO gets the content staged in the system's temporary folder and
+written through it last (no rename); a socket or block device is refused; a symlink's target is
+the file replaced.
 
 Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--store``)::
 
@@ -131,9 +127,8 @@ def _make_parents(directory: Path) -> list[Path]:
 
 
 def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
-    """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
-    backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
-    here: the commit writes through them last.)"""
+    """Rename the finished temporary ``src`` over ``dest`` (a regular file, kept as a backup until
+    the commit succeeds, or a symlink's target; devices and FIFOs are written through instead)."""
     dest = resolve_link(dest)
     if os.path.lexists(dest):
         fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".bak", dir=dest.parent)
@@ -211,9 +206,8 @@ class Outputs:
 
     # ------------------------------------------------------------------ registering (= checking)
     def protect(self, path: str | os.PathLike, options: Sequence[str]) -> None:
-        """``path`` is an input of the command, given to ``options`` (the first one is named in
-        the error): no destination registered under another option may be that file (``-o
-        qrels.txt`` would replace the qrels)."""
+        """``path`` is an input of the command, given to ``options`` (the first named in the error):
+        no destination of another option may be that file (``-o qrels.txt`` would replace it)."""
         with suppress(OSError, ValueError):
             st = os.stat(path)
             if stat.S_ISREG(st.st_mode):

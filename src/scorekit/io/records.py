@@ -1,10 +1,8 @@
 """The one reader of text records (captions, summaries): JSONL, JSON arrays, CSV/TSV, Parquet and
-``.txt`` files (``.gz`` too), or folders or globs of such shards.
-
-A record is a dict with its line: a JSONL line (blank lines skipped), a JSON array item or
-Parquet row (numbered from 1), a CSV/TSV row ``{column: text}`` (the line where it ends; as many
-fields as the header), a ``.txt`` line as ``{"text": line}``. Errors are one InputError naming
-the file and line (JSON through :func:`scorekit.io.jsonfile.parse_json`).
+``.txt`` files (``.gz`` too). A record is a dict with its line: a JSONL line (blank lines
+skipped), a JSON array item or Parquet row (numbered from 1), a CSV/TSV row ``{column: text}``
+(the line where it ends; as many fields as the header), a ``.txt`` line as ``{"text": line}``.
+Errors are one InputError naming the file and line.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""The run history: every recorded evaluation in one embedded SQLite database.
+"""The run history: every recorded evaluation in one embedded SQLite database, at ``--store
+PATH``, else ``$SCOREKIT_STORE``, else ``~/.scorekit/runs.db`` (:func:`store_path`).
 
-Where: ``--store PATH``, else the environment variable ``SCOREKIT_STORE``, else
-``~/.scorekit/runs.db`` (:func:`store_path`). Storage and safety are those of docs/report.md
-("Storage"): WAL mode with a busy timeout, one ``BEGIN IMMEDIATE`` transaction per record (two
-evaluations finishing at once both land), each run stored whole (``Result.to_dict()`` as
-zlib-compressed JSON, per-item rows included) plus its metrics in a narrow table. A file that is
-not ours — not SQLite, corrupt, another application's database — is refused with a
-:class:`~scorekit.errors.ScorekitError`, never initialised over or rewritten; ours carry
-``PRAGMA application_id`` = :data:`APPLICATION_ID` and the schema version in ``user_version``.
+Storage and safety are docs/report.md's "Storage": WAL with a busy timeout, one ``BEGIN
+IMMEDIATE`` transaction per record, each run whole (zlib-compressed ``Result.to_dict()``, per-item
+rows included) plus its metrics in a narrow table; a file that is not ours is refused with a
+:class:`~scorekit.errors.ScorekitError`, never initialised over or rewritten (ours carry ``PRAGMA
+application_id`` = :data:`APPLICATION_ID` and the schema version in ``user_version``).
 """
 
 from __future__ import annotations
@@ -71,9 +69,8 @@ def store_path(path: str | os.PathLike | None = None) -> Path:
 
 
 def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
-    """Refuse, in one line and without opening it, a store path that exists and is not a regular
-    file: a folder, a FIFO (opening one to read its header would wait forever for a writer), a
-    device or a socket. A symlink to a regular file is fine."""
+    """Refuse, in one line and without opening it (a FIFO would block), a store path that exists
+    and is not a regular file (or a symlink to one): a folder, a FIFO, a device or a socket."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

@@ -113,9 +113,8 @@ def _read_csv(source, names: list[str], types: dict):
 
 
 def _regular(table: pa.Table) -> bool:
-    """No empty id: a repeated or stray blank that kept the column count would leave one. (A
-    tab changes the column count, so pyarrow has already failed on it.) No query id starting
-    with ``#``: a comment line with the right number of words would read as one."""
+    """No empty id (a stray blank that kept the column count leaves one) and no query id starting
+    with ``#`` (a comment line with the right number of words reads as one)."""
     for name in ("qid", "docid"):
         col = table.column(name)
         if pa.types.is_dictionary(col.type):
@@ -167,11 +166,10 @@ _PEEK = 1 << 18
 
 
 def _few_documents(path: Path) -> bool:
-    """Does the run repeat its document ids (a re-ranking run: each query ranks most of a small
-    pool)? Judged from the file's first 256 KiB: at most one distinct id in four lines. Then the
-    parser dictionary-encodes the ids (a little dearer than strings, but it spares the lookups
-    of every row's id; with mostly distinct ids 0.6 s against 0.17 s at 3 M lines). A guess
-    only: either way gives the same run."""
+    """Does the run repeat its document ids (a re-ranking run), at most one distinct id in four of
+    its first 256 KiB of lines? Then the parser dictionary-encodes them (dearer than strings, but
+    it spares every row's id lookup; with mostly distinct ids 0.6 s against 0.17 s at 3 M lines).
+    A guess only: either way gives the same run."""
     try:
         with _open(path) as fh:
             head = fh.read(_PEEK)

@@ -134,10 +134,8 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
 
 
 def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
-    """A corpus metric (``describe(key).corpus``) tested on its own score, from per-item
-    statistics re-derived from the stored predictions and references, with the metric rebuilt
-    from the run's signature (its parameters included); None when the key is per-item or the runs
-    keep no text."""
+    """A corpus metric tested on its own score (module docstring); None when the key is per-item
+    or the runs keep no text."""
     if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
         return None
     info = describe(key, a.get("task"))   # the run's family, then the caption metrics it also scores
