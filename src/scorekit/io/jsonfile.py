@@ -38,7 +38,7 @@ def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _object_locating_duplicates(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo):
+def _object_locating_duplicates(s_and_end, strict, scan_once, _object_hook, _pairs_hook, memo):
     """The stdlib's object parser, raising :class:`DuplicateKeyError` at a repeated key (the
     position of its closing quote: the line where it repeats)."""
     s, starts, seen = s_and_end[0], [], set()

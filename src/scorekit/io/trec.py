@@ -162,9 +162,6 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
                              to_numpy(table.column("rel")), source=str(p), line_of=line_of)
 
 
-_PEEK = 1 << 18
-
-
 def _few_documents(path: Path) -> bool:
     """Does the run repeat its document ids (a re-ranking run), at most one distinct id in four of
     its first 256 KiB of lines? Then the parser dictionary-encodes them (dearer than strings, but
@@ -172,7 +169,7 @@ def _few_documents(path: Path) -> bool:
     A guess only: either way gives the same run."""
     try:
         with _open(path) as fh:
-            head = fh.read(_PEEK)
+            head = fh.read(1 << 18)
     except (OSError, EOFError):
         return False
     lines = head.count(b"\n")

@@ -94,8 +94,7 @@ def _p_value(method: str, x: np.ndarray, y: np.ndarray) -> float:
     from scipy import stats
 
     fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(action="ignore"):
         try:
             return float(fn(x, y)[1])
         except ValueError:

@@ -124,9 +124,7 @@ def holm_bonferroni(p_values: Sequence[float]) -> np.ndarray:
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
+    m = int(ok.sum())   # (none: out stays all NaN)
     pv = p[ok]
     order = np.argsort(pv, kind="stable")
     scaled = np.minimum(1.0, (m - np.arange(m)) * pv[order])
