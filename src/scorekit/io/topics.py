@@ -25,7 +25,6 @@ from scorekit.io.jsonfile import member_lines, parse_json
 class TopicSet:
     names: list[str]
     topics: list[list[str]]
-    path: str | None = None
     keyed: bool = False           # given as {name: [...]} (else a list)
 
 
@@ -58,8 +57,7 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
             validate_topics([words], [names[i]])
         except ScorekitError as exc:
             raise InputError(str(exc), path, line(i)) from None
-    topics = validate_topics(raw, names)
-    return TopicSet(names=names, topics=topics, path=None if path is None else str(path), keyed=keyed)
+    return TopicSet(names, validate_topics(raw, names), keyed)
 
 
 def read_topics(path: str | os.PathLike) -> TopicSet:
