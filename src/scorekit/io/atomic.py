@@ -86,7 +86,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             write_through(spool, path)
         return
     path = resolve_link(path)
-    directory = path.parent if str(path.parent) else Path(".")
+    directory = path.parent   # (Path("x").parent is Path("."))
     if not directory.exists():
         raise InputError("output directory does not exist", directory)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)

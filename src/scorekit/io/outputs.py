@@ -46,8 +46,7 @@ STDOUT = "-"
 def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Path:
     """The folder ``path`` will be written into: it (or its nearest existing ancestor, when
     ``create_parents``) must be a writable folder. Returns that existing folder."""
-    parent = path.parent if str(path.parent) else Path(".")
-    anchor = parent
+    anchor = parent = path.parent   # (Path("x").parent is Path("."))
     while not os.path.lexists(anchor) and anchor.parent != anchor:
         anchor = anchor.parent
     if anchor != parent and not create_parents:

@@ -90,8 +90,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
     over their shared per-item ids: one paired test per metric, Holm per measure."""
     if a.get("task") != b.get("task"):
         raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
-    ia = {str(r.get("id")): r for r in a.get("per_item") or []}
-    ib = {str(r.get("id")): r for r in b.get("per_item") or []}
+    ia, ib = ({str(r.get("id")): r for r in run.get("per_item") or []} for run in (a, b))
     shared = [i for i in ia if i in ib]
     if not shared:
         raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
@@ -105,8 +104,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         candidates = list(metrics)
     if not candidates:
         raise ScorekitError("the two runs share no numeric per-item metric to test")
-    name_a = str(a.get("name") or "A")
-    name_b = str(b.get("name") or "B")
+    name_a, name_b = str(a.get("name") or "A"), str(b.get("name") or "B")
     if name_a == name_b:
         name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
     rows = []
