@@ -20,8 +20,7 @@ from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id, record_id
 from scorekit.io.jsonfile import member_lines, parse_json
-from scorekit.io.records import file_kind, read_records
-from scorekit.io.shards import expand
+from scorekit.io.records import expand, file_kind, read_records
 from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")

@@ -1,14 +1,17 @@
 """The one reader of text records (captions, summaries): JSONL, JSON arrays, CSV/TSV, Parquet and
-``.txt`` files (``.gz`` too). A record is a dict with its line: a JSONL line (blank lines
-skipped), a JSON array item or Parquet row (numbered from 1), a CSV/TSV row ``{column: text}``
-(the line where it ends; as many fields as the header), a ``.txt`` line as ``{"text": line}``.
-Errors are one InputError naming the file and line.
+``.txt`` files (``.gz`` too), and of input shards (:func:`expand`: several files, a glob or a
+folder of shard files, in a stable order). A record is a dict with its line: a JSONL line (blank
+lines skipped), a JSON array item or Parquet row (numbered from 1), a CSV/TSV row ``{column:
+text}`` (the line where it ends; as many fields as the header), a ``.txt`` line as ``{"text":
+line}``. Errors are one InputError naming the file and line.
 """
 
 from __future__ import annotations
 
 import csv
+import glob
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,3 +87,34 @@ def _jsonl_rows(text: str, path: Path) -> Records:
             if not isinstance(rec, dict):
                 raise InputError("expected a JSON object per line", path, no)
             yield no, rec
+
+
+SHARD_SUFFIXES = (".jsonl", ".json", ".parquet", ".txt", ".trec", ".tsv", ".csv", ".run", ".qrels")
+
+
+def _is_shard(p: Path) -> bool:
+    suffix = Path(p.name.removesuffix(".gz")).suffix.lower()
+    return p.is_file() and not p.name.startswith(".") and (suffix in SHARD_SUFFIXES or not suffix)
+
+
+def expand(specs: str | os.PathLike | list | tuple, what: str = "input") -> list[Path]:
+    """Paths for each spec: a file as is, a folder's shard files sorted by name, a glob's matches
+    sorted by name. Repeats are dropped; nothing found is an InputError naming the spec."""
+    if isinstance(specs, (str, os.PathLike)):
+        specs = [specs]
+    out: list[Path] = []
+    for spec in specs:
+        p = Path(spec)
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if _is_shard(f))
+            if not found:
+                raise InputError(f"{what}: no shard files in this folder (expected *.jsonl, *.parquet, "
+                                 "TREC text or .gz of those)", p)
+        elif p.exists():
+            found = [p]
+        else:
+            found = sorted(Path(m) for m in glob.glob(str(spec)) if _is_shard(Path(m)))
+            if not found:
+                raise InputError(f"{what}: no such file, folder or matching glob", spec)
+        out += [f for f in found if f not in out]
+    return out

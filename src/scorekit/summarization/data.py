@@ -21,8 +21,7 @@ from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 from scorekit.io.ids import clean_id, record_id
-from scorekit.io.records import file_kind, read_records
-from scorekit.io.shards import expand
+from scorekit.io.records import expand, file_kind, read_records
 from scorekit.text.normalize import nfc
 
 ID_FIELDS = ("id",)
