@@ -106,9 +106,8 @@ def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | No
         return col
     line_of = line_of or (lambda row: None)
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    out, changed, start = [], False, 0
+    out, changed, at = [], False, 0   # at: the column row where the chunk starts
     for chunk in chunks:
-        at = start
         if pa.types.is_dictionary(chunk.type):
             # error path only: pyarrow's to_numpy(zero_copy_only=False) imports pandas (0.15 s)
             def row_line(k: int, at=at, chunk=chunk) -> int | None:
@@ -125,7 +124,7 @@ def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | No
             if clean is not chunk:
                 chunk, changed = clean, True
         out.append(chunk)
-        start += len(chunk)
+        at += len(chunk)
     if not changed:
         return col
     value_type = next((c.type for c in out if not pa.types.is_dictionary(c.type)), pa.string())

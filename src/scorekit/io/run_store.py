@@ -564,13 +564,10 @@ def _digest(obj: Any) -> str:
 
 
 def _file_digest(path: str) -> str | None:
-    if not Path(path).is_file():   # (a FIFO would block)
-        return None
-    try:
-        with open(path, "rb") as fh:
+    if Path(path).is_file():   # (a FIFO would block)
+        with suppress(OSError), open(path, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
-        return None
+    return None
 
 
 def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:

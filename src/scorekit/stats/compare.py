@@ -134,9 +134,8 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
 def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
     """A corpus metric tested on its own score (module docstring); None when the key is per-item
     or the runs keep no text."""
-    if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
-        return None
-    info = describe(key, a.get("task"))   # the run's family, then the caption metrics it also scores
+    # the families with corpus metrics (the run's family's metrics, then the caption metrics)
+    info = describe(key, a.get("task")) if a.get("task") in ("caption", "summary") else None
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows
