@@ -36,6 +36,8 @@ _IRREGULAR = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
 _COMMENT = re.compile(rb"(?m)^#[^\n]*")
 _RUN_EXTRA = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
+_PARSE = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                            ignore_empty_lines=True)   # one blank between fields, no quoting
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -101,15 +103,10 @@ def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -
 
 
 def _read_csv(source, names: list[str], types: dict):
-    return pacsv.read_csv(
-        source,
-        read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
-                                         escape_char=False, ignore_empty_lines=True),
-        convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                             strings_can_be_null=False,
-                                             quoted_strings_can_be_null=False, null_values=[]),
-    )
+    read = pacsv.ReadOptions(column_names=names, block_size=1 << 24)
+    convert = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=[],
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    return pacsv.read_csv(source, read_options=read, parse_options=_PARSE, convert_options=convert)
 
 
 def _regular(table: pa.Table) -> bool:

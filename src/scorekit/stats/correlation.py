@@ -29,8 +29,7 @@ METHODS = ("pearson", "spearman", "kendall")
 
 
 def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(x, dtype=np.float64)
-    b = np.asarray(y, dtype=np.float64)
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ScorekitError(f"correlation needs two equal-length vectors, got {a.shape} and {b.shape}")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):

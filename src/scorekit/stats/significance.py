@@ -45,8 +45,7 @@ class TestResult:
 
 
 def _pair(a, b) -> np.ndarray:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ScorekitError(f"paired test needs two 1-d samples of equal length, got {a.shape} and {b.shape}")
     if a.size < 2:
@@ -140,8 +139,7 @@ def unpaired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10000, see
     times (``numpy.random.default_rng(seed)``) and p is scipy's two-sided p-value,
     p = 2 * min(#{T* <= T} + 1, #{T* >= T} + 1) / (R + 1), clipped to 1 (as ``"randomization"``;
     ``scipy.stats.permutation_test(..., permutation_type="independent")``)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.ndim != 1 or b.ndim != 1 or a.size < 1 or b.size < 1:
         raise ScorekitError(f"unpaired test needs two non-empty 1-d samples, got {a.shape} and {b.shape}")
     if n_resamples < 1:
