@@ -39,11 +39,9 @@ def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r of each row pair of (B, n) arrays; NaN where a row is constant."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
+    xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
     # scale first (as scipy does) so huge/tiny magnitudes do not overflow
-    xn = np.linalg.norm(xc, axis=-1, keepdims=True)
-    yn = np.linalg.norm(yc, axis=-1, keepdims=True)
+    xn, yn = np.linalg.norm(xc, axis=-1, keepdims=True), np.linalg.norm(yc, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = ((xc / xn) * (yc / yn)).sum(axis=-1)
     return np.clip(r, -1.0, 1.0)
