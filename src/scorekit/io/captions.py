@@ -157,7 +157,8 @@ def _read(path: str | Path, what: str) -> tuple[dict, bool]:
                 first, first_raw, _ = seen[key]
                 also = "" if first == shard else f" (also in {first})"
                 if raw != first_raw:
-                    also += " (two spellings, equal once normalised: NFC, invisible characters removed)"
+                    also += (" (two spellings, equal once normalised: NFC, invisible characters"
+                             " removed)")
                 raise InputError(f"duplicate {what[:-1]} id {key!r}{also}", shard, line)
             if preds:
                 out[key] = _prediction(value, shard, line, key)
@@ -188,8 +189,9 @@ def pair(predictions: dict[str, str], references: dict[str, list[str]], *, stric
     missing = [k for k in references if k not in predictions]
     extra = [k for k in predictions if k not in references]
     warnings = []
-    for bad, what, fate, path in ((missing, "reference id(s) have no prediction", "score 0", pred_path),
-                                  (extra, "prediction id(s) have no references", "are ignored", ref_path)):
+    rules = ((missing, "reference id(s) have no prediction", "score 0", pred_path),
+             (extra, "prediction id(s) have no references", "are ignored", ref_path))
+    for bad, what, fate, path in rules:
         if bad and strict:
             raise InputError(f"{len(bad)} {what}: {_names(bad)}", path)
         if bad:

@@ -81,7 +81,8 @@ def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
     nul = pc.match_substring(arr, "\x00")
     if pc.any(nul).as_py():
         row = int(np.argmax(nul.to_numpy(zero_copy_only=False)))
-        raise InputError(f"{what} {arr[row].as_py()!r} holds a NUL byte (\\x00)", path, row_line(row))
+        raise InputError(f"{what} {arr[row].as_py()!r} holds a NUL byte (\\x00)", path,
+                         row_line(row))
     # Arrow finds the rows that NFC or removing invisible characters would change (vectorised;
     # NFC is stable across Unicode versions for assigned characters), Python's nfc — the text
     # path's own — does them.

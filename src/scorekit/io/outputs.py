@@ -68,7 +68,8 @@ class _Dest:
         try:
             yield
         except OSError as exc:
-            raise ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}") from None
+            why = exc.strerror or exc
+            raise ScorekitError(f"{self.option} {self.path}: cannot write: {why}") from None
 
 
 class FileOutput(_Dest):
@@ -101,9 +102,8 @@ class FileOutput(_Dest):
 
     @contextmanager
     def open(self, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-        tmp = self.temp_path()
         binary = "b" in mode
-        with self.failing(), open(tmp, mode, encoding=None if binary else encoding,
+        with self.failing(), open(self.temp_path(), mode, encoding=None if binary else encoding,
                                   newline=None if binary else "") as fh:
             yield fh
 
@@ -119,7 +119,7 @@ class FileOutput(_Dest):
 
 
 def _make_parents(directory: Path) -> list[Path]:
-    missing = list(takewhile(lambda p: not os.path.lexists(p), (directory, *directory.parents)))[::-1]
+    missing = [*takewhile(lambda p: not os.path.lexists(p), (directory, *directory.parents))][::-1]
     for m in missing:
         os.mkdir(m)
     return missing
@@ -265,10 +265,8 @@ class Outputs:
         if self.committed:
             return
         self.committed = True
-        new_paths: list[Path] = []        # files/folders that did not exist before
-        backups: list[tuple[Path, Path]] = []   # (backup, original) of replaced files
-        made_dirs: list[Path] = []
-        new_stores: list[Path] = []
+        # new files and folders, (backup, original) of replaced files, folders and stores made
+        new_paths, backups, made_dirs, new_stores = [], [], [], []
         through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure

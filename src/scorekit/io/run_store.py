@@ -37,7 +37,7 @@ ENV_STORE = "SCOREKIT_STORE"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _COLUMNS = "id, task, name, signature, created, recorded, source, n_items"
 
-_SCHEMA = """
+_CREATE = f"""PRAGMA journal_mode = WAL; BEGIN;
 CREATE TABLE IF NOT EXISTS runs (
     id        INTEGER PRIMARY KEY AUTOINCREMENT,
     task      TEXT NOT NULL,
@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS metrics (
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs(task, recorded);
 CREATE INDEX IF NOT EXISTS metrics_metric ON metrics(metric, value);
+PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;
 """
 
 
@@ -172,10 +173,10 @@ class RunStore:
             parent = self.path.parent
             while not parent.exists():
                 parent = parent.parent
-            if not parent.is_dir():
-                raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not a directory")
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not writable")
+            for ok, why in ((parent.is_dir(), "is not a directory"),
+                            (os.access(parent, os.W_OK | os.X_OK), "is not writable")):
+                if not ok:
+                    raise ScorekitError(f"{self.path}: cannot create the run store: {parent} {why}")
 
     # ------------------------------------------------------------------ opening and checking
     def _refuse(self, why: str) -> ScorekitError:
@@ -218,8 +219,9 @@ class RunStore:
             raise self._refuse(f"not a scorekit run store (SQLite application_id {app_id:#x}, another "
                                "program's database)")
         if version > SCHEMA_VERSION:
-            raise ScorekitError(f"{self.path}: run store written by a newer scorekit (schema {version}, "
-                                f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
+            raise ScorekitError(f"{self.path}: run store written by a newer scorekit (schema "
+                                f"{version}, this one reads up to {SCHEMA_VERSION}); "
+                                "upgrade scorekit")
         if version < 1:
             raise self._refuse("a damaged scorekit run store (no schema version)")
         why = self._damage(head, size)
@@ -280,8 +282,7 @@ class RunStore:
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
-                conn.executescript(f"PRAGMA journal_mode = WAL; BEGIN; {_SCHEMA} PRAGMA application_id = "
-                                   f"{APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+                conn.executescript(_CREATE)
             try:
                 os.link(tmp, p)
             except FileExistsError:

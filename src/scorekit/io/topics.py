@@ -41,8 +41,8 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
             raise InputError(f"empty topic name {list(data)[empty]!r}", path, line(empty))
         if len(set(names)) != len(names):
             at = next(i for i, n in enumerate(names) if n in names[:i])
-            raise InputError(f"duplicate topic name {names[at]!r} (two spellings, equal once normalised: NFC, "
-                             "invisible characters removed)", path, line(at))
+            raise InputError(f"duplicate topic name {names[at]!r} (two spellings, equal once "
+                             "normalised: NFC, invisible characters removed)", path, line(at))
     elif isinstance(data, list):
         names, raw, keyed = [f"t{i + 1}" for i in range(len(data))], data, False
     else:

@@ -73,8 +73,8 @@ class _LineMap:
 
     def __call__(self, row: int) -> int:
         if self.lines is None:
-            data = _read_bytes(self.path)
-            self.lines = np.asarray([i for i, ln in enumerate(data.split(b"\n"), 1) if _is_data(ln)], np.int64)
+            lines = enumerate(_read_bytes(self.path).split(b"\n"), 1)
+            self.lines = np.asarray([i for i, ln in lines if _is_data(ln)], np.int64)
         return int(self.lines[row]) if row < len(self.lines) else row + 1
 
 

@@ -78,8 +78,8 @@ def block(baseline: str | None, *, test: str, alpha: float, rows: list[dict[str,
 
 def document(task: str, runs: Sequence[dict[str, Any]], *, signature: str,
              comparison: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The one multi-run JSON shape (:func:`scorekit.result.runs_document`: the baseline, ``runs[0]``,
-    on top), with the ``comparison`` block (:func:`block`) when the runs were compared."""
+    """The one multi-run JSON shape (:func:`scorekit.result.runs_document`: the baseline,
+    ``runs[0]``, on top), with the ``comparison`` block (:func:`block`) when they were compared."""
     extra = {} if comparison is None else {"comparison": comparison}
     return runs_document(task, runs, signature) | extra
 
@@ -123,8 +123,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
                 va, vb = float(a["metrics"][m]), float(b["metrics"][m])   # a corpus score is no mean of items
         rows.append(row(name_b, m, vb, va, t, label, n))
     for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
-        r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
-        r["improvement_pct"] = _finite(r["improvement_pct"])
+        r.update({k: _finite(r[k]) for k in ("p_value", "p_adjusted", "improvement_pct")})
     ra, rb = (dict({k: v for k, v in r.items() if k != "_run_id"}, name=n)
               for r, n in ((a, name_a), (b, name_b)))
     return document(a.get("task"), [ra, rb], signature=a.get("signature") or "",
@@ -150,13 +149,16 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         return None
     declared = MetricSpec(key).name   # "chrf(beta=3)" is the key chrf of the metric built with beta 3
     if method == "randomization":
-        res = approximate_randomization(ma, declared, sa, sb, n_resamples=n_resamples or 10000, seed=seed)
+        res = approximate_randomization(ma, declared, sa, sb, n_resamples=n_resamples or 10000,
+                                        seed=seed)
     else:
-        res = paired_bootstrap(ma, declared, sa, sb, n_resamples=min(n_resamples, 1000) or 1000, seed=seed)
-    # the factor each run stored the key with: scale:100 pinned for sacrebleu's keys (--scale 100), or 1
+        res = paired_bootstrap(ma, declared, sa, sb, n_resamples=min(n_resamples, 1000) or 1000,
+                               seed=seed)
+    # the factor each run stored the key with: scale:100 for sacrebleu's keys (--scale 100), or 1
     scales = [parse_signature(run.get("signature") or "").get("scale") for run in (a, b)]
     fa, fb = (float(s) if s and sacrebleu_keys([key]) else 1.0 for s in scales)
-    return res, (res.baseline * fa, res.system * fb, len(shared)), f"{res.method} on the corpus score"
+    label = f"{res.method} on the corpus score"
+    return res, (res.baseline * fa, res.system * fb, len(shared)), label
 
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
@@ -165,8 +167,8 @@ def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[
     paired against the first (:func:`compare_runs`), then Holm per measure over all of them."""
     if len(runs) < 2:
         raise ScorekitError("a comparison needs at least two runs")
-    pairs = [compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
-                          seed=seed)["comparison"] for other in runs[1:]]
+    pairs = [compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha,
+                          n_resamples=n_resamples, seed=seed)["comparison"] for other in runs[1:]]
     rows = [r for pair in pairs for r in pair["rows"]]
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]

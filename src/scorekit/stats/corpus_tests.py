@@ -37,9 +37,7 @@ class CorpusTestResult:
 
 def _p(null: np.ndarray, observed: float) -> float:
     # no observed difference: p = 1 (sacrebleu's strict ">" would give its smallest p, 1/(B+1))
-    if observed == 0:
-        return 1.0
-    return float((np.sum(null > observed) + 1) / (len(null) + 1))
+    return 1.0 if observed == 0 else float((np.sum(null > observed) + 1) / (len(null) + 1))
 
 
 def _start(metric: Metric, key: str, base: Stats, system: Stats, seed: int | None):
@@ -48,7 +46,8 @@ def _start(metric: Metric, key: str, base: Stats, system: Stats, seed: int | Non
         raise ScorekitError(f"paired test needs the same items: {len(base)} vs {len(system)}")
     if len(base) == 0:
         raise ScorekitError("paired test needs at least one item")
-    return len(base), np.random.default_rng(seed), metric.score(base)[key], metric.score(system)[key]
+    rng = np.random.default_rng(seed)
+    return len(base), rng, metric.score(base)[key], metric.score(system)[key]
 
 
 def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_resamples: int = 1000,
@@ -59,9 +58,8 @@ def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_
     s_sys = np.array([metric.score(system.take(i))[key] for i in idxs])
     diffs = np.abs(s_sys - s_base)
     p = _p(diffs - diffs.mean(), abs(score_base - score_sys))
-    mean = float(s_sys.mean())
     ci = float(1.96 * s_sys.std(ddof=1)) if n_resamples > 1 else 0.0   # sacrebleu estimate_ci
-    return CorpusTestResult(score_base, score_sys, p, "paired-bootstrap", mean, ci)
+    return CorpusTestResult(score_base, score_sys, p, "paired-bootstrap", float(s_sys.mean()), ci)
 
 
 def approximate_randomization(metric: Metric, key: str, base: Stats, system: Stats, *,

@@ -121,7 +121,8 @@ def correlate(x, y, methods: Sequence[str] = METHODS, *, n_resamples: int = 1000
     n, nan = a.size, float("nan")
     if n < 2:
         return {m: Correlation(m, nan, nan, nan, nan, n, confidence) for m in methods}
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n)) if n_resamples > 0 else None
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n)) if n_resamples > 0 else None
     q = [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0]
     out: dict[str, Correlation] = {}
     for m in methods:

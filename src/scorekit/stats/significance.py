@@ -69,8 +69,7 @@ def _chunks(n_resamples: int, n: int):
 
 
 def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
-    n = d.size
-    observed = float(d.mean())
+    n, observed = d.size, float(d.mean())
     if n < 63 and 2 ** n <= n_resamples:
         codes = np.arange(2 ** n, dtype=np.int64)
         signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(n)) & 1)
