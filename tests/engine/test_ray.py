@@ -407,7 +407,7 @@ def test_summary_and_sweep_bertscore_on_an_actor_pool_equal_one_process(engine):
 
 
 def test_shards_expand_files_globs_and_folders(tmp_path):
-    from scorekit.io.shards import expand
+    from scorekit.io.records import expand
 
     for name in ("b.jsonl", "a.jsonl", "c.parquet", ".hidden.jsonl", "notes.md"):
         (tmp_path / name).write_text("x")

@@ -87,14 +87,18 @@ def test_invalid_utf8(tmp_path):
 @given(st.dictionaries(st.text(st.characters(blacklist_characters='"\\'), min_size=1, max_size=8), st.lists(st.text(max_size=12), min_size=1, max_size=3),
                        min_size=1, max_size=20),
        st.sampled_from([None, 1, 2]), st.booleans())
-def test_key_lines_in_one_pass_equal_the_per_key_search(data, indent, ascii_only):
-    # (keys without quotes or backslashes: a key such as 'x"a' holds the text '"a":' of key 'a',
-    # where the per-key search from the top would stop; the one-pass search finds the right one)
-    from scorekit.io.captions import _find_key, _key_lines
+def test_member_lines_name_the_line_of_each_key(data, indent, ascii_only):
+    # the line of every key of a keyed caption file, in order, found in one pass over the text
+    from scorekit.io.jsonfile import member_lines
 
     text = json.dumps(data, indent=indent, ensure_ascii=ascii_only)
-    per_key = [text.count("\n", 0, pos) + 1 if (pos := _find_key(text, k)) >= 0 else None for k in data]
-    assert _key_lines(text, list(data)) == per_key
+    lines = text.split("\n")
+    found = member_lines(text)
+    assert len(found) == len(data) and found == sorted(found)
+    for key, line in zip(data, found):
+        assert json.dumps(key, ensure_ascii=ascii_only) + ":" in lines[line - 1]
+    if indent is not None:   # one member per line
+        assert len(set(found)) == len(data)
 
 
 @pytest.mark.parametrize("raw, found", [("null", "found null"), ("true", "found a boolean"), ('["a"]', "found a list"),

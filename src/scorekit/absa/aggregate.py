@@ -128,7 +128,7 @@ def parse_metrics_csv(text: str, path: str | None = None) -> list[dict[str, Any]
     """Rows of a structural_metrics.csv: ``run_id`` as text, every other cell a finite number or
     None (empty); anything else is an InputError naming line and column (a damaged file must not
     quietly drop out of a mean over seeds)."""
-    from scorekit.io.csvfields import allow_long_fields
+    from scorekit.io.records import allow_long_fields
 
     allow_long_fields()
     reader = csv.reader(io.StringIO(text))

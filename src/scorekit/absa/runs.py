@@ -102,7 +102,7 @@ class Aggregated:
 
 def _on_ray(eng, path: Path, strict: bool, override: Path | None) -> tuple[AggregatedRun, list[str]]:
     from scorekit.engine.absa import aggregate_sharded
-    from scorekit.io.shards import expand
+    from scorekit.io.records import expand
 
     if path.is_dir() and (path / SCORECARDS_NAME).exists():
         run_dir, shards = path, [path / SCORECARDS_NAME]

@@ -1,10 +1,8 @@
-"""Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3).
-
-Ids (``run_id``, ``text_id``, ``uid``, at the top level and in ``meta``/``runtime``) are
-normalised like text (NFC, invisible characters removed). A malformed line (bad JSON, invalid
-UTF-8, a lone surrogate escape, not an object, a field of the wrong shape, an id with a NUL byte)
-is skipped, recorded with its line number and field, and the rest of the file is read. Callers
-report the skips (the CLI prints one warning line per skipped row, up to a limit, and the count).
+"""Tolerant JSONL readers for outputs.jsonl / scorecards.jsonl (spec §1–§3): a malformed line
+(bad JSON or UTF-8, a lone surrogate escape, not an object, a field of the wrong shape, an id
+with a NUL byte) is skipped and recorded with its line and field, and the rest of the file is
+read (the callers report the skips). Ids (``run_id``, ``text_id``, ``uid``, also in
+``meta``/``runtime``) are normalised like text.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError
 from scorekit.io.atomic import check_readable, read_bytes
 from scorekit.io.ids import clean_id
 from scorekit.io.jsonfile import DuplicateKeyError, find_lone_surrogate, object_without_duplicates
@@ -33,10 +30,9 @@ def _clean_ids(row: dict[str, Any]) -> str | None:
         for name in _ID_FIELDS:
             value = holder.get(name)
             if isinstance(value, str) and not (value.isascii() and "\x00" not in value):
-                try:
-                    holder[name] = clean_id(value, what=name)
-                except InputError:
+                if "\x00" in value:
                     return prefix + name
+                holder[name] = clean_id(value, what=name)
     return None
 
 
@@ -72,11 +68,8 @@ class ReadResult:
 
 def read_jsonl(path: str | os.PathLike, model: type | None = None, *, what: str = "JSONL file",
                validate: bool = True) -> ReadResult:
-    """Read every JSON object line of ``path``; skip (and record) malformed ones.
-
-    ``model`` is a pydantic model class the row must validate against (the validated model is
-    discarded: metrics work on the plain dicts, which keep every field as written).
-    """
+    """Every JSON object line of ``path``, malformed ones skipped (and recorded); ``model``: a
+    pydantic model each row must validate against (metrics work on the plain dicts, as written)."""
     from scorekit.absa.schemas import ValidationError, first_error
 
     p = check_readable(path, what)

@@ -1,9 +1,6 @@
-"""Write-then-rename output, and one text opener with clear errors.
-
-``atomic_write`` guarantees a reader never sees a half-written file: the content goes to a
-temporary file in the same directory and is renamed over the target only when complete. A
-destination that is not a regular file (``/dev/null``, a FIFO) is never replaced: the complete
-content is written through it (:func:`special_kind`, :func:`write_through`).
+"""Write-then-rename output (:func:`atomic_write`: a reader never sees a half-written file; a
+``/dev/null`` or FIFO destination is written through, never replaced), and one text opener
+with clear errors.
 """
 
 from __future__ import annotations
@@ -36,9 +33,8 @@ def special_kind(path: str | os.PathLike) -> str | None:
 
 
 def check_special(path: str | os.PathLike, option: str | None = None) -> str | None:
-    """The kind of a special destination that can be written through (a character device such
-    as ``/dev/null``, or a FIFO), None for an ordinary path; a socket or a block device is refused
-    in one line (neither is something a command's output can go to)."""
+    """The kind of a destination written through (a character device such as ``/dev/null``, or a
+    FIFO), None for an ordinary path; a socket or a block device is refused in one line."""
     kind = special_kind(path)
     where = f"{option} {path}" if option else str(path)
     if kind in ("socket", "block device"):
@@ -73,9 +69,8 @@ def write_through(src: IO[bytes], path: str | os.PathLike) -> None:
 
 @contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-    """Write ``path`` all or nothing. A destination that is a character device (``/dev/null``)
-    or a FIFO is written through once the content is complete, never replaced; a symlink keeps
-    being a symlink (its target is replaced)."""
+    """Write ``path`` all or nothing: a character device (``/dev/null``) or FIFO is written through
+    once the content is complete, never replaced; a symlink stays one (its target is replaced)."""
     binary = "b" in mode
     if check_special(path) is not None:
         with tempfile.TemporaryFile("w+b") as spool:      # anonymous: nothing left on any exit
@@ -91,7 +86,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             write_through(spool, path)
         return
     path = resolve_link(path)
-    directory = path.parent if str(path.parent) else Path(".")
+    directory = path.parent   # (Path("x").parent is Path("."))
     if not directory.exists():
         raise InputError("output directory does not exist", directory)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -118,9 +113,8 @@ def check_readable(path: str | os.PathLike, what: str = "file") -> Path:
 
 
 def read_bytes(path: str | os.PathLike, what: str = "file") -> bytes:
-    """The whole file, gunzipped when it ends in ``.gz``. A truncated, damaged or fake gzip file,
-    or one that cannot be read, is an :class:`InputError` naming the file (never a traceback,
-    and never click's 'aborted' for the ``EOFError`` of a truncated stream)."""
+    """The whole file, gunzipped when it ends in ``.gz``; a file that cannot be read or a truncated,
+    damaged or fake gzip file is an :class:`InputError` naming it (never a traceback)."""
     p = check_readable(path, what)
     try:
         if p.suffix == ".gz":
@@ -142,6 +136,6 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"invalid UTF-8 (byte offset {exc.start})", p, line) from None
+        raise InputError(f"invalid UTF-8 (byte offset {exc.start})", p,
+                         raw[: exc.start].count(b"\n") + 1) from None
     return text[1:] if text.startswith("\ufeff") else text

@@ -1,51 +1,26 @@
 """Readers for caption predictions and references (spec caption-metrics.md §8.1 evaluate.py).
 
-Accepted formats (chosen by extension; ``.gz`` allowed):
-
-* **COCO** ``.json`` (pycocoevalcap's files, recognised from their content), for predictions and
-  references alike: a results file ``[{"image_id": 1, "caption": "..."}, ...]`` and an
-  annotations file ``{"images": [...], "annotations": [{"image_id": 1, "id": 7, "caption":
-  "..."}, ...]}``. Image ids may be integers or strings (the id is their text); an image's
-  captions are its references in annotation order. As pycocoevalcap, the predictions define the
-  test set when the references are COCO annotations: annotated images without a prediction are
-  left out (reported), not scored 0.
-* ``.json`` — an object keyed by id, as the spec's evaluate.py reads it:
-  predictions ``{"video_001": "caption"}`` or ``{"video_001": ["caption"]}`` (a one-element list);
-  references ``{"video_001": ["ref 1", "ref 2"]}`` (a bare string counts as one reference).
-  A JSON *list* of objects is read like JSONL.
-* ``.jsonl`` — one object per line: ``{"id": ..., "prediction": "..."}`` /
-  ``{"id": ..., "references": [...]}`` (also ``caption``/``captions``/``text``/``reference``).
-* ``.csv``/``.tsv`` — a header with ``id`` and a text column (``prediction``/``caption``/``text``
-  or ``reference``/``references``); reference ids may repeat, one row per reference.
-* ``.parquet`` — columns ``id`` and a text column named as for JSONL (references: a list of
-  strings, or one string per row with the id repeated, as in CSV); errors name the row
-  (``file:row``).
-* **Shards**: a folder (its ``*.jsonl``, ``*.json``, ``*.parquet``, ``*.csv`` files, ``.gz``
-  too, by name) or a glob (``'preds/part-*.jsonl'``, quoted) reads every shard as one file. An
-  id in two shards is an error naming both (CSV/TSV references may spread one id's rows).
-
-Ids are normalised like the text (NFC, invisible characters removed; :mod:`scorekit.io.ids`):
-a Korean id in NFD matches its NFC reference, ``img_1`` followed by a zero-width space is
-``img_1``; two ids of one input that become equal that way are duplicates.
-
-Errors name the file, the line (where the format has lines) and the id: non-string values, an
-id that is not a string or an integer, or empty, a prediction list with several captions, an
-empty reference list or reference, duplicate ids, invalid UTF-8, a file with no predictions. Pairing (:func:`pair`): the references define the test set. An id with references
-but no prediction scores as an empty prediction (0, counted); a prediction whose id has no
-references is dropped. Both are reported by name; ``strict=True`` makes either an error.
+The formats — COCO ``.json`` (recognised from the content), ``.json`` keyed by id, ``.jsonl``,
+``.csv``/``.tsv`` and ``.parquet`` (``.gz`` too), or a folder or glob of such shards — are
+docs/caption.md's "Input formats" and docs/scale-out.md's shard inputs. Ids are normalised like
+the text (:mod:`scorekit.io.ids`): two ids of one input that become equal are duplicates. Errors
+name the file, the line (where the format has lines) and the id. Pairing (:func:`pair`): the
+references define the test set — an id with references but no prediction scores as an empty
+prediction (0, counted), a prediction without references is dropped, both reported by name
+(``strict=True`` makes either an error); against COCO annotations the predictions' images are
+the test set, as in pycocoevalcap (:func:`read_caption_set`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scorekit.errors import InputError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id, record_id
-from scorekit.io.jsonfile import parse_json
-from scorekit.io.records import file_kind, read_records, shard_paths
+from scorekit.io.jsonfile import member_lines, parse_json
+from scorekit.io.records import expand, file_kind, read_records
 from scorekit.text.normalize import nfc
 
 PRED_KEYS = ("prediction", "caption", "text", "hypothesis", "predictions", "captions")
@@ -96,38 +71,6 @@ def _fmt(path: Path) -> str:
                      "or a folder or glob of such shards)", path)
 
 
-def shard_files(path: str | Path, what: str) -> list[Path]:
-    """The files a caption input names: itself, or a folder's / glob's shard files in name
-    order (see the module docstring)."""
-    files = shard_paths(path, f"{what} shards")
-    for f in files:
-        _fmt(f)
-    return files
-
-
-def _find_key(text: str, key: str, start: int = 0) -> int:
-    pos = text.find(json.dumps(key, ensure_ascii=False) + ":", start)
-    return pos if pos >= 0 else text.find(json.dumps(key) + ":", start)  # written with \\u escapes
-
-
-def _key_lines(text: str, keys) -> list[int | None]:
-    """Best-effort line of every key of a JSON object, so errors point into the file; in one
-    pass: keys come in file order, so each search starts where the previous key was found and
-    newlines are counted once (a search per key from the start made reading quadratic)."""
-    out: list[int | None] = []
-    cursor, line = 0, 1
-    for key in keys:
-        pos = _find_key(text, key, cursor)
-        if pos < 0:   # out of order or escaped: the slow search
-            pos = _find_key(text, key)
-            out.append(text.count("\n", 0, pos) + 1 if pos >= 0 else None)
-            continue
-        line += text.count("\n", cursor, pos)
-        cursor = pos
-        out.append(line)
-    return out
-
-
 def _prediction(value, path, line, key) -> str:
     if isinstance(value, list):
         if len(value) == 0:
@@ -148,22 +91,13 @@ def _references(value, path, line, key) -> list[str]:
                          path, line)
     if not value:
         raise InputError(f"id {key!r}: empty reference list", path, line)
-    out = []
-    for j, r in enumerate(value):
+    for j, r in enumerate(value, 1):
         if not isinstance(r, str):
-            raise InputError(f"id {key!r}: reference {j + 1} must be a string, got {type(r).__name__}",
+            raise InputError(f"id {key!r}: reference {j} must be a string, got {type(r).__name__}",
                              path, line)
         if not r.strip():
-            raise InputError(f"id {key!r}: reference {j + 1} is empty", path, line)
-        out.append(nfc(r))
-    return out
-
-
-def _pick(obj: dict, keys, path, line) -> object:
-    for k in keys:
-        if k in obj:
-            return obj[k]
-    raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
+            raise InputError(f"id {key!r}: reference {j} is empty", path, line)
+    return [nfc(r) for r in value]
 
 
 def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]], str | None]:
@@ -178,7 +112,7 @@ def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]
         if coco is not None:
             return coco
         if isinstance(data, dict):
-            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), _key_lines(text, data))], None
+            return [(str(k), v, ln) for (k, v), ln in zip(data.items(), member_lines(text))], None
         if not isinstance(data, list):
             raise InputError("expected a JSON object keyed by id (or a list of objects)", path)
         objs = ((None, o) for o in data)
@@ -195,66 +129,53 @@ def _records(path: Path, what: str) -> tuple[list[tuple[str, object, int | None]
     for line, o in objs:
         if not isinstance(o, dict) or "id" not in o:
             raise InputError("expected an object with an 'id' key", path, line)
-        rows.append((record_id(o["id"], path, line), _pick(o, keys, path, line), line))
+        rid, key = record_id(o["id"], path, line), next((k for k in keys if k in o), None)
+        if key is None:
+            raise InputError(f"expected one of the keys {', '.join(keys)}", path, line)
+        rows.append((rid, o[key], line))
     return rows, None
 
 
-def _duplicate(what: str, key: str, raw: str, first: tuple[Path, str], shard: Path, line) -> InputError:
-    other = "" if first[0] == shard else f" (also in {first[0]})"
-    if raw != first[1]:
-        other += " (two spellings, equal once normalised: NFC, invisible characters removed)"
-    return InputError(f"duplicate {what} id {key!r}{other}", shard, line)
-
-
-def _key(raw: str, shard: Path, line: int | None) -> str:
-    key = clean_id(raw, shard, line)
-    if not key.strip():
-        raise InputError(f"empty id {raw!r}", shard, line)
-    return key
+def _read(path: str | Path, what: str) -> tuple[dict, bool]:
+    """``what`` ("predictions": id -> text, or "references": id -> texts) and whether they came
+    from COCO annotations files."""
+    out: dict = {}
+    seen: dict[str, tuple[Path, str, bool]] = {}  # first shard, raw id; one row per reference?
+    annotations, preds = False, what == "predictions"
+    shards = expand(Path(path), f"{what} shards")   # a file, or a folder's / glob's shards by name
+    for shard, fmt in zip(shards, [_fmt(shard) for shard in shards]):
+        records, coco = _records(shard, what)
+        annotations |= coco == "annotations"
+        for raw, value, line in records:
+            key = clean_id(raw, shard, line)
+            if not key.strip():
+                raise InputError(f"empty id {raw!r}", shard, line)
+            # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
+            per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
+            refs = None if preds else _references(value, shard, line, key)
+            if key in out and (preds or not (per_row and seen[key][2])):
+                first, first_raw, _ = seen[key]
+                also = "" if first == shard else f" (also in {first})"
+                if raw != first_raw:
+                    also += (" (two spellings, equal once normalised: NFC, invisible characters"
+                             " removed)")
+                raise InputError(f"duplicate {what[:-1]} id {key!r}{also}", shard, line)
+            if preds:
+                out[key] = _prediction(value, shard, line, key)
+            else:
+                out.setdefault(key, []).extend(refs)
+            seen.setdefault(key, (shard, raw, per_row))
+    if not out:   # an empty file, {} or []: every reference would silently score 0
+        raise InputError(f"no {what}", shards[0] if len(shards) == 1 else path)
+    return out, annotations
 
 
 def read_predictions(path: str | Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    seen: dict[str, tuple[Path, str]] = {}
-    shards = shard_files(path, "predictions")
-    for shard in shards:
-        for raw, value, line in _records(shard, "predictions")[0]:
-            key = _key(raw, shard, line)
-            if key in out:
-                raise _duplicate("prediction", key, raw, seen[key], shard, line)
-            out[key] = _prediction(value, shard, line, key)
-            seen[key] = (shard, raw)
-    if not out:   # an empty file, {} or []: every reference would silently score 0
-        raise InputError("no predictions", shards[0] if len(shards) == 1 else path)
-    return out
+    return _read(path, "predictions")[0]
 
 
 def read_references(path: str | Path) -> dict[str, list[str]]:
-    return _read_references(path)[0]
-
-
-def _read_references(path: str | Path) -> tuple[dict[str, list[str]], bool]:
-    """The references and whether they came from COCO annotations files."""
-    out: dict[str, list[str]] = {}
-    annotations = False
-    seen: dict[str, tuple[Path, str, bool]] = {}  # first shard, raw id; one row per reference?
-    shards = shard_files(path, "references")
-    for shard in shards:
-        fmt = _fmt(shard)
-        records, coco = _records(shard, "references")
-        annotations |= coco == "annotations"
-        for raw, value, line in records:
-            key = _key(raw, shard, line)
-            # CSV/TSV rows, Parquet rows holding one string and COCO captions are one reference each
-            per_row = fmt in ("csv", "tsv") or (fmt == "parquet" and isinstance(value, str)) or bool(coco)
-            refs = _references(value, shard, line, key)
-            if key in out and not (per_row and seen[key][2]):
-                raise _duplicate("reference", key, raw, seen[key][:2], shard, line)
-            out.setdefault(key, []).extend(refs)
-            seen.setdefault(key, (shard, raw, per_row))
-    if not out:
-        raise InputError("no references", shards[0] if len(shards) == 1 else path)
-    return out, annotations
+    return _read(path, "references")[0]
 
 
 def _names(ids: list[str], limit: int = 5) -> str:
@@ -267,15 +188,14 @@ def pair(predictions: dict[str, str], references: dict[str, list[str]], *, stric
     """Align by id in reference order; see the module docstring for the missing-id policy."""
     missing = [k for k in references if k not in predictions]
     extra = [k for k in predictions if k not in references]
-    if strict and missing:
-        raise InputError(f"{len(missing)} reference id(s) have no prediction: {_names(missing)}", pred_path)
-    if strict and extra:
-        raise InputError(f"{len(extra)} prediction id(s) have no references: {_names(extra)}", ref_path)
     warnings = []
-    if missing:
-        warnings.append(f"{len(missing)} reference id(s) have no prediction and score 0: {_names(missing)}")
-    if extra:
-        warnings.append(f"{len(extra)} prediction id(s) have no references and are ignored: {_names(extra)}")
+    rules = ((missing, "reference id(s) have no prediction", "score 0", pred_path),
+             (extra, "prediction id(s) have no references", "are ignored", ref_path))
+    for bad, what, fate, path in rules:
+        if bad and strict:
+            raise InputError(f"{len(bad)} {what}: {_names(bad)}", path)
+        if bad:
+            warnings.append(f"{len(bad)} {what} and {fate}: {_names(bad)}")
     ids = list(references)
     preds = [predictions.get(k, "") for k in ids]
     empty = sum(1 for p in preds if not p.strip())
@@ -284,16 +204,12 @@ def pair(predictions: dict[str, str], references: dict[str, list[str]], *, stric
 
 def read_caption_set(predictions: str | Path, references: str | Path, *, strict: bool = False) -> CaptionSet:
     preds = read_predictions(predictions)
-    refs, annotations = _read_references(references)
-    left_out: list[str] = []
-    if annotations and not strict:
-        # pycocoevalcap scores the results' images: an annotated image without a prediction is
-        # not part of the test set (a COCO annotations file holds the whole split)
-        left_out = [k for k in refs if k not in preds]
-        if len(left_out) < len(refs):
-            refs = {k: v for k, v in refs.items() if k in preds}
-        else:
-            left_out = []
+    refs, annotations = _read(references, "references")
+    # pycocoevalcap scores the results' images: an annotated image without a prediction is not
+    # part of the test set (a COCO annotations file holds the whole split) — unless none has one
+    left_out = [k for k in refs if k not in preds] if annotations and not strict else []
+    left_out = left_out if len(left_out) < len(refs) else []
+    refs = {k: v for k, v in refs.items() if k in preds or not left_out}
     out = pair(preds, refs, strict=strict, pred_path=predictions, ref_path=references)
     if left_out:
         out.warnings.insert(0, f"{len(left_out)} annotated image(s) have no prediction and are not scored "

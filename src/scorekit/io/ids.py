@@ -1,20 +1,13 @@
 """Record ids, normalised exactly like text (:func:`scorekit.text.normalize.nfc`).
 
-An id is matched against the ids of another file (predictions against references, a run against
-its qrels), so ``'영상_1'`` typed in NFD by one tool and NFC by another, or ``img_1`` with a
-zero-width space pasted after it, must be the same id. Every reader passes its ids through
-:func:`clean_id` (one at a time) or :func:`clean_id_column` (a whole Arrow column, for the
-vectorised retrieval readers). Two ids of one file that become equal here are that reader's
-usual duplicate-id error.
-
-A NUL byte in an id is refused: no tool writes one on purpose, and ids are printed, stored and
-written back out (TREC, CSV) where a NUL breaks the line.
-
-Cost: ids made of ASCII and precomposed Hangul syllables are already normalised and hold no
-invisible character, so the column check looks at the raw UTF-8 bytes of the column once (about
-0.3 ms for a million ASCII ids, a few ms for a million Korean ones) and returns the column
-untouched. Otherwise Arrow picks out the ids that would change (about 0.25 s a million) and only
-those go through Python.
+An id is matched against another file's ids (predictions against references, a run against its
+qrels), so ``'영상_1'`` in NFD and in NFC, or ``img_1`` with a zero-width space after it, are one
+id. Readers pass ids through :func:`clean_id`, or a whole Arrow column through
+:func:`clean_id_column`; two ids of one file that become equal are that reader's duplicate-id
+error. A NUL byte in an id is refused (ids are printed and written back out, where it breaks the
+line). Cost: a column of ASCII and precomposed Hangul ids is returned untouched after one look at
+its UTF-8 bytes (0.3 ms a million); otherwise Arrow picks out the ids that change (0.25 s a
+million) and only those go through Python.
 """
 
 from __future__ import annotations
@@ -28,25 +21,20 @@ from scorekit.errors import InputError
 from scorekit.text.normalize import INVISIBLE, nfc
 
 
-def _nul_error(value: str, what: str, path, line) -> InputError:
-    return InputError(f"{what} {value!r} holds a NUL byte (\\x00)", path, line)
-
-
 def clean_id(value: object, path: str | os.PathLike | None = None, line: int | None = None,
              what: str = "id") -> str:
     """``str(value)`` normalised like text (NFC, invisible characters removed); a NUL byte is an
     InputError naming ``path:line``."""
     key = value if isinstance(value, str) else str(value)
     if "\x00" in key:
-        raise _nul_error(key, what, path, line)
+        raise InputError(f"{what} {key!r} holds a NUL byte (\\x00)", path, line)
     return key if key.isascii() else nfc(key)
 
 
 def record_id(value: object, path: str | os.PathLike | None = None, line: int | None = None,
               field: str = "id") -> str:
-    """A record's id as written in JSON: a string or an integer, returned as ``str`` (not yet
-    normalised: :func:`clean_id` does that). ``null``, ``true``, a float, a list or an object is
-    an InputError naming the field: ``str()`` would turn them into ids like ``'None'`` or
+    """A record's id as written in JSON, a string or an integer, as ``str`` (not yet normalised).
+    Anything else is an InputError naming the field: ``str()`` would make ids like ``'None'`` or
     ``"['a']"`` that match nothing and are reported, if at all, as a missing prediction."""
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return str(value)
@@ -62,10 +50,8 @@ def _plain(arr) -> bool:
     NFC whatever the order of its characters and holds no invisible character."""
     import pyarrow as pa
 
-    if len(arr) == 0:
-        return True
     buffers = arr.buffers()
-    if buffers[2] is None:
+    if len(arr) == 0 or buffers[2] is None:
         return True
     wide = pa.types.is_large_string(arr.type)
     offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)[arr.offset:arr.offset + len(arr) + 1]
@@ -95,7 +81,8 @@ def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
     nul = pc.match_substring(arr, "\x00")
     if pc.any(nul).as_py():
         row = int(np.argmax(nul.to_numpy(zero_copy_only=False)))
-        raise _nul_error(arr[row].as_py(), what, path, row_line(row))
+        raise InputError(f"{what} {arr[row].as_py()!r} holds a NUL byte (\\x00)", path,
+                         row_line(row))
     # Arrow finds the rows that NFC or removing invisible characters would change (vectorised;
     # NFC is stable across Unicode versions for assigned characters), Python's nfc — the text
     # path's own — does them.
@@ -109,11 +96,10 @@ def _clean_strings(arr, what: str, path, row_line: Callable[[int], int | None]):
 
 
 def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | None] | None = None):
-    """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for
-    query ids) with every id passed through :func:`clean_id`. Returned as is (the same object)
-    when nothing changes (always so for ids of ASCII and Hangul syllables); a dictionary column whose dictionary changes
-    comes back as plain strings, so ids that became equal are one id again. (pyarrow is imported
-    here, not with the module: the caption readers use :func:`clean_id` only.)"""
+    """An Arrow column of ids (string, or dictionary of strings as the TREC reader makes for query
+    ids) with every id passed through :func:`clean_id`: the same object when nothing changes; a
+    dictionary column whose dictionary changes comes back as plain strings (ids that became equal
+    are one id again). pyarrow is imported here: the caption readers use :func:`clean_id` only."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -121,9 +107,8 @@ def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | No
         return col
     line_of = line_of or (lambda row: None)
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-    out, changed, start = [], False, 0
+    out, changed, at = [], False, 0   # at: the column row where the chunk starts
     for chunk in chunks:
-        at = start
         if pa.types.is_dictionary(chunk.type):
             # error path only: pyarrow's to_numpy(zero_copy_only=False) imports pandas (0.15 s)
             def row_line(k: int, at=at, chunk=chunk) -> int | None:
@@ -140,7 +125,7 @@ def clean_id_column(col, what: str, path=None, line_of: Callable[[int], int | No
             if clean is not chunk:
                 chunk, changed = clean, True
         out.append(chunk)
-        start += len(chunk)
+        at += len(chunk)
     if not changed:
         return col
     value_type = next((c.type for c in out if not pa.types.is_dictionary(c.type)), pa.string())

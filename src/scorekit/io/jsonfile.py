@@ -1,16 +1,11 @@
-"""Whole-file JSON with errors that name the file, line and column.
+"""Whole-file JSON with errors that name the file, line and column: every reader that takes JSON
+goes through :func:`parse_json`, so a syntax error reads ``path:line: invalid JSON: ...``.
 
-Every reader that takes JSON (results, qrels/runs, captions, topics, lexicons, ABSA summaries)
-goes through :func:`parse_json`, so a syntax error always reads ``path:line: invalid JSON: ...``.
-
-Duplicate keys in one object are an error (``path:line: duplicate key 'k' ...``): Python's
-``json`` keeps the last value silently, which would drop a whole topic or prediction without a
-word. Detection costs one hook per object on the fast C parser; only when a duplicate is found is
-the text scanned again (pure Python) to name the line where the key repeats.
-
-A lone surrogate escape (``"\\ud800"`` with no partner) is an error too (``path:line: lone
-surrogate ...``): it is not a character, and it would fail much later, when a result is encoded
-as UTF-8. Only a text that holds a surrogate escape at all is searched for one.
+Duplicate keys in one object are an error too (Python's ``json`` keeps the last value silently,
+which would drop a whole topic or prediction): one hook per object on the fast C parser, and only
+when a duplicate is found is the text scanned again (pure Python) for the line where it repeats.
+So is a lone surrogate escape (``"\\ud800"`` with no partner): not a character, it would fail
+much later, when a result is encoded as UTF-8.
 """
 
 from __future__ import annotations
@@ -43,50 +38,30 @@ def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_WS = json.decoder.WHITESPACE.match
+def _object_locating_duplicates(s_and_end, strict, scan_once, _object_hook, _pairs_hook, memo):
+    """The stdlib's object parser, raising :class:`DuplicateKeyError` at a repeated key (the
+    position of its closing quote: the line where it repeats)."""
+    s, starts, seen = s_and_end[0], [], set()
 
+    def scan_value(s: str, idx: int):
+        starts.append(idx)
+        return scan_once(s, idx)
 
-def _object_with_positions(s_and_end, strict, scan_once, *_hooks_and_memo, _w=_WS):
-    """The stdlib's object parser, reduced to what locating a duplicate key needs."""
-    s, end = s_and_end
-    seen: set[str] = set()
-    end = _w(s, end).end()
-    if s[end:end + 1] == "}":
-        return {}, end + 1
-    while True:
-        if s[end:end + 1] != '"':
-            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", s, end)
-        key_pos = end
-        key, end = json.decoder.scanstring(s, end + 1, strict)
+    pairs, end = json.decoder.JSONObject(s_and_end, strict, scan_value, None, list, memo)
+    for (key, _), at in zip(pairs, starts):
         if key in seen:
-            raise DuplicateKeyError(key, key_pos)
+            raise DuplicateKeyError(key, s.rindex('"', 0, s.rindex(":", 0, at)))
         seen.add(key)
-        end = _w(s, end).end()
-        if s[end:end + 1] != ":":
-            raise json.JSONDecodeError("Expecting ':' delimiter", s, end)
-        end = _w(s, end + 1).end()
-        _, end = scan_once(s, end)
-        end = _w(s, end).end()
-        ch = s[end:end + 1]
-        end += 1
-        if ch == "}":
-            return {}, end
-        if ch != ",":
-            raise json.JSONDecodeError("Expecting ',' delimiter", s, end - 1)
-        end = _w(s, end).end()
-
-
-class _Locator(json.JSONDecoder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parse_object = _object_with_positions
-        self.scan_once = json.scanner.py_make_scanner(self)
+    return {}, end
 
 
 def _duplicate_error(dup: DuplicateKeyError, text: str, path, line: int) -> InputError:
     """The error for ``dup``, at the line where the key repeats (found by the slow parser)."""
+    locator = json.JSONDecoder()
+    locator.parse_object = _object_locating_duplicates
+    locator.scan_once = json.scanner.py_make_scanner(locator)
     try:
-        _Locator().decode(text)
+        locator.decode(text)
     except DuplicateKeyError as located:
         line += text.count("\n", 0, located.pos)
     except ValueError:
@@ -105,32 +80,15 @@ def find_lone_surrogate(value: Any, where: str = "") -> str | None:
     """Where in ``value`` a string (or key) holds a lone surrogate, as ``["key"][0]``, else None."""
     if isinstance(value, str):
         return where or "the top level" if _SURROGATE.search(value) else None
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if _SURROGATE.search(k):
-                return f"{where} key {k!r}".strip()
-            found = find_lone_surrogate(v, f"{where}[{k!r}]")
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            found = find_lone_surrogate(v, f"{where}[{i}]")
-            if found:
-                return found
+    if not isinstance(value, (dict, list)):
+        return None
+    for k, v in value.items() if isinstance(value, dict) else enumerate(value):
+        if isinstance(k, str) and _SURROGATE.search(k):
+            return f"{where} key {k!r}".strip()
+        found = find_lone_surrogate(v, f"{where}[{k!r}]")
+        if found:
+            return found
     return None
-
-
-def _check_surrogates(data: Any, text: str, path, line: int) -> None:
-    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
-        return
-    where = find_lone_surrogate(data)
-    if where is None:
-        return
-    m = _LONE_ESCAPE.search(text)
-    at = line + text.count("\n", 0, m.start()) if m else line
-    escape = f" {m.group(0)}" if m else ""
-    raise InputError(f"lone surrogate{escape} in the string at {where} (half of a UTF-16 pair, not a character; "
-                     "write the character itself or its full pair)", path, at)
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=object_without_duplicates)   # one, not one a call
@@ -149,8 +107,33 @@ def parse_json(text: str, path: str | os.PathLike | None = None, line: int = 1) 
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, line + exc.lineno - 1) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", path, line) from None
-    _check_surrogates(data, text, path, line)
+    where = find_lone_surrogate(data) if "\\u" in text and _SURROGATE_ESCAPE.search(text) else None
+    if where is not None:
+        m = _LONE_ESCAPE.search(text)
+        raise InputError(f"lone surrogate{f' {m.group(0)}' if m else ''} in the string at {where} (half of a "
+                         "UTF-16 pair, not a character; write the character itself or its full pair)",
+                         path, line + text.count("\n", 0, m.start()) if m else line)
     return data
+
+
+def member_lines(text: str) -> list[int]:
+    """The line where each member of the top-level array or object of ``text`` (valid JSON)
+    starts — an object's member at its key — in one pass: each member is skipped by the json
+    module's scanner."""
+    decode, skip = json.JSONDecoder().raw_decode, json.decoder.WHITESPACE.match
+    pos = skip(text).end()
+    if text[pos:pos + 1] not in ("[", "{"):
+        return []
+    keyed, lines, line, seen = text[pos] == "{", [], 1, 0
+    pos = skip(text, pos + 1).end()
+    while text[pos] not in "]}":
+        line, seen = line + text.count("\n", seen, pos), pos
+        lines.append(line)
+        if keyed:   # the key, then the colon
+            pos = skip(text, skip(text, decode(text, pos)[1]).end() + 1).end()
+        pos = skip(text, decode(text, pos)[1]).end()
+        pos = skip(text, pos + 1).end() if text[pos] == "," else pos
+    return lines
 
 
 def read_json_object(path: str | os.PathLike, what: str = "JSON file",

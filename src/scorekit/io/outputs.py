@@ -1,28 +1,22 @@
-"""One output transaction per command: every destination checked before work, written last.
+"""One output transaction per command: every destination checked before work, written last
+(README.md: "Outputs are all-or-nothing").
 
-A command registers each place it will write — ``-o`` JSON, ``--report`` HTML, CSV/Markdown
-tables, PNG folders, a checkpoint, the run store — *before* it starts working; registering checks
-the destination at once (its folder exists or can be created, is a folder and writable; the path
-is not a folder; two options do not name the same file) and raises a one-line
-:class:`~scorekit.errors.ScorekitError` naming the option and the path. The content goes to
-temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
-renames every temporary into place only once all of them were written. On any failure nothing new
-is left behind and every file that existed before is byte-identical (a replaced file is kept as a
-hard-link backup until the whole commit succeeded).
-
-``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit time instead of to a file.
-
-A destination is never replaced by something of another kind: when it is a character device
-(``-o /dev/null``) or a FIFO, the content is staged in the system's temporary folder and written
-through it at commit (opened and written, no rename), after every regular file is in place; a
-socket or a block device is refused when registered. A symlink stays a symlink: its target is
-the file that is replaced.
+A command registers each place it will write (``-o`` JSON, ``--report`` HTML, tables, PNG
+folders, a checkpoint, the run store) *before* working: registering checks it at once (its folder
+exists or can be made, is a writable folder; two options do not name one file) and raises a
+one-line :class:`~scorekit.errors.ScorekitError` naming the option and the path. The content goes
+to temporaries beside the destinations; :meth:`Outputs.commit` records the runs in the store and
+renames every temporary into place once all were written (a replaced file is kept as a hard-link
+backup until the commit succeeded: on failure nothing new is left and every old file is
+byte-identical). ``-o -`` (:data:`STDOUT`) writes the JSON to stdout at commit. A character
+device (``-o /dev/null``) or FIFO gets the content staged in the system's temporary folder and
+written through it last (no rename); a socket or block device is refused; a symlink's target is
+the file replaced.
 
 Typical use (the CLI's ``output_options`` does this for ``-o``/``--report``/``--store``)::
 
     with Outputs() as tx:                       # check-as-you-register; abort on exception
-        table = tx.file(path, "--table")
-        plots = tx.directory(plot_dir, "--plot")
+        table, plots = tx.file(path, "--table"), tx.directory(plot_dir, "--plot")
         ...work...
         table.write_text(text)
         savefig(plots.staging / "a.png")
@@ -39,6 +33,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from itertools import takewhile
 from pathlib import Path
 from typing import IO, Any
 
@@ -51,8 +46,7 @@ STDOUT = "-"
 def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Path:
     """The folder ``path`` will be written into: it (or its nearest existing ancestor, when
     ``create_parents``) must be a writable folder. Returns that existing folder."""
-    parent = path.parent if str(path.parent) else Path(".")
-    anchor = parent
+    anchor = parent = path.parent   # (Path("x").parent is Path("."))
     while not os.path.lexists(anchor) and anchor.parent != anchor:
         anchor = anchor.parent
     if anchor != parent and not create_parents:
@@ -65,13 +59,17 @@ def check_parent(path: Path, option: str, *, create_parents: bool = True) -> Pat
 
 
 class _Dest:
-    """One registered destination."""
-
     def __init__(self, path: Path, option: str):
         self.path, self.option = path, option
 
-    def _fail(self, exc: OSError) -> ScorekitError:
-        return ScorekitError(f"{self.option} {self.path}: cannot write: {exc.strerror or exc}")
+    @contextmanager
+    def failing(self) -> Iterator[None]:
+        """An OSError inside is one line naming the option and the path."""
+        try:
+            yield
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise ScorekitError(f"{self.option} {self.path}: cannot write: {why}") from None
 
 
 class FileOutput(_Dest):
@@ -96,23 +94,18 @@ class FileOutput(_Dest):
         """A fresh temporary file path for a writer that wants a path (``torch.save``,
         ``savefig``); it replaces the destination at commit."""
         self.discard()
-        try:
+        with self.failing():
             fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.anchor)
-        except OSError as exc:
-            raise self._fail(exc) from None
         os.close(fd)
         self.tmp = Path(name)
         return self.tmp
 
     @contextmanager
     def open(self, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-        tmp = self.temp_path()
         binary = "b" in mode
-        try:
-            with open(tmp, mode, encoding=None if binary else encoding, newline=None if binary else "") as fh:
-                yield fh
-        except OSError as exc:
-            raise self._fail(exc) from None
+        with self.failing(), open(self.temp_path(), mode, encoding=None if binary else encoding,
+                                  newline=None if binary else "") as fh:
+            yield fh
 
     def write_text(self, text: str) -> None:
         with self.open("w") as fh:
@@ -125,13 +118,26 @@ class FileOutput(_Dest):
             self.tmp = None
 
 
+def _make_parents(directory: Path) -> list[Path]:
+    missing = [*takewhile(lambda p: not os.path.lexists(p), (directory, *directory.parents))][::-1]
+    for m in missing:
+        os.mkdir(m)
+    return missing
+
+
 def _place(src: Path, dest: Path, backups: list, new_paths: list) -> None:
-    """Put the finished temporary ``src`` at ``dest``: renamed over a regular file (kept as a
-    backup until the commit succeeds) or over a symlink's target. (Devices and FIFOs never come
-    here: the commit writes through them last.)"""
+    """Rename the finished temporary ``src`` over ``dest`` (a regular file, kept as a backup until
+    the commit succeeds, or a symlink's target; devices and FIFOs are written through instead)."""
     dest = resolve_link(dest)
     if os.path.lexists(dest):
-        backups.append((Outputs._backup(dest), dest))
+        fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".bak", dir=dest.parent)
+        os.close(fd)
+        os.unlink(name)
+        try:
+            os.link(dest, name)
+        except OSError:
+            shutil.copy2(dest, name)
+        backups.append((Path(name), dest))
     else:
         new_paths.append(dest)
     os.replace(src, dest)
@@ -145,21 +151,16 @@ class DirOutput(_Dest):
         super().__init__(path, option)
         if os.path.lexists(path) and not path.is_dir():
             raise ScorekitError(f"{option} {path}: is a file; expected a folder")
-        if path.is_dir():
-            if not os.access(path, os.W_OK | os.X_OK):
-                raise ScorekitError(f"{option} {path}: folder is not writable")
-            self.anchor = path
-        else:
-            self.anchor = check_parent(path, option)
+        if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+            raise ScorekitError(f"{option} {path}: folder is not writable")
+        self.anchor = path if path.is_dir() else check_parent(path, option)
         self._staging: Path | None = None
 
     @property
     def staging(self) -> Path:
         if self._staging is None:
-            try:
+            with self.failing():
                 self._staging = Path(tempfile.mkdtemp(prefix=".scorekit-", suffix=".tmp", dir=self.anchor))
-            except OSError as exc:
-                raise self._fail(exc) from None
         return self._staging
 
     def discard(self) -> None:
@@ -181,8 +182,7 @@ class StoreOutput(_Dest):
         if resolved.exists() and resolved.stat().st_size > 0:   # an empty file is a new store
             if not os.access(resolved, os.R_OK | os.W_OK):
                 raise ScorekitError(f"{option} {resolved}: the run store is not writable")
-            with RunStore(resolved, create=False):
-                pass  # raises a one-line error for a file that is not a usable store
+            RunStore(resolved, create=False).close()   # a file that is not a usable store: one line
         else:
             check_parent(resolved, option)
 
@@ -205,9 +205,8 @@ class Outputs:
 
     # ------------------------------------------------------------------ registering (= checking)
     def protect(self, path: str | os.PathLike, options: Sequence[str]) -> None:
-        """``path`` is an input of the command, given to ``options`` (the first one is named in
-        the error): no destination registered under another option may be that file (``-o
-        qrels.txt`` would replace the qrels)."""
+        """``path`` is an input of the command, given to ``options`` (the first named in the error):
+        no destination of another option may be that file (``-o qrels.txt`` would replace it)."""
         with suppress(OSError, ValueError):
             st = os.stat(path)
             if stat.S_ISREG(st.st_mode):
@@ -228,20 +227,16 @@ class Outputs:
                 raise ScorekitError(f"{option} {path}: the same path is also given to {d.option}")
 
     def file(self, path: str | os.PathLike, option: str, *, create_parents: bool = False) -> FileOutput:
-        path = Path(path)
-        self._same(path, option)
-        dest = FileOutput(path, option, create_parents)
-        self.files.append(dest)
-        return dest
+        self._same(Path(path), option)
+        self.files.append(FileOutput(Path(path), option, create_parents))
+        return self.files[-1]
 
     def directory(self, path: str | os.PathLike, option: str) -> DirOutput:
         if str(path) == STDOUT:
             raise ScorekitError(f"{option} -: expected a folder name")
-        path = Path(path)
-        self._same(path, option)
-        dest = DirOutput(path, option)
-        self.dirs.append(dest)
-        return dest
+        self._same(Path(path), option)
+        self.dirs.append(DirOutput(Path(path), option))
+        return self.dirs[-1]
 
     def store(self, path: str | os.PathLike | None, option: str = "--store") -> StoreOutput:
         dest = StoreOutput(Path(path) if path else None, option)
@@ -270,10 +265,8 @@ class Outputs:
         if self.committed:
             return
         self.committed = True
-        new_paths: list[Path] = []        # files/folders that did not exist before
-        backups: list[tuple[Path, Path]] = []   # (backup, original) of replaced files
-        made_dirs: list[Path] = []
-        new_stores: list[Path] = []
+        # new files and folders, (backup, original) of replaced files, folders and stores made
+        new_paths, backups, made_dirs, new_stores = [], [], [], []
         through: list[tuple[Path, Path, _Dest]] = []   # (staged file, device or FIFO, its option)
         try:
             # 1. the run store: one SQLite transaction per run; undone below on a later failure
@@ -283,7 +276,7 @@ class Outputs:
                 from scorekit.io.run_store import RunStore  # sqlite3: only when a run is recorded
 
                 if not s.path.exists():
-                    made_dirs += self._make_parents(s.path.parent)
+                    made_dirs += _make_parents(s.path.parent)
                     new_stores.append(s.path)
                 with RunStore(s.path) as store:
                     ids: list[int] = []
@@ -294,36 +287,29 @@ class Outputs:
             for f in self.files:
                 if f.tmp is None or f.special:
                     continue
-                try:
-                    made_dirs += self._make_parents(f.target.parent)
+                with f.failing():
+                    made_dirs += _make_parents(f.target.parent)
                     os.chmod(f.tmp, 0o666 & ~umask())
                     _place(f.tmp, f.target, backups, new_paths)
                     f.tmp = None
-                except OSError as exc:
-                    raise f._fail(exc) from None
             # 3. folders: move each staged file in
             for d in self.dirs:
                 if d._staging is None:
                     continue
-                try:
+                with d.failing():
                     if not d.path.exists():
-                        made_dirs += self._make_parents(d.path)
+                        made_dirs += _make_parents(d.path)
                     for src in sorted(d._staging.iterdir()):
                         target = d.path / src.name
                         if check_special(target, d.option):
                             through.append((src, target, d))
                         else:
                             _place(src, target, backups, new_paths)
-                except OSError as exc:
-                    raise d._fail(exc) from None
             # 4. devices and FIFOs last (a write through cannot be taken back): -o /dev/null
             through += [(f.tmp, f.path, f) for f in self.files if f.tmp is not None and f.special]
             for src, target, dest in through:
-                try:
-                    with open(src, "rb") as fh:
-                        write_through(fh, target)
-                except OSError as exc:
-                    raise dest._fail(exc) from None
+                with dest.failing(), open(src, "rb") as fh:
+                    write_through(fh, target)
             for dest in [*self.files, *self.dirs]:   # the staged copies of devices, FIFOs and folders
                 dest.discard()
         except BaseException:
@@ -338,30 +324,6 @@ class Outputs:
             sys.stdout.flush()
         for fn in self._after:
             fn()
-
-    @staticmethod
-    def _make_parents(directory: Path) -> list[Path]:
-        missing = []
-        p = directory
-        while not os.path.lexists(p):
-            missing.append(p)
-            if p.parent == p:
-                break
-            p = p.parent
-        for m in reversed(missing):
-            os.mkdir(m)
-        return list(reversed(missing))
-
-    @staticmethod
-    def _backup(path: Path) -> Path:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".bak", dir=path.parent)
-        os.close(fd)
-        os.unlink(name)
-        try:
-            os.link(path, name)
-        except OSError:
-            shutil.copy2(path, name)
-        return Path(name)
 
     def _rollback(self, new_paths, backups, made_dirs, new_stores) -> None:
         from scorekit.io.run_store import RunStore
@@ -389,7 +351,4 @@ class Outputs:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.commit()
-        else:
-            self.abort()
+        self.commit() if exc_type is None else self.abort()

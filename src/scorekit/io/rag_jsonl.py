@@ -1,10 +1,7 @@
-"""RAG retrieval records, one JSON object per line (issue #30)::
-
-    {"id": "q1", "question": "...", "retrieved": [passage, ...], "references": [passage, ...]}
-
-``retrieved`` is in rank order (best first); a passage is a string or an object with a string
-``page_content`` (how a LangChain ``Document`` serialises; other keys such as ``metadata`` are
-ignored). Strict: the first malformed line is an error naming the file, the line and the field.
+"""RAG retrieval records, one JSON object per line (issue #30; the format is docs/rag.md's):
+``{"id", "question", "retrieved": [passage, ...], "references": [passage, ...]}``, a passage a
+string or an object with a string ``page_content``. Strict: the first malformed line is an error
+naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -81,8 +78,7 @@ def check_unique(questions: list[RagQuestion], source: str) -> None:
     seen: dict[str, int | None] = {}
     for q in questions:
         if q.id in seen:
-            first = seen[q.id]
-            also = f" (first at line {first})" if first is not None else ""
+            also = f" (first at line {seen[q.id]})" if seen[q.id] is not None else ""
             raise InputError(f"duplicate question id {q.id!r}{also}", source, q.line)
         seen[q.id] = q.line
 

@@ -1,33 +1,27 @@
-"""The run history: every recorded evaluation in one embedded SQLite database.
+"""The run history: every recorded evaluation in one embedded SQLite database, at ``--store
+PATH``, else ``$SCOREKIT_STORE``, else ``~/.scorekit/runs.db`` (:func:`store_path`).
 
-Where: ``--store PATH``, else the environment variable ``SCOREKIT_STORE``, else
-``~/.scorekit/runs.db`` (:func:`store_path`).
-
-Safe with several writers: the database runs in WAL mode with a busy timeout, and each record is
-one ``BEGIN IMMEDIATE`` transaction, so two evaluations finishing at the same moment both land
-(the second waits for the first's lock instead of failing or overwriting). A file that is not
-ours — not SQLite at all, corrupt, or another application's SQLite database — is refused with a
-:class:`~scorekit.errors.ScorekitError`; it is never initialised over or silently rewritten. Our
-databases are marked with ``PRAGMA application_id`` = :data:`APPLICATION_ID` and carry the schema
-version in ``PRAGMA user_version``.
-
-A run is stored whole (``Result.to_dict()`` as zlib-compressed JSON, per-item rows included, so
-two runs can later be compared with paired significance tests) plus its metrics in a narrow table
-for listing and leaderboards.
+Storage and safety are docs/report.md's "Storage": WAL with a busy timeout, one ``BEGIN
+IMMEDIATE`` transaction per record, each run whole (zlib-compressed ``Result.to_dict()``, per-item
+rows included) plus its metrics in a narrow table; a file that is not ours is refused with a
+:class:`~scorekit.errors.ScorekitError`, never initialised over or rewritten (ours carry ``PRAGMA
+application_id`` = :data:`APPLICATION_ID` and the schema version in ``user_version``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import functools
+import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import stat
 import time
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +35,9 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
 ENV_STORE = "SCOREKIT_STORE"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_COLUMNS = "id, task, name, signature, created, recorded, source, n_items"
 
-_SCHEMA = """
+_CREATE = f"""PRAGMA journal_mode = WAL; BEGIN;
 CREATE TABLE IF NOT EXISTS runs (
     id        INTEGER PRIMARY KEY AUTOINCREMENT,
     task      TEXT NOT NULL,
@@ -62,6 +57,7 @@ CREATE TABLE IF NOT EXISTS metrics (
 );
 CREATE INDEX IF NOT EXISTS runs_task ON runs(task, recorded);
 CREATE INDEX IF NOT EXISTS metrics_metric ON metrics(metric, value);
+PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;
 """
 
 
@@ -74,9 +70,8 @@ def store_path(path: str | os.PathLike | None = None) -> Path:
 
 
 def check_store_file(path: str | os.PathLike, option: str = "--store") -> None:
-    """Refuse, in one line and without opening it, a store path that exists and is not a regular
-    file: a folder, a FIFO (opening one to read its header would wait forever for a writer), a
-    device or a socket. A symlink to a regular file is fine."""
+    """Refuse, in one line and without opening it (a FIFO would block), a store path that exists
+    and is not a regular file (or a symlink to one): a folder, a FIFO, a device or a socket."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -94,9 +89,7 @@ def check_metrics(data: Any, where: str | None = None) -> None:
     """A result's metrics must be numbers (or null): ``{"ndcg": "high"}`` is refused in one line
     naming the metric, before anything is recorded."""
     metrics = data.get("metrics") if isinstance(data, dict) else None
-    if not isinstance(metrics, dict):
-        return
-    for name, value in metrics.items():
+    for name, value in (metrics.items() if isinstance(metrics, dict) else ()):
         if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
             continue
         prefix = f"{where}: " if where else ""
@@ -113,6 +106,22 @@ def _is_busy(exc: sqlite3.Error) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _connect(target: Any, uri: bool = False) -> sqlite3.Connection:
+    return sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+
+
+def _uri(path: Path, query: str = "mode=ro") -> str:
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def _probe_tables(query) -> None:
+    names = {t[0] for t in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"runs", "metrics"} <= names:
+        raise sqlite3.DatabaseError("tables missing")
+    query("SELECT count(*) FROM runs")
+    query("SELECT count(*) FROM metrics")
+
+
 @dataclass(frozen=True)
 class RunRecord:
     id: int
@@ -127,11 +136,16 @@ class RunRecord:
 
 
 def _guarded(method):
-    """``method`` with damaged-file errors made friendly (:meth:`RunStore._guard`)."""
+    """``method`` with SQLite's errors said in one line: the lock held by another process, or a
+    damaged file (one can pass the header checks and fail later)."""
     @functools.wraps(method)
     def guarded(self, *args: Any, **kwargs: Any) -> Any:
-        with self._guard():
+        try:
             return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise self._busy() from None
+            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
 
     return guarded
 
@@ -139,13 +153,10 @@ def _guarded(method):
 class RunStore:
     """A run store at ``path``. Use as a context manager or call :meth:`close`.
 
-    Opening checks the file and changes nothing: an existing file must already be a scorekit
-    store (its SQLite header is read directly — an empty file, another program's SQLite database,
-    even an empty one, or a damaged store is refused before SQLite opens it, so no ``-wal``/
-    ``-shm`` file appears beside a file we refuse). Reading uses a read-only connection, so a
-    read-only store can be listed. The store file is created on the first write only, built aside
-    and linked into place complete, so no process ever sees a half-initialised store.
-    """
+    Opening checks the file and changes nothing: an existing file must already be a scorekit store
+    (its header is read directly, so no ``-wal``/``-shm`` file appears beside a file we refuse).
+    Reading uses a read-only connection (a read-only store can be listed). The file is created on
+    the first write only, built aside and linked into place complete."""
 
     def __init__(self, path: str | os.PathLike | None = None, *, create: bool = True):
         self.path = store_path(path)
@@ -157,31 +168,46 @@ class RunStore:
         if os.path.lexists(self.path):
             self._check_existing()
         elif not create:
-            raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+            raise self._missing()
         else:
-            self._check_creatable()
+            parent = self.path.parent
+            while not parent.exists():
+                parent = parent.parent
+            for ok, why in ((parent.is_dir(), "is not a directory"),
+                            (os.access(parent, os.W_OK | os.X_OK), "is not writable")):
+                if not ok:
+                    raise ScorekitError(f"{self.path}: cannot create the run store: {parent} {why}")
 
     # ------------------------------------------------------------------ opening and checking
     def _refuse(self, why: str) -> ScorekitError:
         return ScorekitError(f"{self.path}: {why}; refusing to touch it — choose another file with "
                              "--store or SCOREKIT_STORE")
 
+    def _missing(self) -> ScorekitError:
+        return ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+
+    def _busy(self) -> ScorekitError:
+        return ScorekitError(f"{self.path}: the run store is busy: another process holds its lock (waited "
+                             f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it has finished")
+
+    def _head(self) -> tuple[bytes, int]:
+        with open(self.path, "rb") as fh:
+            head = fh.read(100)
+        return head, self.path.stat().st_size
+
     def _check_existing(self) -> None:
-        p = self.path
         try:
-            with open(p, "rb") as fh:
-                head = fh.read(100)
-            size = p.stat().st_size
+            head, size = self._head()
         except OSError as exc:
-            raise ScorekitError(f"{p}: cannot read the run store: {exc.strerror}") from None
+            raise ScorekitError(f"{self.path}: cannot read the run store: {exc.strerror}") from None
+        app_id = int.from_bytes(head[68:72], "big", signed=True)
+        version = int.from_bytes(head[60:64], "big", signed=True)
         if not head:
             raise self._refuse("an empty file (0 bytes), not a scorekit run store")
         if head[:16] != _SQLITE_MAGIC:
             raise self._refuse("not a scorekit run store (not an SQLite database)")
         if len(head) < 100:
             raise self._refuse("a damaged SQLite file (shorter than its header)")
-        app_id = int.from_bytes(head[68:72], "big", signed=True)
-        version = int.from_bytes(head[60:64], "big", signed=True)
         if app_id == 0:
             tables = self._peek("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
             if tables:
@@ -193,8 +219,9 @@ class RunStore:
             raise self._refuse(f"not a scorekit run store (SQLite application_id {app_id:#x}, another "
                                "program's database)")
         if version > SCHEMA_VERSION:
-            raise ScorekitError(f"{p}: run store written by a newer scorekit (schema {version}, "
-                                f"this one reads up to {SCHEMA_VERSION}); upgrade scorekit")
+            raise ScorekitError(f"{self.path}: run store written by a newer scorekit (schema "
+                                f"{version}, this one reads up to {SCHEMA_VERSION}); "
+                                "upgrade scorekit")
         if version < 1:
             raise self._refuse("a damaged scorekit run store (no schema version)")
         why = self._damage(head, size)
@@ -210,46 +237,29 @@ class RunStore:
         if head[92:96] == head[24:28] and size < n_pages * page_size:
             return f"truncated: {size} bytes of {n_pages * page_size}"
         try:
-            self._probe_tables(self._peek)
+            _probe_tables(self._peek)
         except sqlite3.DatabaseError as exc:
             return str(exc)
         return None
 
-    @staticmethod
-    def _probe_tables(query) -> None:
-        names = {t[0] for t in query("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not {"runs", "metrics"} <= names:
-            raise sqlite3.DatabaseError("tables missing")
-        query("SELECT count(*) FROM runs")
-        query("SELECT count(*) FROM metrics")
-
     def _sound_on_second_look(self) -> bool:
-        """The lock-free look reads the main file alone, so it can catch another process in the
-        middle of a checkpoint (pages half copied from the WAL) and see damage that is not there.
-        Before refusing a file that carries our marker, look again. With a WAL beside it, the
-        way SQLite readers do: read-only, with locks and the WAL. With none, the checkpoint that
-        fooled the first look has finished (the WAL goes only after it): a second lock-free look
-        sees the finished file, and a damaged file gets no companions."""
+        """The lock-free look can catch another process mid-checkpoint (pages half copied from
+        the WAL) and see damage that is not there: look again before refusing. With a WAL beside
+        the file, as SQLite readers do (read-only, with locks and the WAL); with none, the
+        checkpoint has finished (the WAL goes after it), so a second lock-free look will do and a
+        damaged file gets no companions."""
         for _ in range(3):
             if os.path.exists(f"{self.path}-wal"):
-                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
                 try:
-                    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                           isolation_level=None)
+                    conn = _connect(_uri(self.path), uri=True)
                 except sqlite3.Error:
                     return False
-                try:
-                    self._probe_tables(lambda sql: conn.execute(sql).fetchall())
+                with closing(conn), suppress(sqlite3.Error):
+                    _probe_tables(lambda sql: conn.execute(sql).fetchall())
                     return True
-                except sqlite3.Error:
-                    pass
-                finally:
-                    conn.close()
             else:
                 try:
-                    with open(self.path, "rb") as fh:
-                        head = fh.read(100)
-                    if self._damage(head, self.path.stat().st_size) is None:
+                    if self._damage(*self._head()) is None:
                         return True
                 except OSError:
                     return False
@@ -259,25 +269,11 @@ class RunStore:
     def _peek(self, sql: str) -> list[tuple]:
         """Run a query on the main file alone, read-only and immutable: SQLite creates no
         journal, WAL or shared-memory file beside it."""
-        conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1", uri=True)
-        try:
+        with closing(sqlite3.connect(_uri(self.path, "mode=ro&immutable=1"), uri=True)) as conn:
             return conn.execute(sql).fetchall()
-        finally:
-            conn.close()
-
-    def _check_creatable(self) -> None:
-        parent = self.path.parent
-        while not parent.exists():
-            parent = parent.parent
-        if not parent.is_dir():
-            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not a directory")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise ScorekitError(f"{self.path}: cannot create the run store: {parent} is not writable")
 
     def _create(self) -> None:
         """Build a complete store beside the target and link it into place (first one wins)."""
-        import secrets
-
         p = self.path
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -285,18 +281,8 @@ class RunStore:
             raise ScorekitError(f"{p.parent}: cannot create the run store directory: {exc.strerror}") from None
         tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            conn = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("BEGIN")
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        conn.execute(stmt)
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            finally:
-                conn.close()
+            with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
+                conn.executescript(_CREATE)
             try:
                 os.link(tmp, p)
             except FileExistsError:
@@ -320,13 +306,13 @@ class RunStore:
             return self._rw
         if self._ro is None:
             if not os.path.lexists(self.path):
-                raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+                raise self._missing()
             if os.access(self.path, os.R_OK | os.W_OK) and os.access(self.path.resolve().parent, os.W_OK | os.X_OK):
                 # A store we could write is read through an ordinary connection made query-only:
                 # when it closes, SQLite checkpoints and removes the -wal/-shm files it made, so a
                 # `runs list` leaves nothing beside the store (a mode=ro connection cannot).
                 try:
-                    conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                    conn = _connect(self.path)
                     conn.execute("PRAGMA query_only = ON")
                     conn.execute("SELECT count(*) FROM runs").fetchone()
                     self._ro = conn
@@ -335,16 +321,16 @@ class RunStore:
                     conn.close()
                     if _is_busy(exc):
                         raise self._busy() from None
-            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
             try:
-                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+                conn = _connect(_uri(self.path), uri=True)
                 conn.execute("SELECT count(*) FROM runs").fetchone()
             except sqlite3.OperationalError as exc:
                 if _is_busy(exc):
                     raise self._busy() from None
                 # A WAL store in a directory we may not write: no shared-memory file can be made.
                 # Nobody can be writing it either, so read the file as it is.
-                conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+                conn = sqlite3.connect(_uri(self.path, "mode=ro&immutable=1"), uri=True,
+                                       isolation_level=None)
             self._ro = conn
         return self._ro
 
@@ -352,21 +338,19 @@ class RunStore:
         if self._rw is None:
             if not os.path.lexists(self.path):
                 if not self.create:
-                    raise ScorekitError(f"{self.path}: no run store here yet (record a run with --record first)")
+                    raise self._missing()
                 self._create()
                 self._check_existing()
             if not os.access(self.path, os.W_OK):
                 raise ScorekitError(f"{self.path}: the run store is read-only; cannot write to it")
             try:
-                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn = _connect(self.path)   # (its timeout is SQLite's busy timeout)
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.Error as exc:
                 raise ScorekitError(f"{self.path}: cannot open the run store: {exc}") from None
             if self._ro is not None:
                 self._ro.close()
-                self._ro = None
-            self._rw = conn
+            self._ro, self._rw = None, conn
         return self._rw
 
     @contextmanager
@@ -380,22 +364,6 @@ class RunStore:
         except BaseException:
             c.execute("ROLLBACK")
             raise
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """A damaged file can pass the header checks and fail later: say so in one line."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
-                raise self._busy() from None
-            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise ScorekitError(f"{self.path}: the run store is damaged or unreadable ({exc})") from None
-
-    def _busy(self) -> ScorekitError:
-        return ScorekitError(f"{self.path}: the run store is busy: another process holds its lock (waited "
-                             f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it has finished")
 
     def close(self) -> None:
         for conn in (self._ro, self._rw):
@@ -444,36 +412,24 @@ class RunStore:
         return found
 
     # ------------------------------------------------------------------------------ reading
-    def _metrics_of(self, ids: Sequence[int]) -> dict[int, dict[str, float | None]]:
-        out: dict[int, dict[str, float | None]] = {i: {} for i in ids}
-        if not ids:
-            return out
-        q = ",".join("?" * len(ids))
-        for run_id, metric, value in self.conn.execute(
-                f"SELECT run_id, metric, value FROM metrics WHERE run_id IN ({q}) ORDER BY rowid", list(ids)):
-            out[run_id][metric] = value
-        return out
+    def _records(self, rows: list[tuple]) -> list[RunRecord]:
+        metrics: dict[int, dict[str, float | None]] = {r[0]: {} for r in rows}
+        if rows:
+            q = ",".join("?" * len(metrics))
+            sql = f"SELECT run_id, metric, value FROM metrics WHERE run_id IN ({q}) ORDER BY rowid"
+            for run_id, metric, value in self.conn.execute(sql, list(metrics)):
+                metrics[run_id][metric] = value
+        return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
 
     @_guarded
     def list(self, *, task: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
         """Recorded runs, newest first, optionally filtered by task and (substring of) name."""
-        sql = "SELECT id, task, name, signature, created, recorded, source, n_items FROM runs"
-        where, args = [], []
-        if task:
-            where.append("task = ?")
-            args.append(task)
-        if name:
-            where.append("instr(coalesce(name, ''), ?) > 0")
-            args.append(name)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        rows = self.conn.execute(sql, args).fetchall()
-        metrics = self._metrics_of([r[0] for r in rows])
-        return [RunRecord(*r, metrics=metrics[r[0]]) for r in rows]
+        conds = {"task = ?": task, "instr(coalesce(name, ''), ?) > 0": name}
+        where = [w for w, v in conds.items() if v]
+        sql = (f"SELECT {_COLUMNS} FROM runs" + (f" WHERE {' AND '.join(where)}" if where else "")
+               + " ORDER BY id DESC" + (f" LIMIT {int(limit)}" if limit else ""))
+        return self._records(self.conn.execute(sql, [v for v in conds.values() if v]).fetchall())
 
     @_guarded
     def get(self, run_id: int) -> dict[str, Any]:
@@ -492,11 +448,11 @@ class RunStore:
 
     @_guarded
     def record_of(self, run_id: int) -> RunRecord:
-        row = self.conn.execute("SELECT id, task, name, signature, created, recorded, source, n_items "
-                                "FROM runs WHERE id = ?", (int(run_id),)).fetchone()
-        if row is None:
+        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM runs WHERE id = ?", (int(run_id),))
+        rows = rows.fetchall()
+        if not rows:
             self.get(run_id)  # raises the friendly error
-        return RunRecord(*row, metrics=self._metrics_of([row[0]])[row[0]])
+        return self._records(rows)[0]
 
     @_guarded
     def tasks(self) -> list[str]:
@@ -510,11 +466,10 @@ class RunStore:
 
     def leaderboards(self, *, task: str | None = None, metric: str | None = None, test_set: str | None = None,
                      all_runs: bool = False, top: int | None = None) -> "list[Leaderboard]":
-        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one
-        leaderboard per task, test set and caption recipe (runs scored on different qrels or
-        references, another language or recipe are never ranked together); each system name's
-        best run unless ``all_runs``; at most ``top`` runs each. ``test_set``: only the test sets
-        whose fingerprint starts with this text."""
+        """The recorded runs ranked by ``metric`` (default: the task's headline metric), one board
+        per task, test set and caption recipe (other qrels, references, language or recipe are
+        never ranked together); each system name's best run unless ``all_runs``; at most ``top``
+        runs each; only the test sets whose fingerprint starts with ``test_set``, if given."""
         from scorekit.errors import UnknownNameError
         from scorekit.report.model import PRIMARY_METRICS, lower_is_better
         from scorekit.result import is_finite_number
@@ -523,8 +478,8 @@ class RunStore:
         tasks = self.tasks()
         if task and task not in tasks:
             raise UnknownNameError("task", task, tasks) if tasks else ScorekitError("the run store is empty")
-        groups: dict[tuple[str, str, str], list[RunRecord]] = {}
-        info: dict[tuple[str, str, str], tuple[str, Any]] = {}
+        # (task, test set, recipe) -> (its description, the primary-metric hint, the runs)
+        groups: dict[tuple[str, str, str], tuple[str, Any, list[RunRecord]]] = {}
         for t in [task] if task else tasks:
             for rec in reversed(self.list(task=t)):            # oldest first: metric order as recorded
                 data = self.get(rec.id)
@@ -532,14 +487,13 @@ class RunStore:
                 if test_set and not fp.startswith(test_set) and not fp.split(":", 1)[-1].startswith(test_set):
                     continue
                 key = (t, fp, parse_signature(data.get("signature") or "").get("recipe", "scorekit"))
-                groups.setdefault(key, []).append(rec)
-                info.setdefault(key, (describe_test_set(data), (data.get("extra") or {}).get("primary_metric")))
+                hint = (data.get("extra") or {}).get("primary_metric")
+                groups.setdefault(key, (describe_test_set(data), hint, []))[2].append(rec)
         if test_set and not groups:
             raise ScorekitError(f"no recorded run has a test set starting with {test_set!r} "
                                 "(`scorekit runs leaderboard` lists them)")
         boards = []
-        for (t, fp, recipe), recs in groups.items():
-            desc, hint = info[(t, fp, recipe)]
+        for (t, fp, recipe), (desc, hint, recs) in groups.items():
             names = list(dict.fromkeys(k for r in recs for k in r.metrics))
             m = metric
             if m is None:
@@ -607,21 +561,14 @@ TEST_SET_FILES = ("qrels", "references", "corpus", "data", "ratings", "gold")
 
 
 def _digest(obj: Any) -> str:
-    import hashlib
-
     return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")).hexdigest()
 
 
 def _file_digest(path: str) -> str | None:
-    import hashlib
-
-    if not Path(path).is_file():   # (a FIFO would block)
-        return None
-    try:
-        with open(path, "rb") as fh:
+    if Path(path).is_file():   # (a FIFO would block)
+        with suppress(OSError), open(path, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError:
-        return None
+    return None
 
 
 def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
@@ -637,11 +584,10 @@ def compute_test_set(data: dict[str, Any], *, read_files: bool = False) -> str:
         refs = sorted([str(r.get("id")), [r["references"]] if isinstance(r["references"], str)
                        else list(r["references"])] for r in rows)
         return "refs:" + _digest({**base, "references": refs})[:16]
-    if read_files:
-        files = {k: _file_digest(str(inputs[k])) for k in TEST_SET_FILES if isinstance(inputs.get(k), str)}
-        files = {k: v for k, v in files.items() if v}
-        if files:
-            return "files:" + _digest({**base, **files})[:16]
+    files = {k: d for k in TEST_SET_FILES if read_files and isinstance(inputs.get(k), str)
+             and (d := _file_digest(str(inputs[k])))}
+    if files:
+        return "files:" + _digest({**base, **files})[:16]
     if data.get("task") == "topics" and not inputs.get("corpus"):
         # intrinsic topic metrics read no test data: every such topic model stands on the same ground
         return "none:" + _digest(base)[:16]
@@ -658,24 +604,17 @@ def run_test_set(data: dict[str, Any]) -> str:
 def stamp_test_set(result: Any) -> None:
     """Store the test-set fingerprint in a result's ``inputs`` before it is recorded (the files
     it names are read now, while they are there and unchanged)."""
-    data = result.to_dict() if hasattr(result, "to_dict") else result
     inputs = result.inputs if hasattr(result, "inputs") else result.setdefault("inputs", {})
-    if inputs is None:
-        return
-    if not (isinstance(inputs.get("test_set"), str) and inputs["test_set"]):
+    if inputs is not None and not (isinstance(inputs.get("test_set"), str) and inputs["test_set"]):
+        data = result.to_dict() if hasattr(result, "to_dict") else result
         inputs["test_set"] = compute_test_set(data, read_files=True)
 
 
 def describe_test_set(data: dict[str, Any]) -> str:
     """A short human description of a run's test set (language, items, the file it came from)."""
     inputs = data.get("inputs") or {}
-    parts = []
-    if inputs.get("lang"):
-        parts.append(f"lang {inputs['lang']}")
+    parts = [f"lang {inputs['lang']}"] if inputs.get("lang") else []
     n = inputs.get("n_items", inputs.get("n_queries", len(data.get("per_item") or [])))
-    if n:
-        parts.append(f"{n} items")
+    parts += [f"{n} items"] if n else []
     src = next((inputs[k] for k in TEST_SET_FILES if isinstance(inputs.get(k), str)), None)
-    if src:
-        parts.append(Path(src).name)
-    return ", ".join(parts)
+    return ", ".join(parts + ([Path(src).name] if src else []))

@@ -1,25 +1,14 @@
 """Readers for ``scorekit topics``: topic sets (JSON), ratings (CSV), a reference corpus (text).
 
-* Topics JSON: a list of keyword lists ``[["computer", "software"], ...]`` (topics are named
-  ``t1``, ``t2``, … in that order) or an object ``{"name": ["keyword", ...], ...}``. Keywords are
-  NFC-normalised and stripped; every topic needs at least two distinct, non-empty keywords.
-* Ratings CSV (header required; human or LLM scores of each topic): *wide*
-  ``topic,rater_a,rater_b,...`` (one column per rater) or *long* ``topic,rater,score``. ``topic``
-  is a topic name, or its 1-based position (``1`` or ``t1``) for list-form topics.
-* Corpus: UTF-8 text, one document per line (blank lines are skipped).
-
-Topic names and the ratings' topic and rater cells are ids, normalised like text (NFC, invisible
-characters removed), so a name typed in NFD in the ratings matches its topic; two names of one
-file that become equal that way are duplicates.
-
-Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
+The formats are docs/topics.md's "Input formats". Topic names and the ratings' topic and rater
+cells are ids, normalised like text (:mod:`scorekit.io.ids`): two names of one file that become
+equal are duplicates. Errors are :class:`~scorekit.errors.InputError` naming ``file:line``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -29,33 +18,13 @@ import numpy as np
 from scorekit.errors import InputError, ScorekitError
 from scorekit.io.atomic import read_text
 from scorekit.io.ids import clean_id
-from scorekit.io.jsonfile import parse_json
-
-
-def _element_lines(text: str) -> list[int]:
-    """Line where each top-level element (a list item, or an object's value) starts, in a text
-    that is valid JSON (each element is skipped by the json module's scanner)."""
-    decode, skip = json.JSONDecoder().raw_decode, json.decoder.WHITESPACE.match
-    pos = skip(text).end()
-    if text[pos:pos + 1] not in ("[", "{"):
-        return []
-    keyed, lines, line, seen = text[pos] == "{", [], 1, 0
-    pos = skip(text, pos + 1).end()
-    while text[pos] not in "]}":
-        if keyed:   # the key, then the colon
-            pos = skip(text, skip(text, decode(text, pos)[1]).end() + 1).end()
-        line, seen = line + text.count("\n", seen, pos), pos
-        lines.append(line)
-        pos = skip(text, decode(text, pos)[1]).end()
-        pos = skip(text, pos + 1).end() if text[pos] == "," else pos
-    return lines
+from scorekit.io.jsonfile import member_lines, parse_json
 
 
 @dataclass
 class TopicSet:
     names: list[str]
     topics: list[list[str]]
-    path: str | None = None
     keyed: bool = False           # given as {name: [...]} (else a list)
 
 
@@ -63,19 +32,17 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     from scorekit.topics.validate import validate_topics
 
     data = parse_json(text, path)
-    lines = _element_lines(text)
+    line = dict(enumerate(member_lines(text))).get   # element i -> its line (None: not found)
     if isinstance(data, dict):
-        names, raw, keyed = [clean_id(k, path, lines[i] if i < len(lines) else None, "topic name")
-                 for i, k in enumerate(data)], list(data.values()), True
+        names = [clean_id(k, path, line(i), "topic name") for i, k in enumerate(data)]
+        raw, keyed = list(data.values()), True
         empty = next((i for i, n in enumerate(names) if not n.strip()), None)
         if empty is not None:   # "" (or a zero-width space) named a topic nobody can rate or read
-            raise InputError(f"empty topic name {list(data)[empty]!r}", path,
-                             lines[empty] if empty < len(lines) else None)
+            raise InputError(f"empty topic name {list(data)[empty]!r}", path, line(empty))
         if len(set(names)) != len(names):
-            dup = next(n for i, n in enumerate(names) if n in names[:i])
-            at = names.index(dup, names.index(dup) + 1)
-            raise InputError(f"duplicate topic name {dup!r} (two spellings, equal once normalised: NFC, "
-                             "invisible characters removed)", path, lines[at] if at < len(lines) else None)
+            at = next(i for i, n in enumerate(names) if n in names[:i])
+            raise InputError(f"duplicate topic name {names[at]!r} (two spellings, equal once "
+                             "normalised: NFC, invisible characters removed)", path, line(at))
     elif isinstance(data, list):
         names, raw, keyed = [f"t{i + 1}" for i in range(len(data))], data, False
     else:
@@ -83,15 +50,14 @@ def parse_topics(text: str, path: str | os.PathLike | None = None) -> TopicSet:
     if not raw:
         raise InputError("the topic list is empty: expected at least one topic of keywords", path, 1)
     for i, words in enumerate(raw):
-        line = lines[i] if i < len(lines) else None
         if not isinstance(words, list):
-            raise InputError(f"topic {names[i]!r}: expected a list of keywords, got {type(words).__name__}", path, line)
+            raise InputError(f"topic {names[i]!r}: expected a list of keywords, got {type(words).__name__}",
+                             path, line(i))
         try:
             validate_topics([words], [names[i]])
         except ScorekitError as exc:
-            raise InputError(str(exc), path, line) from None
-    topics = validate_topics(raw, names)
-    return TopicSet(names=names, topics=topics, path=None if path is None else str(path), keyed=keyed)
+            raise InputError(str(exc), path, line(i)) from None
+    return TopicSet(names, validate_topics(raw, names), keyed)
 
 
 def read_topics(path: str | os.PathLike) -> TopicSet:
@@ -122,11 +88,11 @@ def _number(value: str, path, line: int, what: str) -> float:
 
 
 def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = None) -> Ratings:
-    from scorekit.io.csvfields import allow_long_fields
+    from scorekit.io.records import allow_long_fields
 
     allow_long_fields()
-    rows = list(csv.reader(io.StringIO(text)))
-    numbered = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    numbered = [(i, r) for i, r in enumerate(csv.reader(io.StringIO(text)), 1)
+                if any(c.strip() for c in r)]
     if not numbered:
         raise InputError("empty ratings file: expected a header row and one row per topic", path, 1)
     (hline, header), body = numbered[0], numbered[1:]
@@ -138,12 +104,10 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
     if not topics.keyed:   # list-form topics may be named by position too
         look.update({str(i + 1): i for i in range(len(topics.names))})
     long_form = [h.lower() for h in header] == ["topic", "rater", "score"]
-    raters: list[str] = []
+    raters = [] if long_form else [clean_id(r, path, hline, "rater") for r in header[1:]]
+    if len(set(raters)) != len(raters):
+        raise InputError("duplicate rater column names", path, hline)
     scores: dict[int, dict[str, float]] = {}
-    if not long_form:
-        raters = [clean_id(r, path, hline, "rater") for r in header[1:]]
-        if len(set(raters)) != len(raters):
-            raise InputError("duplicate rater column names", path, hline)
     for line, row in body:
         cells = [c.strip() for c in row]
         if len(cells) != len(header):
@@ -152,8 +116,7 @@ def parse_ratings(text: str, topics: TopicSet, path: str | os.PathLike | None = 
         if topic not in look:
             hint = "" if topics.keyed else " (list-form topics are t1, t2, … or 1, 2, …)"
             raise InputError(f"unknown topic {topic!r}{hint}", path, line)
-        t = look[topic]
-        slot = scores.setdefault(t, {})
+        slot = scores.setdefault(look[topic], {})
         if long_form:
             rater = clean_id(cells[1], path, line, "rater")
             if rater not in raters:

@@ -1,16 +1,12 @@
 """Vectorised readers for TREC qrels (``qid iter docid rel``) and runs (``qid Q0 docid rank score
-tag``), plain or gzip.
+tag``), plain or gzip, with trec_eval 10's input rules: a line starting with ``#`` is a comment,
+and fields after a run line's tag are ignored.
 
-The whole file is parsed by pyarrow's multi-threaded CSV reader (space-delimited, no quoting);
-no Python object is made per line. Files with irregular whitespace (tabs, repeated or trailing
-blanks, CRLF) are normalised first with one regex pass. When pyarrow rejects a file, a slow
-line-by-line scan (error path only) finds the first bad line, so every error reads
-``path:line: what was expected``.
-
-trec_eval 10's input rules hold: a line starting with ``#`` is a comment (qrels and runs), and a
-run line may carry fields after the run name, which are ignored. Both send the file down the
-normalising path, which drops comment lines (keeping the line count) and cuts run lines to six
-fields.
+pyarrow's multi-threaded CSV reader parses the whole file (space-delimited, no quoting; no Python
+object per line). A file with irregular whitespace (tabs, repeated or trailing blanks, CRLF),
+comments or extra run fields is first normalised by one regex pass that keeps the line count.
+When pyarrow rejects a file, a line-by-line scan (error path only) finds the first bad line, so
+every error reads ``path:line: what was expected``.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +36,8 @@ _IRREGULAR = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
 _COMMENT = re.compile(rb"(?m)^#[^\n]*")
 _RUN_EXTRA = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
+_PARSE = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                            ignore_empty_lines=True)   # one blank between fields, no quoting
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -61,25 +60,22 @@ def _normalise(data: bytes, kind: str) -> bytes:
 
 
 def _is_data(line: bytes) -> bool:
-    """Neither blank nor a ``#`` comment."""
     s = line.strip()
     return bool(s) and not s.startswith(b"#")
 
 
+@dataclass(eq=False)
 class _LineMap:
     """Row index -> 1-based line number. Blank lines are skipped by the parser, so when the file
     has any, the mapping is built — lazily, by re-reading the file, on the error path only."""
-
-    def __init__(self, path: Path):
-        self._path = path
-        self._lines: np.ndarray | None = None
+    path: Path
+    lines: np.ndarray | None = None
 
     def __call__(self, row: int) -> int:
-        if self._lines is None:
-            data = _read_bytes(self._path)
-            nonblank = [i for i, ln in enumerate(data.split(b"\n"), 1) if _is_data(ln)]
-            self._lines = np.asarray(nonblank, dtype=np.int64)
-        return int(self._lines[row]) if row < len(self._lines) else row + 1
+        if self.lines is None:
+            lines = enumerate(_read_bytes(self.path).split(b"\n"), 1)
+            self.lines = np.asarray([i for i, ln in lines if _is_data(ln)], np.int64)
+        return int(self.lines[row]) if row < len(self.lines) else row + 1
 
 
 def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -> None:
@@ -92,63 +88,44 @@ def _scan_for_error(data: bytes, path: Path, ncols: int, form: str, kind: str) -
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"invalid UTF-8 (byte {exc.start} of the line)", path, no) from None
-        parts = line.split()
-        if kind == "run" and len(parts) > ncols:  # fields after the run name: ignored
-            parts = parts[:ncols]
+        parts = line.split()[:ncols] if kind == "run" else line.split()   # (a run's extra fields)
         if len(parts) != ncols:
             hint = f" — is this {other[0]} file?" if len(parts) == other[1] else ""
             raise InputError(f"expected {ncols} columns `{form}`, found {len(parts)}{hint}", path, no)
-        if kind == "run":
-            _check_score(parts[4], path, no)
-        else:
-            try:
-                int(parts[3])
-            except ValueError:
-                raise InputError(f"relevance must be an integer, found {parts[3]!r}", path, no) from None
-
-
-def _check_score(tok: str, path: Path, no: int) -> None:
-    try:
-        value = float(tok)
-    except ValueError:
-        raise InputError(f"score must be a number, found {tok!r}", path, no) from None
-    if not np.isfinite(value):
-        raise InputError(f"score must be a finite number, found {tok!r}", path, no)
+        name, tok, number, what = (("score", parts[4], float, "a number") if kind == "run"
+                                   else ("relevance", parts[3], int, "an integer"))
+        try:
+            value = number(tok)
+        except ValueError:
+            raise InputError(f"{name} must be {what}, found {tok!r}", path, no) from None
+        if kind == "run" and not np.isfinite(value):
+            raise InputError(f"score must be a finite number, found {tok!r}", path, no)
 
 
 def _read_csv(source, names: list[str], types: dict):
-    return pacsv.read_csv(
-        source,
-        read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
-                                         escape_char=False, ignore_empty_lines=True),
-        convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                             strings_can_be_null=False,
-                                             quoted_strings_can_be_null=False, null_values=[]),
-    )
+    read = pacsv.ReadOptions(column_names=names, block_size=1 << 24)
+    convert = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=[],
+                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    return pacsv.read_csv(source, read_options=read, parse_options=_PARSE, convert_options=convert)
 
 
 def _regular(table: pa.Table) -> bool:
-    """No empty id: a repeated or stray blank that kept the column count would leave one. (A
-    tab changes the column count, so pyarrow has already failed on it.) No query id starting
-    with ``#``: a comment line with the right number of words would read as one."""
+    """No empty id (a stray blank that kept the column count leaves one) and no query id starting
+    with ``#`` (a comment line with the right number of words reads as one)."""
     for name in ("qid", "docid"):
         col = table.column(name)
         if pa.types.is_dictionary(col.type):
             col = pa.chunked_array([c.dictionary for c in col.chunks], pa.string())
-        if len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
-            return False
-        if name == "qid" and len(col) and pc.any(pc.starts_with(col, "#")).as_py():
+        if len(col) and (pc.min(pc.binary_length(col)).as_py() == 0
+                         or name == "qid" and pc.any(pc.starts_with(col, "#")).as_py()):
             return False
     return True
 
 
 def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, kind: str):
-    """Fast path: pyarrow reads the file itself (multi-threaded; ``.gz`` decompressed by
-    extension), no copy in Python. Irregular whitespace makes it fail or leave empty ids; then
-    the bytes are normalised and parsed again, and if that fails too, the line is found."""
+    """pyarrow reads the file itself (``.gz`` by extension); when irregular whitespace makes it
+    fail or leave empty ids, the normalised bytes are parsed, and failing that the line is found."""
     path = check_readable(path, f"{kind} file")
-    table = None
     try:
         table = _read_csv(str(path), names, types)
     except (pa.ArrowInvalid, pa.ArrowException, OSError):
@@ -169,15 +146,8 @@ def _parse(path: str | os.PathLike, names: list[str], types: dict, form: str, ki
     return table, _LineMap(path), path
 
 
-def _first_tag(path: Path) -> str | None:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as fh:
-        for raw in fh:
-            if not _is_data(raw):
-                continue
-            parts = raw.split()
-            return parts[5].decode("utf-8", "replace") if len(parts) >= 6 else None
-    return None
+def _open(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
@@ -189,21 +159,14 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
                              to_numpy(table.column("rel")), source=str(p), line_of=line_of)
 
 
-_PEEK = 1 << 18
-
-
 def _few_documents(path: Path) -> bool:
-    """Does the run repeat its document ids (a re-ranking run: each query ranks most of a small
-    pool)? Judged from the file's first 256 KiB: at most one distinct id in four lines. Then
-    the parser dictionary-encodes the ids as it reads (int32 codes, one small dictionary per
-    block), which costs a little more than strings but spares the hash lookup of every row's
-    id against the qrels and the fingerprints of the duplicate check; with mostly distinct ids
-    it would cost several times more (0.6 s against 0.17 s at 3 M lines). A guess only: either
-    way gives the same run."""
+    """Does the run repeat its document ids (a re-ranking run), at most one distinct id in four of
+    its first 256 KiB of lines? Then the parser dictionary-encodes them (dearer than strings, but
+    it spares every row's id lookup; with mostly distinct ids 0.6 s against 0.17 s at 3 M lines).
+    A guess only: either way gives the same run."""
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as fh:
-            head = fh.read(_PEEK)
+        with _open(path) as fh:
+            head = fh.read(1 << 18)
     except (OSError, EOFError):
         return False
     lines = head.count(b"\n")
@@ -222,7 +185,9 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     types = {"qid": _DICT, "docid": docs, "score": pa.float64()}
     table, line_of, p = _parse(path, RUN_COLUMNS, types, _RUN_FORM, "run")
     score = to_numpy(table.column("score"))
-    if name is None:
-        name = _first_tag(p) or p.stem
+    if name is None:   # the first data line's tag
+        with _open(p) as fh:
+            parts = next((raw.split() for raw in fh if _is_data(raw)), [])
+        name = parts[5].decode("utf-8", "replace") if len(parts) >= 6 else p.stem
     return Run.from_arrays(table.column("qid"), table.column("docid"), score, name=name,
                            source=str(p), line_of=line_of)

@@ -85,7 +85,7 @@ def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
     import io
 
     from scorekit.io.atomic import read_text
-    from scorekit.io.csvfields import allow_long_fields
+    from scorekit.io.records import allow_long_fields
 
     text = read_text(path)
     allow_long_fields()

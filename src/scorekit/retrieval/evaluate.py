@@ -350,7 +350,7 @@ def run_batch(q: Qrels, run: Any, threshold: int, engine: Any = None, name: str 
     shards, a list of them) is read on the workers (:class:`RunFiles`); else it is read here."""
     paths = [run] if isinstance(run, (str, os.PathLike)) else run if isinstance(run, (list, tuple)) else [None]
     if getattr(engine, "name", None) == "ray" and paths and all(isinstance(p, (str, os.PathLike)) for p in paths):
-        from scorekit.io.shards import expand
+        from scorekit.io.records import expand
 
         return RunFiles(q, [str(p) for p in expand(paths, "--run")], threshold, name, ",".join(map(str, paths)))
     return RetrievalBatch(q, as_run(run, name=name), threshold, index)

@@ -178,9 +178,9 @@ def _is_shards(obj: Any) -> bool:
 
 
 def _run_from_shards(spec: Any, name: str | None) -> Run:
-    """The shards of ``spec`` (see :func:`scorekit.io.shards.expand`), each read and checked on
+    """The shards of ``spec`` (see :func:`scorekit.io.records.expand`), each read and checked on
     its own, then joined as one run."""
-    from scorekit.io.shards import expand
+    from scorekit.io.records import expand
 
     files = expand(spec, "run")
     runs = [as_run(f) for f in files]

@@ -8,14 +8,9 @@ with the baseline. With one system against the baseline the family has one membe
 adjusted p equals the raw p; the same pair gets the same corrected p from every command that
 shows it.
 
-**The multi-run JSON** (:func:`document`; without ``comparison`` it is
-:meth:`scorekit.result.ResultSet.to_dict`, e.g. ``absa aggregate --no-compare``)::
-
-    {"task", "name", "metrics" (the baseline's), "signature", "runs": [baseline, system, ...],
-     "comparison": {"baseline", "test", "alpha", "correction": "holm", "family", "n_shared",
-                    "rows": [{"system", "measure", "test", "value", "baseline_value",
-                              "improvement_pct", "p_value", "p_adjusted", "significant",
-                              "statistic", "n"}, ...]}}
+**The multi-run JSON** (:func:`document`) is docs/report.md's "Several systems in one file"; its
+``comparison`` block (:func:`block`) also names the ``correction`` ("holm"), the ``family`` and
+``n_shared``, and each row its ``statistic`` and ``n``.
 
 A corpus metric (BLEU, CIDEr, chrF) of a caption or summary run is tested on its own corpus
 score: per-item statistics re-derived from the stored text, resampled, merged and re-scored
@@ -35,7 +30,7 @@ from scorekit.errors import ScorekitError, UnknownNameError
 from scorekit.metrics import describe
 from scorekit.metrics.registry import MetricSpec
 from scorekit.result import is_finite_number, runs_document
-from scorekit.stats.corpus_tests import corpus_test
+from scorekit.stats.corpus_tests import approximate_randomization, paired_bootstrap
 from scorekit.stats.significance import holm_bonferroni, paired_test
 
 HOLM_FAMILY = "per measure, over the systems compared with the baseline"
@@ -56,11 +51,10 @@ def _finite(x: Any) -> float | None:
 def row(system: str, measure: str, value: float, baseline_value: float, test, label: str, n: int) -> dict[str, Any]:
     """One comparison row (before correction); ``test`` a :class:`TestResult` or None (too few
     items to test)."""
-    p = float(test.p_value) if test is not None else float("nan")
-    stat = getattr(test, "statistic", None) if test is not None else None
     return {"system": system, "measure": measure, "test": label, "value": value, "baseline_value": baseline_value,
-            "improvement_pct": improvement_pct(value, baseline_value), "p_value": p,
-            "statistic": _finite(stat), "n": n}
+            "improvement_pct": improvement_pct(value, baseline_value),
+            "p_value": float(test.p_value) if test is not None else float("nan"),
+            "statistic": _finite(getattr(test, "statistic", None)), "n": n}
 
 
 def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
@@ -70,10 +64,8 @@ def correct(rows: list[dict[str, Any]], alpha: float) -> list[dict[str, Any]]:
     for r in rows:
         by_measure.setdefault(r["measure"], []).append(r)
     for family in by_measure.values():
-        for r, pa in zip(family, holm_bonferroni([r["p_value"] for r in family])):
-            pa = float(pa)
-            r["p_adjusted"] = pa
-            r["significant"] = bool(math.isfinite(pa) and pa < alpha)
+        for r, pa in zip(family, holm_bonferroni([r["p_value"] for r in family]).tolist()):
+            r.update(p_adjusted=pa, significant=bool(math.isfinite(pa) and pa < alpha))
     return rows
 
 
@@ -86,24 +78,19 @@ def block(baseline: str | None, *, test: str, alpha: float, rows: list[dict[str,
 
 def document(task: str, runs: Sequence[dict[str, Any]], *, signature: str,
              comparison: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The one multi-run JSON shape (module docstring; :func:`scorekit.result.runs_document`, as
-    :meth:`ResultSet.to_dict <scorekit.result.ResultSet.to_dict>` writes it): the baseline
-    (``runs[0]``) on top, and the ``comparison`` block (:func:`block`) when the runs were compared."""
-    out = runs_document(task, runs, signature)
-    if comparison is not None:
-        out["comparison"] = comparison
-    return out
+    """The one multi-run JSON shape (:func:`scorekit.result.runs_document`: the baseline,
+    ``runs[0]``, on top), with the ``comparison`` block (:func:`block`) when they were compared."""
+    extra = {} if comparison is None else {"comparison": comparison}
+    return runs_document(task, runs, signature) | extra
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", metrics: list[str] | None = None,
                  alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
-    """Pair run ``b`` against the baseline ``a`` (result dicts) over their shared per-item ids;
-    one paired test per metric, Holm per measure (:data:`HOLM_FAMILY`). Returns the multi-run
-    JSON document."""
+    """The multi-run JSON document of run ``b`` paired against the baseline ``a`` (result dicts)
+    over their shared per-item ids: one paired test per metric, Holm per measure."""
     if a.get("task") != b.get("task"):
         raise ScorekitError(f"cannot compare a {a.get('task')} run with a {b.get('task')} run")
-    ia = {str(r.get("id")): r for r in a.get("per_item") or []}
-    ib = {str(r.get("id")): r for r in b.get("per_item") or []}
+    ia, ib = ({str(r.get("id")): r for r in run.get("per_item") or []} for run in (a, b))
     shared = [i for i in ia if i in ib]
     if not shared:
         raise ScorekitError(f"runs {a.get('name')!r} and {b.get('name')!r} share no per-item ids; nothing to "
@@ -117,8 +104,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         candidates = list(metrics)
     if not candidates:
         raise ScorekitError("the two runs share no numeric per-item metric to test")
-    name_a = str(a.get("name") or "A")
-    name_b = str(b.get("name") or "B")
+    name_a, name_b = str(a.get("name") or "A"), str(b.get("name") or "B")
     if name_a == name_b:
         name_a, name_b = f"{name_a}#{a.get('_run_id', 'A')}", f"{name_b}#{b.get('_run_id', 'B')}"
     rows = []
@@ -129,8 +115,7 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
         else:
             pairs = [(ia[i][m], ib[i][m]) for i in shared
                      if is_finite_number(ia[i].get(m)) and is_finite_number(ib[i].get(m))]
-            xa = np.array([p[0] for p in pairs], dtype=float)
-            xb = np.array([p[1] for p in pairs], dtype=float)
+            xa, xb = np.array(pairs, dtype=float).reshape(-1, 2).T.copy()   # two contiguous rows
             t = paired_test(xb, xa, method, n_resamples=n_resamples, seed=seed)
             va, vb, n, label = float(xa.mean()), float(xb.mean()), len(pairs), f"{method} on per-item values"
             info = describe(m, a.get("task"))
@@ -138,26 +123,23 @@ def compare_runs(a: dict[str, Any], b: dict[str, Any], *, method: str = "t", met
                 va, vb = float(a["metrics"][m]), float(b["metrics"][m])   # a corpus score is no mean of items
         rows.append(row(name_b, m, vb, va, t, label, n))
     for r in correct(rows, alpha):   # JSON has no NaN: an untestable p is null
-        r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
-        r["improvement_pct"] = _finite(r["improvement_pct"])
-    ra, rb = dict(a, name=name_a), dict(b, name=name_b)
-    ra.pop("_run_id", None)
-    rb.pop("_run_id", None)
+        r.update({k: _finite(r[k]) for k in ("p_value", "p_adjusted", "improvement_pct")})
+    ra, rb = (dict({k: v for k, v in r.items() if k != "_run_id"}, name=n)
+              for r, n in ((a, name_a), (b, name_b)))
     return document(a.get("task"), [ra, rb], signature=a.get("signature") or "",
                     comparison=block(name_a, test=method, alpha=alpha, rows=rows, n_shared=len(shared)))
 
 
 def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
-    """A corpus metric (``describe(key).corpus``) tested on its own score, from per-item
-    statistics re-derived from the stored predictions and references, with the metric rebuilt
-    from the run's signature (its parameters included); None when the key is per-item or the runs
-    keep no text."""
-    if a.get("task") not in ("caption", "summary"):   # the families with corpus metrics
-        return None
-    info = describe(key, a.get("task"))   # the run's family, then the caption metrics it also scores
+    """A corpus metric tested on its own score (module docstring); None when the key is per-item
+    or the runs keep no text."""
+    # the families with corpus metrics (the run's family's metrics, then the caption metrics)
+    info = describe(key, a.get("task")) if a.get("task") in ("caption", "summary") else None
     if info is None or not info.corpus:
         return None
     from scorekit.generation.driver import metric_from_signature, stats_from_rows
+    from scorekit.generation.scale import sacrebleu_keys
+    from scorekit.signature import parse_signature
     ma, mb = metric_from_signature(key, a.get("signature")), metric_from_signature(key, b.get("signature"))
     if ma is None or mb is None:
         return None
@@ -167,39 +149,30 @@ def _corpus_test(key, a, b, ia, ib, shared, method, n_resamples, seed):
         return None
     declared = MetricSpec(key).name   # "chrf(beta=3)" is the key chrf of the metric built with beta 3
     if method == "randomization":
-        res = corpus_test(ma, declared, sa, sb, "randomization", n_resamples=n_resamples, seed=seed)
+        res = approximate_randomization(ma, declared, sa, sb, n_resamples=n_resamples or 10000,
+                                        seed=seed)
     else:
-        res = corpus_test(ma, declared, sa, sb, "bootstrap", n_resamples=min(n_resamples, 1000), seed=seed)
-    scale = [_scale(key, run) for run in (a, b)]   # --scale 100: the run stored sacrebleu's 0-100
-    return res, (res.baseline * scale[0], res.system * scale[1], len(shared)), f"{res.method} on the corpus score"
-
-
-def _scale(key: str, run: dict[str, Any]) -> float:
-    """The factor ``run`` stored ``key`` with (``scale:100`` pinned for sacrebleu's keys), or 1."""
-    from scorekit.generation.scale import sacrebleu_keys
-    from scorekit.signature import parse_signature
-
-    scale = parse_signature(run.get("signature") or "").get("scale")
-    return float(scale) if scale and sacrebleu_keys([key]) else 1.0
+        res = paired_bootstrap(ma, declared, sa, sb, n_resamples=min(n_resamples, 1000) or 1000,
+                               seed=seed)
+    # the factor each run stored the key with: scale:100 for sacrebleu's keys (--scale 100), or 1
+    scales = [parse_signature(run.get("signature") or "").get("scale") for run in (a, b)]
+    fa, fb = (float(s) if s and sacrebleu_keys([key]) else 1.0 for s in scales)
+    label = f"{res.method} on the corpus score"
+    return res, (res.baseline * fa, res.system * fb, len(shared)), label
 
 
 def compare(runs: Sequence[dict[str, Any]], *, method: str = "t", metrics: list[str] | None = None,
             alpha: float = 0.05, n_resamples: int = 10000, seed: int = 42) -> dict[str, Any]:
-    """Several runs (result dicts with per-item rows): every later run against the first (the
-    baseline), each paired over the items they share (:func:`compare_runs`), then Holm per
-    measure over the systems compared with the baseline (:data:`HOLM_FAMILY`). Returns the
-    ``comparison`` block of the multi-run JSON (module docstring)."""
+    """The ``comparison`` block of several runs (result dicts with per-item rows): every later run
+    paired against the first (:func:`compare_runs`), then Holm per measure over all of them."""
     if len(runs) < 2:
         raise ScorekitError("a comparison needs at least two runs")
-    rows: list[dict[str, Any]] = []
-    shared: list[int] = []
-    for other in runs[1:]:
-        pair = compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha, n_resamples=n_resamples,
-                            seed=seed)["comparison"]
-        rows += pair["rows"]
-        shared.append(pair["n_shared"])
+    pairs = [compare_runs(runs[0], other, method=method, metrics=metrics, alpha=alpha,
+                          n_resamples=n_resamples, seed=seed)["comparison"] for other in runs[1:]]
+    rows = [r for pair in pairs for r in pair["rows"]]
     for r in rows:   # one family per measure across every system (each pair alone had a family of one)
         r["p_value"] = float("nan") if r["p_value"] is None else r["p_value"]
     for r in correct(rows, alpha):
         r["p_value"], r["p_adjusted"] = _finite(r["p_value"]), _finite(r["p_adjusted"])
-    return block(runs[0].get("name"), test=method, alpha=alpha, rows=rows, n_shared=min(shared))
+    return block(runs[0].get("name"), test=method, alpha=alpha, rows=rows,
+                 n_shared=min(pair["n_shared"] for pair in pairs))

@@ -37,42 +37,36 @@ class CorpusTestResult:
 
 def _p(null: np.ndarray, observed: float) -> float:
     # no observed difference: p = 1 (sacrebleu's strict ">" would give its smallest p, 1/(B+1))
-    if observed == 0:
-        return 1.0
-    return float((np.sum(null > observed) + 1) / (len(null) + 1))
+    return 1.0 if observed == 0 else float((np.sum(null > observed) + 1) / (len(null) + 1))
 
 
-def _check(base: Stats, system: Stats) -> int:
+def _start(metric: Metric, key: str, base: Stats, system: Stats, seed: int | None):
+    """The number of items, the seeded generator and both systems' scores."""
     if len(base) != len(system):
         raise ScorekitError(f"paired test needs the same items: {len(base)} vs {len(system)}")
     if len(base) == 0:
         raise ScorekitError("paired test needs at least one item")
-    return len(base)
+    rng = np.random.default_rng(seed)
+    return len(base), rng, metric.score(base)[key], metric.score(system)[key]
 
 
 def paired_bootstrap(metric: Metric, key: str, base: Stats, system: Stats, *, n_resamples: int = 1000,
                      seed: int | None = 12345) -> CorpusTestResult:
-    n = _check(base, system)
-    rng = np.random.default_rng(seed)
+    n, rng, score_base, score_sys = _start(metric, key, base, system, seed)
     idxs = rng.choice(n, size=(n_resamples, n), replace=True)
-    score_base, score_sys = metric.score(base)[key], metric.score(system)[key]
     s_base = np.array([metric.score(base.take(i))[key] for i in idxs])
     s_sys = np.array([metric.score(system.take(i))[key] for i in idxs])
     diffs = np.abs(s_sys - s_base)
     p = _p(diffs - diffs.mean(), abs(score_base - score_sys))
-    mean = float(s_sys.mean())
     ci = float(1.96 * s_sys.std(ddof=1)) if n_resamples > 1 else 0.0   # sacrebleu estimate_ci
-    return CorpusTestResult(score_base, score_sys, p, "paired-bootstrap", mean, ci)
+    return CorpusTestResult(score_base, score_sys, p, "paired-bootstrap", float(s_sys.mean()), ci)
 
 
 def approximate_randomization(metric: Metric, key: str, base: Stats, system: Stats, *,
                               n_resamples: int = 10000, seed: int | None = 12345) -> CorpusTestResult:
-    n = _check(base, system)
-    rng = np.random.default_rng(seed)
+    n, rng, score_base, score_sys = _start(metric, key, base, system, seed)
     pos = rng.integers(2, size=(n_resamples, n), dtype=bool)
-    both = Stats.concat([base, system])
-    rows = np.arange(n)
-    score_base, score_sys = metric.score(base)[key], metric.score(system)[key]
+    both, rows = Stats.concat([base, system]), np.arange(n)
     null = np.empty(n_resamples)
     for t, sel in enumerate(pos):
         a = metric.score(both.take(np.where(sel, rows, rows + n)))[key]
@@ -80,10 +74,3 @@ def approximate_randomization(metric: Metric, key: str, base: Stats, system: Sta
         null[t] = abs(a - b)
     return CorpusTestResult(score_base, score_sys, _p(null, abs(score_base - score_sys)), "approximate-randomization")
 
-
-def corpus_test(metric: Metric, key: str, base: Stats, system: Stats, method: str = "bootstrap", *,
-                n_resamples: int | None = None, seed: int | None = 12345) -> CorpusTestResult:
-    """``method``: ``bootstrap`` (default 1000 resamples) or ``randomization`` (10000 trials)."""
-    if method in ("randomization", "ar", "approximate-randomization"):
-        return approximate_randomization(metric, key, base, system, n_resamples=n_resamples or 10000, seed=seed)
-    return paired_bootstrap(metric, key, base, system, n_resamples=n_resamples or 1000, seed=seed)

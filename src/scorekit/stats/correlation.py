@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,8 +29,7 @@ METHODS = ("pearson", "spearman", "kendall")
 
 
 def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(x, dtype=np.float64)
-    b = np.asarray(y, dtype=np.float64)
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ScorekitError(f"correlation needs two equal-length vectors, got {a.shape} and {b.shape}")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
@@ -39,11 +39,9 @@ def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r of each row pair of (B, n) arrays; NaN where a row is constant."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
+    xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
     # scale first (as scipy does) so huge/tiny magnitudes do not overflow
-    xn = np.linalg.norm(xc, axis=-1, keepdims=True)
-    yn = np.linalg.norm(yc, axis=-1, keepdims=True)
+    xn, yn = np.linalg.norm(xc, axis=-1, keepdims=True), np.linalg.norm(yc, axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = ((xc / xn) * (yc / yn)).sum(axis=-1)
     return np.clip(r, -1.0, 1.0)
@@ -78,26 +76,13 @@ def _one(method: str, x, y) -> float:
     return float(_statistic_rows(method, a[None], b[None])[0]) if a.size >= 2 else float("nan")
 
 
-def pearson(x, y) -> float:
-    return _one("pearson", x, y)
-
-
-def spearman(x, y) -> float:
-    return _one("spearman", x, y)
-
-
-def kendall(x, y) -> float:
-    return _one("kendall", x, y)
+pearson, spearman, kendall = (functools.partial(_one, m) for m in METHODS)
 
 
 def _statistic_rows(method: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if method == "pearson":
-        return _pearson_rows(x, y)
     if method == "spearman":
-        return _pearson_rows(_rank_rows(x), _rank_rows(y))
-    if method == "kendall":
-        return _kendall_rows(x, y)
-    raise UnknownNameError("correlation", method, METHODS)
+        x, y, method = _rank_rows(x), _rank_rows(y), "pearson"
+    return _pearson_rows(x, y) if method == "pearson" else _kendall_rows(x, y)
 
 
 def _p_value(method: str, x: np.ndarray, y: np.ndarray) -> float:
@@ -106,8 +91,7 @@ def _p_value(method: str, x: np.ndarray, y: np.ndarray) -> float:
     from scipy import stats
 
     fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(action="ignore"):
         try:
             return float(fn(x, y)[1])
         except ValueError:
@@ -134,16 +118,16 @@ def correlate(x, y, methods: Sequence[str] = METHODS, *, n_resamples: int = 1000
             raise UnknownNameError("correlation", m, METHODS)
     if not 0 < confidence < 1:
         raise ScorekitError(f"confidence must be between 0 and 1, got {confidence}")
-    n = a.size
-    out: dict[str, Correlation] = {}
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n)) if n >= 2 and n_resamples > 0 else None
+    n, nan = a.size, float("nan")
+    if n < 2:
+        return {m: Correlation(m, nan, nan, nan, nan, n, confidence) for m in methods}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n)) if n_resamples > 0 else None
     q = [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0]
+    out: dict[str, Correlation] = {}
     for m in methods:
-        if n < 2:
-            out[m] = Correlation(m, float("nan"), float("nan"), float("nan"), float("nan"), n, confidence)
-            continue
         stat = float(_statistic_rows(m, a[None], b[None])[0])
-        low = high = float("nan")
+        low = high = nan
         if idx is not None:
             boot = _statistic_rows(m, a[idx], b[idx])
             boot = boot[np.isfinite(boot)]

@@ -45,8 +45,7 @@ class TestResult:
 
 
 def _pair(a, b) -> np.ndarray:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ScorekitError(f"paired test needs two 1-d samples of equal length, got {a.shape} and {b.shape}")
     if a.size < 2:
@@ -70,8 +69,7 @@ def _chunks(n_resamples: int, n: int):
 
 
 def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
-    n = d.size
-    observed = float(d.mean())
+    n, observed = d.size, float(d.mean())
     if n < 63 and 2 ** n <= n_resamples:
         codes = np.arange(2 ** n, dtype=np.int64)
         signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(n)) & 1)
@@ -83,17 +81,6 @@ def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
         signs = rng.integers(0, 2, size=(hi - lo, n), dtype=np.int8) * 2 - 1
         null[lo:hi] = (signs @ d) / n
     return TestResult(observed, _p_two_sided(null, observed, exact=False), "randomization")
-
-
-def _bootstrap(d: np.ndarray, n_resamples: int, seed: int) -> TestResult:
-    n = d.size
-    observed = float(d.mean())
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    for lo, hi in _chunks(n_resamples, n):
-        means[lo:hi] = d[rng.integers(0, n, size=(hi - lo, n))].mean(axis=1)
-    extreme = np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-14 * abs(observed))
-    return TestResult(observed, float((extreme + 1) / (n_resamples + 1)), "bootstrap")
 
 
 def normalise_method(method: str) -> str:
@@ -120,7 +107,12 @@ def paired_test(a: np.ndarray, b: np.ndarray, method: str = "t", *, n_resamples:
         return TestResult(float(res.statistic), float(res.pvalue), method)
     if method == "randomization":
         return _randomization(d, n_resamples, seed)
-    return _bootstrap(d, n_resamples, seed)
+    # the paired bootstrap
+    observed, rng, means = float(d.mean()), np.random.default_rng(seed), np.empty(n_resamples)
+    for lo, hi in _chunks(n_resamples, d.size):
+        means[lo:hi] = d[rng.integers(0, d.size, size=(hi - lo, d.size))].mean(axis=1)
+    extreme = np.count_nonzero(np.abs(means - observed) >= abs(observed) - 1e-14 * abs(observed))
+    return TestResult(observed, float((extreme + 1) / (n_resamples + 1)), "bootstrap")
 
 
 def holm_bonferroni(p_values: Sequence[float]) -> np.ndarray:
@@ -130,9 +122,7 @@ def holm_bonferroni(p_values: Sequence[float]) -> np.ndarray:
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
-    m = int(ok.sum())
-    if m == 0:
-        return out
+    m = int(ok.sum())   # (none: out stays all NaN)
     pv = p[ok]
     order = np.argsort(pv, kind="stable")
     scaled = np.minimum(1.0, (m - np.arange(m)) * pv[order])
@@ -148,8 +138,7 @@ def unpaired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10000, see
     times (``numpy.random.default_rng(seed)``) and p is scipy's two-sided p-value,
     p = 2 * min(#{T* <= T} + 1, #{T* >= T} + 1) / (R + 1), clipped to 1 (as ``"randomization"``;
     ``scipy.stats.permutation_test(..., permutation_type="independent")``)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.ndim != 1 or b.ndim != 1 or a.size < 1 or b.size < 1:
         raise ScorekitError(f"unpaired test needs two non-empty 1-d samples, got {a.shape} and {b.shape}")
     if n_resamples < 1:

@@ -21,7 +21,7 @@ from typing import Any
 
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 from scorekit.io.ids import clean_id, record_id
-from scorekit.io.records import file_kind, read_records, shard_paths
+from scorekit.io.records import expand, file_kind, read_records
 from scorekit.text.normalize import nfc
 
 ID_FIELDS = ("id",)
@@ -49,7 +49,7 @@ class Pairs:
 def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str, Any]]]:
     """``(file, line, record)`` of a file, or of every shard of a folder or glob in name order
     (:mod:`scorekit.io.records`: .jsonl, .json, .csv, .tsv, .txt, .parquet; ``.gz`` too)."""
-    for shard in shard_paths(path, "input shards"):
+    for shard in expand(Path(path), "input shards"):
         kind = file_kind(shard)
         if kind not in ("jsonl", "json", "csv", "tsv", "txt", "parquet"):
             raise InputError(f"unsupported file type {kind!r} (expected .jsonl, .json, .csv, .tsv, .txt or "
