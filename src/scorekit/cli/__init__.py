@@ -1,12 +1,10 @@
-"""The ``scorekit`` command: a thin layer over the Python API.
-
-Each sub-command lives in its own module ``scorekit.cli.<module>`` exposing a click command named
-``command``; modules are imported only when their sub-command runs, so ``scorekit retrieval``
-never pays for importing torch.
-"""
+"""The ``scorekit`` command: a thin layer over the Python API. Each sub-command's module is
+imported only when it runs, so ``scorekit retrieval`` never pays for importing torch."""
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import importlib
 import os
 import re
@@ -55,8 +53,6 @@ class LazyGroup(click.Group):
             return super().resolve_command(ctx, args)
         except click.UsageError:
             name = args[0] if args else ""
-            import difflib
-
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise click.UsageError(f"No such command '{name}'.{hint}", ctx) from None
@@ -140,10 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every user mistake ends as one line on stderr and exit status 2. SIGINT ends
     with 130 and SIGTERM with 143, both after rolling the staged outputs back."""
     previous = None
-    try:
+    with contextlib.suppress(ValueError):   # not the main thread: leave signals alone
         previous = signal.signal(signal.SIGTERM, _on_sigterm(os.getpid()))
-    except ValueError:                    # not the main thread: leave signals alone
-        pass
     try:
         return _main(argv)
     finally:
@@ -162,14 +156,11 @@ def _main(argv: list[str] | None) -> int:
     except ScorekitError as exc:
         click.echo(f"scorekit: error: {_plain(str(exc))}", err=True)
         return exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:
-        exc.show()
-        return exc.exit_code
-    except click.UsageError as exc:
-        click.echo(_usage_line(exc), err=True)
-        return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        if isinstance(exc, click.UsageError) and not isinstance(exc, click.exceptions.NoArgsIsHelpError):
+            click.echo(_usage_line(exc), err=True)
+        else:
+            exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -193,22 +184,16 @@ def _main(argv: list[str] | None) -> int:
 
 
 def run() -> None:
-    """The ``scorekit`` command: :func:`main`, then exit without tearing the interpreter down.
-
-    By the time ``main`` returns every output has been committed (written, flushed and renamed
-    into place), so freeing the run's millions of small objects one by one at interpreter exit
-    is pure waiting: about 40-50 ms of a one-second run. The standard streams are flushed first;
-    when Ray is loaded, its exit handlers (shutting the cluster connection down) run as usual, and
-    so do a profiler's or tracer's (``python -m cProfile``, coverage)."""
+    """The ``scorekit`` command: :func:`main`, then exit without tearing the interpreter down:
+    every output is committed by then, and freeing millions of small objects one by one is 40-50
+    ms of a one-second run. Ray's, a profiler's or a tracer's exit handlers still run."""
     from scorekit.heap import prepare
 
     prepare(sys.argv[1:])     # large temporaries reuse freed pages instead of faulting new ones
     code = main()
-    try:
+    with contextlib.suppress(BrokenPipeError, ValueError):
         sys.stdout.flush()
         sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        pass
     if "ray" in sys.modules or "coverage" in sys.modules or sys.getprofile() or sys.gettrace():
         sys.exit(code)            # Ray's exit handlers; a profiler or tracer reports at exit
     if "logging" in sys.modules:

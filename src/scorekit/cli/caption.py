@@ -7,10 +7,14 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, example, metric_specs, open_engine,
+                                  output_options, print_table, signature_line, warn)
 from scorekit.cli._types import finite, usage_error
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line, warn
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption, metric_specs
+from scorekit.errors import ScorekitError
+
+# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
+SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
+                "quiet", "report", "record", "store", "plot", "plot_format"}
 
 
 @click.command("caption",
@@ -74,8 +78,17 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     from scorekit.generation.targets import evaluate_files
     from scorekit.metrics.registry import MetricSpec
 
-    if recipe == "spec":
-        _check_spec_options(click.get_current_context(), lang)
+    if recipe == "spec":   # it fixes the tokens, metrics and parameters: an option changing them is an error
+        if lang != "ko":
+            raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
+                                "with --lang ko")
+        ctx = click.get_current_context()
+        given = [p for p in ctx.command.params
+                 if ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]
+        wrong = [p for p in given if p.name not in SPEC_OPTIONS]
+        if wrong:
+            raise ScorekitError(f"{wrong[0].opts[0]} does not apply to --recipe spec, which fixes the spec's "
+                                "tokens, metrics and parameters")
     if images and videos:
         raise usage_error("give --images or --videos, not both")
     defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
@@ -88,25 +101,6 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     if not quiet:
         _print_report(result, fmt)
     emit(result, output=output, fmt=fmt, quiet=quiet)
-
-
-# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
-SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
-                "quiet", "report", "record", "store", "plot", "plot_format"}
-
-
-def _check_spec_options(ctx: click.Context, lang: str) -> None:
-    """--recipe spec fixes the tokens, the metrics and their parameters: an option that would
-    change them is an error, not silently ignored."""
-    from scorekit.errors import ScorekitError
-
-    if lang != "ko":
-        raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
-                            "with --lang ko")
-    for p in ctx.command.params:
-        if p.name not in SPEC_OPTIONS and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
-            raise ScorekitError(f"{p.opts[0]} does not apply to --recipe spec, which fixes the spec's tokens, "
-                                "metrics and parameters")
 
 
 def _print_report(result, fmt: str) -> None:

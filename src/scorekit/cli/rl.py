@@ -6,13 +6,15 @@ values at parse time, the checkpoint's folder, torch being installed, the data b
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, example, output_options, print_table, shared_options, signature_line
+from scorekit.cli._common import (emit, example, options, output_options, print_table, shared_options,
+                                  signature_line)
 from scorekit.cli._types import MAX_COUNT, MAX_SEED, usage_error
 from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
@@ -33,13 +35,11 @@ class _Number(click.ParamType):
         self.name = "integer" if kind is int else "number"
 
     def convert(self, value, param, ctx):
-        if isinstance(value, self.kind) and not isinstance(value, bool):
-            v = value
-        else:
-            try:
-                v = self.kind(str(value).strip())
-            except ValueError:
-                self.fail(f"expected {'an integer' if self.kind is int else 'a number'}, got {value!r}", param, ctx)
+        try:
+            v = (value if isinstance(value, self.kind) and not isinstance(value, bool)
+                 else self.kind(str(value).strip()))
+        except ValueError:
+            self.fail(f"expected {'an integer' if self.kind is int else 'a number'}, got {value!r}", param, ctx)
         if isinstance(v, float) and not math.isfinite(v):
             self.fail(f"expected a finite number, got {value!r}", param, ctx)
         too_low = v <= self.low if self.open_low else v < self.low
@@ -89,7 +89,7 @@ def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int |
     return load_pairs(data, dataset, split=split, limit=limit, files=dataset_files, lang=lang)
 
 
-data_options = [
+data_options = options(
     click.option("--data", type=click.Path(path_type=Path),
                  help="JSONL/CSV of (document, reference) records. Default: the sample shipped with "
                       "scorekit (30 English or, with --lang ko, 10 Korean news items)."),
@@ -108,8 +108,7 @@ data_options = [
     click.option("--allow-english-model", is_flag=True,
                  help="Allow --lang ko with the shipped English-only all-MiniLM-L6-v2 as encoder or reward "
                       "model (its tokenizer reads Hangul only as decomposed jamo; see docs/rl.md)."),
-    click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."),
-]
+    click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."))
 
 
 def _reward(spec: str):
@@ -138,20 +137,12 @@ def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
                           "or --allow-english-model")
 
 
-def _with(options):
-    def deco(f):
-        for o in reversed(options):
-            f = o(f)
-        return f
-    return deco
-
-
 # --------------------------------------------------------------------------- train-summarizer
 
 @click.command("train-summarizer",
                epilog=example("scorekit train-summarizer --folds 3 --epochs 5 --report cv.html",
                               "scorekit train-summarizer --num-train 20 --checkpoint policy.pt", heading="Examples:"))
-@_with(data_options)
+@data_options
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
               help="Articles used for training (NUM_TRAIN); with --folds, the articles cross-validated.")
@@ -180,9 +171,8 @@ def _with(options):
               help="Where to save the trained policy (.pt). Required without --folds; with --folds, "
                    "a policy trained on all the articles is saved there after the cross-validation.")
 @output_options
-def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model,
-                     n_list, split,
-                     num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
+def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
+                     split, num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
                      seed, folds, checkpoint, output, fmt, quiet):
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
@@ -212,7 +202,7 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
 
     from scorekit.summarization.rl.pipeline import train_summarizer as train
 
-    with _TrainingBar() as bar:
+    with _training_bar() as bar:
         cv, policy, log = train(pairs, n_list=ns, epochs=epochs, k_sentences=k_sentences, lr=lr, hidden=hidden,
                                 state=state, compress=compress, baseline=baseline, baseline_momentum=baseline_momentum,
                                 seed=seed, folds=folds, final=checkpoint is not None,
@@ -233,43 +223,37 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
         say(f"saved {checkpoint}")
 
 
-class _TrainingBar:
+@contextlib.contextmanager
+def _training_bar():
     """The training progress bar on stderr (a terminal only): episodes done and running reward."""
+    bar = []   # the rich Progress and its task, made at the first update
 
-    def __enter__(self):
-        self.bar = None
-        return self
-
-    def __call__(self, done: int, total: int, reward: float) -> None:
-        if self.bar is None:
+    def update(done: int, total: int, reward: float) -> None:
+        if not bar:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
             err = Console(stderr=True)
-            self.bar = Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+            bar.append(Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                                 TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
-                                console=err, transient=True, disable=not err.is_terminal)
-            self.bar.start()
-            self.task = self.bar.add_task("train", total=total, reward=float("nan"))
-        self.bar.update(self.task, completed=done, reward=reward)
+                                console=err, transient=True, disable=not err.is_terminal))
+            bar[0].start()
+            bar.append(bar[0].add_task("train", total=total, reward=float("nan")))
+        bar[0].update(bar[1], completed=done, reward=reward)
 
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+    try:
+        yield update
+    finally:
+        if bar:
+            bar[0].stop()
 
 
 def print_cv(result, fmt: str) -> None:
     ex = result.extra
     ns = [r["n"] for r in ex["table"] if r["system"] == "rl"]
-    systems = list(dict.fromkeys(r["system"] for r in ex["table"]))
     cell = {(r["system"], r["n"]): r for r in ex["table"]}
-    rows = []
-    for s in systems:
-        row = [s]
-        for n in ns:
-            r = cell[(s, n)]
-            row.append(f"{r['bertscore_f1']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
-        rows.append(row)
+    rows = [[s, *(f"{r['bertscore_f1']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+                  for r in (cell[s, n] for n in ns))] for s in dict.fromkeys(r["system"] for r in ex["table"])]
     k, m = result.inputs["folds"], result.inputs["n_articles"]
     print_table(["system"] + [f"n={n}" if n != "all" else "mean over n" for n in ns], rows, fmt,
                 title=f"held-out BERTScore F1, {k}-fold cross-validation over {m} articles (mean [95% CI])")
@@ -288,7 +272,7 @@ def print_cv(result, fmt: str) -> None:
 
 @click.command("summarize",
                epilog=example("scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html"))
-@_with(data_options)
+@data_options
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
               help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")
 @click.option("--num-test", type=POSITIVE_INT, default=200, show_default=True, help="Articles evaluated (NUM_TEST).")
@@ -297,8 +281,7 @@ def print_cv(result, fmt: str) -> None:
               help="Skip the articles the checkpoint was trained on (otherwise they are an error).")
 @output_options
 def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
-              checkpoint, num_test,
-              split, exclude_trained, output, fmt, quiet):
+              checkpoint, num_test, split, exclude_trained, output, fmt, quiet):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
     """

@@ -1,18 +1,6 @@
-"""``scorekit runs list|show|compare|rm|leaderboard``: the run history.
-
-Evaluations land here with ``--record`` (or ``SCOREKIT_RECORD=1``); ``--store PATH`` or
-``SCOREKIT_STORE`` picks the database (default ``~/.scorekit/runs.db``). ``compare`` pairs two
-runs over their shared per-item ids through the one comparison engine, :mod:`scorekit.stats.compare`
-(the same tests, Holm family and multi-run JSON as ``scorekit retrieval`` with several runs), so
-``scorekit report`` renders it.
-
-A corpus metric (BLEU, CIDEr, chrF) is tested on its own corpus score, not the mean of per-item
-values: the per-item statistics are re-derived from the predictions and references a caption run
-stores in its per-item rows (so nothing extra is stored), resampled, merged and re-scored
-(:mod:`scorekit.stats.corpus_tests`, sacrebleu's paired bootstrap / approximate randomization).
-A run without that text (e.g. ``scorekit summary``) falls back to the per-item mean; each row's
-``test`` says which was used.
-"""
+"""``scorekit runs list|show|compare|rm|leaderboard|add``: the run history (docs/report.md, "The
+run history"). ``compare`` goes through the one comparison engine, :mod:`scorekit.stats.compare`,
+which tests a corpus metric on its own corpus score where the stored per-item rows allow."""
 
 from __future__ import annotations
 

@@ -7,13 +7,10 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, engine_scope, example,
+                                  output_options, print_table, signature_line)
 from scorekit.cli._types import SEED, count, resamples
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
 from scorekit.errors import InputError, ScorekitError
-
-_GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
 
 
 def _short(words: list[str], n: int = 3) -> str:
@@ -51,7 +48,8 @@ def _nullable(x):
                    "are derived with their own parameters (overall(threshold_edge=0.2) too). The keyword "
                    "embedder is a parameter of sc, sd, semdiv and overall: sc(model=DIR,num_layers=4) "
                    "(default: the shipped all-MiniLM-L6-v2), embedded once per model and layer.")
-@click.option("--grid", is_flag=True, help=_GRID_HELP)
+@click.option("--grid", is_flag=True,
+              help="Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40).")
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
 @click.option("--bootstrap", "n_resamples", type=resamples(1), default=1000, show_default=True,
@@ -84,11 +82,8 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     topic_sets = [(name, path, read_topics(path)) for name, path in models]
     ratings = read_ratings(ratings_path, topic_sets[0][2]) if ratings_path else None
     corpus = read_corpus(corpus_path) if corpus_path else None
-    from contextlib import nullcontext
-
-    eng = open_engine(engine, address, quiet)
     results = []
-    with eng if eng is not None else nullcontext():
+    with engine_scope(engine, address, quiet) as eng:
         for name, path, topic_set in topic_sets:
             inputs = {k: str(v) for k, v in (("topics", path), ("ratings", ratings_path),
                                              ("corpus", corpus_path)) if v}
@@ -100,11 +95,9 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
             except KeywordsNotInCorpus as exc:
                 raise InputError(f"{exc}, from {path}", corpus_path) from None
     if len(results) == 1:
-        result = results[0]
         if not quiet:
-            _print(result, fmt, max_pairs)
-        emit(result, output=output, fmt=fmt, quiet=quiet)
-        return
+            _print(results[0], fmt, max_pairs)
+        return emit(results[0], output=output, fmt=fmt, quiet=quiet)
     doc = compare_topic_models(results, n_resamples=n_resamples, seed=seed)
     if not quiet:
         _print_models(doc, fmt)
@@ -130,21 +123,19 @@ def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
 
 def _print_models(doc: dict, fmt: str) -> None:
     """Several topic models: every measure ranked, then the comparison with the first."""
-    ranking = doc["ranking"]
     models = [r["name"] for r in doc["runs"]]
+
+    def cell(e: dict):
+        if e["value"] is None or fmt == "csv":
+            return "–" if e["value"] is None else e["value"]
+        ci = f" [{e['ci_low']:.4f}, {e['ci_high']:.4f}]" if e.get("ci_low") is not None else ""
+        return f"{e['value']:.4f}{ci} #{e['rank']}"
+
     rows = []
-    for key, entries in ranking.items():
+    for key, entries in doc["ranking"].items():
         by = {e["model"]: e for e in entries}
-        cells = []
-        for mname in models:
-            e = by[mname]
-            if e["value"] is None:
-                cells.append("–")
-                continue
-            ci = (f" [{e['ci_low']:.4f}, {e['ci_high']:.4f}]" if e.get("ci_low") is not None
-                  and fmt != "csv" else "")
-            cells.append(f"{e['value']:.4f}{ci} #{e['rank']}" if fmt != "csv" else e["value"])
-        rows.append([key, entries[0]["model"] if entries and entries[0].get("rank") else "–"] + cells)
+        rows.append([key, entries[0]["model"] if entries and entries[0].get("rank") else "–",
+                     *(cell(by[m]) for m in models)])
     print_table(["measure", "best"] + models, rows, fmt,
                 title=f"{len(models)} topic models ranked on every measure (#rank; 95% bootstrap CI over topics)")
     comp = doc["comparison"]
@@ -197,6 +188,3 @@ def _print(result, fmt: str, max_pairs: int) -> None:
         for note in result.extra.get("notes", []):
             click.echo(f"note: {note}")
     signature_line(result.signature, fmt)
-
-
-__all__ = ["command"]
