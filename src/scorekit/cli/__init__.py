@@ -135,23 +135,14 @@ def _on_sigterm(pid: int):
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every user mistake ends as one line on stderr and exit status 2. SIGINT ends
     with 130 and SIGTERM with 143, both after rolling the staged outputs back."""
+    from scorekit import progress
+
     previous = None
     with contextlib.suppress(ValueError):   # not the main thread: leave signals alone
         previous = signal.signal(signal.SIGTERM, _on_sigterm(os.getpid()))
-    try:
-        return _main(argv)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _main(argv: list[str] | None) -> int:
-    from scorekit import progress
-
     progress.enable(True)
-    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        with cli.make_context("scorekit", args) as ctx:
+        with cli.make_context("scorekit", sys.argv[1:] if argv is None else list(argv)) as ctx:
             cli.invoke(ctx)
     except ScorekitError as exc:
         click.echo(f"scorekit: error: {_plain(str(exc))}", err=True)
@@ -180,6 +171,9 @@ def _main(argv: list[str] | None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         click.echo(f"scorekit: error: {where}{exc.strerror or exc}", err=True)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 

@@ -146,17 +146,12 @@ def p_value(x: float | None) -> str:
 def print_comparison(comp, fmt: str, arrows: bool = False) -> None:
     """The rows of a comparison with the baseline (``scorekit retrieval``, ``scorekit rag``): a
     significant row is marked ``*`` (``arrows``: ▲/▼ in the terminal table); CSV keeps raw numbers."""
-    raw = fmt == "csv"
-
-    def mark(row) -> str:
-        if not row["significant"]:
-            return ""
-        return ("▲" if row["value"] > row["baseline_value"] else "▼") if arrows and fmt == "table" else "*"
-
+    raw, arrows = fmt == "csv", arrows and fmt == "table"
     rows = [[row["measure"], row["system"], row["baseline_value"], row["value"],
              row["improvement_pct"] if raw else change_pct(row["improvement_pct"]),
-             row["p_value"] if raw else p_value(row["p_value"]),
-             row["p_adjusted"] if raw else p_value(row["p_adjusted"]), mark(row)] for row in comp.rows]
+             *(row[k] if raw else p_value(row[k]) for k in ("p_value", "p_adjusted")),
+             "" if not row["significant"] else "*" if not arrows
+             else "▲" if row["value"] > row["baseline_value"] else "▼"] for row in comp.rows]
     if not raw:
         sys.stdout.write("\n")
     print_table(["measure", "system", f"baseline ({comp.baseline})", "value", "improvement", "p", "p (Holm)", "sig."],
@@ -187,10 +182,10 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str =
         pending.append((title, list(header), [list(r) for r in rows]))
         return
     out = tables.render(header, rows, fmt, digits=digits, title=title)
-    if not isinstance(out, str):
+    if isinstance(out, str):
+        sys.stdout.write(out if fmt == "csv" else out + "\n")
+    else:
         console().print(out)
-        return
-    sys.stdout.write(out if fmt == "csv" else out + "\n")
 
 
 def csv_union(parts: Sequence[tuple[str | None, Sequence[str], Sequence[Sequence[Any]]]]
@@ -324,9 +319,8 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
 
 def record_enabled(flag: bool | None) -> bool:
     """``--record``/``--no-record`` when given, else ``SCOREKIT_RECORD`` (1/true/yes/on)."""
-    if flag is not None:
-        return bool(flag)
-    return os.environ.get(RECORD_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    env = os.environ.get(RECORD_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return bool(flag) if flag is not None else env
 
 
 class Group(click.Group):
@@ -432,16 +426,3 @@ class MetricsOption(click.Option):
             specs.append(f"{cls.name}({', '.join(params)})" if params else cls.name)
         self.help = f"{self.lead} Metrics: {', '.join(specs)}. Keys: {', '.join(keys)}."
         return super().get_help_record(ctx)
-
-
-def metric_specs(text: str | None, family: str, defaults=None):
-    """``-m`` text in the name grammar (``"chrf(beta=3),bleu_4"``) -> metric specs; ``defaults``
-    (optional when named by name: skipped with their reason if a dependency is missing) when no
-    text is given; None when neither is."""
-    from scorekit.metrics.registry import MetricSpec, split_specs
-
-    if text:
-        return [MetricSpec(t) for t in split_specs(text)]
-    if defaults is None:
-        return None
-    return [MetricSpec.of(d) if isinstance(d, MetricSpec) else MetricSpec(d, optional=True) for d in defaults]

@@ -56,8 +56,8 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
             fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
     outputs().commit()
     if not quiet:
-        skipped = f" (skipped {result.n_skipped})" if result.n_skipped else ""
-        click.echo(f"wrote {len(result.rows)} scorecards to {target}{skipped}")
+        click.echo(f"wrote {len(result.rows)} scorecards to {target}"
+                   + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
 
 @command.command("aggregate",
@@ -78,9 +78,7 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
                    "--compare makes that an error, --no-compare turns the comparison off.")
 @engine_options
 @output_options
-def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  compare_runs: bool | None, engine: str, address: str | None, output: Path | None, fmt: str,
-                  quiet: bool) -> None:
+def aggregate_cmd(runs, outdir, override_summary, strict, compare_runs, engine, address, output, fmt, quiet):
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
     With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel.
     Several runs over the same scorecards (seeds, systems) are compared with the first by the one
@@ -133,8 +131,7 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
     the headline (tuple F1 S1 -> S2, fix / break / net gain) first, every metric, and the changed
     samples worst ΔF1 first — the same report as `scorekit report` draws for every family."""
     from scorekit.absa.aggregate import aggregate_run
-    from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, resolve
-    from scorekit.absa.runs import override_summary as load_override
+    from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, override_summary as load_override, resolve
     from scorekit.absa.samples import changed_samples
     from scorekit.report.html import render_report
 
@@ -164,7 +161,7 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file (default: results/<run_id>_aggregated/aggregated_mean_std.csv).")
 @output_options
-def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path | None, fmt: str, quiet: bool) -> None:
+def aggregate_seeds_cmd(runs, out, output, fmt, quiet):
     """Mean ± std (population, ddof=0) of every metric across seed RUN directories
     (<run_id>__seed<N>_proposed). Uses each run's derived/metrics/structural_metrics.csv,
     computing it from scorecards.jsonl when absent."""
@@ -176,15 +173,13 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
         if len(run_ids) != 1:
             raise usage_error(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
         out = runs[0].resolve().parent / f"{next(iter(run_ids))}_aggregated" / "aggregated_mean_std.csv"
-    tx = outputs()
-    tx.file(out, "--out", create_parents=True)
-    tx.file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
+    csv_out = outputs().file(out, "--out", create_parents=True)
+    md_out = outputs().file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
     seeds = aggregate_seed_runs(runs, out.parent.name)
     warn(*seeds.warnings)
     agg = seeds.aggregate
-    stage_text(out, aggregated_csv(agg), "--out")
-    stage_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
-                "--out (.md beside it)")
+    csv_out.write_text(aggregated_csv(agg))
+    md_out.write_text(aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"))
     emit(seeds.result, output=output, fmt=fmt, quiet=quiet)
     if not quiet:
         print_table(["metric", "mean", "std", "n_seeds"],

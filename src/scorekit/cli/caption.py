@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, example, metric_specs, open_engine,
+from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, example, open_engine,
                                   output_options, print_table, signature_line, warn)
 from scorekit.cli._types import finite, usage_error
 from scorekit.errors import ScorekitError
@@ -76,7 +76,7 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     """
     from scorekit.generation.driver import default_metrics
     from scorekit.generation.targets import evaluate_files
-    from scorekit.metrics.registry import MetricSpec
+    from scorekit.metrics.registry import MetricSpec, split_specs
 
     if recipe == "spec":   # it fixes the tokens, metrics and parameters: an option changing them is an error
         if lang != "ko":
@@ -91,9 +91,13 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
                                 "tokens, metrics and parameters")
     if images and videos:
         raise usage_error("give --images or --videos, not both")
-    defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
+    if metrics:
+        specs = [MetricSpec(t) for t in split_specs(metrics)]
+    else:   # the defaults are skipped with their reason when a dependency is missing (clipscore is not)
+        specs = ([MetricSpec(d, optional=True) for d in default_metrics(lang)]
+                 + ([MetricSpec("clipscore")] if images or videos else []))
     result = evaluate_files(predictions, references, lang=lang, recipe=recipe, scale=int(scale), tokenizer=tokenizer,
-                            metrics=metric_specs(metrics, "caption", defaults) if recipe == "scorekit" else None,
+                            metrics=specs if recipe == "scorekit" else None,
                             images=images, videos=videos, strict=strict, baseline_meteor=baseline_meteor,
                             allow_english_model=allow_english_model,
                             engine=open_engine(engine, address, quiet) if recipe == "scorekit" else None,
@@ -107,21 +111,20 @@ def _print_report(result, fmt: str) -> None:
     from scorekit.metrics.registry import first_written
 
     m, rep = result.metrics, result.extra["report"]
-    prim = rep["primary"]
-    spec = rep.get("recipe") == "spec"
-    written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
-    order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
-                                                  "bleu_4", "rouge_l"))]
-    role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
-            **dict.fromkeys(rep["reference"], "reference")}
+    prim, spec = rep["primary"], rep.get("recipe") == "spec"
     if spec:
         order = [prim, "bleu_4", "spec_rouge_l", "rouge_l", "spec_cider", "cider"]
         role = {prim: "primary (spec)", "bleu_4": "reference (spec)", "spec_rouge_l": "reference (spec; 0 on Korean)",
                 "rouge_l": "scorekit, beside spec_rouge_l", "spec_cider": "secondary (spec; always 0)",
                 "cider": "scorekit, beside spec_cider"}
+    else:
+        written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
+        order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
+                                                      "bleu_4", "rouge_l"))]
+        role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
+                **dict.fromkeys(rep["reference"], "reference")}
     keys = [k for k in order if k in m] + [k for k in m if k not in order]
-    rows = [[k, m[k], role.get(k, "")] for k in keys]
-    print_table(["metric", "score", "role"], rows, fmt,
+    print_table(["metric", "score", "role"], [[k, m[k], role.get(k, "")] for k in keys], fmt,
                 title=f"caption metrics ({result.inputs['n_items']} items, lang {result.inputs['lang']}, "
                       f"recipe {rep.get('recipe', 'scorekit')})")
     t_rows = [[r["metric"], r["value"], r["baseline"], r["target_1"], r["target_2"], r["final"],
@@ -134,9 +137,8 @@ def _print_report(result, fmt: str) -> None:
     if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
         sys.stdout.write(f"METEOR ({prim}) {m[prim]:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
                          f"{change_pct(rep['meteor_improvement_pct'])}\n"
-                         f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n")
-        if rep.get("note"):
-            sys.stdout.write(f"  note:     {rep['note']}\n")
+                         f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n"
+                         + (f"  note:     {rep['note']}\n" if rep.get("note") else ""))
     if spec and fmt in ("table", "markdown"):
         for why in result.extra["recipe"]["zero_on_korean"].values():
             sys.stdout.write(f"spec: {why}\n")

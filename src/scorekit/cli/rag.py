@@ -84,22 +84,16 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
     if compat:
         click.echo(f"scorekit: note: {comp.results[0].extra['rag']['note']}", err=True)
     if not quiet:
-        _print(comp, fmt, compat)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
-         payload=comp.to_dict() if len(comp.results) > 1 else None)
-
-
-def _print(comp, fmt: str, compat: str | None) -> None:
-    first = comp.results[0]
-    header, rows = metrics_table(comp.results)
-    rag = first.extra["rag"]
-    title = (f"RAG retrieval: {first.inputs['n_questions']} questions, match {rag['match']} "
-             f">= {rag['threshold']:g}" + (f", --compat ranx-k ({rag['mode']})" if compat else ""))
-    if compat:
-        for r in comp.results:
+        first, (header, rows) = comp.results[0], metrics_table(comp.results)
+        rag = first.extra["rag"]
+        for r in comp.results if compat else ():   # ranx-k's numbers, then scorekit's default ones
             d = r.extra["rag"].get("default_metrics") or {}
             rows.append([f"{r.name} (scorekit default)", *[d.get(m) for m in header[1:]]])
-    print_table(header, rows, fmt, title=title)
-    if len(comp.results) > 1:
-        print_comparison(comp, fmt)
-    signature_line(comp.signature, fmt)
+        title = (f"RAG retrieval: {first.inputs['n_questions']} questions, match {rag['match']} "
+                 f">= {rag['threshold']:g}" + (f", --compat ranx-k ({rag['mode']})" if compat else ""))
+        print_table(header, rows, fmt, title=title)
+        if len(comp.results) > 1:
+            print_comparison(comp, fmt)
+        signature_line(comp.signature, fmt)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)

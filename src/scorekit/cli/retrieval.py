@@ -92,20 +92,15 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         outputs().stdout(comp.trec_eval_lines(metrics))
         quiet = True
     if not quiet:
-        _print(comp, fmt)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
-         payload=comp.to_dict() if len(comp.results) > 1 else None)
-
-
-def _print(comp, fmt: str) -> None:
-    first = comp.results[0]
-    n = first.inputs["n_queries"]
-    header, rows = metrics_table(comp.results)
-    print_table(header, rows, fmt, title=f"Retrieval: {n} queries ({first.inputs['qrels']})")
-    if len(comp.results) > 1:
-        print_comparison(comp, fmt, arrows=True)
-        if fmt != "csv":
+        n = comp.results[0].inputs["n_queries"]
+        print_table(*metrics_table(comp.results), fmt,
+                    title=f"Retrieval: {n} queries ({comp.results[0].inputs['qrels']})")
+        if len(comp.results) > 1:
+            print_comparison(comp, fmt, arrows=True)
+        if len(comp.results) > 1 and fmt != "csv":
             legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({TESTS[comp.method]}, two-sided, "
                       f"{n} queries); improvement = (system - baseline) / baseline")
             sys.stdout.write(f"% {legend}\n" if fmt == "latex" else legend + "\n")
-    signature_line(comp.signature, fmt)
+        signature_line(comp.signature, fmt)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)

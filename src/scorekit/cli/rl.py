@@ -1,8 +1,5 @@
-"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec).
-
-Every check that can fail is done before any model is loaded or any training starts: option
-values at parse time, the checkpoint's folder, torch being installed, the data being readable.
-"""
+"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec). Every check
+that can fail is done before any model is loaded or any training starts."""
 
 from __future__ import annotations
 
@@ -19,18 +16,11 @@ from scorekit.cli._types import MAX_COUNT, MAX_SEED, usage_error
 from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
-# defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
-DEFAULTS = {"k": 1, "epochs": 5, "lr": 1e-2, "hidden": 32, "state": "rich", "compress": "first-words",
-            "baseline": "greedy"}
-
-
-# --------------------------------------------------------------------------- option types
 
 class _Number(click.ParamType):
-    """A finite number with a lower bound, checked at parse time (``nan``/``inf`` rejected)."""
+    """A finite number within bounds, checked at parse time (``nan``/``inf`` rejected)."""
 
-    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float | None = None,
-                 open_high: bool = False):
+    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float, open_high: bool = False):
         self.kind, self.low, self.open_low, self.high, self.open_high = kind, low, open_low, high, open_high
         self.name = "integer" if kind is int else "number"
 
@@ -43,11 +33,9 @@ class _Number(click.ParamType):
         if isinstance(v, float) and not math.isfinite(v):
             self.fail(f"expected a finite number, got {value!r}", param, ctx)
         too_low = v <= self.low if self.open_low else v < self.low
-        too_high = self.high is not None and (v >= self.high if self.open_high else v > self.high)
-        if too_low or too_high:
-            lo = f"> {_show(self.low)}" if self.open_low else f">= {_show(self.low)}"
-            hi = "" if self.high is None else f" and {'<' if self.open_high else '<='} {_show(self.high)}"
-            self.fail(f"expected a value {lo}{hi}, got {value!r}", param, ctx)
+        if too_low or (v >= self.high if self.open_high else v > self.high):
+            self.fail(f"expected a value {'>' if self.open_low else '>='} {_show(self.low)} and "
+                      f"{'<' if self.open_high else '<='} {_show(self.high)}, got {value!r}", param, ctx)
         return v
 
 
@@ -146,19 +134,20 @@ def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
               help="Articles used for training (NUM_TRAIN); with --folds, the articles cross-validated.")
-@click.option("--epochs", type=_Number(int, 1, high=1_000_000), default=DEFAULTS["epochs"], show_default=True)
-@click.option("--k", "k_sentences", type=_Number(int, 1, high=1_000), default=DEFAULTS["k"], show_default=True,
+# epochs to baseline: defaults chosen by cross-validation on the shipped samples (docs/rl.md)
+@click.option("--epochs", type=_Number(int, 1, high=1_000_000), default=5, show_default=True)
+@click.option("--k", "k_sentences", type=_Number(int, 1, high=1_000), default=1, show_default=True,
               help="Sentences the policy picks per article.")
-@click.option("--lr", type=_Number(float, 0.0, open_low=True, high=1e6), default=DEFAULTS["lr"], show_default=True, help="Adam learning rate.")
-@click.option("--hidden", type=_Number(int, 1, high=65_536), default=DEFAULTS["hidden"], show_default=True,
+@click.option("--lr", type=_Number(float, 0.0, open_low=True, high=1e6), default=1e-2, show_default=True, help="Adam learning rate.")
+@click.option("--hidden", type=_Number(int, 1, high=65_536), default=32, show_default=True,
               help="Hidden units of the policy MLPs.")
-@click.option("--state", default=DEFAULTS["state"], show_default=True,
+@click.option("--state", default="rich", show_default=True,
               help="Sentence state: spec (SBERT + TextRank, the spec's), rich (+ position, length, "
                    "novelty) or a comma list of emb,textrank,position,length,novelty.")
-@click.option("--compress", type=click.Choice(["first-words", "chunks"]), default=DEFAULTS["compress"],
+@click.option("--compress", type=click.Choice(["first-words", "chunks"]), default="first-words",
               show_default=True, help="How the chosen sentences become n words: their first n words, "
                                       "or the chunk policy.")
-@click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default=DEFAULTS["baseline"],
+@click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default="greedy",
               show_default=True, help="REINFORCE baseline: the greedy choice's reward (self-critical), a "
                                       "moving average of rewards, or none.")
 @click.option("--baseline-momentum", type=MOMENTUM, default=0.9, show_default=True,

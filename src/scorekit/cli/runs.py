@@ -12,12 +12,15 @@ from typing import Any
 import click
 
 from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
-from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, example, dumps_json, is_stdout,
-                                  outputs, print_table, signature_line, transactional, write_json, write_report)
+from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, dumps_json, example, is_stdout,
+                                  options, outputs, print_table, signature_line, transactional, write_json,
+                                  write_report)
 from scorekit.errors import UnknownNameError
 from scorekit.result import is_finite_number
 from scorekit.stats.compare import compare_runs
 from scorekit.stats.significance import METHODS
+
+STORE_AND_FORMAT = options(STORE_OPTION, FORMAT_OPTION)
 
 
 def _open(store: Path | None):
@@ -43,8 +46,7 @@ def command() -> None:
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
 @click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
     """List recorded runs, newest first."""
     with _open(store) as s:
@@ -60,16 +62,14 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 @transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
     if report:
         outputs().file(report, "--report")
     with _open(store) as s:
-        data = s.get(run_id)
-        rec = s.record_of(run_id)
+        data, rec = s.get(run_id), s.record_of(run_id)
     data.pop("_run_id", None)
     if report:
         write_report(report, data)
@@ -100,12 +100,9 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 @transactional
-def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
-                n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
-                fmt: str) -> None:
+def compare_cmd(baseline_id, run_id, method, metrics, alpha, n_resamples, seed, output, report, store, fmt):
     """Compare two recorded runs: BASELINE_ID (first) and RUN_ID (second), with paired
     significance tests over their shared item ids; the change is RUN_ID against BASELINE_ID.
 
@@ -113,11 +110,10 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
     Example:
       scorekit runs compare 3 7 --method randomization
     """
-    tx = outputs()
     if output and not is_stdout(output):
-        tx.file(output, "--output")
+        outputs().file(output, "--output")
     if report:
-        tx.file(report, "--report")
+        outputs().file(report, "--report")
     with _open(store) as s:
         a, b = s.get(baseline_id), s.get(run_id)
     doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
@@ -157,10 +153,8 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--test-set", "test_set", help="Only the test set whose fingerprint starts with this text.")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
 @click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per test set.")
-@STORE_OPTION
-@FORMAT_OPTION
-def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, all_runs: bool, top: int,
-                    store: Path | None, fmt: str) -> None:
+@STORE_AND_FORMAT
+def leaderboard_cmd(task, metric, test_set, all_runs, top, store, fmt):
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
     name). Runs scored on different test sets — other qrels or references, another language, or
     another caption recipe — are never ranked together."""

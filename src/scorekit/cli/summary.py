@@ -1,11 +1,5 @@
-"""``scorekit summary``: score given n-word summaries (nword-summarization.md Phase 1/2 metrics).
-
-    scorekit summary --predictions preds.jsonl --references refs.jsonl --sources docs.jsonl
-
-Files are .jsonl/.json/.csv/.tsv records (``id`` plus ``prediction``/``reference``/``document``
-fields, see docs/summarization.md) or .txt with one text per line. Records align by id when
-every file has ids, otherwise by position.
-"""
+"""``scorekit summary``: score given n-word summaries (nword-summarization.md Phase 1/2 metrics);
+the input files are described in docs/summarization.md."""
 
 from __future__ import annotations
 
@@ -60,11 +54,9 @@ def command(predictions, references, sources, lang, stem, device, allow_english_
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
     emit(result, output=output, fmt=fmt, quiet=quiet)
-    if quiet:
-        return
-    # one system: metrics down the rows, so the table fits a terminal
-    print_table(["metric", result.name or "summaries"], [[m, v] for m, v in result.metrics.items()], fmt,
-                title=f"summary metrics over {len(ids)} summaries")
-    for metric, reason in result.inputs.get("skipped", {}).items():
-        click.echo(f"note: {metric} skipped: {reason}", err=True)
-    signature_line(result.signature, fmt)
+    if not quiet:   # one system: metrics down the rows, so the table fits a terminal
+        print_table(["metric", result.name or "summaries"], [[m, v] for m, v in result.metrics.items()], fmt,
+                    title=f"summary metrics over {len(ids)} summaries")
+        for metric, reason in result.inputs.get("skipped", {}).items():
+            click.echo(f"note: {metric} skipped: {reason}", err=True)
+        signature_line(result.signature, fmt)
