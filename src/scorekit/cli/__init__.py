@@ -121,25 +121,21 @@ class Terminated(KeyboardInterrupt):
     does for Ctrl-C (temporaries and staging folders removed, nothing half-written)."""
 
 
-def _on_sigterm(pid: int):
-    def handler(signum, frame):
-        if os.getpid() != pid:            # a forked worker: die the default way, run no cleanup of ours
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        raise Terminated()
-
-    return handler
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every user mistake ends as one line on stderr and exit status 2. SIGINT ends
     with 130 and SIGTERM with 143, both after rolling the staged outputs back."""
     from scorekit import progress
 
-    previous = None
+    pid, previous = os.getpid(), None
+
+    def on_sigterm(signum, frame):
+        if os.getpid() != pid:            # a forked worker: die the default way, run no cleanup of ours
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            return os.kill(os.getpid(), signal.SIGTERM)
+        raise Terminated()
+
     with contextlib.suppress(ValueError):   # not the main thread: leave signals alone
-        previous = signal.signal(signal.SIGTERM, _on_sigterm(os.getpid()))
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
     progress.enable(True)
     try:
         with cli.make_context("scorekit", sys.argv[1:] if argv is None else list(argv)) as ctx:

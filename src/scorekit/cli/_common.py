@@ -266,12 +266,11 @@ def stage_text(path: Path, text: str, option: str) -> None:
 
 
 def write_json(path: Path, payload: str, option: str = "--output") -> None:
-    """Stage ``payload`` for ``path`` (``-`` = stdout) in this command's transaction."""
-    text = payload if payload.endswith("\n") else payload + "\n"
+    """Stage the :func:`dumps_json` text for ``path`` (``-`` = stdout) in this command's transaction."""
     if is_stdout(path):
-        outputs().stdout(text)
+        outputs().stdout(payload)
     else:
-        stage_text(path, text, option)
+        stage_text(path, payload, option)
 
 
 def write_report(path: Path, doc: dict[str, Any], source: str | None = None) -> None:
@@ -294,9 +293,8 @@ def emit(results: Result | Sequence[Result], *, output: Path | None, fmt: str, q
     source = str(output) if output and not is_stdout(output) else None
     report = shared.get("report")
     if report and results:
-        doc = payload
-        if doc is None or not ("runs" in doc or "metrics" in doc):
-            doc = results[0].to_dict() if len(results) == 1 else ResultSet(results).to_dict()
+        doc = payload if payload is not None and ("runs" in payload or "metrics" in payload) else (
+            results[0].to_dict() if len(results) == 1 else ResultSet(results).to_dict())
         write_report(report, doc, source)
         if not quiet:
             outputs().after_commit(lambda: click.echo(f"report: {report}", err=True))

@@ -57,18 +57,6 @@ def _require_torch(command: str) -> None:
                                      "checkout or a built wheel's [neural]") from None
 
 
-def _check_writable(path: Path, option: str) -> None:
-    """Fail now, not after training, when the checkpoint cannot be written (--output and
-    --report are checked by the output transaction before the command starts)."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise InputError(f"{option} is a directory; expected a file path", path)
-    if not parent.is_dir():
-        raise InputError(f"{option}: folder {parent} does not exist", path)
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"{option}: folder {parent} is not writable", path)
-
-
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
     from scorekit.summarization.data import load_pairs
 
@@ -183,8 +171,13 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
         option = "--output" if output is not None else "--report"
         raise usage_error(f"{option} holds the cross-validation results: it needs --folds K (plain training "
                           "writes only the --checkpoint)")
-    if checkpoint is not None:
-        _check_writable(checkpoint, "--checkpoint")
+    if checkpoint is not None:   # fail now, not after training (-o and --report: the output transaction)
+        if checkpoint.is_dir():
+            raise InputError("--checkpoint is a directory; expected a file path", checkpoint)
+        if not checkpoint.parent.is_dir():
+            raise InputError(f"--checkpoint: folder {checkpoint.parent} does not exist", checkpoint)
+        if not os.access(checkpoint.parent, os.W_OK):
+            raise InputError(f"--checkpoint: folder {checkpoint.parent} is not writable", checkpoint)
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
         raise usage_error(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")

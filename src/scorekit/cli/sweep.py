@@ -29,32 +29,6 @@ def parse_int_list(text: str, what: str) -> list[int]:
     return values
 
 
-def parse_band(text: str) -> tuple[float, float]:
-    try:
-        low, high = map(float, text.split(","))
-    except ValueError:
-        low = high = math.nan
-    if not math.isfinite(low + high):
-        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {text!r}")
-    if not 0 <= low <= high <= 1:
-        raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
-    return low, high
-
-
-def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
-    """``--system NAME=FILE`` values -> ``[(NAME, FILE)]``; names unique and unlike any summariser."""
-    out: list[tuple[str, Path]] = []
-    for item in items:
-        name, eq, file = item.partition("=")
-        name, file = name.strip(), file.strip()
-        if not eq or not name or not file:
-            raise usage_error(f"--system: expected NAME=FILE, got {item!r}")
-        if name in labels or any(name == n for n, _ in out):
-            raise usage_error(f"--system {item}: the name {name!r} is already used")
-        out.append((name, Path(file)))
-    return out
-
-
 TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
 
 
@@ -119,8 +93,22 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
 
     ns = parse_int_list(n_list, "--n")
     names = parse_summarizers(summarizers)   # unknown name -> did-you-mean error
-    system_files = parse_systems(systems, {s.label for s in names})
-    low_high = parse_band(band)
+    system_files: list[tuple[str, Path]] = []   # --system NAME=FILE: names unlike any other
+    for item in systems:
+        name, eq, file = (x.strip() for x in item.partition("="))
+        if not eq or not name or not file:
+            raise usage_error(f"--system: expected NAME=FILE, got {item!r}")
+        if name in {s.label for s in names} or any(name == n for n, _ in system_files):
+            raise usage_error(f"--system {item}: the name {name!r} is already used")
+        system_files.append((name, Path(file)))
+    try:
+        low, high = map(float, band.split(","))
+    except ValueError:
+        low = high = math.nan
+    if not math.isfinite(low + high):
+        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {band!r}")
+    if not 0 <= low <= high <= 1:
+        raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {band!r}")
     if (data is None) == (dataset is None):
         raise usage_error("give exactly one of --data FILE or --dataset NAME")
     fmt_table = TABLE_FORMATS.get(table_path.suffix.lower()) if table_path is not None else None
@@ -134,7 +122,7 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
                                 ns=ns, summarizers=names, systems=system_files, metrics=metrics or None,
                                 device=device, allow_english_model=allow_english_model, warn=warn,
                                 engine=open_engine(engine, address, quiet), lang=lang, stem=stem, seed=seed,
-                                n_resamples=n_resamples, band=low_high)
+                                n_resamples=n_resamples, band=(low, high))
     header, rows = sweep_table(sweep)
     if table_out is not None:
         from scorekit.report import tables

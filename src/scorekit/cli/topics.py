@@ -76,7 +76,18 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     specs = split_specs(metrics) if metrics else None
     if specs is not None:
         plan("topics", specs)   # a misspelt measure or parameter: one line, before any file is read
-    models = _named_models(topics_paths)
+    models: list[tuple[str, Path]] = []   # --topics [NAME=]FILE: names must be distinct
+    for spec in topics_paths:
+        name, eq, rest = spec.partition("=")
+        if eq and name and not Path(spec).exists():
+            if not rest:
+                raise ScorekitError(f"--topics {spec}: expected NAME=FILE")
+            path = Path(rest)
+        else:
+            name, path = Path(spec).stem, Path(spec)
+        if any(name == n for n, _ in models):
+            raise ScorekitError(f"--topics: two topic models are named {name!r}; name them with NAME=FILE")
+        models.append((name, path))
     if len(models) > 1 and ratings_path:
         raise ScorekitError("--ratings rates the topics of one model: give it with a single --topics")
     topic_sets = [(name, path, read_topics(path)) for name, path in models]
@@ -102,23 +113,6 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     if not quiet:
         _print_models(doc, fmt)
     emit(results, output=output, fmt=fmt, quiet=quiet, payload=doc)
-
-
-def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
-    """``--topics [NAME=]FILE`` values -> (name, path); names must be distinct."""
-    out: list[tuple[str, Path]] = []
-    for spec in specs:
-        name, eq, rest = spec.partition("=")
-        if eq and name and not Path(spec).exists():
-            path = Path(rest)
-            if not rest:
-                raise ScorekitError(f"--topics {spec}: expected NAME=FILE")
-        else:
-            name, path = Path(spec).stem, Path(spec)
-        if any(name == n for n, _ in out):
-            raise ScorekitError(f"--topics: two topic models are named {name!r}; name them with NAME=FILE")
-        out.append((name, path))
-    return out
 
 
 def _print_models(doc: dict, fmt: str) -> None:
