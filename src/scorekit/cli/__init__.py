@@ -96,11 +96,11 @@ MOVED_TO_GRAMMAR = {
     "sweep": {"--bertscore": "rouge,bertscore,efficiency,density,words", "--no-bertscore": "rouge,density,words",
               "--bertscore-model": "rouge,bertscore(model=DIR),efficiency,density,words",
               "--num-layers": "rouge,bertscore(num_layers=N),efficiency,density,words"},
-    "train-summarizer": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
-    "summarize": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
+    **dict.fromkeys(("train-summarizer", "summarize"),
+                    {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"}),
 }
 # The option that takes the metric names, where it is not -m (the RL commands' reward).
-GRAMMAR_OPTION = {"train-summarizer": "--reward", "summarize": "--reward"}
+GRAMMAR_OPTION = dict.fromkeys(("train-summarizer", "summarize"), "--reward")
 
 
 def _usage_line(exc: click.UsageError) -> str:
@@ -109,8 +109,7 @@ def _usage_line(exc: click.UsageError) -> str:
     prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
     if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
         command = exc.ctx.command.name
-        moved = MOVED_TO_GRAMMAR.get(command, {}).get(exc.option_name)
-        if moved:
+        if moved := MOVED_TO_GRAMMAR.get(command, {}).get(exc.option_name):
             return (f"{prog}: error: {exc.option_name} is now set in the metric names: "
                     f"{GRAMMAR_OPTION.get(command, '-m')} \"{moved}\"")
     return f"{prog}: error: {_plain(exc.format_message())}"
@@ -187,11 +186,5 @@ def run() -> None:
     if "ray" in sys.modules or "coverage" in sys.modules or sys.getprofile() or sys.gettrace():
         sys.exit(code)            # Ray's exit handlers; a profiler or tracer reports at exit
     if "logging" in sys.modules:
-        import logging
-
-        logging.shutdown()
+        sys.modules["logging"].shutdown()
     os._exit(code)
-
-
-if __name__ == "__main__":
-    run()

@@ -1,31 +1,29 @@
-"""What every evaluation sub-command shares: options, the output transaction, emission, tables.
+"""What every sub-command shares: options, the output transaction, emission, tables.
 
-``@output_options`` adds ``--output/-o FILE.json`` (``-`` = the JSON on stdout, no table),
-``--format``, ``--quiet`` and the report and history options: ``--report FILE.html``,
-``--record/--no-record`` (off unless ``SCOREKIT_RECORD=1``: tests and CI never touch
-``~/.scorekit``) and ``--store PATH`` (default ``$SCOREKIT_STORE`` or ``~/.scorekit/runs.db``).
-
-The command runs inside one :class:`scorekit.io.outputs.Outputs` transaction: ``-o``,
-``--report`` and the store are checked before the command body starts; the command registers
-its own side outputs (``outputs().file(path, "--per-query")``) before its work; ``emit`` stages
-the JSON, the report and the runs to record; the files appear (and runs are recorded) only when
-the command returns, and nothing is left behind when it fails. Commands without
-``output_options`` use ``@transactional``. Printing tables stays the caller's job.
+A command runs inside one :class:`scorekit.io.outputs.Outputs` transaction (``@output_options``
+or ``@transactional``): ``-o``, ``--report`` and the store are checked before the command body
+starts; the command registers its own side outputs (``outputs().file(path, "--per-query")``)
+before its work; ``emit`` stages the JSON, the report and the runs to record (``--record``, off
+unless ``SCOREKIT_RECORD=1``); the files appear only when the command returns, and nothing is
+left behind when it fails. Printing tables stays the caller's job.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import math
 import os
 import sys
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
+from scorekit import progress
 from scorekit.io.outputs import STDOUT, Outputs
 from scorekit.report import tables
 from scorekit.result import Result, ResultSet, _jsonable
@@ -40,8 +38,7 @@ RECORD_ENV = "SCOREKIT_RECORD"
 
 def shared_options() -> dict:
     """The running command's ``--report``/``--record``/``--store`` values (:data:`SHARED_OPTIONS`)."""
-    ctx = click.get_current_context(silent=True)
-    return ctx.meta.get(_META_KEY, {}) if ctx is not None else {}
+    return click.get_current_context().meta.get(_META_KEY, {})
 
 
 def example(*lines: str, heading: str = "Example:") -> str:
@@ -102,8 +99,6 @@ def output_options(func: Callable) -> Callable:
     @functools.wraps(func)
     def command(*args: Any, **kwargs: Any) -> Any:
         if kwargs.get("quiet"):  # -q: no progress bars either
-            from scorekit import progress
-
             progress.enable(False)
         click.get_current_context().meta[_META_KEY] = {k: kwargs.pop(k) for k in SHARED_OPTIONS}
         if is_stdout(kwargs.get("output")):
@@ -212,7 +207,6 @@ def metrics_table(results: Sequence[Result]) -> tuple[list[str], list[list[Any]]
 
 
 def is_stdout(path: Any) -> bool:
-    """``-o -``: the JSON goes to stdout."""
     return path is not None and str(path) == STDOUT
 
 
@@ -243,13 +237,9 @@ def protect_inputs(tx: Outputs, ctx: click.Context) -> None:
 def dumps_json(data: Any) -> str:
     """JSON text, indented by 2; a result's ``per_item`` rows one per line, compact (large runs
     write hundreds of thousands of rows: one line each is as readable and encodes in C)."""
-    import json
-
     rows = data.get("per_item") if isinstance(data, dict) else None
     if not (isinstance(rows, list) and rows and all(isinstance(r, dict) for r in rows)):
         return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    import uuid
-
     mark = f"per-item-rows-{uuid.uuid4().hex}"
     head = json.dumps({**data, "per_item": mark}, ensure_ascii=False, indent=2, allow_nan=False)
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
@@ -266,7 +256,7 @@ def stage_text(path: Path, text: str, option: str) -> None:
 
 
 def write_json(path: Path, payload: str, option: str = "--output") -> None:
-    """Stage the :func:`dumps_json` text for ``path`` (``-`` = stdout) in this command's transaction."""
+    """Stage the :func:`dumps_json` text for ``path`` (``-`` = stdout) in the transaction."""
     if is_stdout(path):
         outputs().stdout(payload)
     else:

@@ -1,9 +1,6 @@
-"""Numeric option types checked at parse time: finite floats, ranged ints and floats.
-
-``--alpha nan``, ``--topn 0`` or ``--bootstrap 99999999999999999999`` fail before any work, as
-one usage line, exit 2. Every integer option has an upper bound too: an absurd count would
-otherwise reach numpy (``maximum supported dimension``) or SQLite as a traceback.
-"""
+"""Option types checked at parse time (``--alpha nan``, ``--topn 0``: one usage line, exit 2, before
+any work). Every integer option has an upper bound: an absurd count would otherwise reach numpy
+or SQLite as a traceback."""
 
 from __future__ import annotations
 
@@ -28,9 +25,6 @@ class FiniteFloat(click.FloatRange):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return rv
 
-    def __repr__(self) -> str:
-        return f"FiniteFloat({self._describe_range()})"
-
 
 finite = FiniteFloat
 
@@ -47,7 +41,6 @@ def count(min: int = 0, max: int = MAX_COUNT) -> click.IntRange:
 
 
 def resamples(min: int = 1) -> click.IntRange:
-    """A number of bootstrap / permutation samples, ``min <= x <= 1,000,000``."""
     return click.IntRange(min, MAX_RESAMPLES)
 
 

@@ -87,12 +87,11 @@ def aggregate_cmd(runs, outdir, override_summary, strict, compare_runs, engine, 
     from scorekit.absa.metrics import METRIC_NAMES
     from scorekit.absa.runs import METRICS_DIR, SCORECARDS_NAME, aggregate_runs, resolve
 
-    tx = outputs()
     targets = [outdir] if outdir is not None else [resolve(p, SCORECARDS_NAME)[0] / METRICS_DIR for p in runs]
     option = "--outdir" if outdir is not None else "RUN (derived/metrics)"
     for target in dict.fromkeys(targets):
         for name in ("structural_metrics.csv", "structural_metrics_table.md"):
-            tx.file(target / name, option, create_parents=True)
+            outputs().file(target / name, option, create_parents=True)
     with engine_scope(engine, address, quiet) as eng:
         done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng, compare_runs=compare_runs)
     warn(*done.warnings)

@@ -78,22 +78,20 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     from scorekit.generation.targets import evaluate_files
     from scorekit.metrics.registry import MetricSpec, split_specs
 
-    if recipe == "spec":   # it fixes the tokens, metrics and parameters: an option changing them is an error
+    if recipe == "spec":   # it fixes tokens, metrics, parameters: an option changing them is an error
         if lang != "ko":
             raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
                                 "with --lang ko")
         ctx = click.get_current_context()
-        given = [p for p in ctx.command.params
-                 if ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]
-        wrong = [p for p in given if p.name not in SPEC_OPTIONS]
-        if wrong:
+        if wrong := [p for p in ctx.command.params if p.name not in SPEC_OPTIONS
+                     and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]:
             raise ScorekitError(f"{wrong[0].opts[0]} does not apply to --recipe spec, which fixes the spec's "
                                 "tokens, metrics and parameters")
     if images and videos:
         raise usage_error("give --images or --videos, not both")
     if metrics:
         specs = [MetricSpec(t) for t in split_specs(metrics)]
-    else:   # the defaults are skipped with their reason when a dependency is missing (clipscore is not)
+    else:   # a default is skipped with its reason when a dependency is missing (clipscore is not)
         specs = ([MetricSpec(d, optional=True) for d in default_metrics(lang)]
                  + ([MetricSpec("clipscore")] if images or videos else []))
     result = evaluate_files(predictions, references, lang=lang, recipe=recipe, scale=int(scale), tokenizer=tokenizer,
@@ -140,6 +138,5 @@ def _print_report(result, fmt: str) -> None:
                          f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n"
                          + (f"  note:     {rep['note']}\n" if rep.get("note") else ""))
     if spec and fmt in ("table", "markdown"):
-        for why in result.extra["recipe"]["zero_on_korean"].values():
-            sys.stdout.write(f"spec: {why}\n")
+        sys.stdout.write("".join(f"spec: {why}\n" for why in result.extra["recipe"]["zero_on_korean"].values()))
     signature_line(result.signature, fmt)

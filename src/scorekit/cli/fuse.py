@@ -89,5 +89,4 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
         lines.append(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
                      f"{fused.n_queries} queries -> {output}")
     if not quiet:   # said once the run is in place; with -o - the fused run owns stdout: stderr
-        for line in [*lines, f"signature: {sig}"]:
-            outputs().after_commit(lambda line=line: click.echo(line, err=to_stdout))
+        outputs().after_commit(lambda: click.echo("\n".join([*lines, f"signature: {sig}"]), err=to_stdout))

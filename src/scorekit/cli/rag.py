@@ -69,7 +69,7 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
         raise ScorekitError(f"--name given {len(names)} times for {len(datas)} --data files")
     if match == "embedding" and not model:
         raise ScorekitError("--match embedding needs --model PATH (a local sentence-encoder folder)")
-    ctx = click.get_current_context()   # an option the chosen --compat/--match never reads is an error
+    ctx = click.get_current_context()   # an option --compat/--match never reads is an error
     kiwi, emb = ("--match kiwi_rouge", match == "kiwi_rouge"), ("--match embedding", match == "embedding")
     readers = {"mode": ("--compat ranx-k", compat), "kiwi_tokens": kiwi, "kiwi_stopwords": kiwi,
                "kiwi_rouge": kiwi, "model": emb, "allow_english_model": emb}

@@ -1,4 +1,4 @@
-"""``scorekit report RESULT.json [RESULT.json ...] --out report.html [--png-dir DIR]`` (docs/report.md)."""
+"""``scorekit report RESULT.json ... --out report.html [--png-dir DIR]`` (docs/report.md)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 class _Number(click.ParamType):
     """A finite number within bounds, checked at parse time (``nan``/``inf`` rejected)."""
 
-    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float, open_high: bool = False):
+    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float,
+                 open_high: bool = False):
         self.kind, self.low, self.open_low, self.high, self.open_high = kind, low, open_low, high, open_high
         self.name = "integer" if kind is int else "number"
 
@@ -45,16 +46,6 @@ def _show(x: float) -> str:
 
 POSITIVE_INT = _Number(int, 1, high=MAX_COUNT)
 MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
-
-
-def _require_torch(command: str) -> None:
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
-                                     "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
-                                     "checkout or a built wheel's [neural]") from None
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
@@ -87,24 +78,34 @@ data_options = options(
     click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."))
 
 
-def _reward(spec: str):
-    """``--reward``, checked against the bertscore declaration before anything loads."""
-    from scorekit.summarization.rl.pipeline import reward_metric
+def _preflight(command: str, lang: str, encoder: str | None, reward: str, allow: bool,
+               state: str | None = None) -> None:
+    """Before any model loads: torch installed, ``--reward`` (checked against the bertscore
+    declaration) and ``--state`` valid, and for Korean models that read Hangul (the only shipped
+    model is English-only)."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
+                                     "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
+                                     "checkout or a built wheel's [neural]") from None
+    from scorekit.summarization.rl.pipeline import REWARD_OPTION, reward_metric
+    from scorekit.summarization.rl.policy import parse_state
 
     try:
-        return reward_metric(spec)
+        reward_spec = reward_metric(reward)
     except ScorekitError as exc:
         raise usage_error(f"--reward: {exc}") from None
-
-
-def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
-    """Korean needs models that read Hangul; the only shipped model is English-only."""
+    try:
+        if state is not None:
+            parse_state(state)
+    except ScorekitError as exc:
+        raise usage_error(f"--state: {exc}") from None
     if lang != "ko" or allow:
         return
-    from scorekit.summarization.rl.pipeline import REWARD_OPTION
-
     english = [(what, how) for what, how, value in (("--encoder", "--encoder PATH", encoder),
-                                                    ("the reward's model", REWARD_OPTION, reward.values["model"]))
+                                                    ("the reward's model", REWARD_OPTION, reward_spec.values["model"]))
                if value is None]
     if english:
         raise usage_error(f"--lang ko: {' and '.join(w for w, _ in english)} default"
@@ -156,22 +157,14 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
     held-out articles.
     """
     ns = parse_int_list(n_list, "--n")
-    _require_torch("train-summarizer")
-    reward_spec = _reward(reward)
-    from scorekit.summarization.rl.policy import parse_state
-
-    try:
-        parse_state(state)
-    except ScorekitError as exc:
-        raise usage_error(f"--state: {exc}") from None
-    _check_models(lang, encoder, reward_spec, allow_english_model)
+    _preflight("train-summarizer", lang, encoder, reward, allow_english_model, state)
     if checkpoint is None and folds is None:
         raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
     if folds is None and (output is not None or shared_options().get("report") is not None):
         option = "--output" if output is not None else "--report"
         raise usage_error(f"{option} holds the cross-validation results: it needs --folds K (plain training "
                           "writes only the --checkpoint)")
-    if checkpoint is not None:   # fail now, not after training (-o and --report: the output transaction)
+    if checkpoint is not None:   # fail now, not after training (-o, --report: the transaction)
         if checkpoint.is_dir():
             raise InputError("--checkpoint is a directory; expected a file path", checkpoint)
         if not checkpoint.parent.is_dir():
@@ -195,39 +188,37 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
         if not quiet:
             print_cv(cv, fmt)
         emit(cv, output=output, fmt=fmt, quiet=quiet)
-    if policy is None:
-        return
-    policy.save(checkpoint)
-    say = click.echo if folds is None else (lambda m: click.echo(m, err=True))  # with --folds stdout holds the tables
-    if not quiet:
-        say(f"trained on {len(log.rewards) // epochs} articles x {epochs} epoch(s) in "
-            f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}")
-        say(f"saved {checkpoint}")
+    if policy is not None:
+        policy.save(checkpoint)
+    if policy is not None and not quiet:   # with --folds stdout holds the tables
+        click.echo(f"trained on {len(log.rewards) // epochs} articles x {epochs} epoch(s) in "
+                   f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}\n"
+                   f"saved {checkpoint}", err=folds is not None)
 
 
 @contextlib.contextmanager
 def _training_bar():
     """The training progress bar on stderr (a terminal only): episodes done and running reward."""
-    bar = []   # the rich Progress and its task, made at the first update
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True)
+    bar = Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = []   # started at the first update, when the total is known
 
     def update(done: int, total: int, reward: float) -> None:
-        if not bar:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            err = Console(stderr=True)
-            bar.append(Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                                TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
-                                console=err, transient=True, disable=not err.is_terminal))
-            bar[0].start()
-            bar.append(bar[0].add_task("train", total=total, reward=float("nan")))
-        bar[0].update(bar[1], completed=done, reward=reward)
+        if not task:
+            bar.start()
+            task.append(bar.add_task("train", total=total, reward=float("nan")))
+        bar.update(task[0], completed=done, reward=reward)
 
     try:
         yield update
     finally:
-        if bar:
-            bar[0].stop()
+        if task:
+            bar.stop()
 
 
 def print_cv(result, fmt: str) -> None:
@@ -243,8 +234,7 @@ def print_cv(result, fmt: str) -> None:
              c["p_bootstrap"]] for c in ex["comparisons"]]
     print_table(["rl vs", "n", "mean diff", "95% CI", "p (paired t)", "p (bootstrap)"], comp, fmt,
                 title="the policy against lead-n and TextRank (paired per article)")
-    goal = ex.get("goal") or {}
-    if goal and fmt in ("table", "markdown"):
+    if (goal := ex.get("goal")) and fmt in ("table", "markdown"):
         click.echo(f"not significantly worse than lead-n: {'yes' if goal['not_worse_than_lead'] else 'NO'}; "
                    f"significantly better than TextRank: {'yes' if goal['better_than_textrank'] else 'NO'}")
     signature_line(result.signature, fmt)
@@ -270,9 +260,7 @@ def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english
     ns = parse_int_list(n_list, "--n")
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
-    _require_torch("summarize")
-    reward_spec = _reward(reward)
-    _check_models(lang, encoder, reward_spec, allow_english_model)
+    _preflight("summarize", lang, encoder, reward, allow_english_model)
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, summarize_pairs
 
     result = summarize_pairs(_load_pairs(data, dataset, split, None, dataset_files, lang), checkpoint=checkpoint,

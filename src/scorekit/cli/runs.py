@@ -16,17 +16,12 @@ from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct
                                   options, outputs, print_table, signature_line, transactional, write_json,
                                   write_report)
 from scorekit.errors import UnknownNameError
+from scorekit.io.run_store import RunStore, record_files
 from scorekit.result import is_finite_number
 from scorekit.stats.compare import compare_runs
 from scorekit.stats.significance import METHODS
 
 STORE_AND_FORMAT = options(STORE_OPTION, FORMAT_OPTION)
-
-
-def _open(store: Path | None):
-    from scorekit.io.run_store import RunStore
-
-    return RunStore(store, create=False)
 
 
 def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
@@ -49,7 +44,7 @@ def command() -> None:
 @STORE_AND_FORMAT
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
     """List recorded runs, newest first."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         runs = s.list(task=task, name=name, limit=limit)
         if not runs and task and task not in s.tasks() and s.tasks():
             raise UnknownNameError("task", task, s.tasks())
@@ -68,7 +63,7 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
     """Show one run: metrics, signature, inputs."""
     if report:
         outputs().file(report, "--report")
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         data, rec = s.get(run_id), s.record_of(run_id)
     data.pop("_run_id", None)
     if report:
@@ -114,7 +109,7 @@ def compare_cmd(baseline_id, run_id, method, metrics, alpha, n_resamples, seed, 
         outputs().file(output, "--output")
     if report:
         outputs().file(report, "--report")
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         a, b = s.get(baseline_id), s.get(run_id)
     doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
                        n_resamples=n_resamples, seed=seed)
@@ -140,7 +135,7 @@ def compare_cmd(baseline_id, run_id, method, metrics, alpha, n_resamples, seed, 
 @STORE_OPTION
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Remove runs from the history (all or none: every id must exist)."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         for i in run_ids:
             s.record_of(i)  # a missing id -> one clear error, nothing removed
         removed = s.remove(list(run_ids))
@@ -158,7 +153,7 @@ def leaderboard_cmd(task, metric, test_set, all_runs, top, store, fmt):
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
     name). Runs scored on different test sets — other qrels or references, another language, or
     another caption recipe — are never ranked together."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         boards = s.leaderboards(task=task, metric=metric, test_set=test_set, all_runs=all_runs, top=top)
     for i, b in enumerate(boards):
         csv = fmt == "csv"   # csv rows name their group
@@ -177,7 +172,5 @@ def leaderboard_cmd(task, metric, test_set, all_runs, top, store, fmt):
 @STORE_OPTION
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
-    from scorekit.io.run_store import record_files
-
     for p, ids in record_files(results, store):
         click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")

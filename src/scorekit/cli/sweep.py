@@ -10,6 +10,7 @@ import click
 from scorekit.cli._common import (DEVICE_OPTION, LANG_OPTION, STEM_OPTION, MetricsOption, emit, engine_options,
                                   example, open_engine, output_options, outputs, print_table, signature_line, warn)
 from scorekit.cli._types import SEED, count, resamples, usage_error
+from scorekit.report import tables
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
 MAX_WORDS = 1_000_000   # a summary length past any document
@@ -125,8 +126,6 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
                                 n_resamples=n_resamples, band=(low, high))
     header, rows = sweep_table(sweep)
     if table_out is not None:
-        from scorekit.report import tables
-
         table_out.write_text(tables.render(header, rows, fmt_table, digits=4))
     plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
              if plot_out is not None else [])

@@ -13,10 +13,6 @@ from scorekit.cli._types import SEED, count, resamples
 from scorekit.errors import InputError, ScorekitError
 
 
-def _short(words: list[str], n: int = 3) -> str:
-    return ", ".join(words[:n]) + (", …" if len(words) > n else "")
-
-
 def _nullable(x):
     return None if x is None or (isinstance(x, float) and x != x) else x
 
@@ -152,7 +148,8 @@ def _print(result, fmt: str, max_pairs: int) -> None:
     print_table(["metric", "value"], [[k, _nullable(v)] for k, v in m.items()], fmt, title="Topic metrics")
     lists = ("id", "keywords", "pagerank", "cos_to_topic")   # the per-topic columns, keyed as written
     cols = list(dict.fromkeys(k for r in result.per_item for k in r if k not in lists))
-    rows = [[r["id"], _short(r["keywords"])] + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
+    rows = [[r["id"], ", ".join(r["keywords"][:3]) + (", …" if len(r["keywords"]) > 3 else "")]
+            + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
     print_table(["topic", "keywords"] + cols, rows, fmt, title="Per topic (sd = mean SD to the other topics)")
     pairs = result.extra["pairs"][:max_pairs] if max_pairs > 0 else []
     if pairs:
