@@ -316,10 +316,9 @@ class Group(click.Group):
     them at ~45 characters, mid-phrase)."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        cmds = [self.get_command(ctx, name) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
-            formatter.write_dl([(c.name, c.get_short_help_str(limit=10_000))
-                                for c in cmds if not c.hidden])
+            formatter.write_dl([(name, cmd.get_short_help_str(limit=10_000))
+                                for name, cmd in sorted(self.commands.items()) if not cmd.hidden])
 
 
 def signature_line(sig: str, fmt: str) -> None:

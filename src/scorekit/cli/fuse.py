@@ -15,11 +15,13 @@ from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
 
 def _weights(ctx: click.Context, param: click.Parameter, text: str | None) -> list[float] | None:
     """``--weights 0.7,0.3`` -> ``[0.7, 0.3]``, checked at parse time: finite numbers only."""
+    if text is None:
+        return None
     try:
-        values = None if text is None else [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         values = []
-    if values is not None and not (values and all(map(math.isfinite, values))):
+    if not values or not all(math.isfinite(v) for v in values):
         raise click.BadParameter(f"expected comma-separated finite numbers, got {text!r}")
     return values
 

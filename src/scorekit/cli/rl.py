@@ -45,7 +45,6 @@ def _show(x: float) -> str:
 
 
 POSITIVE_INT = _Number(int, 1, high=MAX_COUNT)
-MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
@@ -81,7 +80,7 @@ data_options = options(
 def _preflight(command: str, lang: str, encoder: str | None, reward: str, allow: bool,
                state: str | None = None) -> None:
     """Before any model loads: torch installed, ``--reward`` (checked against the bertscore
-    declaration) and ``--state`` valid, and for Korean models that read Hangul (the only shipped
+    declaration) and ``--state`` valid and, for Korean, models that read Hangul (the only shipped
     model is English-only)."""
     try:
         import torch  # noqa: F401
@@ -91,17 +90,18 @@ def _preflight(command: str, lang: str, encoder: str | None, reward: str, allow:
                                      "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
                                      "checkout or a built wheel's [neural]") from None
     from scorekit.summarization.rl.pipeline import REWARD_OPTION, reward_metric
-    from scorekit.summarization.rl.policy import parse_state
 
     try:
         reward_spec = reward_metric(reward)
     except ScorekitError as exc:
         raise usage_error(f"--reward: {exc}") from None
-    try:
-        if state is not None:
+    if state is not None:
+        from scorekit.summarization.rl.policy import parse_state
+
+        try:
             parse_state(state)
-    except ScorekitError as exc:
-        raise usage_error(f"--state: {exc}") from None
+        except ScorekitError as exc:
+            raise usage_error(f"--state: {exc}") from None
     if lang != "ko" or allow:
         return
     english = [(what, how) for what, how, value in (("--encoder", "--encoder PATH", encoder),
@@ -139,8 +139,8 @@ def _preflight(command: str, lang: str, encoder: str | None, reward: str, allow:
 @click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default="greedy",
               show_default=True, help="REINFORCE baseline: the greedy choice's reward (self-critical), a "
                                       "moving average of rewards, or none.")
-@click.option("--baseline-momentum", type=MOMENTUM, default=0.9, show_default=True,
-              help="Momentum of the moving-average baseline (--baseline ema).")
+@click.option("--baseline-momentum", type=_Number(float, 0.0, high=1.0, open_high=True), default=0.9,
+              show_default=True, help="Momentum of the moving-average baseline (--baseline ema).")
 @click.option("--seed", type=_Number(int, 0, high=MAX_SEED), default=42, show_default=True)
 @click.option("--folds", type=_Number(int, 2, high=MAX_COUNT),
               help="Run K-fold cross-validation instead: train on K-1 folds, evaluate on the held-out "
