@@ -1,12 +1,10 @@
-"""The ``scorekit`` command: a thin layer over the Python API.
-
-Each sub-command lives in its own module ``scorekit.cli.<module>`` exposing a click command named
-``command``; modules are imported only when their sub-command runs, so ``scorekit retrieval``
-never pays for importing torch.
-"""
+"""The ``scorekit`` command: a thin layer over the Python API. Each sub-command's module is
+imported only when it runs, so ``scorekit retrieval`` never pays for importing torch."""
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import importlib
 import os
 import re
@@ -55,8 +53,6 @@ class LazyGroup(click.Group):
             return super().resolve_command(ctx, args)
         except click.UsageError:
             name = args[0] if args else ""
-            import difflib
-
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise click.UsageError(f"No such command '{name}'.{hint}", ctx) from None
@@ -100,11 +96,11 @@ MOVED_TO_GRAMMAR = {
     "sweep": {"--bertscore": "rouge,bertscore,efficiency,density,words", "--no-bertscore": "rouge,density,words",
               "--bertscore-model": "rouge,bertscore(model=DIR),efficiency,density,words",
               "--num-layers": "rouge,bertscore(num_layers=N),efficiency,density,words"},
-    "train-summarizer": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
-    "summarize": {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"},
+    **dict.fromkeys(("train-summarizer", "summarize"),
+                    {"--bert-model": "bertscore(model=DIR)", "--num-layers": "bertscore(num_layers=N)"}),
 }
 # The option that takes the metric names, where it is not -m (the RL commands' reward).
-GRAMMAR_OPTION = {"train-summarizer": "--reward", "summarize": "--reward"}
+GRAMMAR_OPTION = dict.fromkeys(("train-summarizer", "summarize"), "--reward")
 
 
 def _usage_line(exc: click.UsageError) -> str:
@@ -113,8 +109,7 @@ def _usage_line(exc: click.UsageError) -> str:
     prog = exc.ctx.command_path if exc.ctx is not None else "scorekit"
     if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
         command = exc.ctx.command.name
-        moved = MOVED_TO_GRAMMAR.get(command, {}).get(exc.option_name)
-        if moved:
+        if moved := MOVED_TO_GRAMMAR.get(command, {}).get(exc.option_name):
             return (f"{prog}: error: {exc.option_name} is now set in the metric names: "
                     f"{GRAMMAR_OPTION.get(command, '-m')} \"{moved}\"")
     return f"{prog}: error: {_plain(exc.format_message())}"
@@ -125,51 +120,33 @@ class Terminated(KeyboardInterrupt):
     does for Ctrl-C (temporaries and staging folders removed, nothing half-written)."""
 
 
-def _on_sigterm(pid: int):
-    def handler(signum, frame):
-        if os.getpid() != pid:            # a forked worker: die the default way, run no cleanup of ours
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        raise Terminated()
-
-    return handler
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every user mistake ends as one line on stderr and exit status 2. SIGINT ends
     with 130 and SIGTERM with 143, both after rolling the staged outputs back."""
-    previous = None
-    try:
-        previous = signal.signal(signal.SIGTERM, _on_sigterm(os.getpid()))
-    except ValueError:                    # not the main thread: leave signals alone
-        pass
-    try:
-        return _main(argv)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _main(argv: list[str] | None) -> int:
     from scorekit import progress
 
+    pid, previous = os.getpid(), None
+
+    def on_sigterm(signum, frame):
+        if os.getpid() != pid:            # a forked worker: die the default way, run no cleanup of ours
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            return os.kill(os.getpid(), signal.SIGTERM)
+        raise Terminated()
+
+    with contextlib.suppress(ValueError):   # not the main thread: leave signals alone
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
     progress.enable(True)
-    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        with cli.make_context("scorekit", args) as ctx:
+        with cli.make_context("scorekit", sys.argv[1:] if argv is None else list(argv)) as ctx:
             cli.invoke(ctx)
     except ScorekitError as exc:
         click.echo(f"scorekit: error: {_plain(str(exc))}", err=True)
         return exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:
-        exc.show()
-        return exc.exit_code
-    except click.UsageError as exc:
-        click.echo(_usage_line(exc), err=True)
-        return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        if isinstance(exc, click.UsageError) and not isinstance(exc, click.exceptions.NoArgsIsHelpError):
+            click.echo(_usage_line(exc), err=True)
+        else:
+            exc.show()
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -189,34 +166,25 @@ def _main(argv: list[str] | None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         click.echo(f"scorekit: error: {where}{exc.strerror or exc}", err=True)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 
 def run() -> None:
-    """The ``scorekit`` command: :func:`main`, then exit without tearing the interpreter down.
-
-    By the time ``main`` returns every output has been committed (written, flushed and renamed
-    into place), so freeing the run's millions of small objects one by one at interpreter exit
-    is pure waiting: about 40-50 ms of a one-second run. The standard streams are flushed first;
-    when Ray is loaded, its exit handlers (shutting the cluster connection down) run as usual, and
-    so do a profiler's or tracer's (``python -m cProfile``, coverage)."""
+    """The ``scorekit`` command: :func:`main`, then exit without tearing the interpreter down:
+    every output is committed by then, and freeing millions of small objects one by one is 40-50
+    ms of a one-second run. Ray's, a profiler's or a tracer's exit handlers still run."""
     from scorekit.heap import prepare
 
     prepare(sys.argv[1:])     # large temporaries reuse freed pages instead of faulting new ones
     code = main()
-    try:
+    with contextlib.suppress(BrokenPipeError, ValueError):
         sys.stdout.flush()
         sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        pass
     if "ray" in sys.modules or "coverage" in sys.modules or sys.getprofile() or sys.gettrace():
         sys.exit(code)            # Ray's exit handlers; a profiler or tracer reports at exit
     if "logging" in sys.modules:
-        import logging
-
-        logging.shutdown()
+        sys.modules["logging"].shutdown()
     os._exit(code)
-
-
-if __name__ == "__main__":
-    run()

@@ -5,17 +5,19 @@ their line and field; ``--strict`` makes any skipped row an error (exit 2)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from scorekit.absa.scorecard import make_scorecard
-from scorekit.cli._common import (Group, example, emit, output_options, outputs, print_table, signature_line,
-                                   stage_text, transactional, warn)
-from scorekit.cli._engine import engine_options, open_engine
+from scorekit.cli._common import (QUIET_OPTION, Group, emit, engine_options, engine_scope, example, output_options,
+                                  outputs, print_table, signature_line, stage_text, transactional, warn)
 from scorekit.cli._types import usage_error
 from scorekit.progress import track
+
+OVERRIDE_OPTION = click.option(
+    "--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
 
 
 @click.group(name="absa", cls=Group,
@@ -33,7 +35,7 @@ def command() -> None:
               help="Scorecards file (default: scorecards.jsonl next to outputs.jsonl).")
 @click.option("--run-id", help="run_id written into each scorecard (default: the row's meta.run_id).")
 @click.option("--strict", is_flag=True, help="Exit 2 if any row is malformed instead of skipping it.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@QUIET_OPTION
 @transactional
 def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, strict: bool, quiet: bool) -> None:
     """Build scorecards.jsonl (make_scorecard per row) from OUTPUTS (outputs.jsonl or its run directory)."""
@@ -54,8 +56,8 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
             fh.write(json.dumps(make_scorecard(e, run_id=run_id), ensure_ascii=False, allow_nan=False) + "\n")
     outputs().commit()
     if not quiet:
-        skipped = f" (skipped {result.n_skipped})" if result.n_skipped else ""
-        click.echo(f"wrote {len(result.rows)} scorecards to {target}{skipped}")
+        click.echo(f"wrote {len(result.rows)} scorecards to {target}"
+                   + (f" (skipped {result.n_skipped})" if result.n_skipped else ""))
 
 
 @command.command("aggregate",
@@ -67,8 +69,7 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
 @click.option("--outdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write structural_metrics.csv/_table.md (default: <run>/derived/metrics; "
                    "with several runs, one file holding a row per run).")
-@click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
+@OVERRIDE_OPTION
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
 @click.option("--compare/--no-compare", "compare_runs", default=None,
               help="Several RUNs over the same scorecards (seeds, systems) are compared with the first by default: "
@@ -77,27 +78,21 @@ def scorecards_cmd(outputs_path: Path, out: Path | None, run_id: str | None, str
                    "--compare makes that an error, --no-compare turns the comparison off.")
 @engine_options
 @output_options
-def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary: Path | None, strict: bool,
-                  compare_runs: bool | None, engine: str, address: str | None, output: Path | None, fmt: str,
-                  quiet: bool) -> None:
+def aggregate_cmd(runs, outdir, override_summary, strict, compare_runs, engine, address, output, fmt, quiet):
     """Aggregate each RUN (a run directory or its scorecards.jsonl) into structural metrics.
     With --engine ray a RUN may also be a folder of scorecards shards (*.jsonl), read in parallel.
     Several runs over the same scorecards (seeds, systems) are compared with the first by the one
     comparison engine (--no-compare: only aggregated)."""
-    from contextlib import nullcontext
-
     from scorekit.absa.aggregate import structural_metrics_csv, structural_metrics_md
     from scorekit.absa.metrics import METRIC_NAMES
     from scorekit.absa.runs import METRICS_DIR, SCORECARDS_NAME, aggregate_runs, resolve
 
-    tx = outputs()
     targets = [outdir] if outdir is not None else [resolve(p, SCORECARDS_NAME)[0] / METRICS_DIR for p in runs]
     option = "--outdir" if outdir is not None else "RUN (derived/metrics)"
     for target in dict.fromkeys(targets):
         for name in ("structural_metrics.csv", "structural_metrics_table.md"):
-            tx.file(target / name, option, create_parents=True)
-    eng = open_engine(engine, address, quiet)
-    with eng if eng is not None else nullcontext():
+            outputs().file(target / name, option, create_parents=True)
+    with engine_scope(engine, address, quiet) as eng:
         done = aggregate_runs(runs, override=override_summary, strict=strict, engine=eng, compare_runs=compare_runs)
     warn(*done.warnings)
     pairs = [(r.aggregate.run_id, r.aggregate.metrics) for r in done.runs]
@@ -126,19 +121,17 @@ def aggregate_cmd(runs: tuple[Path, ...], outdir: Path | None, override_summary:
 @click.argument("run", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="HTML file (default: reports/<run>/metric_report.html beside the results/ directory).")
-@click.option("--override-summary", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="override_gate_debug_summary.json (default: the run's, if present; CR has none -> N/A).")
+@OVERRIDE_OPTION
 @click.option("--strict", is_flag=True, help="Exit 2 if any scorecard is malformed.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@QUIET_OPTION
 @transactional
 def report_cmd(run: Path, out: Path | None, override_summary: Path | None, strict: bool, quiet: bool) -> None:
     """Write the self-contained metric_report.html of RUN (run directory or scorecards.jsonl):
     the headline (tuple F1 S1 -> S2, fix / break / net gain) first, every metric, and the changed
     samples worst ΔF1 first — the same report as `scorekit report` draws for every family."""
     from scorekit.absa.aggregate import aggregate_run
-    from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, resolve
-    from scorekit.absa.runs import override_summary as load_override
     from scorekit.absa.aggregate import changed_samples
+    from scorekit.absa.runs import SCORECARDS_NAME, load_scorecards, override_summary as load_override, resolve
     from scorekit.report.html import render_report
 
     if out is None:
@@ -167,7 +160,7 @@ def report_cmd(run: Path, out: Path | None, override_summary: Path | None, stric
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file (default: results/<run_id>_aggregated/aggregated_mean_std.csv).")
 @output_options
-def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path | None, fmt: str, quiet: bool) -> None:
+def aggregate_seeds_cmd(runs, out, output, fmt, quiet):
     """Mean ± std (population, ddof=0) of every metric across seed RUN directories
     (<run_id>__seed<N>_proposed). Uses each run's derived/metrics/structural_metrics.csv,
     computing it from scorecards.jsonl when absent."""
@@ -179,22 +172,16 @@ def aggregate_seeds_cmd(runs: tuple[Path, ...], out: Path | None, output: Path |
         if len(run_ids) != 1:
             raise usage_error(f"runs have different run_ids ({', '.join(sorted(run_ids))}); pass --out")
         out = runs[0].resolve().parent / f"{next(iter(run_ids))}_aggregated" / "aggregated_mean_std.csv"
-    tx = outputs()
-    tx.file(out, "--out", create_parents=True)
-    tx.file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
+    csv_out = outputs().file(out, "--out", create_parents=True)
+    md_out = outputs().file(out.with_suffix(".md"), "--out (.md beside it)", create_parents=True)
     seeds = aggregate_seed_runs(runs, out.parent.name)
     warn(*seeds.warnings)
     agg = seeds.aggregate
-    stage_text(out, aggregated_csv(agg), "--out")
-    stage_text(out.with_suffix(".md"), aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"),
-                "--out (.md beside it)")
+    csv_out.write_text(aggregated_csv(agg))
+    md_out.write_text(aggregated_md(agg, f"aggregated mean ± std — {out.parent.name}"))
     emit(seeds.result, output=output, fmt=fmt, quiet=quiet)
     if not quiet:
         print_table(["metric", "mean", "std", "n_seeds"],
                     [[m, a, s, k] for m, a, s, k in zip(agg.metrics, agg.mean, agg.std, agg.n)], fmt,
                     title=f"{len(agg.seeds)} seeds -> {out}")
         signature_line(seeds.result.signature, fmt)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(command())

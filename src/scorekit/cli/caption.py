@@ -7,10 +7,14 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, example, open_engine,
+                                  output_options, print_table, signature_line, warn)
 from scorekit.cli._types import finite, usage_error
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line, warn
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption, metric_specs
+from scorekit.errors import ScorekitError
+
+# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
+SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
+                "quiet", "report", "record", "store", "plot", "plot_format"}
 
 
 @click.command("caption",
@@ -72,15 +76,26 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     """
     from scorekit.generation.driver import default_metrics
     from scorekit.generation.targets import evaluate_files
-    from scorekit.metrics.registry import MetricSpec
+    from scorekit.metrics.registry import MetricSpec, split_specs
 
-    if recipe == "spec":
-        _check_spec_options(click.get_current_context(), lang)
+    if recipe == "spec":   # it fixes tokens, metrics, parameters: an option changing them is an error
+        if lang != "ko":
+            raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
+                                "with --lang ko")
+        ctx = click.get_current_context()
+        if wrong := [p for p in ctx.command.params if p.name not in SPEC_OPTIONS
+                     and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]:
+            raise ScorekitError(f"{wrong[0].opts[0]} does not apply to --recipe spec, which fixes the spec's "
+                                "tokens, metrics and parameters")
     if images and videos:
         raise usage_error("give --images or --videos, not both")
-    defaults = list(default_metrics(lang)) + ([MetricSpec("clipscore")] if images or videos else [])
+    if metrics:
+        specs = [MetricSpec(t) for t in split_specs(metrics)]
+    else:   # a default is skipped with its reason when a dependency is missing (clipscore is not)
+        specs = ([MetricSpec(d, optional=True) for d in default_metrics(lang)]
+                 + ([MetricSpec("clipscore")] if images or videos else []))
     result = evaluate_files(predictions, references, lang=lang, recipe=recipe, scale=int(scale), tokenizer=tokenizer,
-                            metrics=metric_specs(metrics, "caption", defaults) if recipe == "scorekit" else None,
+                            metrics=specs if recipe == "scorekit" else None,
                             images=images, videos=videos, strict=strict, baseline_meteor=baseline_meteor,
                             allow_english_model=allow_english_model,
                             engine=open_engine(engine, address, quiet) if recipe == "scorekit" else None,
@@ -90,44 +105,24 @@ def command(predictions, references, lang, metrics, baseline_meteor, recipe, sca
     emit(result, output=output, fmt=fmt, quiet=quiet)
 
 
-# What --recipe spec reads; every other option changes the tokens, metrics or their parameters.
-SPEC_OPTIONS = {"predictions", "references", "lang", "baseline_meteor", "recipe", "strict", "output", "fmt",
-                "quiet", "report", "record", "store", "plot", "plot_format"}
-
-
-def _check_spec_options(ctx: click.Context, lang: str) -> None:
-    """--recipe spec fixes the tokens, the metrics and their parameters: an option that would
-    change them is an error, not silently ignored."""
-    from scorekit.errors import ScorekitError
-
-    if lang != "ko":
-        raise ScorekitError("--recipe spec is the caption spec's Korean evaluation code (Okt morphs): use it "
-                            "with --lang ko")
-    for p in ctx.command.params:
-        if p.name not in SPEC_OPTIONS and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
-            raise ScorekitError(f"{p.opts[0]} does not apply to --recipe spec, which fixes the spec's tokens, "
-                                "metrics and parameters")
-
-
 def _print_report(result, fmt: str) -> None:
     from scorekit.metrics.registry import first_written
 
     m, rep = result.metrics, result.extra["report"]
-    prim = rep["primary"]
-    spec = rep.get("recipe") == "spec"
-    written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
-    order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
-                                                  "bleu_4", "rouge_l"))]
-    role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
-            **dict.fromkeys(rep["reference"], "reference")}
+    prim, spec = rep["primary"], rep.get("recipe") == "spec"
     if spec:
         order = [prim, "bleu_4", "spec_rouge_l", "rouge_l", "spec_cider", "cider"]
         role = {prim: "primary (spec)", "bleu_4": "reference (spec)", "spec_rouge_l": "reference (spec; 0 on Korean)",
                 "rouge_l": "scorekit, beside spec_rouge_l", "spec_cider": "secondary (spec; always 0)",
                 "cider": "scorekit, beside spec_cider"}
+    else:
+        written = first_written(m)    # declared key -> the key written for it: bertscore_f1(model=DIR)
+        order = [prim, *(written.get(k, k) for k in ("cider", "bertscore_f1", "bertscore_p", "bertscore_r",
+                                                      "bleu_4", "rouge_l"))]
+        role = {prim: "primary", **dict.fromkeys(rep["secondary"], "secondary"),
+                **dict.fromkeys(rep["reference"], "reference")}
     keys = [k for k in order if k in m] + [k for k in m if k not in order]
-    rows = [[k, m[k], role.get(k, "")] for k in keys]
-    print_table(["metric", "score", "role"], rows, fmt,
+    print_table(["metric", "score", "role"], [[k, m[k], role.get(k, "")] for k in keys], fmt,
                 title=f"caption metrics ({result.inputs['n_items']} items, lang {result.inputs['lang']}, "
                       f"recipe {rep.get('recipe', 'scorekit')})")
     t_rows = [[r["metric"], r["value"], r["baseline"], r["target_1"], r["target_2"], r["final"],
@@ -140,10 +135,8 @@ def _print_report(result, fmt: str) -> None:
     if "meteor_improvement_pct" in rep and fmt in ("table", "markdown"):
         sys.stdout.write(f"METEOR ({prim}) {m[prim]:.4f} vs baseline {rep['baseline_meteor']:.4f}: "
                          f"{change_pct(rep['meteor_improvement_pct'])}\n"
-                         f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n")
-        if rep.get("note"):
-            sys.stdout.write(f"  note:     {rep['note']}\n")
+                         f"  number:   {rep['meteor_recipe']}\n  baseline: {rep['baseline_recipe']}\n"
+                         + (f"  note:     {rep['note']}\n" if rep.get("note") else ""))
     if spec and fmt in ("table", "markdown"):
-        for why in result.extra["recipe"]["zero_on_korean"].values():
-            sys.stdout.write(f"spec: {why}\n")
+        sys.stdout.write("".join(f"spec: {why}\n" for why in result.extra["recipe"]["zero_on_korean"].values()))
     signature_line(result.signature, fmt)

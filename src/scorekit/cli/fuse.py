@@ -3,21 +3,20 @@ A thin layer over :func:`scorekit.retrieval.fusion.fuse`."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from scorekit.cli._types import count
-from scorekit.cli._common import example, is_stdout, outputs, transactional
+from scorekit.cli._common import QUIET_OPTION, example, is_stdout, outputs, transactional
+from scorekit.cli._types import count, usage_error
 from scorekit.retrieval.fusion import METHODS, NORMS, OPTIMIZABLE
 
 
-def _weights(text: str | None) -> list[float] | None:
+def _weights(ctx: click.Context, param: click.Parameter, text: str | None) -> list[float] | None:
     """``--weights 0.7,0.3`` -> ``[0.7, 0.3]``, checked at parse time: finite numbers only."""
     if text is None:
         return None
-    import math
-
     try:
         values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -41,7 +40,7 @@ def _weights(text: str | None) -> list[float] | None:
               help=f"Per-query score normalisation before fusing: {', '.join(NORMS)} (z-score = zmuv).")
 @click.option("--rrf-k", "rrf_k", type=count(0), default=60, show_default=True,
               help="RRF's k: score = sum of 1 / (k + rank).")
-@click.option("--weights", default=None, metavar="W1,W2,...", callback=lambda ctx, param, value: _weights(value),
+@click.option("--weights", default=None, metavar="W1,W2,...", callback=_weights,
               help="One weight per --run, for --method wsum.")
 @click.option("--optimize", is_flag=True,
               help=f"Choose the method's parameters on training queries as ranx's optimize_fusion "
@@ -57,7 +56,7 @@ def _weights(text: str | None) -> list[float] | None:
 @click.option("--tag", default=None, metavar="TAG", help="Run tag in the output (default: the method).")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE", help="Where to write the fused TREC run (- = stdout).")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing on stdout.")
+@QUIET_OPTION
 @transactional
 def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, tag, output, quiet):
     """Fuse retrieval runs (ranx's fusion methods; equal to ranx.fuse on runs without ties).
@@ -66,7 +65,6 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
     ties by docid descending (trec_eval's order), and written as a TREC run; the signature
     printed after it pins the method, normalisation and parameters (chosen ones included).
     """
-    from scorekit.cli._types import usage_error
     from scorekit.retrieval.fusion import fuse_runs, normalise_method, write_trec
 
     normalise_method(method)   # an unknown method is the first error
@@ -93,5 +91,4 @@ def command(runs, method, norm, rrf_k, weights, optimize, qrels, metric, step, t
         lines.append(f"fused {len(runs)} runs ({fused.name}, norm {norm}): {n} lines, "
                      f"{fused.n_queries} queries -> {output}")
     if not quiet:   # said once the run is in place; with -o - the fused run owns stdout: stderr
-        for line in [*lines, f"signature: {sig}"]:
-            outputs().after_commit(lambda line=line: click.echo(line, err=to_stdout))
+        outputs().after_commit(lambda: click.echo("\n".join([*lines, f"signature: {sig}"]), err=to_stdout))

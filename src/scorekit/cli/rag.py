@@ -13,7 +13,6 @@ from scorekit.retrieval.rag_match import KIWI_ROUGE_TYPES, KIWI_TOKENS, METHODS
 from scorekit.stats.significance import METHODS as METHODS_TESTS
 
 
-
 @click.command(name="rag", context_settings={"help_option_names": ["-h", "--help"]},
                epilog=example("scorekit rag --data examples/rag/system_v1.jsonl --match kiwi_rouge --threshold 0.5 \\",
                               "    -m hit_rate@3,ndcg@3,map@3,mrr,recall@3",
@@ -70,7 +69,14 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
         raise ScorekitError(f"--name given {len(names)} times for {len(datas)} --data files")
     if match == "embedding" and not model:
         raise ScorekitError("--match embedding needs --model PATH (a local sentence-encoder folder)")
-    _unread_options(compat, match)
+    ctx = click.get_current_context()   # an option --compat/--match never reads is an error
+    kiwi, emb = ("--match kiwi_rouge", match == "kiwi_rouge"), ("--match embedding", match == "embedding")
+    readers = {"mode": ("--compat ranx-k", compat), "kiwi_tokens": kiwi, "kiwi_stopwords": kiwi,
+               "kiwi_rouge": kiwi, "model": emb, "allow_english_model": emb}
+    for p in ctx.command.params:
+        reader, read = readers.get(p.name, ("", True))
+        if not read and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE:
+            raise usage_error(f"{'/'.join(p.opts[:1] + p.secondary_opts)} is read by {reader} only")
     comp = compare(list(datas), metrics, names=list(names) or None, match=match, threshold=threshold,
                    graded=graded, compat=compat, mode=mode, test=test, alpha=alpha, n_resamples=n_resamples,
                    seed=seed, kiwi_tokens=kiwi_tokens, kiwi_stopwords=kiwi_stopwords, kiwi_rouge=kiwi_rouge,
@@ -78,40 +84,16 @@ def command(datas, names, match, threshold, graded, compat, mode, kiwi_tokens, k
     if compat:
         click.echo(f"scorekit: note: {comp.results[0].extra['rag']['note']}", err=True)
     if not quiet:
-        _print(comp, fmt, compat)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
-         payload=comp.to_dict() if len(comp.results) > 1 else None)
-
-
-def _unread_options(compat: str | None, match: str) -> None:
-    """An option the chosen --compat/--match never reads is an error, not silently ignored
-    (``--mode retrieval_based`` without ``--compat ranx-k`` gave the default numbers)."""
-    from click.core import ParameterSource
-
-    ctx = click.get_current_context()
-    read_by = {"mode": ("--mode", "--compat ranx-k", bool(compat)),
-               "kiwi_tokens": ("--kiwi-tokens", "--match kiwi_rouge", match == "kiwi_rouge"),
-               "kiwi_stopwords": ("--kiwi-stopwords/--no-kiwi-stopwords", "--match kiwi_rouge", match == "kiwi_rouge"),
-               "kiwi_rouge": ("--kiwi-rouge", "--match kiwi_rouge", match == "kiwi_rouge"),
-               "model": ("--model", "--match embedding", match == "embedding"),
-               "allow_english_model": ("--allow-english-model", "--match embedding", match == "embedding")}
-    for param, (option, reader, read) in read_by.items():
-        if not read and ctx.get_parameter_source(param) is ParameterSource.COMMANDLINE:
-            raise usage_error(f"{option} is read by {reader} only")
-
-
-def _print(comp, fmt: str, compat: str | None) -> None:
-    first = comp.results[0]
-    header, rows = metrics_table(comp.results)
-    rag = first.extra["rag"]
-    title = (f"RAG retrieval: {first.inputs['n_questions']} questions, match {rag['match']} "
-             f">= {rag['threshold']:g}" + (f", --compat ranx-k ({rag['mode']})" if compat else ""))
-    if compat:
-        for r in comp.results:
+        first, (header, rows) = comp.results[0], metrics_table(comp.results)
+        rag = first.extra["rag"]
+        for r in comp.results if compat else ():   # ranx-k's numbers, then scorekit's default ones
             d = r.extra["rag"].get("default_metrics") or {}
             rows.append([f"{r.name} (scorekit default)", *[d.get(m) for m in header[1:]]])
-    print_table(header, rows, fmt, title=title)
-    if len(comp.results) > 1:
-        print_comparison(comp, fmt)
-    signature_line(comp.signature, fmt)
-
+        title = (f"RAG retrieval: {first.inputs['n_questions']} questions, match {rag['match']} "
+                 f">= {rag['threshold']:g}" + (f", --compat ranx-k ({rag['mode']})" if compat else ""))
+        print_table(header, rows, fmt, title=title)
+        if len(comp.results) > 1:
+            print_comparison(comp, fmt)
+        signature_line(comp.signature, fmt)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)

@@ -1,9 +1,4 @@
-"""``scorekit report RESULT.json [RESULT.json ...] --out report.html [--png-dir DIR]``.
-
-Renders result JSON files (any sub-command's ``--output``) into one self-contained HTML page;
-``--png-dir`` also writes the charts as PNG (matplotlib) and the metric tables as LaTeX, for
-papers.
-"""
+"""``scorekit report RESULT.json ... --out report.html [--png-dir DIR]`` (docs/report.md)."""
 
 from __future__ import annotations
 

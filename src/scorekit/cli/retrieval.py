@@ -4,17 +4,15 @@ paired significance tests when several runs are given. A thin layer over
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import warnings
 from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (emit, engine_options, engine_scope, example, metrics_table, output_options, outputs,
+                                  print_comparison, print_table, signature_line, warn)
 from scorekit.cli._types import MAX_COUNT, SEED, finite, resamples, usage_error
-from scorekit.cli._common import (emit, example, metrics_table, output_options, outputs, print_comparison, print_table,
-                                  signature_line, warn)
-from scorekit.cli._engine import engine_options, open_engine
 from scorekit.retrieval.measures import DEFAULT_MEASURES
 
 TESTS = {"t": "paired t-test", "randomization": "Fisher randomization test",
@@ -80,18 +78,13 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         raise usage_error("--per-query - and -o - both want stdout: write one of them to a file")
     per_query_out = (outputs().file(per_query, "--per-query")
                      if per_query is not None and not trec_layout else None)
-    eng = open_engine(engine, address, quiet)
-    with eng or contextlib.nullcontext(), warnings.catch_warnings():
+    with engine_scope(engine, address, quiet) as eng, warnings.catch_warnings():
         warnings.simplefilter("ignore")    # comp.warnings are printed below, once
         comp = compare(qrels, list(runs), metrics, rel_threshold, test=test, alpha=alpha, n_resamples=n_resamples,
                        seed=seed, names=list(names) or None, engine=eng, texts=trec_layout)
-    for msg in comp.warnings:
-        warn(msg)
-    for r in comp.results:
-        missing = r.extra.get("missing_queries", 0)
-        if missing:
-            warn(f"{r.inputs['run']}: {missing} of {r.inputs['n_queries']} qrels queries have no "
-                  f"ranking and score 0")
+    warn(*comp.warnings, *(f"{r.inputs['run']}: {r.extra['missing_queries']} of {r.inputs['n_queries']} "
+                           "qrels queries have no ranking and score 0"
+                           for r in comp.results if r.extra.get("missing_queries")))
     if per_query_out is not None:
         with per_query_out.open() as fh:
             comp.write_per_query(fh)
@@ -99,23 +92,15 @@ def command(qrels, runs, names, metrics, rel_threshold, test, alpha, n_resamples
         outputs().stdout(comp.trec_eval_lines(metrics))
         quiet = True
     if not quiet:
-        _print(comp, fmt)
-    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
-         payload=comp.to_dict() if len(comp.results) > 1 else None)
-
-
-def _print(comp, fmt: str) -> None:
-    first = comp.results[0]
-    n = first.inputs["n_queries"]
-    header, rows = metrics_table(comp.results)
-    print_table(header, rows, fmt, title=f"Retrieval: {n} queries ({first.inputs['qrels']})")
-    if len(comp.results) > 1:
-        print_comparison(comp, fmt, arrows=True)
-        if fmt != "csv":
+        n = comp.results[0].inputs["n_queries"]
+        print_table(*metrics_table(comp.results), fmt,
+                    title=f"Retrieval: {n} queries ({comp.results[0].inputs['qrels']})")
+        if len(comp.results) > 1:
+            print_comparison(comp, fmt, arrows=True)
+        if len(comp.results) > 1 and fmt != "csv":
             legend = (f"sig.: Holm-adjusted p < {comp.alpha} ({TESTS[comp.method]}, two-sided, "
                       f"{n} queries); improvement = (system - baseline) / baseline")
-            if fmt == "latex":
-                sys.stdout.write(f"% {legend}\n")
-            else:
-                sys.stdout.write(legend + "\n")
-    signature_line(comp.signature, fmt)
+            sys.stdout.write(f"% {legend}\n" if fmt == "latex" else legend + "\n")
+        signature_line(comp.signature, fmt)
+    emit(comp.results, output=output, fmt=fmt, quiet=quiet,
+         payload=comp.to_dict() if len(comp.results) > 1 else None)

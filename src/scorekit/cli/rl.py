@@ -1,53 +1,42 @@
-"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec).
-
-Every check that can fail is done before any model is loaded or any training starts: option
-values at parse time, the checkpoint's folder, torch being installed, the data being readable.
-"""
+"""`scorekit train-summarizer` and `scorekit summarize` (Phase 2 of the n-word spec). Every check
+that can fail is done before any model is loaded or any training starts."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, example, output_options, print_table, shared_options, signature_line
+from scorekit.cli._common import (emit, example, options, output_options, print_table, shared_options,
+                                  signature_line)
 from scorekit.cli._types import MAX_COUNT, MAX_SEED, usage_error
 from scorekit.cli.sweep import parse_int_list
 from scorekit.errors import InputError, MissingDependencyError, ScorekitError
 
-# defaults chosen by cross-validation on the shipped samples (docs/rl.md, "Choosing the defaults")
-DEFAULTS = {"k": 1, "epochs": 5, "lr": 1e-2, "hidden": 32, "state": "rich", "compress": "first-words",
-            "baseline": "greedy"}
-
-
-# --------------------------------------------------------------------------- option types
 
 class _Number(click.ParamType):
-    """A finite number with a lower bound, checked at parse time (``nan``/``inf`` rejected)."""
+    """A finite number within bounds, checked at parse time (``nan``/``inf`` rejected)."""
 
-    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float | None = None,
+    def __init__(self, kind: type, low: float, *, open_low: bool = False, high: float,
                  open_high: bool = False):
         self.kind, self.low, self.open_low, self.high, self.open_high = kind, low, open_low, high, open_high
         self.name = "integer" if kind is int else "number"
 
     def convert(self, value, param, ctx):
-        if isinstance(value, self.kind) and not isinstance(value, bool):
-            v = value
-        else:
-            try:
-                v = self.kind(str(value).strip())
-            except ValueError:
-                self.fail(f"expected {'an integer' if self.kind is int else 'a number'}, got {value!r}", param, ctx)
+        try:
+            v = (value if isinstance(value, self.kind) and not isinstance(value, bool)
+                 else self.kind(str(value).strip()))
+        except ValueError:
+            self.fail(f"expected {'an integer' if self.kind is int else 'a number'}, got {value!r}", param, ctx)
         if isinstance(v, float) and not math.isfinite(v):
             self.fail(f"expected a finite number, got {value!r}", param, ctx)
         too_low = v <= self.low if self.open_low else v < self.low
-        too_high = self.high is not None and (v >= self.high if self.open_high else v > self.high)
-        if too_low or too_high:
-            lo = f"> {_show(self.low)}" if self.open_low else f">= {_show(self.low)}"
-            hi = "" if self.high is None else f" and {'<' if self.open_high else '<='} {_show(self.high)}"
-            self.fail(f"expected a value {lo}{hi}, got {value!r}", param, ctx)
+        if too_low or (v >= self.high if self.open_high else v > self.high):
+            self.fail(f"expected a value {'>' if self.open_low else '>='} {_show(self.low)} and "
+                      f"{'<' if self.open_high else '<='} {_show(self.high)}, got {value!r}", param, ctx)
         return v
 
 
@@ -56,29 +45,6 @@ def _show(x: float) -> str:
 
 
 POSITIVE_INT = _Number(int, 1, high=MAX_COUNT)
-MOMENTUM = _Number(float, 0.0, high=1.0, open_high=True)
-
-
-def _require_torch(command: str) -> None:
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
-                                     "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
-                                     "checkout or a built wheel's [neural]") from None
-
-
-def _check_writable(path: Path, option: str) -> None:
-    """Fail now, not after training, when the checkpoint cannot be written (--output and
-    --report are checked by the output transaction before the command starts)."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise InputError(f"{option} is a directory; expected a file path", path)
-    if not parent.is_dir():
-        raise InputError(f"{option}: folder {parent} does not exist", path)
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"{option}: folder {parent} is not writable", path)
 
 
 def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int | None, dataset_files, lang: str):
@@ -89,7 +55,7 @@ def _load_pairs(data: Path | None, dataset: str | None, split: str, limit: int |
     return load_pairs(data, dataset, split=split, limit=limit, files=dataset_files, lang=lang)
 
 
-data_options = [
+data_options = options(
     click.option("--data", type=click.Path(path_type=Path),
                  help="JSONL/CSV of (document, reference) records. Default: the sample shipped with "
                       "scorekit (30 English or, with --lang ko, 10 Korean news items)."),
@@ -108,28 +74,38 @@ data_options = [
     click.option("--allow-english-model", is_flag=True,
                  help="Allow --lang ko with the shipped English-only all-MiniLM-L6-v2 as encoder or reward "
                       "model (its tokenizer reads Hangul only as decomposed jamo; see docs/rl.md)."),
-    click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."),
-]
+    click.option("--n", "n_list", default="7,9,11,13", show_default=True, help="Summary lengths (N_LIST)."))
 
 
-def _reward(spec: str):
-    """``--reward``, checked against the bertscore declaration before anything loads."""
-    from scorekit.summarization.rl.pipeline import reward_metric
+def _preflight(command: str, lang: str, encoder: str | None, reward: str, allow: bool,
+               state: str | None = None) -> None:
+    """Before any model loads: torch installed, ``--reward`` (checked against the bertscore
+    declaration) and ``--state`` valid and, for Korean, models that read Hangul (the only shipped
+    model is English-only)."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(f"{command} needs torch and transformers ({exc.name or exc} is not "
+                                     "installed): install the neural extra, pip install -e '.[neural]' in the scorekit "
+                                     "checkout or a built wheel's [neural]") from None
+    from scorekit.summarization.rl.pipeline import REWARD_OPTION, reward_metric
 
     try:
-        return reward_metric(spec)
+        reward_spec = reward_metric(reward)
     except ScorekitError as exc:
         raise usage_error(f"--reward: {exc}") from None
+    if state is not None:
+        from scorekit.summarization.rl.policy import parse_state
 
-
-def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
-    """Korean needs models that read Hangul; the only shipped model is English-only."""
+        try:
+            parse_state(state)
+        except ScorekitError as exc:
+            raise usage_error(f"--state: {exc}") from None
     if lang != "ko" or allow:
         return
-    from scorekit.summarization.rl.pipeline import REWARD_OPTION
-
     english = [(what, how) for what, how, value in (("--encoder", "--encoder PATH", encoder),
-                                                    ("the reward's model", REWARD_OPTION, reward.values["model"]))
+                                                    ("the reward's model", REWARD_OPTION, reward_spec.values["model"]))
                if value is None]
     if english:
         raise usage_error(f"--lang ko: {' and '.join(w for w, _ in english)} default"
@@ -138,40 +114,33 @@ def _check_models(lang: str, encoder: str | None, reward, allow: bool) -> None:
                           "or --allow-english-model")
 
 
-def _with(options):
-    def deco(f):
-        for o in reversed(options):
-            f = o(f)
-        return f
-    return deco
-
-
 # --------------------------------------------------------------------------- train-summarizer
 
 @click.command("train-summarizer",
                epilog=example("scorekit train-summarizer --folds 3 --epochs 5 --report cv.html",
                               "scorekit train-summarizer --num-train 20 --checkpoint policy.pt", heading="Examples:"))
-@_with(data_options)
+@data_options
 @click.option("--split", default="train", show_default=True, help="Split of --dataset to train on.")
 @click.option("--num-train", type=POSITIVE_INT, default=200, show_default=True,
               help="Articles used for training (NUM_TRAIN); with --folds, the articles cross-validated.")
-@click.option("--epochs", type=_Number(int, 1, high=1_000_000), default=DEFAULTS["epochs"], show_default=True)
-@click.option("--k", "k_sentences", type=_Number(int, 1, high=1_000), default=DEFAULTS["k"], show_default=True,
+# epochs to baseline: defaults chosen by cross-validation on the shipped samples (docs/rl.md)
+@click.option("--epochs", type=_Number(int, 1, high=1_000_000), default=5, show_default=True)
+@click.option("--k", "k_sentences", type=_Number(int, 1, high=1_000), default=1, show_default=True,
               help="Sentences the policy picks per article.")
-@click.option("--lr", type=_Number(float, 0.0, open_low=True, high=1e6), default=DEFAULTS["lr"], show_default=True, help="Adam learning rate.")
-@click.option("--hidden", type=_Number(int, 1, high=65_536), default=DEFAULTS["hidden"], show_default=True,
+@click.option("--lr", type=_Number(float, 0.0, open_low=True, high=1e6), default=1e-2, show_default=True, help="Adam learning rate.")
+@click.option("--hidden", type=_Number(int, 1, high=65_536), default=32, show_default=True,
               help="Hidden units of the policy MLPs.")
-@click.option("--state", default=DEFAULTS["state"], show_default=True,
+@click.option("--state", default="rich", show_default=True,
               help="Sentence state: spec (SBERT + TextRank, the spec's), rich (+ position, length, "
                    "novelty) or a comma list of emb,textrank,position,length,novelty.")
-@click.option("--compress", type=click.Choice(["first-words", "chunks"]), default=DEFAULTS["compress"],
+@click.option("--compress", type=click.Choice(["first-words", "chunks"]), default="first-words",
               show_default=True, help="How the chosen sentences become n words: their first n words, "
                                       "or the chunk policy.")
-@click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default=DEFAULTS["baseline"],
+@click.option("--baseline", type=click.Choice(["greedy", "ema", "none"]), default="greedy",
               show_default=True, help="REINFORCE baseline: the greedy choice's reward (self-critical), a "
                                       "moving average of rewards, or none.")
-@click.option("--baseline-momentum", type=MOMENTUM, default=0.9, show_default=True,
-              help="Momentum of the moving-average baseline (--baseline ema).")
+@click.option("--baseline-momentum", type=_Number(float, 0.0, high=1.0, open_high=True), default=0.9,
+              show_default=True, help="Momentum of the moving-average baseline (--baseline ema).")
 @click.option("--seed", type=_Number(int, 0, high=MAX_SEED), default=42, show_default=True)
 @click.option("--folds", type=_Number(int, 2, high=MAX_COUNT),
               help="Run K-fold cross-validation instead: train on K-1 folds, evaluate on the held-out "
@@ -180,39 +149,35 @@ def _with(options):
               help="Where to save the trained policy (.pt). Required without --folds; with --folds, "
                    "a policy trained on all the articles is saved there after the cross-validation.")
 @output_options
-def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model,
-                     n_list, split,
-                     num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
+def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
+                     split, num_train, epochs, k_sentences, lr, hidden, state, compress, baseline, baseline_momentum,
                      seed, folds, checkpoint, output, fmt, quiet):
     """Train the RL n-word summariser: REINFORCE, one article per episode, BERTScore-F1 reward.
     With --folds K, cross-validate it instead and compare it with lead-n and TextRank on
     held-out articles.
     """
     ns = parse_int_list(n_list, "--n")
-    _require_torch("train-summarizer")
-    reward_spec = _reward(reward)
-    from scorekit.summarization.rl.policy import parse_state
-
-    try:
-        parse_state(state)
-    except ScorekitError as exc:
-        raise usage_error(f"--state: {exc}") from None
-    _check_models(lang, encoder, reward_spec, allow_english_model)
+    _preflight("train-summarizer", lang, encoder, reward, allow_english_model, state)
     if checkpoint is None and folds is None:
         raise usage_error("give --checkpoint FILE.pt (where to save the policy) or --folds K")
     if folds is None and (output is not None or shared_options().get("report") is not None):
         option = "--output" if output is not None else "--report"
         raise usage_error(f"{option} holds the cross-validation results: it needs --folds K (plain training "
                           "writes only the --checkpoint)")
-    if checkpoint is not None:
-        _check_writable(checkpoint, "--checkpoint")
+    if checkpoint is not None:   # fail now, not after training (-o, --report: the transaction)
+        if checkpoint.is_dir():
+            raise InputError("--checkpoint is a directory; expected a file path", checkpoint)
+        if not checkpoint.parent.is_dir():
+            raise InputError(f"--checkpoint: folder {checkpoint.parent} does not exist", checkpoint)
+        if not os.access(checkpoint.parent, os.W_OK):
+            raise InputError(f"--checkpoint: folder {checkpoint.parent} is not writable", checkpoint)
     pairs = _load_pairs(data, dataset, split, num_train, dataset_files, lang)
     if folds is not None and folds > len(pairs):
         raise usage_error(f"--folds {folds} needs at least {folds} articles, got {len(pairs)}")
 
     from scorekit.summarization.rl.pipeline import train_summarizer as train
 
-    with _TrainingBar() as bar:
+    with _training_bar() as bar:
         cv, policy, log = train(pairs, n_list=ns, epochs=epochs, k_sentences=k_sentences, lr=lr, hidden=hidden,
                                 state=state, compress=compress, baseline=baseline, baseline_momentum=baseline_momentum,
                                 seed=seed, folds=folds, final=checkpoint is not None,
@@ -223,53 +188,45 @@ def train_summarizer(data, dataset, dataset_files, lang, encoder, reward, allow_
         if not quiet:
             print_cv(cv, fmt)
         emit(cv, output=output, fmt=fmt, quiet=quiet)
-    if policy is None:
-        return
-    policy.save(checkpoint)
-    say = click.echo if folds is None else (lambda m: click.echo(m, err=True))  # with --folds stdout holds the tables
-    if not quiet:
-        say(f"trained on {len(log.rewards) // epochs} articles x {epochs} epoch(s) in "
-            f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}")
-        say(f"saved {checkpoint}")
+    if policy is not None:
+        policy.save(checkpoint)
+    if policy is not None and not quiet:   # with --folds stdout holds the tables
+        click.echo(f"trained on {len(log.rewards) // epochs} articles x {epochs} epoch(s) in "
+                   f"{policy.meta['minutes']:.2f} min; final running reward {log.running():.4f}\n"
+                   f"saved {checkpoint}", err=folds is not None)
 
 
-class _TrainingBar:
+@contextlib.contextmanager
+def _training_bar():
     """The training progress bar on stderr (a terminal only): episodes done and running reward."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    def __enter__(self):
-        self.bar = None
-        return self
+    err = Console(stderr=True)
+    bar = Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = []   # started at the first update, when the total is known
 
-    def __call__(self, done: int, total: int, reward: float) -> None:
-        if self.bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    def update(done: int, total: int, reward: float) -> None:
+        if not task:
+            bar.start()
+            task.append(bar.add_task("train", total=total, reward=float("nan")))
+        bar.update(task[0], completed=done, reward=reward)
 
-            err = Console(stderr=True)
-            self.bar = Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                                TextColumn("running reward {task.fields[reward]:.4f}"), TimeElapsedColumn(),
-                                console=err, transient=True, disable=not err.is_terminal)
-            self.bar.start()
-            self.task = self.bar.add_task("train", total=total, reward=float("nan"))
-        self.bar.update(self.task, completed=done, reward=reward)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+    try:
+        yield update
+    finally:
+        if task:
+            bar.stop()
 
 
 def print_cv(result, fmt: str) -> None:
     ex = result.extra
     ns = [r["n"] for r in ex["table"] if r["system"] == "rl"]
-    systems = list(dict.fromkeys(r["system"] for r in ex["table"]))
     cell = {(r["system"], r["n"]): r for r in ex["table"]}
-    rows = []
-    for s in systems:
-        row = [s]
-        for n in ns:
-            r = cell[(s, n)]
-            row.append(f"{r['bertscore_f1']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
-        rows.append(row)
+    rows = [[s, *(f"{r['bertscore_f1']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+                  for r in (cell[s, n] for n in ns))] for s in dict.fromkeys(r["system"] for r in ex["table"])]
     k, m = result.inputs["folds"], result.inputs["n_articles"]
     print_table(["system"] + [f"n={n}" if n != "all" else "mean over n" for n in ns], rows, fmt,
                 title=f"held-out BERTScore F1, {k}-fold cross-validation over {m} articles (mean [95% CI])")
@@ -277,8 +234,7 @@ def print_cv(result, fmt: str) -> None:
              c["p_bootstrap"]] for c in ex["comparisons"]]
     print_table(["rl vs", "n", "mean diff", "95% CI", "p (paired t)", "p (bootstrap)"], comp, fmt,
                 title="the policy against lead-n and TextRank (paired per article)")
-    goal = ex.get("goal") or {}
-    if goal and fmt in ("table", "markdown"):
+    if (goal := ex.get("goal")) and fmt in ("table", "markdown"):
         click.echo(f"not significantly worse than lead-n: {'yes' if goal['not_worse_than_lead'] else 'NO'}; "
                    f"significantly better than TextRank: {'yes' if goal['better_than_textrank'] else 'NO'}")
     signature_line(result.signature, fmt)
@@ -288,7 +244,7 @@ def print_cv(result, fmt: str) -> None:
 
 @click.command("summarize",
                epilog=example("scorekit summarize --checkpoint policy.pt --exclude-trained --report summaries.html"))
-@_with(data_options)
+@data_options
 @click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path),
               help="A policy from `scorekit train-summarizer`; without it an untrained policy runs.")
 @click.option("--num-test", type=POSITIVE_INT, default=200, show_default=True, help="Articles evaluated (NUM_TEST).")
@@ -297,17 +253,14 @@ def print_cv(result, fmt: str) -> None:
               help="Skip the articles the checkpoint was trained on (otherwise they are an error).")
 @output_options
 def summarize(data, dataset, dataset_files, lang, encoder, reward, allow_english_model, n_list,
-              checkpoint, num_test,
-              split, exclude_trained, output, fmt, quiet):
+              checkpoint, num_test, split, exclude_trained, output, fmt, quiet):
     """Summarise to n words with the trained policy and compare it with TextRank and lead-n
     on BERTScore F1, ROUGE-1/2, Efficiency and Density at each n.
     """
     ns = parse_int_list(n_list, "--n")
     if exclude_trained and checkpoint is None:
         raise usage_error("--exclude-trained needs --checkpoint (an untrained policy was trained on nothing)")
-    _require_torch("summarize")
-    reward_spec = _reward(reward)
-    _check_models(lang, encoder, reward_spec, allow_english_model)
+    _preflight("summarize", lang, encoder, reward, allow_english_model)
     from scorekit.summarization.rl.pipeline import EVAL_METRICS, summarize_pairs
 
     result = summarize_pairs(_load_pairs(data, dataset, split, None, dataset_files, lang), checkpoint=checkpoint,

@@ -1,18 +1,6 @@
-"""``scorekit runs list|show|compare|rm|leaderboard``: the run history.
-
-Evaluations land here with ``--record`` (or ``SCOREKIT_RECORD=1``); ``--store PATH`` or
-``SCOREKIT_STORE`` picks the database (default ``~/.scorekit/runs.db``). ``compare`` pairs two
-runs over their shared per-item ids through the one comparison engine, :mod:`scorekit.stats.compare`
-(the same tests, Holm family and multi-run JSON as ``scorekit retrieval`` with several runs), so
-``scorekit report`` renders it.
-
-A corpus metric (BLEU, CIDEr, chrF) is tested on its own corpus score, not the mean of per-item
-values: the per-item statistics are re-derived from the predictions and references a caption run
-stores in its per-item rows (so nothing extra is stored), resampled, merged and re-scored
-(:mod:`scorekit.stats.corpus_tests`, sacrebleu's paired bootstrap / approximate randomization).
-A run without that text (e.g. ``scorekit summary``) falls back to the per-item mean; each row's
-``test`` says which was used.
-"""
+"""``scorekit runs list|show|compare|rm|leaderboard|add``: the run history (docs/report.md, "The
+run history"). ``compare`` goes through the one comparison engine, :mod:`scorekit.stats.compare`,
+which tests a corpus metric on its own corpus score where the stored per-item rows allow."""
 
 from __future__ import annotations
 
@@ -24,18 +12,16 @@ from typing import Any
 import click
 
 from scorekit.cli._types import MAX_ID, SEED, count, finite, resamples
-from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, example, dumps_json, is_stdout,
-                                  outputs, print_table, signature_line, transactional, write_json, write_report)
+from scorekit.cli._common import (FORMAT_OPTION, STORE_OPTION, Group, change_pct, dumps_json, example, is_stdout,
+                                  options, outputs, print_table, signature_line, transactional, write_json,
+                                  write_report)
 from scorekit.errors import UnknownNameError
+from scorekit.io.run_store import RunStore, record_files
 from scorekit.result import is_finite_number
 from scorekit.stats.compare import compare_runs
 from scorekit.stats.significance import METHODS
 
-
-def _open(store: Path | None):
-    from scorekit.io.run_store import RunStore
-
-    return RunStore(store, create=False)
+STORE_AND_FORMAT = options(STORE_OPTION, FORMAT_OPTION)
 
 
 def _metrics_summary(metrics: dict[str, Any], k: int = 4) -> str:
@@ -55,11 +41,10 @@ def command() -> None:
 @click.option("--task", help="Only runs of this task (retrieval, caption, summary, topics, absa, ...).")
 @click.option("--name", help="Only runs whose system name contains this text.")
 @click.option("--limit", type=count(1), default=50, show_default=True, help="At most this many (newest first).")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None, fmt: str) -> None:
     """List recorded runs, newest first."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         runs = s.list(task=task, name=name, limit=limit)
         if not runs and task and task not in s.tasks() and s.tasks():
             raise UnknownNameError("task", task, s.tasks())
@@ -72,16 +57,14 @@ def list_cmd(task: str | None, name: str | None, limit: int, store: Path | None,
 @click.argument("run_id", type=click.IntRange(0, MAX_ID))
 @click.option("--json", "as_json", is_flag=True, help="Print the stored result JSON.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write its HTML report here.")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 @transactional
 def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None, fmt: str) -> None:
     """Show one run: metrics, signature, inputs."""
     if report:
         outputs().file(report, "--report")
-    with _open(store) as s:
-        data = s.get(run_id)
-        rec = s.record_of(run_id)
+    with RunStore(store, create=False) as s:
+        data, rec = s.get(run_id), s.record_of(run_id)
     data.pop("_run_id", None)
     if report:
         write_report(report, data)
@@ -112,12 +95,9 @@ def show_cmd(run_id: int, as_json: bool, report: Path | None, store: Path | None
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison JSON (renders with `scorekit report`); - for stdout.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
-@STORE_OPTION
-@FORMAT_OPTION
+@STORE_AND_FORMAT
 @transactional
-def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, ...], alpha: float,
-                n_resamples: int, seed: int, output: Path | None, report: Path | None, store: Path | None,
-                fmt: str) -> None:
+def compare_cmd(baseline_id, run_id, method, metrics, alpha, n_resamples, seed, output, report, store, fmt):
     """Compare two recorded runs: BASELINE_ID (first) and RUN_ID (second), with paired
     significance tests over their shared item ids; the change is RUN_ID against BASELINE_ID.
 
@@ -125,12 +105,11 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
     Example:
       scorekit runs compare 3 7 --method randomization
     """
-    tx = outputs()
     if output and not is_stdout(output):
-        tx.file(output, "--output")
+        outputs().file(output, "--output")
     if report:
-        tx.file(report, "--report")
-    with _open(store) as s:
+        outputs().file(report, "--report")
+    with RunStore(store, create=False) as s:
         a, b = s.get(baseline_id), s.get(run_id)
     doc = compare_runs(a, b, method=method, metrics=list(metrics) or None, alpha=alpha,
                        n_resamples=n_resamples, seed=seed)
@@ -156,7 +135,7 @@ def compare_cmd(baseline_id: int, run_id: int, method: str, metrics: tuple[str, 
 @STORE_OPTION
 def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
     """Remove runs from the history (all or none: every id must exist)."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         for i in run_ids:
             s.record_of(i)  # a missing id -> one clear error, nothing removed
         removed = s.remove(list(run_ids))
@@ -169,14 +148,12 @@ def rm_cmd(run_ids: tuple[int, ...], store: Path | None) -> None:
 @click.option("--test-set", "test_set", help="Only the test set whose fingerprint starts with this text.")
 @click.option("--all-runs", is_flag=True, help="Every run, not just each system name's best.")
 @click.option("--top", type=count(1), default=20, show_default=True, help="Show at most this many runs per test set.")
-@STORE_OPTION
-@FORMAT_OPTION
-def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, all_runs: bool, top: int,
-                    store: Path | None, fmt: str) -> None:
+@STORE_AND_FORMAT
+def leaderboard_cmd(task, metric, test_set, all_runs, top, store, fmt):
     """Rank recorded runs by a metric, one leaderboard per task and test set (best run per system
     name). Runs scored on different test sets — other qrels or references, another language, or
     another caption recipe — are never ranked together."""
-    with _open(store) as s:
+    with RunStore(store, create=False) as s:
         boards = s.leaderboards(task=task, metric=metric, test_set=test_set, all_runs=all_runs, top=top)
     for i, b in enumerate(boards):
         csv = fmt == "csv"   # csv rows name their group
@@ -195,7 +172,5 @@ def leaderboard_cmd(task: str | None, metric: str | None, test_set: str | None, 
 @STORE_OPTION
 def add_cmd(results: tuple[Path, ...], store: Path | None) -> None:
     """Record existing result JSON files (every run of a multi-system file)."""
-    from scorekit.io.run_store import record_files
-
     for p, ids in record_files(results, store):
         click.echo(f"recorded {', '.join(f'#{i}' for i in ids)} from {p}")

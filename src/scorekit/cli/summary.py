@@ -1,11 +1,5 @@
-"""``scorekit summary``: score given n-word summaries (nword-summarization.md Phase 1/2 metrics).
-
-    scorekit summary --predictions preds.jsonl --references refs.jsonl --sources docs.jsonl
-
-Files are .jsonl/.json/.csv/.tsv records (``id`` plus ``prediction``/``reference``/``document``
-fields, see docs/summarization.md) or .txt with one text per line. Records align by id when
-every file has ids, otherwise by position.
-"""
+"""``scorekit summary``: score given n-word summaries (nword-summarization.md Phase 1/2 metrics);
+the input files are described in docs/summarization.md."""
 
 from __future__ import annotations
 
@@ -13,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from scorekit.cli._common import emit, example, output_options, print_table, signature_line
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
+from scorekit.cli._common import (DEVICE_OPTION, LANG_OPTION, STEM_OPTION, MetricsOption, emit, engine_options,
+                                  engine_scope, example, output_options, print_table, signature_line)
 
 
 @click.command("summary",
@@ -30,10 +23,9 @@ from scorekit.cli.metric_options import MetricsOption
               help="Reference summaries (a record may hold a list of references); file, folder or glob.")
 @click.option("--sources", "-s", type=click.Path(path_type=Path),
               help="Source documents (adds Density and token Density); file, folder or glob.")
-@click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
-              help="Text language (Hangul is detected either way).")
-@click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
-@click.option("--device", default=None, help="Torch device for the model metrics (default: cuda when available).")
+@LANG_OPTION
+@STEM_OPTION
+@DEVICE_OPTION
 @click.option("--allow-english-model", is_flag=True,
               help="Score Korean with a BERTScore model that cannot read Hangul (refused by default; "
                    "it changes no number; the model is the metric's: -m \"bertscore(model=DIR)\").")
@@ -49,15 +41,12 @@ def command(predictions, references, sources, lang, stem, device, allow_english_
             address, output, fmt, quiet):
     """Score summaries: ROUGE-1/2 (F and recall), BERTScore F1, Efficiency (F1 per word) and
     Density (words reused from the source)."""
-    from contextlib import nullcontext
-
     from scorekit.metrics.registry import split_specs
     from scorekit.summarization.data import read_summaries
     from scorekit.summarization.metrics import summary_metrics
 
     ids, texts = read_summaries(predictions, references, sources)
-    eng = open_engine(engine, address, quiet)
-    with eng if eng is not None else nullcontext():
+    with engine_scope(engine, address, quiet) as eng:
         result = summary_metrics(texts["prediction"], texts["reference"], texts.get("document"), ids=ids,
                                  lang=lang, stem=stem, name=name or predictions.stem, device=device,
                                  allow_english_model=allow_english_model,
@@ -65,11 +54,9 @@ def command(predictions, references, sources, lang, stem, device, allow_english_
     result.inputs.update({"predictions": str(predictions), "references": str(references),
                           "sources": str(sources) if sources else None})
     emit(result, output=output, fmt=fmt, quiet=quiet)
-    if quiet:
-        return
-    # one system: metrics down the rows, so the table fits a terminal
-    print_table(["metric", result.name or "summaries"], [[m, v] for m, v in result.metrics.items()], fmt,
-                title=f"summary metrics over {len(ids)} summaries")
-    for metric, reason in result.inputs.get("skipped", {}).items():
-        click.echo(f"note: {metric} skipped: {reason}", err=True)
-    signature_line(result.signature, fmt)
+    if not quiet:   # one system: metrics down the rows, so the table fits a terminal
+        print_table(["metric", result.name or "summaries"], [[m, v] for m, v in result.metrics.items()], fmt,
+                    title=f"summary metrics over {len(ids)} summaries")
+        for metric, reason in result.inputs.get("skipped", {}).items():
+            click.echo(f"note: {metric} skipped: {reason}", err=True)
+        signature_line(result.signature, fmt)

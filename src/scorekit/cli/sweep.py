@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (DEVICE_OPTION, LANG_OPTION, STEM_OPTION, MetricsOption, emit, engine_options,
+                                  example, open_engine, output_options, outputs, print_table, signature_line, warn)
 from scorekit.cli._types import SEED, count, resamples, usage_error
-from scorekit.cli._common import emit, example, output_options, outputs, print_table, signature_line, warn
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
+from scorekit.report import tables
 
 DEFAULT_N = "1,3,5,7,9,11,13,15,17,19,21"
 MAX_WORDS = 1_000_000   # a summary length past any document
@@ -23,50 +23,14 @@ def parse_int_list(text: str, what: str) -> list[int]:
         raise usage_error(f"{what}: expected comma-separated integers, got {text!r}") from None
     if not values:
         raise usage_error(f"{what}: no values given")
-    bad = [v for v in values if v <= 0]
-    if bad:
+    if bad := [v for v in values if v <= 0]:
         raise usage_error(f"{what}: summary length n must be positive, got {bad[0]}")
-    huge = [v for v in values if v > MAX_WORDS]
-    if huge:
+    if huge := [v for v in values if v > MAX_WORDS]:
         raise usage_error(f"{what}: summary length n must be at most {MAX_WORDS:,}, got {huge[0]}")
     return values
 
 
-def parse_band(text: str) -> tuple[float, float]:
-    try:
-        low, high = map(float, text.split(","))
-    except ValueError:
-        low = high = math.nan
-    if not math.isfinite(low + high):
-        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {text!r}")
-    if not 0 <= low <= high <= 1:
-        raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {text!r}")
-    return low, high
-
-
-def parse_systems(items, labels: set[str]) -> list[tuple[str, Path]]:
-    """``--system NAME=FILE`` values -> ``[(NAME, FILE)]``; names unique and unlike any summariser."""
-    out: list[tuple[str, Path]] = []
-    for item in items:
-        name, eq, file = item.partition("=")
-        name, file = name.strip(), file.strip()
-        if not eq or not name or not file:
-            raise usage_error(f"--system: expected NAME=FILE, got {item!r}")
-        if name in labels or any(name == n for n, _ in out):
-            raise usage_error(f"--system {item}: the name {name!r} is already used")
-        out.append((name, Path(file)))
-    return out
-
-
 TABLE_FORMATS = {".csv": "csv", ".md": "markdown", ".tex": "latex"}
-
-
-def table_format(path: Path, given: str | None) -> str:
-    fmt = given or TABLE_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise usage_error(f"--table {path}: expected a file name ending in .csv, .md or .tex, "
-                          "or --table-format csv|markdown|latex")
-    return fmt
 
 
 @click.command("sweep",
@@ -102,14 +66,12 @@ def table_format(path: Path, given: str | None) -> str:
               lead="Comma-separated metrics, parameters in parentheses, each scored once (default: "
                    "rouge,bertscore,efficiency,density,words; BERTScore and Efficiency skipped when torch or "
                    "the model is missing); efficiency follows the bertscore(...) beside it.")
-@click.option("--device", default=None,
-              help="Torch device for the model metrics (default: cuda when available).")
+@DEVICE_OPTION
 @click.option("--allow-english-model", is_flag=True,
               help="Embed or score Korean with a model that cannot read Hangul (encoders and BERTScore; "
                    "refused by default).")
-@click.option("--lang", type=click.Choice(["en", "ko"]), default="en", show_default=True,
-              help="Text language (Hangul is detected either way).")
-@click.option("--stem", is_flag=True, help="Porter-stem English tokens for ROUGE (Kiwi lemmas for Korean).")
+@LANG_OPTION
+@STEM_OPTION
 @click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the random summariser and the bootstrap.")
 @click.option("--bootstrap", "n_resamples", default=1000, show_default=True, type=resamples(1),
               help="Bootstrap resamples for the 95% CIs.")
@@ -134,28 +96,41 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
 
     ns = parse_int_list(n_list, "--n")
     names = parse_summarizers(summarizers)   # unknown name -> did-you-mean error
-    system_files = parse_systems(systems, {s.label for s in names})
-    low_high = parse_band(band)
+    system_files: list[tuple[str, Path]] = []   # --system NAME=FILE: names unlike any other
+    for item in systems:
+        name, eq, file = (x.strip() for x in item.partition("="))
+        if not eq or not name or not file:
+            raise usage_error(f"--system: expected NAME=FILE, got {item!r}")
+        if name in {s.label for s in names} or any(name == n for n, _ in system_files):
+            raise usage_error(f"--system {item}: the name {name!r} is already used")
+        system_files.append((name, Path(file)))
+    try:
+        low, high = map(float, band.split(","))
+    except ValueError:
+        low = high = math.nan
+    if not math.isfinite(low + high):
+        raise usage_error(f"--band expects 2 comma-separated finite numbers, got {band!r}")
+    if not 0 <= low <= high <= 1:
+        raise usage_error(f"--band: expected fractions 0 <= LOW <= HIGH <= 1 like 0.5,0.9, got {band!r}")
     if (data is None) == (dataset is None):
         raise usage_error("give exactly one of --data FILE or --dataset NAME")
     if table_fmt is not None and table_path is None:
         raise usage_error("--table-format goes with --table")
-    tx = outputs()
-    if table_path is not None:
-        fmt_table = table_format(table_path, table_fmt)
-        table_out = tx.file(table_path, "--table")
-    plot_out = tx.directory(plot_dir, "--plot") if plot_dir is not None else None
+    fmt_table = table_fmt or (TABLE_FORMATS.get(table_path.suffix.lower()) if table_path is not None else None)
+    if table_path is not None and fmt_table is None:
+        raise usage_error(f"--table {table_path}: expected a file name ending in .csv, .md or .tex, "
+                          "or --table-format csv|markdown|latex")
+    table_out = outputs().file(table_path, "--table") if table_path is not None else None
+    plot_out = outputs().directory(plot_dir, "--plot") if plot_dir is not None else None
     if data is not None and dataset_files is not None:
         raise usage_error("--dataset-files goes with --dataset, not --data")
     sweep, result = sweep_files(data=data, dataset=dataset, dataset_files=dataset_files, split=split, limit=limit,
                                 ns=ns, summarizers=names, systems=system_files, metrics=metrics or None,
                                 device=device, allow_english_model=allow_english_model, warn=warn,
                                 engine=open_engine(engine, address, quiet), lang=lang, stem=stem, seed=seed,
-                                n_resamples=n_resamples, band=low_high)
+                                n_resamples=n_resamples, band=(low, high))
     header, rows = sweep_table(sweep)
-    if table_path is not None:
-        from scorekit.report import tables
-
+    if table_out is not None:
         table_out.write_text(tables.render(header, rows, fmt_table, digits=4))
     plots = ([plot_dir / p.name for p in plot_sweep(sweep, plot_out.staging)]
              if plot_out is not None else [])
@@ -176,12 +151,11 @@ def command(data, dataset, dataset_files, split, limit, n_list, summarizers, sys
     print_table(header, rows, fmt, title=f"n-word sweep over {len(sweep.ids)} documents "
                 f"(mean and 95% bootstrap CI)")
     rec = sweep.recommendation
-    line = (f"recommended n: {', '.join(map(str, rec['interval']))} — {rec['rule']}")
     if fmt in ("table", "markdown"):
-        click.echo(("\n" if fmt == "markdown" else "") + line)
+        click.echo(("\n" if fmt == "markdown" else "")
+                   + f"recommended n: {', '.join(map(str, rec['interval']))} — {rec['rule']}")
         for label, words in result.extra["sweep"].get("full_length", {}).items():
             click.echo(f"{label}: the whole summaries, {words:.1f} words on average")
-    for p in plots:
-        if fmt == "table":
-            click.echo(f"plot: {p}")
+    for p in plots if fmt == "table" else []:
+        click.echo(f"plot: {p}")
     signature_line(result.signature, fmt)

@@ -7,17 +7,10 @@ from pathlib import Path
 
 import click
 
+from scorekit.cli._common import (MetricsOption, change_pct, emit, engine_options, engine_scope, example,
+                                  output_options, print_table, signature_line)
 from scorekit.cli._types import SEED, count, resamples
-from scorekit.cli._common import change_pct, emit, example, output_options, print_table, signature_line
-from scorekit.cli._engine import engine_options, open_engine
-from scorekit.cli.metric_options import MetricsOption
 from scorekit.errors import InputError, ScorekitError
-
-_GRID_HELP = "Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40)."
-
-
-def _short(words: list[str], n: int = 3) -> str:
-    return ", ".join(words[:n]) + (", …" if len(words) > n else "")
 
 
 def _nullable(x):
@@ -51,7 +44,8 @@ def _nullable(x):
                    "are derived with their own parameters (overall(threshold_edge=0.2) too). The keyword "
                    "embedder is a parameter of sc, sd, semdiv and overall: sc(model=DIR,num_layers=4) "
                    "(default: the shipped all-MiniLM-L6-v2), embedded once per model and layer.")
-@click.option("--grid", is_flag=True, help=_GRID_HELP)
+@click.option("--grid", is_flag=True,
+              help="Also run the spec's grid searches (gamma 0.5..0.9, threshold_edge 0.20..0.40).")
 @click.option("--pairs", "max_pairs", type=count(0), default=10, show_default=True,
               help="Print at most this many topic pairs (the least distinct first).")
 @click.option("--bootstrap", "n_resamples", type=resamples(1), default=1000, show_default=True,
@@ -78,17 +72,25 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
     specs = split_specs(metrics) if metrics else None
     if specs is not None:
         plan("topics", specs)   # a misspelt measure or parameter: one line, before any file is read
-    models = _named_models(topics_paths)
+    models: list[tuple[str, Path]] = []   # --topics [NAME=]FILE: names must be distinct
+    for spec in topics_paths:
+        name, eq, rest = spec.partition("=")
+        if eq and name and not Path(spec).exists():
+            if not rest:
+                raise ScorekitError(f"--topics {spec}: expected NAME=FILE")
+            path = Path(rest)
+        else:
+            name, path = Path(spec).stem, Path(spec)
+        if any(name == n for n, _ in models):
+            raise ScorekitError(f"--topics: two topic models are named {name!r}; name them with NAME=FILE")
+        models.append((name, path))
     if len(models) > 1 and ratings_path:
         raise ScorekitError("--ratings rates the topics of one model: give it with a single --topics")
     topic_sets = [(name, path, read_topics(path)) for name, path in models]
     ratings = read_ratings(ratings_path, topic_sets[0][2]) if ratings_path else None
     corpus = read_corpus(corpus_path) if corpus_path else None
-    from contextlib import nullcontext
-
-    eng = open_engine(engine, address, quiet)
     results = []
-    with eng if eng is not None else nullcontext():
+    with engine_scope(engine, address, quiet) as eng:
         for name, path, topic_set in topic_sets:
             inputs = {k: str(v) for k, v in (("topics", path), ("ratings", ratings_path),
                                              ("corpus", corpus_path)) if v}
@@ -100,51 +102,30 @@ def command(topics_paths, ratings_path, corpus_path, allow_english_model, tokeni
             except KeywordsNotInCorpus as exc:
                 raise InputError(f"{exc}, from {path}", corpus_path) from None
     if len(results) == 1:
-        result = results[0]
         if not quiet:
-            _print(result, fmt, max_pairs)
-        emit(result, output=output, fmt=fmt, quiet=quiet)
-        return
+            _print(results[0], fmt, max_pairs)
+        return emit(results[0], output=output, fmt=fmt, quiet=quiet)
     doc = compare_topic_models(results, n_resamples=n_resamples, seed=seed)
     if not quiet:
         _print_models(doc, fmt)
     emit(results, output=output, fmt=fmt, quiet=quiet, payload=doc)
 
 
-def _named_models(specs: tuple[str, ...]) -> list[tuple[str, Path]]:
-    """``--topics [NAME=]FILE`` values -> (name, path); names must be distinct."""
-    out: list[tuple[str, Path]] = []
-    for spec in specs:
-        name, eq, rest = spec.partition("=")
-        if eq and name and not Path(spec).exists():
-            path = Path(rest)
-            if not rest:
-                raise ScorekitError(f"--topics {spec}: expected NAME=FILE")
-        else:
-            name, path = Path(spec).stem, Path(spec)
-        if any(name == n for n, _ in out):
-            raise ScorekitError(f"--topics: two topic models are named {name!r}; name them with NAME=FILE")
-        out.append((name, path))
-    return out
-
-
 def _print_models(doc: dict, fmt: str) -> None:
     """Several topic models: every measure ranked, then the comparison with the first."""
-    ranking = doc["ranking"]
     models = [r["name"] for r in doc["runs"]]
+
+    def cell(e: dict):
+        if e["value"] is None or fmt == "csv":
+            return "–" if e["value"] is None else e["value"]
+        ci = f" [{e['ci_low']:.4f}, {e['ci_high']:.4f}]" if e.get("ci_low") is not None else ""
+        return f"{e['value']:.4f}{ci} #{e['rank']}"
+
     rows = []
-    for key, entries in ranking.items():
+    for key, entries in doc["ranking"].items():
         by = {e["model"]: e for e in entries}
-        cells = []
-        for mname in models:
-            e = by[mname]
-            if e["value"] is None:
-                cells.append("–")
-                continue
-            ci = (f" [{e['ci_low']:.4f}, {e['ci_high']:.4f}]" if e.get("ci_low") is not None
-                  and fmt != "csv" else "")
-            cells.append(f"{e['value']:.4f}{ci} #{e['rank']}" if fmt != "csv" else e["value"])
-        rows.append([key, entries[0]["model"] if entries and entries[0].get("rank") else "–"] + cells)
+        rows.append([key, entries[0]["model"] if entries and entries[0].get("rank") else "–",
+                     *(cell(by[m]) for m in models)])
     print_table(["measure", "best"] + models, rows, fmt,
                 title=f"{len(models)} topic models ranked on every measure (#rank; 95% bootstrap CI over topics)")
     comp = doc["comparison"]
@@ -167,7 +148,8 @@ def _print(result, fmt: str, max_pairs: int) -> None:
     print_table(["metric", "value"], [[k, _nullable(v)] for k, v in m.items()], fmt, title="Topic metrics")
     lists = ("id", "keywords", "pagerank", "cos_to_topic")   # the per-topic columns, keyed as written
     cols = list(dict.fromkeys(k for r in result.per_item for k in r if k not in lists))
-    rows = [[r["id"], _short(r["keywords"])] + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
+    rows = [[r["id"], ", ".join(r["keywords"][:3]) + (", …" if len(r["keywords"]) > 3 else "")]
+            + [_nullable(r.get(c)) for c in cols] for r in result.per_item]
     print_table(["topic", "keywords"] + cols, rows, fmt, title="Per topic (sd = mean SD to the other topics)")
     pairs = result.extra["pairs"][:max_pairs] if max_pairs > 0 else []
     if pairs:
@@ -197,6 +179,3 @@ def _print(result, fmt: str, max_pairs: int) -> None:
         for note in result.extra.get("notes", []):
             click.echo(f"note: {note}")
     signature_line(result.signature, fmt)
-
-
-__all__ = ["command"]
