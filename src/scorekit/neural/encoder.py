@@ -1,16 +1,10 @@
-"""The shared, offline sentence encoder (interfaces.md "Encoder backend").
+"""The shared, offline sentence encoder (interfaces.md "Encoder backend"; docs/neural.md).
 
-``Encoder.embed(texts)`` returns one float32 vector per text: the model's last hidden layer pooled
-over the (non-padding) tokens — mean pooling unless the folder's sentence-transformers pooling
-(``modules.json`` / ``1_Pooling``) says otherwise, so a plain BERT, ELECTRA or XLNet folder is
-mean-pooled under its attention mask — and L2-normalised. For all-MiniLM-L6-v2 this equals
-``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
-
-Used by the topic metrics (word/topic embeddings, topic-metrics.md) and the summariser
-(SBERT sentence embeddings, nword-summarization.md). Texts are NFC-normalised first; batches are
-formed from texts sorted by token length so little compute goes to padding; results are
-deterministic (seed 42, eval mode, fp32 on CPU). With ``cache_dir`` the pooled vectors are
-kept on disk keyed by model fingerprint and text hash, so re-evaluating the same texts is instant.
+``Encoder.embed(texts)`` returns one float32 vector per (NFC) text: the last hidden layer pooled
+over the non-padding tokens (mean unless the folder's sentence-transformers pooling says
+otherwise), L2-normalised; for all-MiniLM-L6-v2 it equals ``SentenceTransformer(path).encode(texts,
+normalize_embeddings=True)``. With ``cache_dir`` the pooled vectors are kept on disk keyed by model
+fingerprint and text hash.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ import numpy as np
 
 from scorekit.errors import MissingDependencyError, ScorekitError
 from scorekit.neural import _hf
-from scorekit.neural.default_model import default_model_path  # noqa: F401  (re-exported)
+from scorekit.neural._hf import default_model_path  # re-exported
 from scorekit.text.normalize import nfc
 
 
@@ -81,18 +75,15 @@ class _DiskCache:
         with self._lock:
             for start in range(0, len(hashes), 500):
                 chunk = hashes[start : start + 500]
-                rows = self._db.execute(
-                    f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})", chunk
-                ).fetchall()
+                sql = f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})"
+                rows = self._db.execute(sql, chunk).fetchall()
                 out.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
         return out
 
     def put_many(self, items: list[tuple[str, np.ndarray]]) -> None:
         with self._lock:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO emb VALUES (?, ?)",
-                [(h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items],
-            )
+            rows = [(h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items]
+            self._db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)", rows)
             self._db.commit()
 
 
@@ -179,15 +170,9 @@ class Encoder:
             return out
         # identical texts are embedded once
         unique = list(dict.fromkeys(texts))
-        vectors: dict[str, np.ndarray] = {}
-        hashes = {}
-        if self._cache is not None:
-            hashes = {t: _DiskCache.digest(t) for t in unique}
-            hit = self._cache.get_many(list(hashes.values()))
-            for t in unique:
-                v = hit.get(hashes[t])
-                if v is not None and v.shape[0] == self.dim:
-                    vectors[t] = v
+        hashes = {t: _DiskCache.digest(t) for t in unique} if self._cache is not None else {}
+        hit = self._cache.get_many(list(hashes.values())) if hashes else {}
+        vectors = {t: hit[h] for t, h in hashes.items() if h in hit and hit[h].shape[0] == self.dim}
         todo = [t for t in unique if t not in vectors]
         if todo:
             fresh = self._encode(todo)
@@ -216,8 +201,7 @@ class Encoder:
                 batch = {k: v.to(self.device) for k, v in batch.items()}
                 hidden = model(**batch).last_hidden_state.float()
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = self._pool(torch, hidden, mask)
-                result[idx] = pooled.cpu().numpy()
+                result[idx] = self._pool(torch, hidden, mask).cpu().numpy()
         return result
 
     def _pool(self, torch, hidden, mask):

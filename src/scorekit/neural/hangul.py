@@ -1,13 +1,10 @@
-"""Can this model read Hangul? (issue #15)
+"""Can this model read Hangul? (issue #15; docs/neural.md, "Korean")
 
-A BERTScore over a model whose vocabulary cannot represent Hangul scores any two Korean texts
-alike (all-MiniLM-L6-v2's uncased English vocabulary decomposes 여자가 into the jamo pieces
-ᄋ ##ᅧ ##ᄌ ##ᅡ ...: unrelated Korean pairs average F1 0.639). The check tokenises a Korean
-probe plus the Korean inputs and counts the pieces that carry a Hangul *syllable*; pieces that
-are [UNK], byte-fallback (``<0xEA>``, byte-level BPE such as ``ìķĦ``) or bare jamo do not. When
-fewer than half of the pieces that come from Hangul text carry a syllable, the model is refused
-for Korean input with one line naming the models to provide, unless the user allows it
-(``--allow-english-model``).
+A model whose vocabulary cannot represent Hangul scores any two Korean texts alike (MiniLM's
+uncased vocabulary turns 여자가 into jamo pieces). The check tokenises a Korean probe plus the
+Korean inputs: when fewer than half of the pieces of Hangul words carry a Hangul *syllable*
+([UNK], byte-fallback and bare jamo do not), the model is refused for Korean input with one line,
+unless the user allows it (``--allow-english-model``).
 """
 
 from __future__ import annotations
