@@ -8,12 +8,8 @@ import numpy as np
 import torch
 
 from scorekit.summarization.rl.chunking import Chunk
-from scorekit.summarization.rl.policy import (
-    ChunkPolicyModel,
-    SentencePolicyModel,
-    sample_until_budget,
-    sample_without_replacement,
-)
+from scorekit.summarization.rl.policy import (ChunkPolicyModel, SentencePolicyModel,
+                                              sample_until_budget, sample_without_replacement)
 
 
 @dataclass
@@ -60,10 +56,7 @@ class Decision:
 
 def assemble(article: PreparedArticle, chunk_ids: list[int], n: int) -> str:
     """Chosen chunks in document order, cut to exactly ``n`` words (fewer if there are fewer)."""
-    words: list[str] = []
-    for j in sorted(chunk_ids):
-        words.extend(article.chunks[j].words)
-    return " ".join(words[:n])
+    return " ".join([w for j in sorted(chunk_ids) for w in article.chunks[j].words][:n])
 
 
 def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> str:
