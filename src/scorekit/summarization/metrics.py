@@ -52,38 +52,6 @@ def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     return _WORD_RE.findall(text.lower())
 
 
-def density_from_tokens(pred_tokens: Sequence[str], source_set: set | frozenset) -> float:
-    if not pred_tokens:
-        return 0.0
-    return len(set(pred_tokens) & source_set) / len(pred_tokens)
-
-
-def token_density_from_tokens(pred_tokens: Sequence[str], source_set: set | frozenset) -> float:
-    if not pred_tokens:
-        return 0.0
-    return sum(1 for t in pred_tokens if t in source_set) / len(pred_tokens)
-
-
-def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
-    korean = has_hangul(pred) or has_hangul(source)
-    return simple_tokenize(pred, korean=korean), set(simple_tokenize(source, korean=korean))
-
-
-def density(pred: str, source: str) -> float:
-    """Spec's ``compute_density``: distinct shared tokens / prediction token count."""
-    return density_from_tokens(*_density_tokens(pred, source))
-
-
-def token_density(pred: str, source: str) -> float:
-    """Fraction of prediction tokens (with repetition) that occur in the source."""
-    return token_density_from_tokens(*_density_tokens(pred, source))
-
-
-def efficiency(bertscore_f1: float, pred: str) -> float:
-    """Spec: ``bertscore_f1 / max(1, len(pred.split()))`` — semantic quality per summary word."""
-    return bertscore_f1 / max(1, len(pred.split()))
-
-
 # --------------------------------------------------------------------------- batch scoring
 
 @dataclass
@@ -113,13 +81,10 @@ def prepare_contexts(references: Sequence[str | Sequence[str]], sources: Sequenc
         ko_src = R.rouge_tokenize_batch([s for s, f in zip(srcs, flags) if f], korean=[True] * sum(flags))
         it = iter(ko_src)
         src_toks = [next(it) if f else _WORD_RE.findall(s.lower()) for s, f in zip(srcs, flags)]
-    out, start = [], 0
-    for i, rs in enumerate(refs):
-        prepared = [R.PreparedReference(t) for t in toks[start:start + len(rs)]]
-        start += len(rs)
-        out.append(DocContext(rs, flags[i], prepared,
-                              frozenset(src_toks[i]) if src_toks is not None else None))
-    return out
+    it = iter(toks)
+    return [DocContext(rs, flags[i], [R.PreparedReference(next(it)) for _ in rs],
+                       frozenset(src_toks[i]) if src_toks is not None else None)
+            for i, rs in enumerate(refs)]
 
 
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
@@ -141,10 +106,7 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
         if contexts and all(c.source_set is not None for c in contexts):
             metrics.append(SummaryDensity())
         metrics.append(SummaryWords())
-    out: dict[str, np.ndarray] = {}
-    for m in metrics:
-        out.update(m.item_stats(batch).columns)
-    return out
+    return {k: v for m in metrics for k, v in m.item_stats(batch).columns.items()}
 
 
 # --------------------------------------------------------------------------- on the metric contract
@@ -296,10 +258,11 @@ class SummaryDensity(SummaryMetric):
         # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
         dtoks = [t if (f and not b.stem) else simple_tokenize(p, korean=f)
                  for p, t, f in zip(prep["preds"], prep["tokens"], prep["flags"])]
-        ctx = prep["contexts"]
-        return Stats({"density": np.array([density_from_tokens(t, c.source_set) for t, c in zip(dtoks, ctx)]),
-                      "token_density": np.array([token_density_from_tokens(t, c.source_set)
-                                                 for t, c in zip(dtoks, ctx)])})
+        pairs = [(t, c.source_set) for t, c in zip(dtoks, prep["contexts"])]
+        return Stats({"density": np.array([len(set(t) & s) / len(t) if t else 0.0
+                                           for t, s in pairs]),
+                      "token_density": np.array([sum(x in s for x in t) / len(t) if t else 0.0
+                                                 for t, s in pairs])})
 
 
 @register

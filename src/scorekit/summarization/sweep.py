@@ -1,33 +1,23 @@
 """The magic-n sweep (nword-summarization.md, Phase 1 "실험 설정": N_LIST, every document at every n).
 
-For every summariser and every ``n`` in ``N_LIST`` each document is summarised to ``n`` words
-and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency when a BERTScorer is
-given, Density against the document itself). Each (summariser, n, metric) cell reports the mean
-over documents and its 95% percentile-bootstrap CI (:func:`scorekit.stats.bootstrap.bootstrap_mean_ci`).
+For every summariser (in the metric-name grammar, :func:`.summarizers.parse_summarizers`; each
+model folder loaded once per sweep) and every ``n`` each document is summarised to ``n`` words
+and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency, Density against the
+document); each (summariser, n, metric) cell is the mean over documents with its 95% percentile
+bootstrap CI. An external system (:class:`SystemSummaries`, ``--system NAME=FILE``) joins as
+``NAME`` (cut to its first n words, as lead-n counts them) and ``NAME (full)`` (uncut, one value).
 
-Summarisers are written in the metric-name grammar (``lead``, ``textrank(encoder=DIR)``,
-``centroid(encoder=DIR)``, ``random``; :func:`scorekit.summarization.summarizers.parse_summarizers`)
-and every model folder is loaded once per sweep (:class:`~scorekit.summarization.encoders.EncoderPool`).
-External systems (:class:`SystemSummaries`, ``--system NAME=FILE``: one summary per document from
-any system — BART-XSum, an LLM) join the sweep as two entries: ``NAME``, the summary cut to its
-first ``n`` words at every ``n`` (the word counting of lead-n), and ``NAME (full)``, the whole
-summary, whose value is the same at every ``n`` (a flat line on the curves, one row in the table).
-
-Recommended n interval — the "gain band" rule (:func:`recommend_interval`): take the quality
-curve ``q(n)`` (mean BERTScore F1 when computed, else mean ROUGE-1 F) of the first TextRank
-summariser (else the first summariser that is neither ``random`` nor an external system), its
-running maximum ``c(n)``, and the share of
-the sweep's total gain each n has reached, ``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``.
-The interval is every n with ``0.5 <= g(n) <= 0.9``: below half the gain the summary is still
-losing meaning (의미 손실); past 90% more words add little but redundancy, and Efficiency
-(F1 per word) keeps falling. On news data the quality curve is concave in n and the band lands in
-the middle of N_LIST, as the spec's choice (7, 9, 11, 13) does; the bounds are parameters. A
-flat curve (no gain) recommends the shortest n; if no n falls inside the band (a jump), the first
-n past the lower bound is recommended.
+Recommended n interval, the "gain band" (:func:`recommend_interval`; docs/summarization.md): with
+q(n) the quality curve (mean BERTScore F1, else ROUGE-1 F) of the first TextRank summariser (else
+the first that is neither ``random`` nor external) and c(n) its running maximum,
+``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``; recommended is every n with
+``0.5 <= g(n) <= 0.9``. A flat curve recommends the shortest n; a jump over the band the first n
+past the lower bound.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,16 +26,19 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.errors import ScorekitError
+from scorekit.engine.driver import plan
+from scorekit.engine.executors import executor_for
+from scorekit.errors import InputError, MissingDependencyError, ScorekitError
+from scorekit.metrics.registry import MetricSpec, split_specs
+from scorekit.neural.hangul import EnglishModelError, check_hangul
 from scorekit.progress import track
 from scorekit.stats.bootstrap import bootstrap_mean_ci
-from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore, follow_bertscore,
-    prepare_contexts, score_predictions,
-)
-from scorekit.summarization.summarizers import (
-    LeadSummarizer, check_n, make_summarizer, parse_summarizers,
-)
+from scorekit.summarization.data import load_corpus, read_pairs, read_texts
+from scorekit.summarization.encoders import EncoderPool
+from scorekit.summarization.metrics import (DEFAULT_METRICS, ROUGE_KINDS, SummaryBERTScore,
+                                            follow_bertscore, prepare_contexts, score_predictions)
+from scorekit.summarization.summarizers import (LeadSummarizer, check_n, make_summarizer,
+                                                parse_summarizers)
 from scorekit.text.normalize import nfc
 
 N_LIST = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21)
@@ -119,24 +112,11 @@ def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: floa
         return [ns[0]]
     gain = (envelope - q[0]) / total
     chosen = [n for n, g in zip(ns, gain) if low - 1e-12 <= g <= high + 1e-12]
-    if not chosen:
-        chosen = [next(n for n, g in zip(ns, gain) if g >= low)]
-    return chosen
+    return chosen or [next(n for n, g in zip(ns, gain) if g >= low)]
 
 
 def full_labels(params: Mapping[str, Any]) -> list[str]:
     return [n + FULL for n in (params.get("systems") or {})]
-
-
-def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[str, Any]) -> tuple[str, str]:
-    base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
-    external = {*(params.get("systems") or {}), *full_labels(params)}
-    own = [s for s in summarizers if s not in external]
-    candidates = ([s for s in own if base.get(s, s) == "textrank"]
-                  + [s for s in own if base.get(s, s) != "random"])
-    summ = candidates[0] if candidates else (own or list(summarizers))[0]
-    metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
-    return summ, metric
 
 
 def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
@@ -150,10 +130,6 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
     ``bertscore(...)`` beside it; both share one scorer. A spec marked optional (the command's
     default) is left out, saying so through ``warn``, when torch or the model is missing, or when
     the model cannot read the Hangul of ``texts``."""
-    from scorekit.engine.driver import plan
-    from scorekit.errors import MissingDependencyError
-    from scorekit.metrics.registry import split_specs
-
     if metrics is None:
         metrics = [m for m in DEFAULT_METRICS
                    if bertscorer is not None or m not in ("bertscore", "efficiency")]
@@ -180,8 +156,6 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
             say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
             bertscorer = None
         if bertscorer is not None and texts and all(p.optional for p in berts):
-            from scorekit.neural.hangul import EnglishModelError, check_hangul
-
             try:
                 check_hangul(bertscorer.tokenizer, texts, bertscorer.name, option="-m 'bertscore(model=DIR)'",
                              allow=berts[0].metric.allow_english_model)
@@ -215,16 +189,13 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
 
     ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
     replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
-    summaries (looked up by ``ids``). ``pool``: the
-    :class:`~scorekit.summarization.encoders.EncoderPool` (default: a new one, so each model
-    folder is loaded once per sweep and process).
+    summaries (looked up by ``ids``). ``pool``: the :class:`~.encoders.EncoderPool` (default: new).
 
-    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are
-    independent (every summariser, the random one included, is seeded per document), so shards
-    of documents are swept where the executor runs them (BERTScore on ``map_model``: one model per
-    worker; each worker loads an encoder folder once) and their per-document values concatenated;
-    the means, bootstrap CIs and the recommended interval are then computed once
-    (:func:`finish_sweep`) — the one-process numbers."""
+    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are independent
+    (every summariser is seeded per document), so shards of documents are swept where the
+    executor runs them (BERTScore: one model per worker) and their per-document values
+    concatenated; means, CIs and the recommendation are then computed once (:func:`finish_sweep`),
+    the one-process numbers."""
     ns = [check_n(n) for n in ns]
     if not ns:
         raise ScorekitError("no values of n to sweep")
@@ -253,16 +224,14 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
               systems=[(x.name, x.source, x.digest) for x in systems],
               pool_args=dict(texts=[*documents[:64]], allow_english_model=allow_english_model))
-    if _needs_pool(specs, embed):
+    pooled = [spec for spec in specs if _pooled(spec, embed)]
+    if pooled:
         # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
         # once. A new pool per sweep (a folder's files may have changed since the last one); it is
         # this process's pool for the sweep, so forked workers inherit the loaded models
         pool = _process_pool(kw["pool_args"], pool, fresh=True)
-        for spec in specs:
-            if _pooled(spec, embed):
-                pool.get(spec.encoder)
-    from scorekit.engine.executors import executor_for
-
+        for spec in pooled:
+            pool.get(spec.encoder)
     ex = executor_for(engine)
     step = docs_per_shard if engine is not None else len(documents)   # in process: one shard
     bounds = list(range(0, len(documents), step)) + [len(documents)]
@@ -294,10 +263,6 @@ def _pooled(spec, embed) -> bool:
     return spec.name in ("textrank", "centroid") and (spec.encoder or embed is None)
 
 
-def _needs_pool(specs, embed) -> bool:
-    return any(_pooled(s, embed) for s in specs)
-
-
 _POOLS: dict[tuple, object] = {}   # this process's encoder pools (a worker sweeps many shards)
 
 
@@ -306,8 +271,6 @@ def _process_pool(args: dict[str, Any], pool=None, *, fresh: bool = False):
     inherited by forked workers), or a Ray worker's own, built on its first shard and kept."""
     key = (tuple(args["texts"]), args["allow_english_model"])
     if fresh or key not in _POOLS:
-        from scorekit.summarization.encoders import EncoderPool
-
         _POOLS.clear()
         _POOLS[key] = pool if pool is not None else EncoderPool(**args)
     return _POOLS[key]
@@ -346,7 +309,7 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
         per = score_predictions(preds, ctx, stem=stem, metrics=metrics)
         return {k: per[k] for k in keys}
 
-    pool = _process_pool(kw["pool_args"]) if _needs_pool(specs, embed) else None
+    pool = _process_pool(kw["pool_args"]) if any(_pooled(s, embed) for s in specs) else None
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}
@@ -354,11 +317,10 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     short: dict[int, int] = {}
 
     def sweep_one(label: str, summ, texts: Sequence[str]) -> None:
-        nonlocal short
         prepared = summ.prepare(texts)
         sig_params[label] = summ.signature_params()
         if not short:
-            short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
+            short.update({n: int(sum(p.n_words < n for p in prepared)) for n in ns})
         # one scoring call over every (n, document): BERTScore batches across all of them
         preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
         per = score(preds, list(contexts) * len(ns))
@@ -367,12 +329,8 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
             summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
 
     for spec in specs:
-        args: dict[str, Any] = {}
-        if _pooled(spec, embed):
-            shared = pool.get(spec.encoder)
-            args = {"embed": shared, "model_name": shared.signature}
-        elif spec.name in ("textrank", "centroid"):
-            args = {"embed": embed}
+        shared = pool.get(spec.encoder) if _pooled(spec, embed) else None
+        args = {"embed": shared, "model_name": shared.signature} if shared else {"embed": embed}
         sweep_one(spec.label, make_summarizer(spec, seed=seed, lang=lang, **args), documents)
     for (name, source, digest), texts in zip(kw["systems"], system_texts):
         sweep_one(name, LeadSummarizer(), texts)
@@ -392,17 +350,23 @@ def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[st
     """From per-document values ``(len(ns), n_docs)`` per summariser and metric: the mean and
     bootstrap CI per n, and the recommended n interval. Shards of documents merge by
     concatenating their values along the document axis before this step (``--engine ray``)."""
-    seed, n_resamples, confidence = params["seed"], params["bootstrap"], params["confidence"]
     band = tuple(params["band"])
-    series: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for name in summarizers:
-        series[name] = {}
-        for metric, arr in values[name].items():
-            cells = [bootstrap_mean_ci(row, n_resamples=n_resamples, confidence=confidence, seed=seed)
-                     for row in arr]
-            series[name][metric] = {"mean": [c[0] for c in cells], "low": [c[1] for c in cells],
-                                    "high": [c[2] for c in cells]}
-    summ, metric = _quality_source(series, summarizers, params)
+
+    def ci(arr: np.ndarray) -> dict[str, list[float]]:
+        cells = [bootstrap_mean_ci(row, n_resamples=params["bootstrap"],
+                                   confidence=params["confidence"], seed=params["seed"])
+                 for row in arr]
+        return {k: [c[i] for c in cells] for i, k in enumerate(("mean", "low", "high"))}
+
+    series = {name: {metric: ci(arr) for metric, arr in values[name].items()}
+              for name in summarizers}
+    # the quality curve (module docstring): the first TextRank, else non-random, own summariser
+    base = {label: p.get("summarizer", label) for label, p in params["summarizers"].items()}
+    own = [s for s in summarizers if s not in {*params["systems"], *full_labels(params)}]
+    candidates = ([s for s in own if base.get(s, s) == "textrank"]
+                  + [s for s in own if base.get(s, s) != "random"])
+    summ = candidates[0] if candidates else (own or list(summarizers))[0]
+    metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
     interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
     recommendation = {
         "interval": interval, "summarizer": summ, "metric": metric,
@@ -464,13 +428,10 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
     for d, doc_id in enumerate(sweep.ids):
         row: dict[str, Any] = {"id": doc_id}
         for s in sweep.summarizers:
-            for metric in ("rouge1", "rouge2", "bertscore_f1"):
-                if metric in sweep.values[s]:
-                    if s in full:
-                        row[f"{s}/{metric}"] = float(sweep.values[s][metric][0, d])
-                        continue
-                    for j, n in enumerate(sweep.ns):
-                        row[f"{s}/{metric}@{n}"] = float(sweep.values[s][metric][j, d])
+            for metric in [m for m in ("rouge1", "rouge2", "bertscore_f1") if m in sweep.values[s]]:
+                v = sweep.values[s][metric]
+                row.update({f"{s}/{metric}": float(v[0, d])} if s in full else
+                           {f"{s}/{metric}@{n}": float(v[j, d]) for j, n in enumerate(sweep.ns)})
         per_item.append(row)
     # every encoder as name@content-hash, every external system as name@digest of its summaries
     encoders = list(dict.fromkeys(p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p))
@@ -528,9 +489,6 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
     summary``: id + prediction/summary field) for exactly the swept ids. A missing id is an
     error; so is an id that is no document of the data (``known_ids``: the whole file's ids, so
     a ``limit`` may leave some out)."""
-    from scorekit.errors import InputError
-    from scorekit.summarization.data import read_texts
-
     out = []
     for name, path in files:
         sys_ids, texts, lines = read_texts(path, "prediction")
@@ -567,11 +525,6 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
     model is missing) and ``kw`` (lang, stem, seed, n_resamples, band, allow_english_model, device, warn)
     and return ``(sweep, result)``. ``engine``: an unstarted RayEngine is started for the sweep
     and stopped after."""
-    import contextlib
-
-    from scorekit.metrics.registry import MetricSpec
-    from scorekit.summarization.data import load_corpus, read_pairs
-
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
     if data is not None:
