@@ -20,21 +20,14 @@ from scorekit.errors import InputError, MissingDependencyError, UnknownNameError
 SEED = 42
 _lock = threading.Lock()
 
-_HOW_TO_PROVIDE = (
-    "pass a local model directory (one holding config.json, the weights and the tokenizer files), "
-    "or put the model in the local Hugging Face cache while online once, e.g. "
-    "`huggingface-cli download {name}` — scorekit never downloads at run time"
-)
-
 
 def require_torch():
     """Import torch and transformers, or say how to install them."""
     import sys
 
     if "torch" not in sys.modules:
-        # idle OpenMP threads sleep instead of spinning, unless the user chose a policy: spinning
-        # workers on shared cores took the core from the thread they waited for (the encoder ran
-        # up to 3x slower; same numbers). libgomp reads it when torch loads it.
+        # idle OpenMP threads sleep, unless the user chose a policy: spinning workers on shared
+        # cores made the encoder up to 3x slower (same numbers); libgomp reads it as torch loads
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import torch  # noqa: F401
@@ -75,7 +68,9 @@ def resolve_model_dir(model: str | os.PathLike) -> Path:
         pass
     raise MissingDependencyError(
         f"model {str(model)!r} is not on disk (neither a directory nor in the local Hugging Face "
-        "cache); " + _HOW_TO_PROVIDE.format(name=model))
+        "cache); pass a local model directory (one holding config.json, the weights and the "
+        "tokenizer files), or put the model in the local Hugging Face cache while online once, "
+        f"e.g. `huggingface-cli download {model}` — scorekit never downloads at run time")
 
 
 def default_model_path() -> Path:
@@ -138,9 +133,7 @@ def content_hash(model_dir: Path) -> str:
 
 def pick_device(device: str | None) -> str:
     torch = require_torch()
-    if device:
-        return device
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def pick_dtype(precision: str | None):
@@ -167,16 +160,12 @@ class Loaded:
     model_max_length: int  # the tokenizer's model_max_length capped by the position embeddings
 
     @property
-    def fingerprint(self) -> str:
-        """:func:`content_hash` of the model folder (the embedding cache's key)."""
-        return content_hash(self.model_dir)
-
-    @property
     def pin(self) -> str:
         """The model in a signature: the shipped default by its name (its weights ship with the
         scorekit version), any other folder by its name and content hash (:func:`content_hash`):
         two folders named alike with different weights give different numbers."""
-        return self.name if _is_default(self.model_dir) else f"{self.name}@{self.fingerprint}"
+        return (self.name if _is_default(self.model_dir)
+                else f"{self.name}@{content_hash(self.model_dir)}")
 
 
 _cache: dict[tuple, Loaded] = {}
@@ -236,9 +225,8 @@ def config_layers(model: str | os.PathLike) -> int | None:
     except (OSError, ValueError):
         return None
     value = cfg.get("num_hidden_layers")
-    if cfg.get("model_type") in _PLAIN_STACKS and isinstance(value, int) and value > 0:
-        return value
-    return None
+    plain = cfg.get("model_type") in _PLAIN_STACKS and isinstance(value, int) and value > 0
+    return value if plain else None
 
 
 def keep_layers(net, num_layers: int, where: Path):
@@ -267,11 +255,8 @@ def keep_layers(net, num_layers: int, where: Path):
 def load(model: str | os.PathLike, *, device: str | None = None, precision: str | None = None,
          requested: str | os.PathLike | None = None, model_class: str = "AutoModel",
          num_layers: int | None = None) -> Loaded:
-    """Load tokenizer + model (cached per arguments), strictly from local files.
-
-    With ``num_layers`` the model keeps only its first ``num_layers`` layers (a separate
-    instance, so the full model other metrics share is untouched).
-    """
+    """Load tokenizer + model (cached per arguments), strictly from local files. With
+    ``num_layers`` a separate instance keeps only its first ``num_layers`` layers."""
     torch = require_torch()
     model_dir = resolve_model_dir(model)
     dev = pick_device(device)

@@ -46,23 +46,13 @@ from scorekit.text.normalize import nfc
 
 # bert_score's default layers for the models the spec names (utils.model2layers)
 DEFAULT_LAYERS = {
-    "bert-base-uncased": 9,
-    "bert-base-cased": 9,
-    "bert-base-multilingual-cased": 9,
-    "bert-base-multilingual-uncased": 9,
-    "roberta-base": 10,
-    "roberta-large": 17,
-    "xlm-roberta-base": 9,
-    "xlm-roberta-large": 17,
-    "distilbert-base-uncased": 5,
-    "distilbert-base-multilingual-cased": 5,
-    "microsoft/deberta-xlarge-mnli": 40,
+    "bert-base-uncased": 9, "bert-base-cased": 9, "bert-base-multilingual-cased": 9,
+    "bert-base-multilingual-uncased": 9, "roberta-base": 10, "roberta-large": 17,
+    "xlm-roberta-base": 9, "xlm-roberta-large": 17, "distilbert-base-uncased": 5,
+    "distilbert-base-multilingual-cased": 5, "microsoft/deberta-xlarge-mnli": 40,
     # Korean models people use (issue #15): klue/roberta-large follows bert_score's
     # roberta-large rule; KoBERTScore (lovit) uses beomi/kcbert-base at layer 4.
-    "klue/roberta-large": 17,
-    "klue/roberta-base": 10,
-    "klue/bert-base": 9,
-    "beomi/kcbert-base": 4,
+    "klue/roberta-large": 17, "klue/roberta-base": 10, "klue/bert-base": 9, "beomi/kcbert-base": 4,
 }
 
 
@@ -72,15 +62,11 @@ def default_layer(model: str | os.PathLike | None) -> int | None:
     if model is None:
         return None
     name = str(model).rstrip("/\\")
-    if name in DEFAULT_LAYERS:
-        return DEFAULT_LAYERS[name]
     base = Path(name).name
     if base.startswith("models--"):
         base = base[len("models--"):].replace("--", "/")
-    for key, layer in DEFAULT_LAYERS.items():
-        if base == key or base == key.split("/")[-1]:
-            return layer
-    return None
+    return DEFAULT_LAYERS.get(name) or next(
+        (layer for key, layer in DEFAULT_LAYERS.items() if base in (key, key.split("/")[-1])), None)
 
 
 def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
@@ -177,7 +163,6 @@ class BERTScorer:
         # bert_score encodes GPT-2/RoBERTa text with a leading space (add_prefix_space=True)
         self._prefix_space = type(tok).__name__.startswith(("GPT2", "Roberta"))
 
-    # -- signature ---------------------------------------------------------------------------
     def signature_fields(self, truncated: int = 0) -> dict[str, object]:
         """The one builder of what pins a BERTScore number: model, layer, idf, rescaling, the
         padding/matching mode, truncation and dtype (and how many texts were truncated)."""
@@ -211,7 +196,6 @@ class BERTScorer:
     def signature(self, truncated: int = 0) -> str:
         return make_signature("bertscore", self.signature_fields(truncated))
 
-    # -- per-sentence statistics -------------------------------------------------------------
     def _encode_ids(self, sentences: list[str]) -> list[list[int]]:
         """bert_score's ``sent_encode``: strip, [CLS] [SEP] for an empty text, else tokenise with
         special tokens, truncated to the model window."""
@@ -237,10 +221,8 @@ class BERTScorer:
         return ids[: self.max_length - len(tail)] + tail
 
     def _embed(self, ids: list[list[int]], texts: list[str]):
-        """Normalised token states of every sentence, as one flat (tokens + 1, d) tensor (last row:
-        zeros, used for padding) and per-sentence offsets. Sentences in the state cache (same
-        scorer, same text: e.g. a fixed reference scored again and again as an RL reward) are
-        not run through the model again."""
+        """Normalised token states of every sentence as one flat (tokens + 1, d) tensor (last row:
+        zeros, for padding) and per-sentence offsets; cached sentences skip the model."""
         torch = _hf.require_torch()
         lens = [len(x) for x in ids]
         offsets = np.zeros(len(ids) + 1, dtype=np.int64)
@@ -280,25 +262,18 @@ class BERTScorer:
     def _idf_weights(self, ids: list[list[int]], idf_docs: list[list[int]] | None) -> list[np.ndarray]:
         if idf_docs is None:
             return [np.array([0.0 if t in self._special else 1.0 for t in x], dtype=np.float32) for x in ids]
-        df = Counter()
-        for doc in idf_docs:
-            df.update(set(doc))
+        df = Counter(t for doc in idf_docs for t in set(doc))
         n = len(idf_docs)
         unseen = math.log(n + 1)
         table = {t: math.log((n + 1) / (c + 1)) for t, c in df.items()}
         return [np.array([table.get(t, unseen) for t in x], dtype=np.float32) for x in ids]
 
     def _padding_clamps(self, h_len: np.ndarray, r_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which pairs bert_score scores with a floor of 0 on the token maxima.
-
-        bert_score matches (candidate, reference) pairs in chunks of ``batch_size`` in input order
-        and zeroes the similarities of padding positions *before* taking the maxima, so a token
-        whose best cosine is negative gets 0 whenever its partner sentence is shorter than the
-        longest partner in its chunk (and keeps its negative maximum otherwise). With contextual
-        embeddings the best match is nearly always positive, but with sentence-embedding models
-        such as all-MiniLM-L6-v2 it is not. ``bert_score_padding=True`` reproduces this exactly;
-        ``False`` uses the plain maximum.
-        """
+        """Which pairs bert_score scores with a floor of 0 on the token maxima: it matches pairs in
+        chunks of ``batch_size`` in input order and zeroes padding similarities *before* the maxima,
+        so a token whose best cosine is negative gets 0 whenever its partner sentence is shorter
+        than the longest partner in its chunk (negative maxima are common with sentence-embedding
+        models such as MiniLM). ``bert_score_padding=False`` uses the plain maximum."""
         h_clamp = np.zeros(len(h_len), dtype=bool)
         r_clamp = np.zeros(len(r_len), dtype=bool)
         for start in range(0, len(h_len), self.batch_size):
@@ -307,7 +282,6 @@ class BERTScorer:
             r_clamp[sl] = r_len[sl] < r_len[sl].max()
         return h_clamp, r_clamp
 
-    # -- scoring -----------------------------------------------------------------------------
     def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], *,
               idf_sentences: Sequence[str] | None = None) -> BERTScoreOutput:
         """P, R, F1 per candidate (float64 arrays) against one or several references each."""
@@ -349,8 +323,7 @@ class BERTScorer:
             source = pair_r if idf_sentences is None else [nfc(str(s)) for s in idf_sentences]
             extra_ids = {s: ids[index[s]] for s in source if s in index}
             missing = [s for s in dict.fromkeys(source) if s not in extra_ids]
-            if missing:
-                extra_ids.update(zip(missing, (self._truncate(x) for x in self._encode_ids(missing))))
+            extra_ids.update(zip(missing, (self._truncate(x) for x in self._encode_ids(missing))))
             idf_docs = [extra_ids[s] for s in source]
         weights = self._idf_weights(ids, idf_docs)
         flat_w = torch.from_numpy(np.concatenate(weights + [np.zeros(1, dtype=np.float32)]))
@@ -432,10 +405,8 @@ def bertscore(candidates: Sequence[str], references: Sequence[str] | Sequence[Se
         raise ScorekitError(f"{len(ids)} ids for {len(out.f1)} candidates")
     per_item = [dict(id=i, bertscore_p=float(p), bertscore_r=float(r), bertscore_f1=float(f))
                 for i, p, r, f in zip(ids, out.precision, out.recall, out.f1)]
-    extra = {}
-    if out.truncated:
-        extra["warnings"] = [f"{out.truncated} text(s) longer than the model window of "
-                             f"{scorer.max_length} tokens were truncated"]
+    extra = {"warnings": [f"{out.truncated} text(s) longer than the model window of "
+                          f"{scorer.max_length} tokens were truncated"]} if out.truncated else {}
     return Result(task="bertscore", metrics=out.mean(), signature=out.signature, per_item=per_item,
                   inputs={"n_items": len(out.f1)}, extra=extra, name=name)
 

@@ -122,7 +122,6 @@ class CLIPScorer:
             params["truncated"] = truncated
         return make_signature("clipscore", params)
 
-    # -- embeddings ---------------------------------------------------------------------------
     def embed_images(self, images: Sequence) -> np.ndarray:
         """L2-normalised image embeddings (n, d) as float64."""
         torch = _hf.require_torch()
@@ -157,7 +156,6 @@ class CLIPScorer:
         where = {t: i for i, t in enumerate(unique)}
         return table[[where[t] for t in texts]] if texts else table, truncated
 
-    # -- scores -------------------------------------------------------------------------------
     def _finish(self, clip, cand_emb, references, *, frames, truncated) -> ClipScoreOutput:
         ref_clip = None
         if references is not None:
@@ -228,10 +226,8 @@ def clipscore(images: Sequence | None, candidates: Sequence[str], references=Non
     if len(candidates) == 0:
         raise ScorekitError("nothing to score: the list of candidates is empty")
     scorer = CLIPScorer(model, **kw)
-    if images is not None:
-        out = scorer.score(images, candidates, references)
-    else:
-        out = scorer.score_videos(videos, candidates, references, num_frames=num_frames)
+    out = (scorer.score(images, candidates, references) if images is not None
+           else scorer.score_videos(videos, candidates, references, num_frames=num_frames))
     ids = [str(i) for i in (ids if ids is not None else range(len(out.clip_score)))]
     if len(ids) != len(out.clip_score):
         raise ScorekitError(f"{len(ids)} ids for {len(out.clip_score)} candidates")

@@ -37,19 +37,15 @@ def _pooling_mode(model_dir: Path) -> str:
     """The sentence-transformers pooling of the folder (the Pooling module ``modules.json`` names,
     else ``1_Pooling``), else attention-masked mean over the tokens: what suits a plain BERT,
     ELECTRA or XLNet encoder."""
-    folder = model_dir / "1_Pooling"
     entries = _json(model_dir / "modules.json")
-    for entry in entries if isinstance(entries, list) else []:
-        path = model_dir / str(entry.get("path", "")) if isinstance(entry, dict) else None
-        pooling = path is not None and str(entry.get("type", "")).endswith("models.Pooling")
-        if pooling and (path / "config.json").is_file():
-            folder = path
-            break
+    entries = entries if isinstance(entries, list) else []
+    found = [model_dir / str(e.get("path", "")) for e in entries
+             if isinstance(e, dict) and str(e.get("type", "")).endswith("models.Pooling")]
+    folder = next((p for p in found if (p / "config.json").is_file()), model_dir / "1_Pooling")
     data = _json(folder / "config.json")
-    for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
-        if isinstance(data, dict) and data.get(f"pooling_mode_{mode}"):
-            return mode
-    return "mean_tokens"
+    data = data if isinstance(data, dict) else {}
+    modes = ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens")
+    return next((m for m in modes if data.get(f"pooling_mode_{m}")), "mean_tokens")
 
 
 content_hash = _hf.content_hash   # re-exported (one hash of a model folder, in _hf)
@@ -65,10 +61,6 @@ class _DiskCache:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (h TEXT PRIMARY KEY, v BLOB)")
         self._db.commit()
-
-    @staticmethod
-    def digest(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def get_many(self, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -111,7 +103,7 @@ class Encoder:
         self._cache = None
         self.num_layers = num_layers
         if cache_dir is not None:
-            key = f"{loaded.fingerprint}-{self.pooling}-{self.max_length}-{self.precision}"
+            key = f"{self.content_hash}-{self.pooling}-{self.max_length}-{self.precision}"
             if num_layers is not None:
                 key += f"-L{num_layers}"
             self._cache = _DiskCache(Path(cache_dir), key)
@@ -121,11 +113,8 @@ class Encoder:
              batch_size: int = 64, max_length: int | None = None, cache_dir: Path | None = None,
              precision: str | None = None, num_layers: int | None = None) -> "Encoder":
         """Load (once per argument set) an encoder from a local dir or the local HF cache only.
-
-        ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
-        defaults to fp32 on every device. ``num_layers`` pools the states of
-        that layer instead of the last (the model keeps only its first ``num_layers`` layers).
-        """
+        ``model=None`` is the shipped all-MiniLM-L6-v2; ``precision`` defaults to fp32;
+        ``num_layers`` pools that layer's states (the model keeps only its first layers)."""
         _hf.require_torch()   # say torch is missing before looking for any model
         key = (str(model), device, batch_size, max_length, str(cache_dir), precision, num_layers)
         with cls._lock:
@@ -159,7 +148,6 @@ class Encoder:
             out["layer"] = self.num_layers
         return out
 
-    # -- embedding -------------------------------------------------------------------------
     def embed(self, texts: Sequence[str], *, normalize: bool = True) -> np.ndarray:
         """float32 array (len(texts), dim): pooled last-layer token states, L2-normalised."""
         if isinstance(texts, str):
@@ -170,7 +158,8 @@ class Encoder:
             return out
         # identical texts are embedded once
         unique = list(dict.fromkeys(texts))
-        hashes = {t: _DiskCache.digest(t) for t in unique} if self._cache is not None else {}
+        hashes = ({t: hashlib.sha256(t.encode("utf-8")).hexdigest() for t in unique}
+                  if self._cache is not None else {})
         hit = self._cache.get_many(list(hashes.values())) if hashes else {}
         vectors = {t: hit[h] for t, h in hashes.items() if h in hit and hit[h].shape[0] == self.dim}
         todo = [t for t in unique if t not in vectors]
@@ -179,8 +168,7 @@ class Encoder:
             vectors.update(zip(todo, fresh))
             if self._cache is not None:
                 self._cache.put_many([(hashes[t], v) for t, v in zip(todo, fresh)])
-        for i, t in enumerate(texts):
-            out[i] = vectors[t]
+        out[:] = [vectors[t] for t in texts]
         if normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             out /= np.maximum(norms, 1e-12)  # torch.nn.functional.normalize's eps

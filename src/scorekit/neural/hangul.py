@@ -31,16 +31,13 @@ def syllable_share(tokenizer, texts: Iterable[str]) -> float:
     """Share of the pieces of the Hangul words of ``texts`` that carry a Hangul syllable."""
     good = total = 0
     unk = getattr(tokenizer, "unk_token_id", None)
-    for text in texts:
-        for word in text.split():
-            if not has_hangul(word):
-                continue
-            pieces = tokenizer.tokenize(word)
-            # a SentencePiece tokenizer (XLNet's) shows an unknown piece as its text, not as <unk>
-            ids = tokenizer.convert_tokens_to_ids(pieces) if unk is not None else [None] * len(pieces)
-            for piece, pid in zip(pieces, ids):
-                total += 1
-                good += bool(_SYLLABLE.search(piece)) and (unk is None or pid != unk)
+    for word in [w for text in texts for w in text.split() if has_hangul(w)]:
+        pieces = tokenizer.tokenize(word)
+        # a SentencePiece tokenizer (XLNet's) shows an unknown piece as its text, not as <unk>
+        ids = tokenizer.convert_tokens_to_ids(pieces) if unk is not None else [None] * len(pieces)
+        for piece, pid in zip(pieces, ids):
+            total += 1
+            good += bool(_SYLLABLE.search(piece)) and (unk is None or pid != unk)
     return good / total if total else 1.0
 
 
