@@ -37,9 +37,8 @@ class Pairs:
         return len(self.ids)
 
     def head(self, limit: int | None) -> "Pairs":
-        if limit is None:
-            return self
-        return Pairs(self.ids[:limit], self.documents[:limit], self.references[:limit], self.source)
+        return self if limit is None else Pairs(self.ids[:limit], self.documents[:limit],
+                                                self.references[:limit], self.source)
 
 
 def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str, Any]]]:
@@ -58,10 +57,7 @@ def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str
 
 
 def _field(rec: dict, names: Sequence[str]) -> tuple[str | None, Any]:
-    for n in names:
-        if n in rec and rec[n] is not None:
-            return n, rec[n]
-    return None, None
+    return next(((n, rec[n]) for n in names if rec.get(n) is not None), (None, None))
 
 
 def _text(value: Any, what: str, path: Path, line: int, rid: str, allow_list: bool) -> str | list[str]:
@@ -92,8 +88,7 @@ def read_pairs(path: str | os.PathLike) -> Pairs:
     ids, docs, refs = [], [], []
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
-        rid = _id(rec, p, no)
-        rid = rid if rid is not None else str(len(ids) + 1)
+        rid = _id(rec, p, no) or str(len(ids) + 1)
         if rid in seen:
             first, at = seen[rid]
             where = f"line {at}" if first == p else f"{first}:{at}"
@@ -129,20 +124,20 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
         name, value = _field(rec, names)
         if name is None:
             raise InputError(f"no {role} field (expected one of {', '.join(names)})", p, no)
-        label = str(rid) if rid is not None else f"record {len(texts) + 1}"
+        label = rid if rid is not None else f"record {len(texts) + 1}"
         if role == "prediction" and isinstance(value, str) and not value.strip():
             texts.append("")  # an empty summary is a legitimate (bad) prediction
         else:
             texts.append(_text(value, role, p, no, label, role == "reference"))
-        ids.append(str(rid) if rid is not None else None)
+        ids.append(rid)
         lines.append(no if single else None)  # shards: their errors are raised here, by shard
         if not single:
             if rid is None:
                 raise InputError(f"a {role} without an id: records in several shards are aligned by id", p, no)
-            if str(rid) in seen:
-                first, at = seen[str(rid)]
-                raise InputError(f"duplicate id {str(rid)!r} (also at {first}:{at})", p, no)
-            seen[str(rid)] = (p, no)
+            if rid in seen:
+                first, at = seen[rid]
+                raise InputError(f"duplicate id {rid!r} (also at {first}:{at})", p, no)
+            seen[rid] = (p, no)
     if not texts:
         raise InputError(f"no {role}s", path)
     if single and None in ids and any(i is not None for i in ids):
@@ -182,8 +177,6 @@ def align(named: dict[str, tuple[str, tuple[list, list, list]]]) -> tuple[list[s
                              "(give every record an id to align by id)", path)
     return [str(i + 1) for i in range(n)], {role: data[1] for role, (_, data) in items}
 
-
-# --------------------------------------------------------------------------- Hugging Face corpora
 
 CORPORA = {   # name: (title, Hub id, config, document column, reference column)
     "cnn_dailymail": ("CNN/DailyMail 3.0.0", "cnn_dailymail", "3.0.0", "article", "highlights"),
@@ -228,13 +221,9 @@ def split_files(folder: Path, split: str) -> list[str]:
 
 def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
                 files: str | os.PathLike | None = None, cache_dir: str | None = None) -> Pairs:
-    """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary).
-
-    With ``files`` (a parquet/jsonl/csv/arrow file or a folder of them, e.g. the Hub's
-    ``train-*.parquet`` and ``test-*.parquet``) those are read — from a folder only the files
-    named for ``split`` (:func:`split_files`); otherwise the local Hugging Face cache, offline. Nothing
-    is ever downloaded: a corpus that is not on disk raises :class:`MissingDependencyError`.
-    """
+    """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary) from ``files`` (a
+    parquet/jsonl/csv/arrow file, or a folder: its files named for ``split``, :func:`split_files`)
+    or the local Hugging Face cache; never downloaded (not on disk: MissingDependencyError)."""
     if name not in CORPORA:
         raise UnknownNameError("dataset", name, CORPORA)
     title, hub_id, config, doc_col, ref_col = CORPORA[name]

@@ -37,12 +37,8 @@ class SharedEncoder:
 
 
 class EncoderPool:
-    """One :class:`SharedEncoder` per model folder for the lifetime of a sweep.
-
-    ``texts``: a sample of the inputs, for the Hangul check; ``allow_english_model`` lets a model
-    without Hangul pieces embed Korean anyway. ``model=None`` is the shipped all-MiniLM-L6-v2
-    (the default TextRank, kept as it always was: not checked for Hangul).
-    """
+    """One :class:`SharedEncoder` per model folder for the lifetime of a sweep; ``texts`` (a sample
+    of the inputs) for the Hangul check of every folder but the shipped MiniLM (``model=None``)."""
 
     def __init__(self, *, texts: Sequence[str] = (), allow_english_model: bool = False):
         self.texts = list(texts)

@@ -42,22 +42,15 @@ ROUGE_KINDS = ("rouge1", "rouge2")
 _WORD_RE = re.compile(r"\w+")
 
 
-# --------------------------------------------------------------------------- single-item formulas
-
 def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     """Tokens for Density: lower-cased ``\\w+`` runs; Kiwi morphs (no particles) for Korean."""
     text = nfc(text)
-    if korean:
-        return R.rouge_tokenize(text, lang="ko")
-    return _WORD_RE.findall(text.lower())
+    return R.rouge_tokenize(text, lang="ko") if korean else _WORD_RE.findall(text.lower())
 
-
-# --------------------------------------------------------------------------- batch scoring
 
 @dataclass
 class DocContext:
-    """What every summary of one document is scored against, prepared once (the sweep scores
-    each document at many n)."""
+    """What every summary of one document is scored against, prepared once (for every n)."""
 
     references: list[str]
     korean: bool
@@ -90,11 +83,9 @@ def prepare_contexts(references: Sequence[str | Sequence[str]], sources: Sequenc
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
                       bertscorer=None, stem: bool = False, metrics: Sequence | None = None
                       ) -> dict[str, np.ndarray]:
-    """Per-item metrics of ``predictions[i]`` against ``contexts[i]`` (prepared once, e.g. for
-    every n of the sweep): the item statistics of ``metrics`` (built summary metrics) on one
-    :class:`SummaryBatch`; by default :class:`SummaryRouge`, :class:`SummaryBERTScore` and
-    :class:`SummaryEfficiency` with ``bertscorer``, :class:`SummaryDensity` when the contexts hold
-    sources, :class:`SummaryWords`."""
+    """Per-item statistics of ``metrics`` (built summary metrics) of ``predictions[i]`` against
+    ``contexts[i]`` (prepared once, e.g. for every n of the sweep); by default ROUGE, BERTScore and
+    Efficiency with ``bertscorer``, Density when the contexts hold sources, and Words."""
     if len(predictions) != len(contexts):
         raise ScorekitError(f"{len(predictions)} predictions but {len(contexts)} references")
     batch = SummaryBatch(list(predictions), [c.references for c in contexts], "en", None, stem=stem,
@@ -108,8 +99,6 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
         metrics.append(SummaryWords())
     return {k: v for m in metrics for k, v in m.item_stats(batch).columns.items()}
 
-
-# --------------------------------------------------------------------------- on the metric contract
 
 @dataclass
 class SummaryBatch(CaptionBatch):
@@ -194,16 +183,10 @@ class SummaryRouge(SummaryMetric):
         return prep["rouge_stemmed"]
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        tokens, refs = self._tokens(b)
-        n = len(b)
-        out = {k: np.zeros(n) for k in self.keys}
-        for i, (t, r) in enumerate(zip(tokens, refs)):
-            res = R.rouge_multi(t, r, ROUGE_KINDS)
-            for kind in ROUGE_KINDS:
-                out[kind][i] = res[kind].fmeasure
-                out[kind + "_r"][i] = res[kind].recall
-        return Stats(out)
+        res = [R.rouge_multi(t, r, ROUGE_KINDS) for t, r in zip(*self._tokens(self.batch(batch)))]
+        # rouge1: F-measure, rouge1_r: recall, ...
+        return Stats({k: np.array([x[k[:-2]].recall if k.endswith("_r") else x[k].fmeasure
+                                   for x in res], dtype=np.float64) for k in self.keys})
 
     def pins(self) -> dict:
         return R.stemmer_pin(self.values["use_stemmer"])
@@ -274,8 +257,8 @@ class SummaryWords(SummaryMetric):
     higher_is_better = False
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        return Stats({"words": np.array([len(nfc(p).split()) for p in b.predictions], dtype=np.float64)})
+        preds = self.batch(batch).predictions
+        return Stats({"words": np.array([len(nfc(p).split()) for p in preds], dtype=np.float64)})
 
 
 DEFAULT_METRICS = ("rouge", "bertscore", "efficiency", "density", "words")
@@ -288,17 +271,14 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
                     allow_english_model: bool = False):
     """Score given summaries: a :class:`scorekit.result.Result` with the corpus values.
 
-    ``metrics``: the metrics in the name grammar — the summary family's own (``rouge``,
-    ``bertscore(model=DIR,num_layers=9)``, ``efficiency``, ``density``, ``words``) and any caption
-    metric (``"chrf(beta=3)"``, ``"bleu_4"``: corpus metrics scored on their merged statistics);
-    keyed as written. Default :data:`DEFAULT_METRICS` (``density`` only with ``sources``).
-    ``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it.
-    ``bertscorer``: ``"auto"`` (default) lets a default BERTScore be skipped when torch or the
-    model is missing; an already loaded scorer is used by bertscore/efficiency; None leaves them
-    out of the default list. ``lang``, ``stem`` (ROUGE's stemming), ``device`` and
-    ``allow_english_model`` (the run's ``--allow-english-model``: BERTScore on Korean with a model
-    that cannot read Hangul; it changes no number) are set for the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
-    driver (:mod:`scorekit.engine.driver`), the same numbers."""
+    ``metrics``: the summary family's own (``rouge``, ``bertscore(model=DIR,num_layers=9)``,
+    ``efficiency``, ``density``, ``words``) and any caption metric (``"chrf(beta=3)"``: scored on
+    merged statistics) in the name grammar, keyed as written; default :data:`DEFAULT_METRICS`
+    (``density`` only with ``sources``); a bare ``efficiency`` takes the ``bertscore(...)``'s
+    parameters. ``bertscorer``: ``"auto"`` lets a default BERTScore be skipped when torch or the
+    model is missing, a loaded scorer is used, None leaves it out. ``lang``, ``stem``, ``device``
+    and ``allow_english_model`` hold for the whole batch. ``engine``: None (this process),
+    ``"fork"`` or a started RayEngine — one driver (:mod:`scorekit.engine.driver`), same numbers."""
     from scorekit.engine.driver import plan, run
     from scorekit.generation.driver import tokenizer_pin
     from scorekit.result import Result

@@ -8,10 +8,9 @@
 * ``random``: ``n`` words drawn by a permutation of word positions seeded by the seed and the
   document text, kept in document order (nested across n, identical across runs and data orders).
 
-A document with fewer than ``n`` words is summarised as the whole document. ``prepare(documents)``
-does the per-document work once (batched embedding, ranking), ``summarize(prepared, n)`` is then
-cheap for every ``n``. On the command line a summariser is written in the metric-name grammar
-(:func:`parse_summarizers`; docs/summarization.md); without ``encoder=DIR`` TextRank and centroid
+A document with fewer than ``n`` words is summarised whole. ``prepare(documents)`` does the
+per-document work once, ``summarize(prepared, n)`` is then cheap for every ``n``. Names follow the
+metric-name grammar (:func:`parse_summarizers`); without ``encoder=DIR`` TextRank and centroid
 embed with the shipped all-MiniLM-L6-v2.
 """
 
@@ -41,8 +40,6 @@ def check_n(n: int) -> int:
         raise ScorekitError(f"summary length n must be a positive integer, got {n!r}")
     return int(n)
 
-
-# --------------------------------------------------------------------------- TextRank
 
 def similarity_graph(sentence_embeddings: np.ndarray) -> np.ndarray:
     """Edge weights: cosine similarity, negatives clipped to 0 (PageRank needs non-negative
@@ -101,22 +98,16 @@ def rank_order(scores: np.ndarray) -> np.ndarray:
 def compress_to_n_words(sentences: Sequence[str], order: Sequence[int], n: int) -> str:
     """Exactly ``min(n, total words)`` words: whole sentences taken in ``order`` until the
     budget is spent, the last one truncated to its first words; output in document order."""
-    n = check_n(n)
+    remaining = check_n(n)
     sent_words = [words(s) for s in sentences]
     take: dict[int, int] = {}
-    remaining = n
-    for i in order:
-        if remaining == 0:
-            break
-        i = int(i)
+    for i in map(int, order):
         k = min(len(sent_words[i]), remaining)
         if k:
             take[i] = k
             remaining -= k
     return " ".join(w for i in sorted(take) for w in sent_words[i][:take[i]])
 
-
-# --------------------------------------------------------------------------- summarisers
 
 @dataclass
 class Prepared:
@@ -236,8 +227,6 @@ SUMMARIZERS: Registry[type] = Registry("summarizer")
 for _cls in (LeadSummarizer, TextRankSummarizer, CentroidSummarizer, RandomSummarizer):
     SUMMARIZERS.register(_cls.name, _cls)
 
-
-# --------------------------------------------------------------------------- names on the CLI
 
 @dataclass(frozen=True)
 class SummarizerSpec:

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,9 @@ class SystemSummaries:
 
     def __post_init__(self):
         self.summaries = {str(k): nfc(str(v)) for k, v in self.summaries.items()}
-        if not self.digest:
-            h = hashlib.sha256()
-            for k in sorted(self.summaries):
-                h.update(k.encode() + b"\0" + self.summaries[k].encode() + b"\0")
-            self.digest = h.hexdigest()[:16]
+        joined = b"".join(k.encode() + b"\0" + self.summaries[k].encode() + b"\0"
+                          for k in sorted(self.summaries))
+        self.digest = self.digest or hashlib.sha256(joined).hexdigest()[:16]
 
     def texts(self, ids: Sequence[str]) -> list[str]:
         missing = [i for i in ids if i not in self.summaries]
@@ -80,10 +79,8 @@ class SweepResult:
     ns: list[int]
     summarizers: list[str]
     ids: list[str]
-    # summariser -> metric -> (len(ns), n_docs) per-document values
-    values: dict[str, dict[str, np.ndarray]]
-    # summariser -> metric -> {"mean": [...], "low": [...], "high": [...]} over ns
-    series: dict[str, dict[str, dict[str, list[float]]]]
+    values: dict[str, dict[str, np.ndarray]]   # summariser -> metric -> (len(ns), n_docs) values
+    series: dict[str, dict[str, dict[str, list[float]]]]   # ... -> {"mean", "low", "high"} over ns
     short_documents: dict[int, int]      # n -> documents with fewer than n words
     recommendation: dict[str, Any]
     params: dict[str, Any] = field(default_factory=dict)
@@ -122,14 +119,11 @@ def full_labels(params: Mapping[str, Any]) -> list[str]:
 def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
                   allow_english_model: bool = False, device: str | None = None, texts: Sequence[str] = (),
                   warn=None) -> list:
-    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar
-    (``"rouge,bertscore(model=DIR,num_layers=9),efficiency,density,words"``, or
-    :class:`~scorekit.metrics.registry.MetricSpec`\\ s), each scored once and keyed by its plain
-    keys (``bertscore_f1``). None: :data:`DEFAULT_METRICS`, BERTScore and Efficiency only with a
-    ``bertscorer`` (an already loaded scorer they use). ``efficiency`` written bare follows the
-    ``bertscore(...)`` beside it; both share one scorer. A spec marked optional (the command's
-    default) is left out, saying so through ``warn``, when torch or the model is missing, or when
-    the model cannot read the Hangul of ``texts``."""
+    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar (or
+    MetricSpecs), each scored once and keyed by its plain keys. None: :data:`DEFAULT_METRICS`,
+    BERTScore and Efficiency only with a ``bertscorer`` (a loaded scorer; a bare ``efficiency``
+    shares the ``bertscore(...)`` beside it). A spec marked optional is left out, saying so
+    through ``warn``, when torch or the model is missing or cannot read the Hangul of ``texts``."""
     if metrics is None:
         metrics = [m for m in DEFAULT_METRICS
                    if bertscorer is not None or m not in ("bertscore", "efficiency")]
@@ -227,8 +221,7 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     pooled = [spec for spec in specs if _pooled(spec, embed)]
     if pooled:
         # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
-        # once. A new pool per sweep (a folder's files may have changed since the last one); it is
-        # this process's pool for the sweep, so forked workers inherit the loaded models
+        # once. A new pool per sweep (files may have changed); forked workers inherit its models
         pool = _process_pool(kw["pool_args"], pool, fresh=True)
         for spec in pooled:
             pool.get(spec.encoder)
@@ -238,7 +231,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
               for a, b in zip(bounds, bounds[1:])]
     if bert is not None:   # one model per worker
-        outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
+        outs = ex.map_model(_loaded, (scoring,), partial(_sweep_with_model, kw), shards,
+                            desc="sweep shards")
     else:
         outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
     values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
@@ -285,14 +279,9 @@ def _loaded(scoring: list) -> list:
     return scoring
 
 
-class _sweep_with_model:
-    """``fn(scoring, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
-
-    def __init__(self, kw: dict[str, Any]):
-        self.kw = kw
-
-    def __call__(self, scoring, shard):
-        return _sweep_shard(shard, self.kw, scoring)
+def _sweep_with_model(kw: dict[str, Any], scoring, shard):
+    """``partial(_sweep_with_model, kw)`` is ``fn(scoring, shard)`` for :meth:`map_model`."""
+    return _sweep_shard(shard, kw, scoring)
 
 
 def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
@@ -420,8 +409,7 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
     summ = rec["summarizer"]
     idx = [sweep.ns.index(n) for n in rec["interval"]]
     span = f"n{min(rec['interval'])}-{max(rec['interval'])}" if rec["interval"] else "n"
-    metrics = {f"{m}@{span}":
-               float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
+    metrics = {f"{m}@{span}": float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
                for m in TABLE_METRICS if m in sweep.series[summ]}
     per_item = []
     full = set(full_labels(sweep.params))
@@ -489,13 +477,12 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
     summary``: id + prediction/summary field) for exactly the swept ids. A missing id is an
     error; so is an id that is no document of the data (``known_ids``: the whole file's ids, so
     a ``limit`` may leave some out)."""
-    out = []
+    out, known = [], None if known_ids is None else set(known_ids)
     for name, path in files:
         sys_ids, texts, lines = read_texts(path, "prediction")
         if any(i is None for i in sys_ids):
-            line = lines[sys_ids.index(None)]
             raise InputError(f"--system {name}: a summary without an id (the sweep aligns by document id)",
-                             path, line)
+                             path, lines[sys_ids.index(None)])
         index = dict(zip(sys_ids, range(len(sys_ids))))
         if len(index) != len(sys_ids):
             dup = next(i for i in sys_ids if sys_ids.count(i) > 1)
@@ -504,12 +491,10 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
         if missing:
             raise InputError(f"--system {name}: no summary for document id {missing[0]!r} "
                              f"({len(missing)} of {len(ids)} missing)", path)
-        if known_ids is not None:
-            known = set(known_ids)
-            extra = [i for i in sys_ids if i not in known]
-            if extra:
-                raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
-                                 f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
+        extra = [i for i in sys_ids if known is not None and i not in known]
+        if extra:
+            raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
+                             f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
         out.append(SystemSummaries(name, {i: texts[index[i]] for i in ids}, source=str(path)))
     return out
 

@@ -103,7 +103,7 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
     if "untrained" in systems:
         score_into("untrained", everyone, Policy.create(config, seed=seed).eval().summarize)
 
-    curves, first_pick, picks = [], 0, 0
+    curves, firsts = [], []   # per greedy decision: did it pick the first sentence?
     for f, test_idx in enumerate(parts):
         fold_of[test_idx] = f
         train_idx = np.setdiff1d(np.arange(len(articles)), test_idx)
@@ -116,15 +116,13 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
         curves.append(log.rewards)
 
         def make(a: PreparedArticle, n: int) -> str:
-            nonlocal first_pick, picks
             d = policy.decide(a, n)
-            first_pick += int(bool(d.sentences) and min(d.sentences) == 0)
-            picks += 1
+            firsts.append(bool(d.sentences) and min(d.sentences) == 0)
             return d.summary
         score_into("rl", test_idx, make)
 
     baseline = f"ema({baseline_momentum:g})" if baseline == "ema" else baseline   # as signed
-    train_size, first_share = len(articles) - len(parts[0]), first_pick / max(picks, 1)
+    train_size, first_share = len(articles) - len(parts[0]), sum(firsts) / max(len(firsts), 1)
     signature_params = signature_params or {}
     overall = {s: scores[s].mean(axis=1) for s in systems}
     metrics: dict[str, float] = {}

@@ -66,12 +66,8 @@ def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> st
     if not sentence_ids:
         return ""
     chosen = sorted(set(sentence_ids))
-    words: list[str] = []
-    for i in chosen + list(range(chosen[-1] + 1, len(article.sentences))):
-        if len(words) >= n:
-            break
-        words.extend(article.sentences[i].split())
-    return " ".join(words[:n])
+    order = chosen + list(range(chosen[-1] + 1, len(article.sentences)))
+    return " ".join([w for i in order for w in article.sentences[i].split()][:n])
 
 
 def decide(article: PreparedArticle, n: int, sentence_policy: SentencePolicyModel,

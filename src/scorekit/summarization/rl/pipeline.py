@@ -92,9 +92,8 @@ class Toolkit:
         width. All sentences and chunks of all articles are embedded in one batched call."""
         split_docs, chunk_lists, chunker = [], [], "rules"
         for doc in track(pairs.documents, "splitting", total=len(pairs.documents)):
-            sents = [s for s in split_sentences(doc, self.lang) if s.strip()]
-            chunks, chunker = chunk_sentences(sents, lang=self.lang)
-            split_docs.append(sents)
+            split_docs.append(split_sentences(doc, self.lang))
+            chunks, chunker = chunk_sentences(split_docs[-1], lang=self.lang)
             chunk_lists.append(chunks)
         texts = [t for sents, chunks in zip(split_docs, chunk_lists)
                  for t in (*sents, *(c.text for c in chunks))]
@@ -163,11 +162,10 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
                      baseline: str = "greedy", baseline_momentum: float = 0.9, seed: int = 42,
                      folds: int | None = None, final: bool = True, say: Callable[[str], None] | None = None,
                      progress: Callable[[int, int, float], None] | None = None, **models):
-    """``scorekit train-summarizer`` as one call on ``pairs`` (:class:`~scorekit.summarization.data.Pairs`):
-    load the models (``models``: :meth:`Toolkit.load`'s encoder, reward, lang, allow_english_model) and
-    prepare the articles; with ``folds``, cross-validate (a Result; ``say`` hears its progress
-    lines); with ``final``, train one policy on every article (``progress(episode, total,
-    running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
+    """``scorekit train-summarizer`` as one call on ``pairs``: load the models (``models``:
+    :meth:`Toolkit.load`'s arguments), prepare the articles, with ``folds`` cross-validate (``say``
+    hears its progress), with ``final`` train one policy on every article (``progress(episode,
+    total, running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
     toolkit = Toolkit.load(**models)
     t0 = time.perf_counter()
     articles, chunker, dim = toolkit.prepare(pairs)

@@ -10,7 +10,7 @@ of named features (:data:`STATE_FEATURES`: emb, textrank × S, position, length,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -20,8 +20,6 @@ from scorekit.errors import ScorekitError
 STATE_FEATURES = ("emb", "textrank", "position", "length", "novelty")
 STATE_ALIASES = {"spec": ("emb", "textrank"), "rich": STATE_FEATURES}
 COMPRESS_MODES = ("first-words", "chunks")
-POSITION_DIM = 3
-LENGTH_DIM = 2
 
 
 def parse_state(state: str) -> tuple[str, ...]:
@@ -54,17 +52,14 @@ class PolicyConfig:
     def features(self) -> tuple[str, ...]:
         return parse_state(self.state)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     def signature(self) -> str:
         return f"k{self.k_sentences}/h{self.hidden}/state={self.state}/{self.compress}"
 
 
 def static_width(config: PolicyConfig) -> int:
-    f = config.features
-    return ((config.embed_dim if "emb" in f else 0) + ("textrank" in f) + POSITION_DIM * ("position" in f)
-            + LENGTH_DIM * ("length" in f))
+    f = config.features   # position: 3 columns, length: 2 (sentence_features)
+    return ((config.embed_dim if "emb" in f else 0) + ("textrank" in f) + 3 * ("position" in f)
+            + 2 * ("length" in f))
 
 
 def sentence_features(config: PolicyConfig, embeddings: torch.Tensor, textrank: torch.Tensor,
@@ -118,10 +113,8 @@ class SentencePolicyModel(nn.Module):
         sims = embeddings @ embeddings.T
 
         def adjust(chosen: list[int]) -> torch.Tensor:
-            if not chosen:
-                return self.novelty_weight * torch.ones(embeddings.shape[0])
-            novelty = 1.0 - sims[:, chosen].max(dim=1).values
-            return self.novelty_weight * novelty
+            return self.novelty_weight * (1.0 - sims[:, chosen].max(dim=1).values if chosen
+                                          else torch.ones(embeddings.shape[0]))
         return adjust
 
 

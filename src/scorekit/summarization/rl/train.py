@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -62,10 +62,9 @@ class Policy:
     def summarize(self, article: PreparedArticle, n: int) -> str:
         return self.decide(article, n).summary
 
-    # -- checkpoints -------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         payload = {"format": CHECKPOINT_FORMAT, "scorekit_version": __version__,
-                   "config": self.config.to_dict(), "sentence": self.sentence.state_dict(),
+                   "config": asdict(self.config), "sentence": self.sentence.state_dict(),
                    "chunk": self.chunk.state_dict(),
                    "baselines": {str(k): v for k, v in self.baselines.items()}, "meta": self.meta}
         with atomic_write(path, "wb") as fh:
@@ -112,8 +111,7 @@ class TrainLog:
     rewards: list[float] = field(default_factory=list)  # mean reward over n, per episode
 
     def running(self, window: int = 20) -> float:
-        tail = self.rewards[-window:]
-        return float(np.mean(tail)) if tail else float("nan")
+        return float(np.mean(tail)) if (tail := self.rewards[-window:]) else float("nan")
 
 
 def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: RewardFn, *,
