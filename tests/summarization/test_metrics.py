@@ -35,28 +35,34 @@ TEXT = st.lists(st.sampled_from(["the", "The", "court", "opened", "an", "inquiry
                 max_size=15).map(" ".join)
 
 
-def densities(pred, source):  # the metric's (density, token_density) of one summary
-    per = M.score_predictions([pred], M.prepare_contexts(["ref"], [source]))
-    return per["density"][0], per["token_density"][0]
-
-
 @given(TEXT, TEXT)
 def test_density_is_the_spec_code(pred, source):
-    assert densities(pred, source)[0] == compute_density(pred, source)
+    assert M.density(pred, source) == compute_density(pred, source)
+    ctx = M.prepare_contexts(["ref"], [source])
+    per = M.score_predictions([pred], ctx)  # the batch path agrees
+    assert per["density"][0] == compute_density(pred, source)
 
 
 def test_density_divides_a_set_by_a_token_count():
-    assert densities("the the the", "the") == (pytest.approx(1 / 3), 1.0)
-    assert densities("", "anything") == (0.0, 0.0)
+    assert M.density("the the the", "the") == pytest.approx(1 / 3)
+    assert M.token_density("the the the", "the") == 1.0
+    assert M.density("", "anything") == 0.0 and M.token_density("", "x") == 0.0
     # spec example: 11 of 12 prediction words occur in the source -> 0.92
     src = " ".join(f"w{i}" for i in range(11))
-    assert densities(src + " novel", src) == (pytest.approx(11 / 12), pytest.approx(11 / 12))
+    pred = src + " novel"
+    assert M.density(pred, src) == M.token_density(pred, src) == pytest.approx(11 / 12)
+
+
+def test_efficiency_spec_example():
+    assert M.efficiency(0.42, "one two three four five six seven eight nine") == pytest.approx(0.42 / 9)
+    assert round(M.efficiency(0.42, " ".join(["w"] * 9)), 3) == 0.047  # spec prints 0.046 (truncated)
+    assert M.efficiency(0.5, "") == 0.5  # max(1, words)
 
 
 def test_korean_density_ignores_particles():
     src = "서울시가 한강 공원에 자전거 도로를 만든다"
-    assert densities("서울시는 자전거 도로 만든다", src)[0] == 1.0
-    assert densities("부산시는 다리를 만든다", src)[0] < 1.0
+    assert M.density("서울시는 자전거 도로 만든다", src) == 1.0
+    assert M.density("부산시는 다리를 만든다", src) < 1.0
 
 
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=5))

@@ -118,8 +118,7 @@ def content_hash(model_dir: Path) -> str:
     model_dir = Path(model_dir).resolve()
     files = sorted(p for p in model_dir.rglob("*") if p.is_file() and ".cache" not in p.parts)
     key = (str(model_dir), *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-    found = _HASHES.get(key)
-    if found is None:
+    if key not in _HASHES:
         h = hashlib.sha256()
         for p in files:
             h.update(p.relative_to(model_dir).as_posix().encode() + b"\0")
@@ -127,8 +126,8 @@ def content_hash(model_dir: Path) -> str:
                 for chunk in iter(lambda: fh.read(1 << 20), b""):
                     h.update(chunk)
             h.update(b"\0")
-        found = _HASHES[key] = h.hexdigest()[:16]
-    return found
+        _HASHES[key] = h.hexdigest()[:16]
+    return _HASHES[key]
 
 
 def pick_device(device: str | None) -> str:

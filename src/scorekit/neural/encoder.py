@@ -1,10 +1,9 @@
 """The shared, offline sentence encoder (interfaces.md "Encoder backend"; docs/neural.md).
 
-``Encoder.embed(texts)`` returns one float32 vector per (NFC) text: the last hidden layer pooled
-over the non-padding tokens (mean unless the folder's sentence-transformers pooling says
-otherwise), L2-normalised; for all-MiniLM-L6-v2 it equals ``SentenceTransformer(path).encode(texts,
-normalize_embeddings=True)``. With ``cache_dir`` the pooled vectors are kept on disk keyed by model
-fingerprint and text hash.
+``Encoder.embed(texts)``: one L2-normalised float32 vector per (NFC) text, the last hidden layer
+pooled over the non-padding tokens as the folder's sentence-transformers pooling says (else the
+mean); for all-MiniLM-L6-v2 ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
+With ``cache_dir`` the vectors are kept on disk, keyed by model fingerprint and text hash.
 """
 
 from __future__ import annotations

@@ -48,6 +48,34 @@ def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     return R.rouge_tokenize(text, lang="ko") if korean else _WORD_RE.findall(text.lower())
 
 
+def _densities(pred_tokens: Sequence[str], source_set: set | frozenset) -> tuple[float, float]:
+    """(density, token_density) of a prediction's tokens against the source's token set."""
+    if not pred_tokens:
+        return 0.0, 0.0
+    return (len(set(pred_tokens) & source_set) / len(pred_tokens),
+            sum(t in source_set for t in pred_tokens) / len(pred_tokens))
+
+
+def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
+    korean = has_hangul(pred) or has_hangul(source)
+    return simple_tokenize(pred, korean=korean), set(simple_tokenize(source, korean=korean))
+
+
+def density(pred: str, source: str) -> float:
+    """Spec's ``compute_density``: distinct shared tokens / prediction token count."""
+    return _densities(*_density_tokens(pred, source))[0]
+
+
+def token_density(pred: str, source: str) -> float:
+    """Fraction of prediction tokens (with repetition) that occur in the source."""
+    return _densities(*_density_tokens(pred, source))[1]
+
+
+def efficiency(bertscore_f1: float, pred: str) -> float:
+    """Spec: ``bertscore_f1 / max(1, len(pred.split()))`` — semantic quality per summary word."""
+    return bertscore_f1 / max(1, len(pred.split()))
+
+
 @dataclass
 class DocContext:
     """What every summary of one document is scored against, prepared once (for every n)."""
@@ -123,8 +151,7 @@ class SummaryBatch(CaptionBatch):
                 "contexts": None if self.contexts is None else self.contexts[a:b], "_prepared": None}
 
     def prepared(self) -> dict:
-        """``contexts`` (:func:`prepare_contexts`), NFC ``preds``, Korean ``flags`` and ROUGE
-        ``tokens`` of the predictions, computed once."""
+        """``contexts``, NFC ``preds``, Korean ``flags`` and ROUGE ``tokens``, computed once."""
         if self._prepared is None:
             contexts = self.contexts or prepare_contexts(self.references, self.sources, lang=self.lang,
                                                          stem=self.stem)
@@ -168,9 +195,8 @@ class SummaryRouge(SummaryMetric):
                 "rouge2_r": {"doc": "ROUGE-2 recall: overlapping bigrams / reference bigrams (the spec's formula)."}}
 
     def _tokens(self, b: "SummaryBatch") -> tuple[list, list]:
-        """Prediction tokens and prepared references: the batch's own (prepared once, with its
-        ``stem``), or, when ``use_stemmer`` stems a batch that does not, stemmed ones (the same
-        Korean choice per document) kept beside them."""
+        """Prediction tokens and prepared references: the batch's own, or stemmed ones kept beside
+        them when ``use_stemmer`` stems a batch that does not (same Korean choice per document)."""
         prep = b.prepared()
         if not self.values["use_stemmer"] or b.stem:
             return prep["tokens"], [c.refs for c in prep["contexts"]]
@@ -241,11 +267,9 @@ class SummaryDensity(SummaryMetric):
         # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
         dtoks = [t if (f and not b.stem) else simple_tokenize(p, korean=f)
                  for p, t, f in zip(prep["preds"], prep["tokens"], prep["flags"])]
-        pairs = [(t, c.source_set) for t, c in zip(dtoks, prep["contexts"])]
-        return Stats({"density": np.array([len(set(t) & s) / len(t) if t else 0.0
-                                           for t, s in pairs]),
-                      "token_density": np.array([sum(x in s for x in t) / len(t) if t else 0.0
-                                                 for t, s in pairs])})
+        both = [_densities(t, c.source_set) for t, c in zip(dtoks, prep["contexts"])]
+        return Stats({"density": np.array([d for d, _ in both]),
+                      "token_density": np.array([t for _, t in both])})
 
 
 @register

@@ -1,11 +1,9 @@
 """The magic-n sweep (nword-summarization.md, Phase 1 "실험 설정": N_LIST, every document at every n).
 
-For every summariser (in the metric-name grammar, :func:`.summarizers.parse_summarizers`; each
-model folder loaded once per sweep) and every ``n`` each document is summarised to ``n`` words
-and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency, Density against the
-document); each (summariser, n, metric) cell is the mean over documents with its 95% percentile
-bootstrap CI. An external system (:class:`SystemSummaries`, ``--system NAME=FILE``) joins as
-``NAME`` (cut to its first n words, as lead-n counts them) and ``NAME (full)`` (uncut, one value).
+Every summariser (:func:`.summarizers.parse_summarizers`) summarises each document to every
+``n`` words; each (summariser, n, metric) cell is the mean over documents with its 95% bootstrap
+CI. An external system (:class:`SystemSummaries`, ``--system NAME=FILE``) joins as ``NAME``
+(cut to its first n words, as lead-n counts them) and ``NAME (full)`` (uncut, one value).
 
 Recommended n interval, the "gain band" (:func:`recommend_interval`; docs/summarization.md): with
 q(n) the quality curve (mean BERTScore F1, else ROUGE-1 F) of the first TextRank summariser (else
@@ -244,16 +242,14 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     params = {"n": ns, "summarizers": sig_params, "seed": seed, "bootstrap": n_resamples,
               "confidence": confidence, "lang": lang,
               "stem": stem or bool(rouge is not None and rouge.values["use_stemmer"]),
-              "bertscore": bert.pins()["model"] if bert is not None else "no",
-              "band": list(band),
+              "bertscore": bert.pins()["model"] if bert is not None else "no", "band": list(band),
               "systems": {x.name: {"source": x.source, "digest": x.digest} for x in systems}}
     order = labels + [lab for x in systems for lab in (x.name, x.name + FULL)]
     return finish_sweep(ns, order, ids, values, short, params, summaries)
 
 
 def _pooled(spec, embed) -> bool:
-    """Does this summariser embed with a pooled encoder (its ``encoder=`` folder, or the shipped
-    MiniLM when no ``embed`` replaces it)?"""
+    """Does it embed with a pooled encoder (its ``encoder=``, else MiniLM unless ``embed``)?"""
     return spec.name in ("textrank", "centroid") and (spec.encoder or embed is None)
 
 
@@ -271,8 +267,7 @@ def _process_pool(args: dict[str, Any], pool=None, *, fresh: bool = False):
 
 
 def _loaded(scoring: list) -> list:
-    """The sweep's metrics with their model loaded (once per worker; a metric pickled to a worker
-    loads it from its parameters)."""
+    """The sweep's metrics with their model loaded from their parameters (once per worker)."""
     for m, _ in scoring:
         if m.needs_model:
             m.use(m.scorer())
@@ -286,8 +281,7 @@ def _sweep_with_model(kw: dict[str, Any], scoring, shard):
 
 def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     """(values, short-document counts, summariser signature params, summaries) of one shard of
-    documents (and the external systems' summaries of those documents), scored with ``scoring``
-    (``[(metric, keys)]``)."""
+    documents and the external systems' summaries of them, scored with ``[(metric, keys)]``."""
     documents, references, system_texts = shard
     ns, specs, embed, lang, stem, seed = kw["ns"], kw["specs"], kw["embed"], kw["lang"], kw["stem"], kw["seed"]
     keep = kw["keep_summaries"]
@@ -357,11 +351,9 @@ def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[st
     summ = candidates[0] if candidates else (own or list(summarizers))[0]
     metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
     interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
-    recommendation = {
-        "interval": interval, "summarizer": summ, "metric": metric,
-        "rule": f"gain band: n whose share of the total gain of running-max mean {metric} "
-                f"({summ}) over the sweep is in [{band[0]}, {band[1]}]",
-    }
+    rule = (f"gain band: n whose share of the total gain of running-max mean {metric} ({summ}) "
+            f"over the sweep is in [{band[0]}, {band[1]}]")
+    recommendation = {"interval": interval, "summarizer": summ, "metric": metric, "rule": rule}
     return SweepResult(list(ns), list(summarizers), list(ids), values, series, short, recommendation, params,
                        summaries)
 
@@ -432,13 +424,10 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
         **rouge_signature_params(ROUGE_KINDS, sweep.params["lang"], sweep.params["stem"]),
         "bertscore": sweep.params["bertscore"], "seed": sweep.params["seed"],
         "bootstrap": sweep.params["bootstrap"], "band": sweep.params["band"]})
-    extra = {
-        "sweep": {"n": sweep.ns, "series": sweep.series,
-                  **({"full_length": {s: sweep.series[s]["words"]["mean"][0] for s in full
-                                      if "words" in sweep.series[s]}} if full else {})},
-        "recommendation": rec,
-        "short_documents": {str(n): c for n, c in sweep.short_documents.items()},
-    }
+    lengths = {s: sweep.series[s]["words"]["mean"][0] for s in full if "words" in sweep.series[s]}
+    curves = {"n": sweep.ns, "series": sweep.series, **({"full_length": lengths} if full else {})}
+    extra = {"sweep": curves, "recommendation": rec,
+             "short_documents": {str(n): c for n, c in sweep.short_documents.items()}}
     return Result(task="sweep", metrics=metrics, signature=sig, per_item=per_item,
                   inputs={"n_documents": len(sweep.ids), **(inputs or {})}, extra=extra, name=name)
 
@@ -527,6 +516,5 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
     with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
         sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, metrics=metrics, ns=ns,
                           summarizers=specs, systems=external, engine=engine, **kw)
-    result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
-                             inputs={"data": pairs.source})
-    return sweep, result
+    return sweep, sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
+                                  inputs={"data": pairs.source})

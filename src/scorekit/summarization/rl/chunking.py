@@ -1,10 +1,8 @@
 """Chunks (short phrases) that the chunk policy chooses from (docs/rl.md, "Compression").
 
-English: spaCy's noun chunks and the stretches between them when spaCy and ``en_core_web_sm`` are
-installed, else a rule-based cut after punctuation and before closed-class words that never occur
-inside a base noun phrase. Korean: Kiwi; an eojeol ending in a connective/final ending (EC, EF), a
-conjunctive particle (JC) or punctuation closes a chunk. Chunk words are the whitespace words of
-the text, so n chunk words are n words by the spec's ``len(pred.split())``.
+English: spaCy's noun chunks and the stretches between them (with ``en_core_web_sm``), else a cut
+after punctuation and before closed-class words. Korean: an eojeol ending in EC, EF, JC or
+punctuation (Kiwi) closes a chunk. Chunk words are the text's whitespace words.
 """
 
 from __future__ import annotations

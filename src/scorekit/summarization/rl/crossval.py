@@ -1,11 +1,9 @@
 """K-fold cross-validation of the RL summariser against lead-n, TextRank, random-n and the
 untrained policy, every number on articles the policy never saw in training (docs/rl.md).
 
-A seeded permutation cuts the articles into K folds; per fold a fresh policy (same seed) trains on
-the other K−1 and summarises the held-out fold greedily; an article's overall score is its mean
-over n. Each system: mean and 95% bootstrap CI; the policy against lead-n and TextRank: paired t
-and paired bootstrap tests. Goal: not significantly worse than lead-n, significantly better than
-TextRank, at p < 0.05 (paired t).
+Per fold a fresh policy (same seed) trains on the other K−1 folds and summarises the held-out one
+greedily. Each system: mean and 95% bootstrap CI; the policy against lead-n and TextRank: paired t
+and bootstrap tests; goal: not worse than lead-n, better than TextRank at p < 0.05 (paired t).
 """
 
 from __future__ import annotations

@@ -82,8 +82,7 @@ def decide(article: PreparedArticle, n: int, sentence_policy: SentencePolicyMode
                                                 adjust=sentence_policy.step_adjust(t["sent_emb"]))
     if config.compress == "first-words":
         return Decision(first_words(article, sent_ids, n), sent_ids, [], lp_s)
-    in_chosen = torch.isin(t["sent_of_chunk"], torch.as_tensor(sent_ids))
-    candidates = torch.nonzero(in_chosen).flatten()
+    candidates = torch.nonzero(torch.isin(t["sent_of_chunk"], torch.as_tensor(sent_ids))).flatten()
     if candidates.numel() == 0:
         return Decision("", sent_ids, [], lp_s)
     logits_c = chunk_policy(t["chunk_emb"][candidates], t["doc_sim"][candidates], t["sent_sim"][candidates])
