@@ -23,7 +23,7 @@ DEV = os.environ.get("DEV", "cuda")
 def vocab_file():
     if os.environ.get("VOCAB"):
         return os.environ["VOCAB"]
-    from scorekit.neural.default_model import default_model_path
+    from scorekit.neural.encoder import default_model_path
 
     return os.path.join(default_model_path(), "vocab.txt")
 

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 st_mod = pytest.importorskip("sentence_transformers")
 
-from scorekit.neural.default_model import default_model_path  # noqa: E402
+from scorekit.neural.encoder import default_model_path  # noqa: E402
 from scorekit.neural.hangul import EnglishModelError  # noqa: E402
 from scorekit.retrieval import rag  # noqa: E402
 from scorekit.retrieval.rag_match import Matching, similarity_matrices  # noqa: E402

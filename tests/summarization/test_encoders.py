@@ -123,7 +123,7 @@ def test_one_model_load_and_one_embedding_pass_per_encoder(tiny_encoders, monkey
                        summarizers=f"lead,textrank(encoder={bert}),centroid(encoder={bert}),"
                                    f"textrank(encoder={bert}/,damping=0.5),centroid(encoder={xlnet})")
     assert sorted(loads) == sorted([str(bert), str(xlnet)])   # the same folder three times: one load
-    assert len(pool) == 2
+    assert len(pool._shared) == 2
     assert pool.get(bert).calls == 1   # the three BERT summarisers embedded the sentences once
     assert res.summarizers == ["lead", "textrank(bert-base-uncased-tiny)", "centroid(bert-base-uncased-tiny)",
                                "textrank(bert-base-uncased-tiny, damping=0.5)", "centroid(xlnet-base-cased-tiny)"]

@@ -18,7 +18,6 @@ or ``surface`` morphs, as in scorekit 0.1 — chosen on the Korean pair set (doc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.metrics.registry import first_written
+from scorekit.result import Result
 
 
 @dataclass(frozen=True)

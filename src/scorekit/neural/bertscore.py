@@ -21,7 +21,10 @@ model_type=<dir>, num_layers=L, idf=...)`` to 1e-5 (tests/neural/test_bertscore.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import logging
 import math
 import os
 from collections import Counter, OrderedDict
@@ -32,30 +35,24 @@ from pathlib import Path
 import numpy as np
 
 from scorekit.errors import InputError, ScorekitError
+from scorekit.io.atomic import read_text
+from scorekit.io.records import allow_long_fields
 from scorekit.neural import _hf
+from scorekit.neural.hangul import check_hangul
+from scorekit.progress import track
 from scorekit.result import Result
 from scorekit.signature import make_signature
 from scorekit.text.normalize import nfc
 
 # bert_score's default layers for the models the spec names (utils.model2layers)
 DEFAULT_LAYERS = {
-    "bert-base-uncased": 9,
-    "bert-base-cased": 9,
-    "bert-base-multilingual-cased": 9,
-    "bert-base-multilingual-uncased": 9,
-    "roberta-base": 10,
-    "roberta-large": 17,
-    "xlm-roberta-base": 9,
-    "xlm-roberta-large": 17,
-    "distilbert-base-uncased": 5,
-    "distilbert-base-multilingual-cased": 5,
-    "microsoft/deberta-xlarge-mnli": 40,
+    "bert-base-uncased": 9, "bert-base-cased": 9, "bert-base-multilingual-cased": 9,
+    "bert-base-multilingual-uncased": 9, "roberta-base": 10, "roberta-large": 17,
+    "xlm-roberta-base": 9, "xlm-roberta-large": 17, "distilbert-base-uncased": 5,
+    "distilbert-base-multilingual-cased": 5, "microsoft/deberta-xlarge-mnli": 40,
     # Korean models people use (issue #15): klue/roberta-large follows bert_score's
     # roberta-large rule; KoBERTScore (lovit) uses beomi/kcbert-base at layer 4.
-    "klue/roberta-large": 17,
-    "klue/roberta-base": 10,
-    "klue/bert-base": 9,
-    "beomi/kcbert-base": 4,
+    "klue/roberta-large": 17, "klue/roberta-base": 10, "klue/bert-base": 9, "beomi/kcbert-base": 4,
 }
 
 
@@ -65,15 +62,11 @@ def default_layer(model: str | os.PathLike | None) -> int | None:
     if model is None:
         return None
     name = str(model).rstrip("/\\")
-    if name in DEFAULT_LAYERS:
-        return DEFAULT_LAYERS[name]
     base = Path(name).name
     if base.startswith("models--"):
         base = base[len("models--"):].replace("--", "/")
-    for key, layer in DEFAULT_LAYERS.items():
-        if base == key or base == key.split("/")[-1]:
-            return layer
-    return None
+    return DEFAULT_LAYERS.get(name) or next(
+        (layer for key, layer in DEFAULT_LAYERS.items() if base in (key, key.split("/")[-1])), None)
 
 
 def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
@@ -81,15 +74,8 @@ def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
     from bert_score's ``rescale_baseline/<lang>/<model>.tsv``: despite the name comma-separated,
     a header ``LAYER,P,R,F`` and one row per layer (0 = the embedding layer); the row at
     *position* ``num_layers`` is taken, as ``pd.read_csv(path).iloc[num_layers]`` does."""
-    import csv
-    import io
-
-    from scorekit.io.atomic import read_text
-    from scorekit.io.records import allow_long_fields
-
-    text = read_text(path)
     allow_long_fields()
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = list(csv.reader(io.StringIO(read_text(path))))
     if not rows:
         raise InputError("empty baseline file (expected a header LAYER,P,R,F and one row per layer)", path)
     header = [h.strip() for h in rows[0]]
@@ -97,17 +83,16 @@ def read_baseline(path: str | os.PathLike, num_layers: int) -> np.ndarray:
         raise InputError(f"baseline header must be LAYER,P,R,F, got {','.join(header)!r}", path, 1)
     body = [r for r in rows[1:] if any(c.strip() for c in r)]
     if num_layers >= len(body):
-        raise InputError(
-            f"baseline has rows for layers 0..{len(body) - 1}, but layer {num_layers} was asked for", path
-        )
+        raise InputError(f"baseline has rows for layers 0..{len(body) - 1}, but layer {num_layers}"
+                         " was asked for", path)
     row = body[num_layers]
     try:
         values = [float(v) for v in row[1:4]]
         if len(values) != 3:
             raise ValueError
     except ValueError:
-        line = rows.index(row) + 1
-        raise InputError(f"expected three numbers P,R,F, got {','.join(row)!r}", path, line) from None
+        raise InputError(f"expected three numbers P,R,F, got {','.join(row)!r}", path,
+                         rows.index(row) + 1) from None
     return np.asarray(values, dtype=np.float32)
 
 
@@ -121,10 +106,8 @@ class BERTScoreOutput:
     long_texts: tuple[str, ...] = ()   # those sentences (NFC), so shards can count them once
 
     def mean(self) -> dict[str, float]:
-        if len(self.f1) == 0:
-            return {"bertscore_p": math.nan, "bertscore_r": math.nan, "bertscore_f1": math.nan}
-        return {"bertscore_p": float(np.mean(self.precision)), "bertscore_r": float(np.mean(self.recall)),
-                "bertscore_f1": float(np.mean(self.f1))}
+        return {f"bertscore_{k}": float(np.mean(v)) if len(self.f1) else math.nan
+                for k, v in (("p", self.precision), ("r", self.recall), ("f1", self.f1))}
 
 
 class BERTScorer:
@@ -136,12 +119,10 @@ class BERTScorer:
                  device: str | None = None, max_length: int | None = None,
                  precision: str | None = None, bert_score_padding: bool = True,
                  cache_size: int = 2048, allow_english_model: bool = False, model_option: str | None = None):
-        from scorekit.neural.default_model import default_model_path
-
         torch = _hf.require_torch()
         if batch_size < 1:
             raise ScorekitError(f"batch size must be at least 1, got {batch_size}")
-        path = default_model_path() if model is None else model
+        path = _hf.default_model_path() if model is None else model
         if num_layers is None:
             # the model's depth from its config.json when it says so plainly; only otherwise is
             # the whole model loaded to count its layers (a second load of the weights)
@@ -172,20 +153,17 @@ class BERTScorer:
         self.baseline = None
         if self.rescale:
             if self.baseline_path is None:
-                raise ScorekitError(
-                    "rescale_with_baseline needs baseline_path: a CSV with header LAYER,P,R,F "
-                    "(bert_score ships them as bert_score/rescale_baseline/<lang>/<model>.tsv)"
-                )
+                raise ScorekitError("rescale_with_baseline needs baseline_path: a CSV with header "
+                                    "LAYER,P,R,F (bert_score ships them as "
+                                    "bert_score/rescale_baseline/<lang>/<model>.tsv)")
             self.baseline = torch.from_numpy(read_baseline(self.baseline_path, self.num_layers))
         elif self.baseline_path is not None:
             raise ScorekitError("baseline_path given but rescale_with_baseline is off")
         tok = self.tokenizer
         self._special = {t for t in (tok.cls_token_id, tok.sep_token_id) if t is not None}
-        name = type(tok).__name__
         # bert_score encodes GPT-2/RoBERTa text with a leading space (add_prefix_space=True)
-        self._prefix_space = name.startswith(("GPT2", "Roberta"))
+        self._prefix_space = type(tok).__name__.startswith(("GPT2", "Roberta"))
 
-    # -- signature ---------------------------------------------------------------------------
     def signature_fields(self, truncated: int = 0) -> dict[str, object]:
         """The one builder of what pins a BERTScore number: model, layer, idf, rescaling, the
         padding/matching mode, truncation and dtype (and how many texts were truncated)."""
@@ -219,23 +197,22 @@ class BERTScorer:
     def signature(self, truncated: int = 0) -> str:
         return make_signature("bertscore", self.signature_fields(truncated))
 
-    # -- per-sentence statistics -------------------------------------------------------------
     def _encode_ids(self, sentences: list[str]) -> list[list[int]]:
         """bert_score's ``sent_encode``: strip, [CLS] [SEP] for an empty text, else tokenise with
         special tokens, truncated to the model window."""
         kw = {"add_prefix_space": True} if self._prefix_space else {}
         stripped = [s.strip() for s in sentences]
         nonempty = [s for s in stripped if s]
-        with _quiet_tokenizer():  # over-long texts are expected here: we truncate and report them
-            ids_iter = iter(
-                self.tokenizer(nonempty, add_special_tokens=True, truncation=False, **kw)["input_ids"]
-                if nonempty else []
-            )
+        logger = logging.getLogger("transformers.tokenization_utils_base")
+        level = logger.level
+        logger.setLevel(logging.ERROR)  # over-long texts are expected: we truncate and report them
+        try:
+            ids_iter = iter(self.tokenizer(nonempty, add_special_tokens=True, truncation=False,
+                                           **kw)["input_ids"] if nonempty else [])
+        finally:
+            logger.setLevel(level)
         empty = [t for t in (self.tokenizer.cls_token_id, self.tokenizer.sep_token_id) if t is not None]
-        out = []
-        for s in stripped:
-            out.append(list(next(ids_iter)) if s else list(empty))
-        return out
+        return [list(next(ids_iter)) if s else list(empty) for s in stripped]
 
     def _truncate(self, ids: list[int]) -> list[int]:
         if len(ids) <= self.max_length:
@@ -244,31 +221,24 @@ class BERTScorer:
         tail = ids[-1:] if ids[-1] in self._special else []
         return ids[: self.max_length - len(tail)] + tail
 
-    def _embed(self, ids: list[list[int]], texts: list[str] | None = None):
-        """Normalised token states of every sentence, as one flat (tokens + 1, d) tensor (last row:
-        zeros, used for padding) and per-sentence offsets. Sentences in the state cache (same
-        scorer, same text: e.g. a fixed reference scored again and again as an RL reward) are
-        not run through the model again."""
+    def _embed(self, ids: list[list[int]], texts: list[str]):
+        """Normalised token states of every sentence as one flat (tokens + 1, d) tensor (last row:
+        zeros, for padding) and per-sentence offsets; cached sentences skip the model."""
         torch = _hf.require_torch()
         lens = [len(x) for x in ids]
         offsets = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(lens, out=offsets[1:])
-        dim = self._dim
-        flat = torch.zeros(int(offsets[-1]) + 1, dim, dtype=torch.float32)
+        flat = torch.zeros(int(offsets[-1]) + 1, self._dim, dtype=torch.float32)
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        todo = list(range(len(ids)))
-        if texts is not None and self.cache_size:
-            todo = []
-            for i, t in enumerate(texts):
-                hit = self._states.get(t)
-                if hit is not None and hit.shape[0] == lens[i]:
-                    self._states.move_to_end(t)
-                    flat[offsets[i] : offsets[i + 1]] = hit
-                else:
-                    todo.append(i)
+        todo = []
+        for i, t in enumerate(texts):
+            hit = self._states.get(t) if self.cache_size else None
+            if hit is not None and hit.shape[0] == lens[i]:
+                self._states.move_to_end(t)
+                flat[offsets[i] : offsets[i + 1]] = hit
+            else:
+                todo.append(i)
         order = sorted(todo, key=lambda i: -lens[i])
-        from scorekit.progress import track
-
         with torch.inference_mode():
             for start in track(range(0, len(order), self.batch_size), "BERTScore"):
                 idx = order[start : start + self.batch_size]
@@ -284,35 +254,27 @@ class BERTScorer:
                 out = out.cpu()
                 for row, i in enumerate(idx):
                     flat[offsets[i] : offsets[i + 1]] = out[row, : lens[i]]
-                    if texts is not None and self.cache_size:
+                    if self.cache_size:
                         self._states[texts[i]] = out[row, : lens[i]].clone()
-        if texts is not None and self.cache_size:
-            while len(self._states) > self.cache_size:
-                self._states.popitem(last=False)
+        while len(self._states) > self.cache_size:
+            self._states.popitem(last=False)
         return flat, offsets
 
     def _idf_weights(self, ids: list[list[int]], idf_docs: list[list[int]] | None) -> list[np.ndarray]:
         if idf_docs is None:
             return [np.array([0.0 if t in self._special else 1.0 for t in x], dtype=np.float32) for x in ids]
-        df = Counter()
-        for doc in idf_docs:
-            df.update(set(doc))
+        df = Counter(t for doc in idf_docs for t in set(doc))
         n = len(idf_docs)
         unseen = math.log(n + 1)
         table = {t: math.log((n + 1) / (c + 1)) for t, c in df.items()}
         return [np.array([table.get(t, unseen) for t in x], dtype=np.float32) for x in ids]
 
     def _padding_clamps(self, h_len: np.ndarray, r_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which pairs bert_score scores with a floor of 0 on the token maxima.
-
-        bert_score matches (candidate, reference) pairs in chunks of ``batch_size`` in input order
-        and zeroes the similarities of padding positions *before* taking the maxima, so a token
-        whose best cosine is negative gets 0 whenever its partner sentence is shorter than the
-        longest partner in its chunk (and keeps its negative maximum otherwise). With contextual
-        embeddings the best match is nearly always positive, but with sentence-embedding models
-        such as all-MiniLM-L6-v2 it is not. ``bert_score_padding=True`` reproduces this exactly;
-        ``False`` uses the plain maximum.
-        """
+        """Which pairs bert_score scores with a floor of 0 on the token maxima: it matches pairs in
+        chunks of ``batch_size`` in input order and zeroes padding similarities *before* the maxima,
+        so a token whose best cosine is negative gets 0 whenever its partner sentence is shorter
+        than the longest partner in its chunk (negative maxima are common with sentence-embedding
+        models such as MiniLM). ``bert_score_padding=False`` uses the plain maximum."""
         h_clamp = np.zeros(len(h_len), dtype=bool)
         r_clamp = np.zeros(len(r_len), dtype=bool)
         for start in range(0, len(h_len), self.batch_size):
@@ -321,21 +283,16 @@ class BERTScorer:
             r_clamp[sl] = r_len[sl] < r_len[sl].max()
         return h_clamp, r_clamp
 
-    # -- scoring -----------------------------------------------------------------------------
     def score(self, candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], *,
               idf_sentences: Sequence[str] | None = None) -> BERTScoreOutput:
         """P, R, F1 per candidate (float64 arrays) against one or several references each."""
         torch = _hf.require_torch()
         if isinstance(candidates, str) or isinstance(references, str):
             raise ScorekitError("candidates and references must be lists of texts, not one string")
-        candidates = list(candidates)
-        references = list(references)
+        candidates, references = list(candidates), list(references)
         if len(candidates) != len(references):
-            raise ScorekitError(
-                f"{len(candidates)} candidates but {len(references)} references: they must pair up one to one"
-            )
-        from scorekit.neural.hangul import check_hangul
-
+            raise ScorekitError(f"{len(candidates)} candidates but {len(references)} references: "
+                                "they must pair up one to one")
         check_hangul(self.tokenizer, [*candidates, *(r for rs in references
                                                      for r in ([rs] if isinstance(rs, str) else rs))],
                      self.name, allow=self.allow_english_model,
@@ -368,8 +325,7 @@ class BERTScorer:
             source = pair_r if idf_sentences is None else [nfc(str(s)) for s in idf_sentences]
             extra_ids = {s: ids[index[s]] for s in source if s in index}
             missing = [s for s in dict.fromkeys(source) if s not in extra_ids]
-            if missing:
-                extra_ids.update(zip(missing, (self._truncate(x) for x in self._encode_ids(missing))))
+            extra_ids.update(zip(missing, (self._truncate(x) for x in self._encode_ids(missing))))
             idf_docs = [extra_ids[s] for s in source]
         weights = self._idf_weights(ids, idf_docs)
         flat_w = torch.from_numpy(np.concatenate(weights + [np.zeros(1, dtype=np.float32)]))
@@ -422,18 +378,6 @@ class BERTScorer:
                                self.signature(truncated), truncated=truncated, long_texts=long_texts)
 
 
-class _quiet_tokenizer:
-    def __enter__(self):
-        import logging
-
-        self._logger = logging.getLogger("transformers.tokenization_utils_base")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.ERROR)
-
-    def __exit__(self, *exc):
-        self._logger.setLevel(self._level)
-
-
 def _padded_index(offsets: np.ndarray, which: np.ndarray, lens: np.ndarray, pad_row: int) -> np.ndarray:
     """(B, max_len) rows into the flat token table for sentences ``which``; padding -> pad_row."""
     width = int(lens[which].max())
@@ -461,14 +405,10 @@ def bertscore(candidates: Sequence[str], references: Sequence[str] | Sequence[Se
     ids = [str(i) for i in (ids if ids is not None else range(len(out.f1)))]
     if len(ids) != len(out.f1):
         raise ScorekitError(f"{len(ids)} ids for {len(out.f1)} candidates")
-    per_item = [
-        {"id": i, "bertscore_p": float(p), "bertscore_r": float(r), "bertscore_f1": float(f)}
-        for i, p, r, f in zip(ids, out.precision, out.recall, out.f1)
-    ]
-    extra = {}
-    if out.truncated:
-        extra["warnings"] = [f"{out.truncated} text(s) longer than the model window of "
-                             f"{scorer.max_length} tokens were truncated"]
+    per_item = [dict(id=i, bertscore_p=float(p), bertscore_r=float(r), bertscore_f1=float(f))
+                for i, p, r, f in zip(ids, out.precision, out.recall, out.f1)]
+    extra = {"warnings": [f"{out.truncated} text(s) longer than the model window of "
+                          f"{scorer.max_length} tokens were truncated"]} if out.truncated else {}
     return Result(task="bertscore", metrics=out.mean(), signature=out.signature, per_item=per_item,
                   inputs={"n_items": len(out.f1)}, extra=extra, name=name)
 

@@ -44,10 +44,9 @@ class ClipScoreOutput:
     signature: str
 
     def mean(self) -> dict[str, float]:
-        out = {"clip_score": float(np.mean(self.clip_score)) if len(self.clip_score) else math.nan}
-        if self.ref_clip_score is not None:
-            out["ref_clip_score"] = float(np.mean(self.ref_clip_score)) if len(self.ref_clip_score) else math.nan
-        return out
+        scores = {"clip_score": self.clip_score, "ref_clip_score": self.ref_clip_score}
+        return {k: float(np.mean(v)) if len(v) else math.nan
+                for k, v in scores.items() if v is not None}
 
 
 def load_image(image):
@@ -123,7 +122,6 @@ class CLIPScorer:
             params["truncated"] = truncated
         return make_signature("clipscore", params)
 
-    # -- embeddings ---------------------------------------------------------------------------
     def embed_images(self, images: Sequence) -> np.ndarray:
         """L2-normalised image embeddings (n, d) as float64."""
         torch = _hf.require_torch()
@@ -158,28 +156,21 @@ class CLIPScorer:
         where = {t: i for i, t in enumerate(unique)}
         return table[[where[t] for t in texts]] if texts else table, truncated
 
-    # -- scores -------------------------------------------------------------------------------
-    def _ref_term(self, cand_emb: np.ndarray, references) -> tuple[np.ndarray, int]:
-        groups = [[r] if isinstance(r, str) else list(r) for r in references]
-        for i, g in enumerate(groups):
-            if not g:
-                raise ScorekitError(f"candidate {i} has no reference")
-        flat = [r for g in groups for r in g]
-        ref_emb, truncated = self.embed_texts(flat)
-        best = np.empty(len(groups))
-        pos = 0
-        for i, g in enumerate(groups):
-            best[i] = float((ref_emb[pos : pos + len(g)] @ cand_emb[i]).max())
-            pos += len(g)
-        return np.maximum(best, 0.0), truncated
-
     def _finish(self, clip, cand_emb, references, *, frames, truncated) -> ClipScoreOutput:
         ref_clip = None
         if references is not None:
             if len(references) != len(clip):
                 raise ScorekitError(f"{len(clip)} candidates but {len(references)} reference sets")
-            text_sim, t2 = self._ref_term(cand_emb, references)
+            groups = [[r] if isinstance(r, str) else list(r) for r in references]
+            for i, g in enumerate(groups):
+                if not g:
+                    raise ScorekitError(f"candidate {i} has no reference")
+            ref_emb, t2 = self.embed_texts([r for g in groups for r in g])
             truncated += t2
+            ends = np.cumsum([len(g) for g in groups])
+            best = [float((ref_emb[e - len(g) : e] @ cand_emb[i]).max())
+                    for i, (g, e) in enumerate(zip(groups, ends))]
+            text_sim = np.maximum(np.array(best, dtype=np.float64), 0.0)
             denom = clip + text_sim
             with np.errstate(invalid="ignore", divide="ignore"):
                 ref_clip = np.where(denom > 0, 2 * clip * text_sim / denom, 0.0)
@@ -214,12 +205,9 @@ class CLIPScorer:
         frames = [frames_of(v, num_frames) for v in videos]
         img = self.embed_images([f for fs in frames for f in fs])
         txt, truncated = self.embed_texts(cands)
-        clip = np.empty(len(videos))
-        pos = 0
-        for i, fs in enumerate(frames):
-            per_frame = self.w * np.maximum(img[pos : pos + len(fs)] @ txt[i], 0.0)
-            clip[i] = per_frame.mean()
-            pos += len(fs)
+        ends = np.cumsum([len(fs) for fs in frames])
+        clip = np.array([(self.w * np.maximum(img[e - len(fs) : e] @ txt[i], 0.0)).mean()
+                         for i, (fs, e) in enumerate(zip(frames, ends))], dtype=np.float64)
         return self._finish(clip, txt, references, frames=num_frames, truncated=truncated)
 
 
@@ -238,19 +226,15 @@ def clipscore(images: Sequence | None, candidates: Sequence[str], references=Non
     if len(candidates) == 0:
         raise ScorekitError("nothing to score: the list of candidates is empty")
     scorer = CLIPScorer(model, **kw)
-    if images is not None:
-        out = scorer.score(images, candidates, references)
-    else:
-        out = scorer.score_videos(videos, candidates, references, num_frames=num_frames)
+    out = (scorer.score(images, candidates, references) if images is not None
+           else scorer.score_videos(videos, candidates, references, num_frames=num_frames))
     ids = [str(i) for i in (ids if ids is not None else range(len(out.clip_score)))]
     if len(ids) != len(out.clip_score):
         raise ScorekitError(f"{len(ids)} ids for {len(out.clip_score)} candidates")
-    per_item = []
-    for k, i in enumerate(ids):
-        row = {"id": i, "clip_score": float(out.clip_score[k])}
-        if out.ref_clip_score is not None:
-            row["ref_clip_score"] = float(out.ref_clip_score[k])
-        per_item.append(row)
+    refs = out.ref_clip_score
+    per_item = [{"id": i, "clip_score": float(out.clip_score[k]),
+                 **({"ref_clip_score": float(refs[k])} if refs is not None else {})}
+                for k, i in enumerate(ids)]
     return Result(task="clipscore", metrics=out.mean(), signature=out.signature, per_item=per_item,
                   inputs={"n_items": len(ids)}, name=name)
 

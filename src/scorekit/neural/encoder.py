@@ -1,16 +1,9 @@
-"""The shared, offline sentence encoder (interfaces.md "Encoder backend").
+"""The shared, offline sentence encoder (interfaces.md "Encoder backend"; docs/neural.md).
 
-``Encoder.embed(texts)`` returns one float32 vector per text: the model's last hidden layer pooled
-over the (non-padding) tokens — mean pooling unless the folder's sentence-transformers pooling
-(``modules.json`` / ``1_Pooling``) says otherwise, so a plain BERT, ELECTRA or XLNet folder is
-mean-pooled under its attention mask — and L2-normalised. For all-MiniLM-L6-v2 this equals
-``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
-
-Used by the topic metrics (word/topic embeddings, topic-metrics.md) and the summariser
-(SBERT sentence embeddings, nword-summarization.md). Texts are NFC-normalised first; batches are
-formed from texts sorted by token length so little compute goes to padding; results are
-deterministic (seed 42, eval mode, fp32 on CPU). With ``cache_dir`` the pooled vectors are
-kept on disk keyed by model fingerprint and text hash, so re-evaluating the same texts is instant.
+``Encoder.embed(texts)``: one L2-normalised float32 vector per (NFC) text, the last hidden layer
+pooled over the non-padding tokens as the folder's sentence-transformers pooling says (else the
+mean); for all-MiniLM-L6-v2 ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)``.
+With ``cache_dir`` the vectors are kept on disk, keyed by model fingerprint and text hash.
 """
 
 from __future__ import annotations
@@ -25,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scorekit.errors import MissingDependencyError, ScorekitError
+from scorekit.errors import ScorekitError
 from scorekit.neural import _hf
-from scorekit.neural.default_model import default_model_path  # noqa: F401  (re-exported)
+from scorekit.neural._hf import default_model_path  # re-exported
 from scorekit.text.normalize import nfc
 
 
@@ -43,19 +36,15 @@ def _pooling_mode(model_dir: Path) -> str:
     """The sentence-transformers pooling of the folder (the Pooling module ``modules.json`` names,
     else ``1_Pooling``), else attention-masked mean over the tokens: what suits a plain BERT,
     ELECTRA or XLNet encoder."""
-    folder = model_dir / "1_Pooling"
     entries = _json(model_dir / "modules.json")
-    for entry in entries if isinstance(entries, list) else []:
-        path = model_dir / str(entry.get("path", "")) if isinstance(entry, dict) else None
-        pooling = path is not None and str(entry.get("type", "")).endswith("models.Pooling")
-        if pooling and (path / "config.json").is_file():
-            folder = path
-            break
+    entries = entries if isinstance(entries, list) else []
+    found = [model_dir / str(e.get("path", "")) for e in entries
+             if isinstance(e, dict) and str(e.get("type", "")).endswith("models.Pooling")]
+    folder = next((p for p in found if (p / "config.json").is_file()), model_dir / "1_Pooling")
     data = _json(folder / "config.json")
-    for mode in ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens"):
-        if isinstance(data, dict) and data.get(f"pooling_mode_{mode}"):
-            return mode
-    return "mean_tokens"
+    data = data if isinstance(data, dict) else {}
+    modes = ("cls_token", "max_tokens", "mean_sqrt_len_tokens", "mean_tokens")
+    return next((m for m in modes if data.get(f"pooling_mode_{m}")), "mean_tokens")
 
 
 content_hash = _hf.content_hash   # re-exported (one hash of a model folder, in _hf)
@@ -72,27 +61,20 @@ class _DiskCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS emb (h TEXT PRIMARY KEY, v BLOB)")
         self._db.commit()
 
-    @staticmethod
-    def digest(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
     def get_many(self, hashes: list[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         with self._lock:
             for start in range(0, len(hashes), 500):
                 chunk = hashes[start : start + 500]
-                rows = self._db.execute(
-                    f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})", chunk
-                ).fetchall()
+                sql = f"SELECT h, v FROM emb WHERE h IN ({','.join('?' * len(chunk))})"
+                rows = self._db.execute(sql, chunk).fetchall()
                 out.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
         return out
 
     def put_many(self, items: list[tuple[str, np.ndarray]]) -> None:
         with self._lock:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO emb VALUES (?, ?)",
-                [(h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items],
-            )
+            rows = [(h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items]
+            self._db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)", rows)
             self._db.commit()
 
 
@@ -120,7 +102,7 @@ class Encoder:
         self._cache = None
         self.num_layers = num_layers
         if cache_dir is not None:
-            key = f"{loaded.fingerprint}-{self.pooling}-{self.max_length}-{self.precision}"
+            key = f"{self.content_hash}-{self.pooling}-{self.max_length}-{self.precision}"
             if num_layers is not None:
                 key += f"-L{num_layers}"
             self._cache = _DiskCache(Path(cache_dir), key)
@@ -130,11 +112,8 @@ class Encoder:
              batch_size: int = 64, max_length: int | None = None, cache_dir: Path | None = None,
              precision: str | None = None, num_layers: int | None = None) -> "Encoder":
         """Load (once per argument set) an encoder from a local dir or the local HF cache only.
-
-        ``model=None`` is the shipped all-MiniLM-L6-v2. ``precision`` (``fp32``/``fp16``/``bf16``)
-        defaults to fp32 on every device. ``num_layers`` pools the states of
-        that layer instead of the last (the model keeps only its first ``num_layers`` layers).
-        """
+        ``model=None`` is the shipped all-MiniLM-L6-v2; ``precision`` defaults to fp32;
+        ``num_layers`` pools that layer's states (the model keeps only its first layers)."""
         _hf.require_torch()   # say torch is missing before looking for any model
         key = (str(model), device, batch_size, max_length, str(cache_dir), precision, num_layers)
         with cls._lock:
@@ -168,7 +147,6 @@ class Encoder:
             out["layer"] = self.num_layers
         return out
 
-    # -- embedding -------------------------------------------------------------------------
     def embed(self, texts: Sequence[str], *, normalize: bool = True) -> np.ndarray:
         """float32 array (len(texts), dim): pooled last-layer token states, L2-normalised."""
         if isinstance(texts, str):
@@ -179,23 +157,17 @@ class Encoder:
             return out
         # identical texts are embedded once
         unique = list(dict.fromkeys(texts))
-        vectors: dict[str, np.ndarray] = {}
-        hashes = {}
-        if self._cache is not None:
-            hashes = {t: _DiskCache.digest(t) for t in unique}
-            hit = self._cache.get_many(list(hashes.values()))
-            for t in unique:
-                v = hit.get(hashes[t])
-                if v is not None and v.shape[0] == self.dim:
-                    vectors[t] = v
+        hashes = ({t: hashlib.sha256(t.encode("utf-8")).hexdigest() for t in unique}
+                  if self._cache is not None else {})
+        hit = self._cache.get_many(list(hashes.values())) if hashes else {}
+        vectors = {t: hit[h] for t, h in hashes.items() if h in hit and hit[h].shape[0] == self.dim}
         todo = [t for t in unique if t not in vectors]
         if todo:
             fresh = self._encode(todo)
             vectors.update(zip(todo, fresh))
             if self._cache is not None:
                 self._cache.put_many([(hashes[t], v) for t, v in zip(todo, fresh)])
-        for i, t in enumerate(texts):
-            out[i] = vectors[t]
+        out[:] = [vectors[t] for t in texts]
         if normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             out /= np.maximum(norms, 1e-12)  # torch.nn.functional.normalize's eps
@@ -216,8 +188,7 @@ class Encoder:
                 batch = {k: v.to(self.device) for k, v in batch.items()}
                 hidden = model(**batch).last_hidden_state.float()
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = self._pool(torch, hidden, mask)
-                result[idx] = pooled.cpu().numpy()
+                result[idx] = self._pool(torch, hidden, mask).cpu().numpy()
         return result
 
     def _pool(self, torch, hidden, mask):

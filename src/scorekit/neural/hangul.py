@@ -1,13 +1,10 @@
-"""Can this model read Hangul? (issue #15)
+"""Can this model read Hangul? (issue #15; docs/neural.md, "Korean")
 
-A BERTScore over a model whose vocabulary cannot represent Hangul scores any two Korean texts
-alike (all-MiniLM-L6-v2's uncased English vocabulary decomposes 여자가 into the jamo pieces
-ᄋ ##ᅧ ##ᄌ ##ᅡ ...: unrelated Korean pairs average F1 0.639). The check tokenises a Korean
-probe plus the Korean inputs and counts the pieces that carry a Hangul *syllable*; pieces that
-are [UNK], byte-fallback (``<0xEA>``, byte-level BPE such as ``ìķĦ``) or bare jamo do not. When
-fewer than half of the pieces that come from Hangul text carry a syllable, the model is refused
-for Korean input with one line naming the models to provide, unless the user allows it
-(``--allow-english-model``).
+A model whose vocabulary cannot represent Hangul scores any two Korean texts alike (MiniLM's
+uncased vocabulary turns 여자가 into jamo pieces). The check tokenises a Korean probe plus the
+Korean inputs: when fewer than half of the pieces of Hangul words carry a Hangul *syllable*
+([UNK], byte-fallback and bare jamo do not), the model is refused for Korean input with one line,
+unless the user allows it (``--allow-english-model``).
 """
 
 from __future__ import annotations
@@ -34,16 +31,13 @@ def syllable_share(tokenizer, texts: Iterable[str]) -> float:
     """Share of the pieces of the Hangul words of ``texts`` that carry a Hangul syllable."""
     good = total = 0
     unk = getattr(tokenizer, "unk_token_id", None)
-    for text in texts:
-        for word in text.split():
-            if not has_hangul(word):
-                continue
-            pieces = tokenizer.tokenize(word)
-            # a SentencePiece tokenizer (XLNet's) shows an unknown piece as its text, not as <unk>
-            ids = tokenizer.convert_tokens_to_ids(pieces) if unk is not None else [None] * len(pieces)
-            for piece, pid in zip(pieces, ids):
-                total += 1
-                good += bool(_SYLLABLE.search(piece)) and (unk is None or pid != unk)
+    for word in [w for text in texts for w in text.split() if has_hangul(w)]:
+        pieces = tokenizer.tokenize(word)
+        # a SentencePiece tokenizer (XLNet's) shows an unknown piece as its text, not as <unk>
+        ids = tokenizer.convert_tokens_to_ids(pieces) if unk is not None else [None] * len(pieces)
+        for piece, pid in zip(pieces, ids):
+            total += 1
+            good += bool(_SYLLABLE.search(piece)) and (unk is None or pid != unk)
     return good / total if total else 1.0
 
 

@@ -22,23 +22,12 @@ def uniform_indices(n_frames: int, k: int) -> list[int]:
     return [min(n_frames - 1, int((i + 0.5) * n_frames / k)) for i in range(k)]
 
 
-def _require_av():
+def sample_frames(path: str | os.PathLike, k: int = 8) -> list:
+    """``k`` uniformly spaced frames of the video at ``path`` as RGB PIL images."""
     try:
         import av
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise MissingDependencyError("reading videos needs PyAV: pip install av (or pass frames)") from exc
-    return av
-
-
-def _count_frames(av, path: Path) -> int:
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        return sum(1 for _ in container.decode(stream))
-
-
-def sample_frames(path: str | os.PathLike, k: int = 8) -> list:
-    """``k`` uniformly spaced frames of the video at ``path`` as RGB PIL images."""
-    av = _require_av()
     path = Path(path)
     if not path.is_file():
         raise InputError("video file not found", path)
@@ -46,19 +35,18 @@ def sample_frames(path: str | os.PathLike, k: int = 8) -> list:
         with av.open(str(path)) as container:
             if not container.streams.video:
                 raise InputError("no video stream in this file", path)
-            declared = container.streams.video[0].frames
-        n = declared if declared and declared > 0 else _count_frames(av, path)
+            n = container.streams.video[0].frames
+            if not n or n <= 0:
+                n = sum(1 for _ in container.decode(container.streams.video[0]))
         if n <= 0:
             raise InputError("the video has no frames", path)
         wanted = uniform_indices(n, k)
-        need = set(wanted)
         got: dict[int, object] = {}
         with av.open(str(path)) as container:
-            stream = container.streams.video[0]
-            for i, frame in enumerate(container.decode(stream)):
-                if i in need:
+            for i, frame in enumerate(container.decode(container.streams.video[0])):
+                if i in wanted:
                     got[i] = frame.to_image().convert("RGB")
-                if i >= max(need):
+                if i >= max(wanted):
                     break
         if not got:
             raise InputError("could not decode any frame", path)

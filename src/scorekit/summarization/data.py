@@ -1,25 +1,21 @@
 """Summarisation inputs: (document, reference) pairs and single-role text files for ``scorekit
-summary`` (records read by :mod:`scorekit.io.records`), and the spec's corpora (CNN/DailyMail
-3.0.0, XSUM) through Hugging Face ``datasets``: local files or the local cache only, never a download.
-
-Field names (first present wins): id ``id``; document ``document``, ``article``, ``source``,
-``text``; reference ``reference``, ``references``, ``highlights``, ``summary``; prediction
-``prediction``, ``summary``, ``candidate``, ``text``. A reference may be a list of strings
-(several references; ROUGE takes the best). Every problem is reported as ``file:line: message``.
-Ids are normalised like the texts (NFC, invisible characters removed; :mod:`scorekit.io.ids`);
-two ids of one input that become equal that way are duplicates.
+summary`` (records read by :mod:`scorekit.io.records`; field names below, docs/summarization.md
+"Input formats"), and the spec's corpora (CNN/DailyMail 3.0.0, XSUM) through Hugging Face
+``datasets``: local files or the local cache only, never a download. Ids are normalised like the
+texts (:mod:`scorekit.io.ids`); two ids of one input that become equal that way are duplicates.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from importlib import resources
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import InputError, MissingDependencyError, ScorekitError
+from scorekit.errors import InputError, MissingDependencyError, ScorekitError, UnknownNameError
 from scorekit.io.ids import clean_id, record_id
 from scorekit.io.records import expand, file_kind, read_records
 from scorekit.text.normalize import nfc
@@ -41,9 +37,8 @@ class Pairs:
         return len(self.ids)
 
     def head(self, limit: int | None) -> "Pairs":
-        if limit is None:
-            return self
-        return Pairs(self.ids[:limit], self.documents[:limit], self.references[:limit], self.source)
+        return self if limit is None else Pairs(self.ids[:limit], self.documents[:limit],
+                                                self.references[:limit], self.source)
 
 
 def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str, Any]]]:
@@ -62,18 +57,14 @@ def shard_records(path: str | os.PathLike) -> Iterator[tuple[Path, int, dict[str
 
 
 def _field(rec: dict, names: Sequence[str]) -> tuple[str | None, Any]:
-    for n in names:
-        if n in rec and rec[n] is not None:
-            return n, rec[n]
-    return None, None
+    return next(((n, rec[n]) for n in names if rec.get(n) is not None), (None, None))
 
 
 def _text(value: Any, what: str, path: Path, line: int, rid: str, allow_list: bool) -> str | list[str]:
     if allow_list and isinstance(value, list):
         if not value:
             raise InputError(f"empty {what} list (id {rid})", path, line)
-        out = [_text(v, what, path, line, rid, False) for v in value]
-        return out  # type: ignore[return-value]
+        return [_text(v, what, path, line, rid, False) for v in value]  # type: ignore[misc]
     if not isinstance(value, str):
         raise InputError(f"{what} must be a string, got {type(value).__name__} (id {rid})", path, line)
     if not value.strip():
@@ -97,8 +88,7 @@ def read_pairs(path: str | os.PathLike) -> Pairs:
     ids, docs, refs = [], [], []
     seen: dict[str, tuple[Path, int]] = {}
     for p, no, rec in shard_records(path):
-        rid = _id(rec, p, no)
-        rid = rid if rid is not None else str(len(ids) + 1)
+        rid = _id(rec, p, no) or str(len(ids) + 1)
         if rid in seen:
             first, at = seen[rid]
             where = f"line {at}" if first == p else f"{first}:{at}"
@@ -134,20 +124,20 @@ def read_texts(path: str | os.PathLike, role: str) -> tuple[list[str | None], li
         name, value = _field(rec, names)
         if name is None:
             raise InputError(f"no {role} field (expected one of {', '.join(names)})", p, no)
-        label = str(rid) if rid is not None else f"record {len(texts) + 1}"
+        label = rid if rid is not None else f"record {len(texts) + 1}"
         if role == "prediction" and isinstance(value, str) and not value.strip():
             texts.append("")  # an empty summary is a legitimate (bad) prediction
         else:
             texts.append(_text(value, role, p, no, label, role == "reference"))
-        ids.append(str(rid) if rid is not None else None)
+        ids.append(rid)
         lines.append(no if single else None)  # shards: their errors are raised here, by shard
         if not single:
             if rid is None:
                 raise InputError(f"a {role} without an id: records in several shards are aligned by id", p, no)
-            if str(rid) in seen:
-                first, at = seen[str(rid)]
-                raise InputError(f"duplicate id {str(rid)!r} (also at {first}:{at})", p, no)
-            seen[str(rid)] = (p, no)
+            if rid in seen:
+                first, at = seen[rid]
+                raise InputError(f"duplicate id {rid!r} (also at {first}:{at})", p, no)
+            seen[rid] = (p, no)
     if not texts:
         raise InputError(f"no {role}s", path)
     if single and None in ids and any(i is not None for i in ids):
@@ -188,20 +178,9 @@ def align(named: dict[str, tuple[str, tuple[list, list, list]]]) -> tuple[list[s
     return [str(i + 1) for i in range(n)], {role: data[1] for role, (_, data) in items}
 
 
-# --------------------------------------------------------------------------- Hugging Face corpora
-
-@dataclass(frozen=True)
-class HFCorpus:
-    name: str
-    hub_id: str
-    config: str | None
-    document: str
-    reference: str
-
-
-CORPORA = {
-    "cnn_dailymail": HFCorpus("CNN/DailyMail 3.0.0", "cnn_dailymail", "3.0.0", "article", "highlights"),
-    "xsum": HFCorpus("XSUM", "xsum", None, "document", "summary"),
+CORPORA = {   # name: (title, Hub id, config, document column, reference column)
+    "cnn_dailymail": ("CNN/DailyMail 3.0.0", "cnn_dailymail", "3.0.0", "article", "highlights"),
+    "xsum": ("XSUM", "xsum", None, "document", "summary"),
 }
 
 
@@ -240,25 +219,14 @@ def split_files(folder: Path, split: str) -> list[str]:
     return chosen
 
 
-def _builder_for(path: Path) -> str:
-    kind = file_kind(path if path.is_file() else next(iter(sorted(path.glob("*.*"))), path))
-    return {"parquet": "parquet", "jsonl": "json", "json": "json", "csv": "csv", "arrow": "arrow"}.get(kind, "")
-
-
 def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
                 files: str | os.PathLike | None = None, cache_dir: str | None = None) -> Pairs:
-    """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary).
-
-    With ``files`` (a parquet/jsonl/csv/arrow file or a folder of them, e.g. the Hub's
-    ``train-*.parquet`` and ``test-*.parquet``) those are read — from a folder only the files
-    named for ``split`` (:func:`split_files`); otherwise the local Hugging Face cache, offline. Nothing
-    is ever downloaded: a corpus that is not on disk raises :class:`MissingDependencyError`.
-    """
-    from scorekit.errors import UnknownNameError
-
+    """CNN/DailyMail 3.0.0 (article -> highlights) or XSUM (document -> summary) from ``files`` (a
+    parquet/jsonl/csv/arrow file, or a folder: its files named for ``split``, :func:`split_files`)
+    or the local Hugging Face cache; never downloaded (not on disk: MissingDependencyError)."""
     if name not in CORPORA:
         raise UnknownNameError("dataset", name, CORPORA)
-    corpus = CORPORA[name]
+    title, hub_id, config, doc_col, ref_col = CORPORA[name]
     os.environ["HF_DATASETS_OFFLINE"] = "1"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
@@ -266,52 +234,47 @@ def load_corpus(name: str, *, split: str = "test", limit: int | None = None,
     except ImportError as exc:
         raise MissingDependencyError("loading CNN/DailyMail or XSUM needs the datasets package: "
                                      "pip install datasets") from exc
-    how = (f"{corpus.name} is not available offline. Provide it as local files "
-           f"(parquet/jsonl/csv with columns {corpus.document!r}, {corpus.reference!r}) and pass them "
+    how = (f"{title} is not available offline. Provide it as local files "
+           f"(parquet/jsonl/csv with columns {doc_col!r}, {ref_col!r}) and pass them "
            f"with --dataset-files, or fill the Hugging Face cache once on a machine with network: "
-           f"python -c \"import datasets; datasets.load_dataset('{corpus.hub_id}'"
-           + (f", '{corpus.config}'" if corpus.config else "") + f", split='{split}')\"")
-    if hasattr(datasets, "config"):
-        datasets.config.HF_DATASETS_OFFLINE = True
-        if hasattr(datasets.config, "HF_HUB_OFFLINE"):
-            datasets.config.HF_HUB_OFFLINE = True
+           f"python -c \"import datasets; datasets.load_dataset('{hub_id}'"
+           + (f", '{config}'" if config else "") + f", split='{split}')\"")
+    datasets.config.HF_DATASETS_OFFLINE = datasets.config.HF_HUB_OFFLINE = True
     split_arg = split if limit is None else f"{split}[:{int(limit)}]"
+    if files is not None:
+        fp = Path(files)
+        if not fp.exists():
+            raise InputError("dataset files not found", fp)
+        data_files = str(fp) if fp.is_file() else split_files(fp, split)
+        kind = file_kind(Path(data_files if isinstance(data_files, str) else data_files[0]))
+        builder = "json" if kind == "jsonl" else kind
+        if builder not in ("parquet", "json", "csv", "arrow"):
+            raise InputError("expected parquet, jsonl, json, csv or arrow files", fp)
+        args, kw = (builder,), {"data_files": {split: data_files}}
+    else:
+        args, kw = (hub_id, config) if config else (hub_id,), {}
     try:
-        if files is not None:
-            fp = Path(files)
-            if not fp.exists():
-                raise InputError("dataset files not found", fp)
-            data_files = str(fp) if fp.is_file() else split_files(fp, split)
-            builder = _builder_for(Path(data_files if isinstance(data_files, str) else data_files[0]))
-            if not builder:
-                raise InputError("expected parquet, jsonl, json, csv or arrow files", fp)
-            ds = datasets.load_dataset(builder, data_files={split: data_files}, split=split_arg,
-                                       cache_dir=cache_dir)
-        else:
-            args = (corpus.hub_id, corpus.config) if corpus.config else (corpus.hub_id,)
-            ds = datasets.load_dataset(*args, split=split_arg, cache_dir=cache_dir)
-    except ScorekitError:
-        raise
+        ds = datasets.load_dataset(*args, split=split_arg, cache_dir=cache_dir, **kw)
     except Exception as exc:  # datasets raises many types (ConnectionError, FileNotFoundError, ...)
         raise MissingDependencyError(f"{how} ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
-    missing = [c for c in (corpus.document, corpus.reference) if c not in ds.column_names]
+    missing = [c for c in (doc_col, ref_col) if c not in ds.column_names]
     if missing:
-        raise InputError(f"{corpus.name}: missing column(s) {', '.join(missing)} "
+        raise InputError(f"{title}: missing column(s) {', '.join(missing)} "
                          f"(found {', '.join(ds.column_names)})", files)
     id_col = "id" if "id" in ds.column_names else None
     ids, docs, refs = [], [], []
     for i, row in enumerate(ds):
         rid = clean_id(row[id_col], files, i + 1) if id_col else str(i + 1)
-        doc, ref = row[corpus.document], row[corpus.reference]
+        doc, ref = row[doc_col], row[ref_col]
         if not isinstance(ref, str) or not ref.strip():
-            raise InputError(f"{corpus.name}: empty reference (id {rid}, row {i + 1})", files)
+            raise InputError(f"{title}: empty reference (id {rid}, row {i + 1})", files)
         if not isinstance(doc, str) or not doc.strip():
-            raise InputError(f"{corpus.name}: empty document (id {rid}, row {i + 1})", files)
+            raise InputError(f"{title}: empty document (id {rid}, row {i + 1})", files)
         ids.append(rid)
         docs.append(nfc(doc))
         refs.append(nfc(ref))
     if not ids:
-        raise InputError(f"{corpus.name}: no rows in split {split!r}", files)
+        raise InputError(f"{title}: no rows in split {split!r}", files)
     return Pairs(ids, docs, refs, f"{name}:{split}")
 
 
@@ -329,8 +292,6 @@ def read_summaries(predictions: str | os.PathLike, references: str | os.PathLike
 def default_sample(lang: str = "en") -> Path:
     """The news sample shipped inside the package (30 English or 10 Korean items; found in a
     wheel install too)."""
-    from importlib import resources
-
     return Path(str(resources.files("scorekit") / "data" / "summarization" / f"news_{lang}.jsonl"))
 
 

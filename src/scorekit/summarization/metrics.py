@@ -51,26 +51,18 @@ def tokens_pin() -> dict:
 _WORD_RE = re.compile(r"\w+")
 
 
-# --------------------------------------------------------------------------- single-item formulas
-
 def simple_tokenize(text: str, *, korean: bool) -> list[str]:
     """Tokens for Density: lower-cased ``\\w+`` runs; Kiwi morphs (no particles) for Korean."""
     text = nfc(text)
-    if korean:
-        return R.rouge_tokenize(text, lang="ko")
-    return _WORD_RE.findall(text.lower())
+    return R.rouge_tokenize(text, lang="ko") if korean else _WORD_RE.findall(text.lower())
 
 
-def density_from_tokens(pred_tokens: Sequence[str], source_set: set | frozenset) -> float:
+def _densities(pred_tokens: Sequence[str], source_set: set | frozenset) -> tuple[float, float]:
+    """(density, token_density) of a prediction's tokens against the source's token set."""
     if not pred_tokens:
-        return 0.0
-    return len(set(pred_tokens) & source_set) / len(pred_tokens)
-
-
-def token_density_from_tokens(pred_tokens: Sequence[str], source_set: set | frozenset) -> float:
-    if not pred_tokens:
-        return 0.0
-    return sum(1 for t in pred_tokens if t in source_set) / len(pred_tokens)
+        return 0.0, 0.0
+    return (len(set(pred_tokens) & source_set) / len(pred_tokens),
+            sum(t in source_set for t in pred_tokens) / len(pred_tokens))
 
 
 def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
@@ -80,12 +72,12 @@ def _density_tokens(pred: str, source: str) -> tuple[list[str], set]:
 
 def density(pred: str, source: str) -> float:
     """Spec's ``compute_density``: distinct shared tokens / prediction token count."""
-    return density_from_tokens(*_density_tokens(pred, source))
+    return _densities(*_density_tokens(pred, source))[0]
 
 
 def token_density(pred: str, source: str) -> float:
     """Fraction of prediction tokens (with repetition) that occur in the source."""
-    return token_density_from_tokens(*_density_tokens(pred, source))
+    return _densities(*_density_tokens(pred, source))[1]
 
 
 def efficiency(bertscore_f1: float, pred: str) -> float:
@@ -93,12 +85,9 @@ def efficiency(bertscore_f1: float, pred: str) -> float:
     return bertscore_f1 / max(1, len(pred.split()))
 
 
-# --------------------------------------------------------------------------- batch scoring
-
 @dataclass
 class DocContext:
-    """What every summary of one document is scored against, prepared once (the sweep scores
-    each document at many n)."""
+    """What every summary of one document is scored against, prepared once (for every n)."""
 
     references: list[str]
     korean: bool
@@ -122,13 +111,10 @@ def prepare_contexts(references: Sequence[str | Sequence[str]], sources: Sequenc
         ko_src = R.rouge_tokenize_batch([s for s, f in zip(srcs, flags) if f], korean=[True] * sum(flags))
         it = iter(ko_src)
         src_toks = [next(it) if f else _WORD_RE.findall(s.lower()) for s, f in zip(srcs, flags)]
-    out, start = [], 0
-    for i, rs in enumerate(refs):
-        prepared = [R.PreparedReference(t) for t in toks[start:start + len(rs)]]
-        start += len(rs)
-        out.append(DocContext(rs, flags[i], prepared,
-                              frozenset(src_toks[i]) if src_toks is not None else None))
-    return out
+    it = iter(toks)
+    return [DocContext(rs, flags[i], [R.PreparedReference(next(it)) for _ in rs],
+                       frozenset(src_toks[i]) if src_toks is not None else None)
+            for i, rs in enumerate(refs)]
 
 
 def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext], *,
@@ -143,10 +129,7 @@ def score_predictions(predictions: Sequence[str], contexts: Sequence[DocContext]
                          contexts=list(contexts))
     if metrics is None:
         metrics = default_scoring(bertscorer, bool(contexts) and all(c.source_set is not None for c in contexts))
-    out: dict[str, np.ndarray] = {}
-    for m in metrics:
-        out.update(m.item_stats(batch).columns)
-    return out
+    return {k: v for m in metrics for k, v in m.item_stats(batch).columns.items()}
 
 
 def default_scoring(bertscorer=None, sources: bool = True) -> list:
@@ -157,8 +140,6 @@ def default_scoring(bertscorer=None, sources: bool = True) -> list:
         metrics += [SummaryBERTScore().use(bertscorer), SummaryEfficiency().use(bertscorer)]
     return metrics + [SummaryDensity()] * sources + [SummaryWords()]
 
-
-# --------------------------------------------------------------------------- on the metric contract
 
 @dataclass
 class SummaryBatch(CaptionBatch):
@@ -183,8 +164,7 @@ class SummaryBatch(CaptionBatch):
                 "contexts": None if self.contexts is None else self.contexts[a:b], "_prepared": None}
 
     def prepared(self) -> dict:
-        """``contexts`` (:func:`prepare_contexts`), NFC ``preds``, Korean ``flags`` and ROUGE
-        ``tokens`` of the predictions, computed once."""
+        """``contexts``, NFC ``preds``, Korean ``flags`` and ROUGE ``tokens``, computed once."""
         if self._prepared is None:
             contexts = self.contexts or prepare_contexts(self.references, self.sources, lang=self.lang,
                                                          stem=self.stem)
@@ -228,9 +208,8 @@ class SummaryRouge(SummaryMetric):
                 "rouge2_r": {"doc": "ROUGE-2 recall: overlapping bigrams / reference bigrams (the spec's formula)."}}
 
     def _tokens(self, b: "SummaryBatch") -> tuple[list, list]:
-        """Prediction tokens and prepared references: the batch's own (prepared once, with its
-        ``stem``), or, when ``use_stemmer`` stems a batch that does not, stemmed ones (the same
-        Korean choice per document) kept beside them."""
+        """Prediction tokens and prepared references: the batch's own, or stemmed ones kept beside
+        them when ``use_stemmer`` stems a batch that does not (same Korean choice per document)."""
         prep = b.prepared()
         if not self.values["use_stemmer"] or b.stem:
             return prep["tokens"], [c.refs for c in prep["contexts"]]
@@ -243,16 +222,10 @@ class SummaryRouge(SummaryMetric):
         return prep["rouge_stemmed"]
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        tokens, refs = self._tokens(b)
-        n = len(b)
-        out = {k: np.zeros(n) for k in self.keys}
-        for i, (t, r) in enumerate(zip(tokens, refs)):
-            res = R.rouge_multi(t, r, ROUGE_KINDS)
-            for kind in ROUGE_KINDS:
-                out[kind][i] = res[kind].fmeasure
-                out[kind + "_r"][i] = res[kind].recall
-        return Stats(out)
+        res = [R.rouge_multi(t, r, ROUGE_KINDS) for t, r in zip(*self._tokens(self.batch(batch)))]
+        # rouge1: F-measure, rouge1_r: recall, ...
+        return Stats({k: np.array([x[k[:-2]].recall if k.endswith("_r") else x[k].fmeasure
+                                   for x in res], dtype=np.float64) for k in self.keys})
 
     def pins(self) -> dict:
         """rouge-score's tokenizer, Kiwi's for Korean text (by version), the stemmer."""
@@ -312,10 +285,9 @@ class SummaryDensity(SummaryMetric):
         # Density tokens: Kiwi morphs for Korean (already computed when not stemming), \w+ else.
         dtoks = [t if (f and not b.stem) else simple_tokenize(p, korean=f)
                  for p, t, f in zip(prep["preds"], prep["tokens"], prep["flags"])]
-        ctx = prep["contexts"]
-        return Stats({"density": np.array([density_from_tokens(t, c.source_set) for t, c in zip(dtoks, ctx)]),
-                      "token_density": np.array([token_density_from_tokens(t, c.source_set)
-                                                 for t, c in zip(dtoks, ctx)])})
+        both = [_densities(t, c.source_set) for t, c in zip(dtoks, prep["contexts"])]
+        return Stats({"density": np.array([d for d, _ in both]),
+                      "token_density": np.array([t for _, t in both])})
 
 
 @register
@@ -327,8 +299,8 @@ class SummaryWords(SummaryMetric):
     higher_is_better = False
 
     def item_stats(self, batch) -> Stats:
-        b = self.batch(batch)
-        return Stats({"words": np.array([len(nfc(p).split()) for p in b.predictions], dtype=np.float64)})
+        preds = self.batch(batch).predictions
+        return Stats({"words": np.array([len(nfc(p).split()) for p in preds], dtype=np.float64)})
 
 
 DEFAULT_METRICS = ("rouge", "bertscore", "efficiency", "density", "words")
@@ -341,17 +313,14 @@ def summary_metrics(predictions: Sequence[str], references: Sequence[str | Seque
                     allow_english_model: bool = False):
     """Score given summaries: a :class:`scorekit.result.Result` with the corpus values.
 
-    ``metrics``: the metrics in the name grammar — the summary family's own (``rouge``,
-    ``bertscore(model=DIR,num_layers=9)``, ``efficiency``, ``density``, ``words``) and any caption
-    metric (``"chrf(beta=3)"``, ``"bleu_4"``: corpus metrics scored on their merged statistics);
-    keyed as written. Default :data:`DEFAULT_METRICS` (``density`` only with ``sources``).
-    ``efficiency`` written bare takes the parameters of the ``bertscore(...)`` beside it.
-    ``bertscorer``: ``"auto"`` (default) lets a default BERTScore be skipped when torch or the
-    model is missing; an already loaded scorer is used by bertscore/efficiency; None leaves them
-    out of the default list. ``lang``, ``stem`` (ROUGE's stemming), ``device`` and
-    ``allow_english_model`` (the run's ``--allow-english-model``: BERTScore on Korean with a model
-    that cannot read Hangul; it changes no number) are set for the whole batch. ``engine``: None (this process), ``"fork"`` or a started RayEngine — one
-    driver (:mod:`scorekit.engine.driver`), the same numbers."""
+    ``metrics``: the summary family's own (``rouge``, ``bertscore(model=DIR,num_layers=9)``,
+    ``efficiency``, ``density``, ``words``) and any caption metric (``"chrf(beta=3)"``: scored on
+    merged statistics) in the name grammar, keyed as written; default :data:`DEFAULT_METRICS`
+    (``density`` only with ``sources``); a bare ``efficiency`` takes the ``bertscore(...)``'s
+    parameters. ``bertscorer``: ``"auto"`` lets a default BERTScore be skipped when torch or the
+    model is missing, a loaded scorer is used, None leaves it out. ``lang``, ``stem``, ``device``
+    and ``allow_english_model`` hold for the whole batch. ``engine``: None (this process),
+    ``"fork"`` or a started RayEngine — one driver (:mod:`scorekit.engine.driver`), same numbers."""
     from scorekit.engine.driver import plan, run
     from scorekit.generation.driver import tokenizer_pin
     from scorekit.result import Result

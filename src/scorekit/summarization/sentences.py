@@ -30,24 +30,18 @@ def words(text: str) -> list[str]:
 
 
 def _split_english_line(line: str) -> list[str]:
-    out: list[str] = []
+    pieces: list[str] = []
     start = 0
     for m in _BOUNDARY.finditer(line):
-        end = m.end(2)
         if m.group(1) == ".":
             prev = line[start:m.start(1)].split()
             last = prev[-1].lower().rstrip(".") if prev else ""
             # "Mr. Smith", "U.S. officials", "J. Smith": not a boundary
             if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
                 continue
-        piece = line[start:end].strip()
-        if piece:
-            out.append(piece)
+        pieces.append(line[start:m.end(2)].strip())
         start = m.end(3)
-    rest = line[start:].strip()
-    if rest:
-        out.append(rest)
-    return out
+    return [p for p in [*pieces, line[start:].strip()] if p]
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:
@@ -55,11 +49,7 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
     text = nfc(text)
     korean = lang == "ko" or has_hangul(text)
     out: list[str] = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        if korean:
-            out += [s.text.strip() for s in get_kiwi().split_into_sents(line) if s.text.strip()]
-        else:
-            out += _split_english_line(line)
-    return out
+    for line in [line for line in text.splitlines() if line.strip()]:
+        out += ([s.text.strip() for s in get_kiwi().split_into_sents(line)] if korean
+                else _split_english_line(line))
+    return [s for s in out if s]

@@ -2,26 +2,16 @@
 
 * ``lead``: the first ``n`` words of the document.
 * ``textrank``: sentences scored by PageRank over the SBERT cosine-similarity graph
-  (:func:`textrank_scores`), then :func:`compress_to_n_words` — whole sentences in rank order,
-  the last one cut to fit, printed in document order — so the summary has exactly ``n`` words.
+  (:func:`textrank_scores`), then :func:`compress_to_n_words` (exactly ``n`` words).
 * ``centroid``: sentences scored by the cosine of their embedding to the document's mean sentence
   embedding (:func:`centroid_scores`), then the same :func:`compress_to_n_words`.
-* ``random``: ``n`` words drawn uniformly without replacement, kept in document order; the draw
-  is a seeded permutation of word positions (seed and document text), so summaries are nested
-  (the words at ``n`` contain those at ``n - 2``) and identical across runs and data orders.
+* ``random``: ``n`` words drawn by a permutation of word positions seeded by the seed and the
+  document text, kept in document order (nested across n, identical across runs and data orders).
 
-A document with fewer than ``n`` words is summarised as the whole document (every summariser);
-the sweep counts such cases (:attr:`Prepared.n_words` lets callers check).
-
-Each summariser has two steps: ``prepare(documents)`` does the per-document work once (sentence
-splitting, embedding — batched over all documents — and ranking), ``summarize(prepared, n)`` is
-then cheap for every ``n``. The Phase-2 RL summariser reuses :func:`textrank_scores`.
-
-On the command line a summariser is written in the metric-name grammar
-(:func:`scorekit.metrics.registry.split_name`): ``lead``, ``random(seed=7)``,
-``textrank(encoder=models/bert-base-uncased)``, ``centroid(encoder=DIR,damping=...)`` — see
-:func:`parse_summarizers`. ``encoder=`` names a local model folder (or a model already in the local
-Hugging Face cache); without it TextRank and centroid embed with the shipped all-MiniLM-L6-v2.
+A document with fewer than ``n`` words is summarised whole. ``prepare(documents)`` does the
+per-document work once, ``summarize(prepared, n)`` is then cheap for every ``n``. Names follow the
+metric-name grammar (:func:`parse_summarizers`); without ``encoder=DIR`` TextRank and centroid
+embed with the shipped all-MiniLM-L6-v2.
 """
 
 from __future__ import annotations
@@ -36,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ScorekitError
+from scorekit.metrics.registry import split_name, split_specs
+from scorekit.neural.encoder import Encoder
 from scorekit.registry import Registry
 from scorekit.summarization.sentences import split_sentences, words
 from scorekit.text.normalize import nfc
@@ -48,8 +40,6 @@ def check_n(n: int) -> int:
         raise ScorekitError(f"summary length n must be a positive integer, got {n!r}")
     return int(n)
 
-
-# --------------------------------------------------------------------------- TextRank
 
 def similarity_graph(sentence_embeddings: np.ndarray) -> np.ndarray:
     """Edge weights: cosine similarity, negatives clipped to 0 (PageRank needs non-negative
@@ -108,22 +98,16 @@ def rank_order(scores: np.ndarray) -> np.ndarray:
 def compress_to_n_words(sentences: Sequence[str], order: Sequence[int], n: int) -> str:
     """Exactly ``min(n, total words)`` words: whole sentences taken in ``order`` until the
     budget is spent, the last one truncated to its first words; output in document order."""
-    n = check_n(n)
+    remaining = check_n(n)
     sent_words = [words(s) for s in sentences]
     take: dict[int, int] = {}
-    remaining = n
-    for i in order:
-        if remaining == 0:
-            break
-        i = int(i)
+    for i in map(int, order):
         k = min(len(sent_words[i]), remaining)
         if k:
             take[i] = k
             remaining -= k
     return " ".join(w for i in sorted(take) for w in sent_words[i][:take[i]])
 
-
-# --------------------------------------------------------------------------- summarisers
 
 @dataclass
 class Prepared:
@@ -132,7 +116,6 @@ class Prepared:
     document: str
     n_words: int
     sentences: list[str] = field(default_factory=list)
-    scores: np.ndarray | None = None   # TextRank / centroid: per-sentence importance
     order: np.ndarray | None = None    # sentence ranking (TextRank, centroid) / word permutation (random)
 
 
@@ -163,18 +146,13 @@ class RandomSummarizer:
             raise ScorekitError(f"random summarizer seed must be between 0 and 4294967295, got {seed}")
 
     def prepare(self, documents: Sequence[str]) -> list[Prepared]:
-        out = []
-        for d in documents:
-            d = nfc(d)
-            m = len(words(d))
-            rng = np.random.default_rng([self.seed, zlib.crc32(d.encode("utf-8"))])
-            out.append(Prepared(d, m, order=rng.permutation(m)))
-        return out
+        docs = [nfc(d) for d in documents]
+        return [Prepared(d, len(words(d)), order=np.random.default_rng(
+            [self.seed, zlib.crc32(d.encode("utf-8"))]).permutation(len(words(d)))) for d in docs]
 
     def summarize(self, prepared: Prepared, n: int) -> str:
-        n = check_n(n)
         w = words(prepared.document)
-        return " ".join(w[i] for i in np.sort(prepared.order[:n]))
+        return " ".join(w[i] for i in np.sort(prepared.order[:check_n(n)]))
 
     def signature_params(self) -> dict:
         return {"summarizer": "random", "seed": self.seed}
@@ -196,26 +174,19 @@ class _SentenceRanker:
         """The sentence encoder; the shipped MiniLM loaded on first use, named with its folder's
         content hash (``all-MiniLM-L6-v2@<hash>``)."""
         if self._embed is None:
-            from scorekit.neural.encoder import Encoder
-
             enc = Encoder.load()
             self._embed, self.model_name = enc.embed, f"{enc.name}@{enc.content_hash}"
         return self._embed
-
-    def score(self, sentence_embeddings: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
 
     def prepare(self, documents: Sequence[str]) -> list[Prepared]:
         docs = [nfc(d) for d in documents]
         sents = [split_sentences(d, self.lang) for d in docs]
         flat = [s for ss in sents for s in ss]
         emb = np.asarray(self.embed(flat)) if flat else np.zeros((0, 1))
-        out, start = [], 0
-        for d, ss in zip(docs, sents):
-            e = emb[start:start + len(ss)]
-            start += len(ss)
-            scores = self.score(e) if len(ss) else np.zeros(0)
-            out.append(Prepared(d, len(words(d)), ss, scores, rank_order(scores)))
+        out = []
+        for d, ss, end in zip(docs, sents, np.cumsum([len(ss) for ss in sents])):
+            scores = self.score(emb[end - len(ss):end]) if len(ss) else np.zeros(0)
+            out.append(Prepared(d, len(words(d)), ss, rank_order(scores)))
         return out
 
     def summarize(self, prepared: Prepared, n: int) -> str:
@@ -253,13 +224,9 @@ class CentroidSummarizer(_SentenceRanker):
 
 
 SUMMARIZERS: Registry[type] = Registry("summarizer")
-SUMMARIZERS.register("lead", LeadSummarizer)
-SUMMARIZERS.register("textrank", TextRankSummarizer)
-SUMMARIZERS.register("centroid", CentroidSummarizer)
-SUMMARIZERS.register("random", RandomSummarizer)
+for _cls in (LeadSummarizer, TextRankSummarizer, CentroidSummarizer, RandomSummarizer):
+    SUMMARIZERS.register(_cls.name, _cls)
 
-
-# --------------------------------------------------------------------------- names on the CLI
 
 @dataclass(frozen=True)
 class SummarizerSpec:
@@ -277,21 +244,13 @@ class SummarizerSpec:
 
 
 def _label(name: str, params: dict[str, Any]) -> str:
-    if not params:
-        return name
-    shown = []
-    for k, v in params.items():
-        if k == "encoder":
-            shown.append(Path(os.path.expanduser(str(v)).rstrip("/\\")).name or str(v))
-        else:
-            shown.append(f"{k}={v}")
-    return f"{name}({', '.join(shown)})"
+    shown = [(Path(os.path.expanduser(str(v)).rstrip("/\\")).name or str(v)) if k == "encoder"
+             else f"{k}={v}" for k, v in params.items()]
+    return f"{name}({', '.join(shown)})" if shown else name
 
 
 def parse_summarizer(text: str) -> SummarizerSpec:
     """One summariser in the metric-name grammar: ``name`` or ``name(param=value, ...)``."""
-    from scorekit.metrics.registry import split_name
-
     name, raw = split_name(text)
     cls = SUMMARIZERS.get(name.lower())
     if "k" in raw:
@@ -314,20 +273,14 @@ def parse_summarizers(names: str | Sequence[str | SummarizerSpec]) -> list[Summa
     """``"lead,textrank(encoder=DIR),centroid(encoder=DIR)"`` (commas inside parentheses stay) or
     a list of names/specs -> specs, duplicates dropped. Two specs whose short labels collide (two
     folders of the same name) are labelled as written."""
-    from scorekit.metrics.registry import split_specs
-
     items = split_specs(names) if isinstance(names, str) else list(names)
     specs = [s if isinstance(s, SummarizerSpec) else parse_summarizer(str(s)) for s in items]
     unique = list({(s.name, s.params): s for s in specs}.values())
     if not unique:
         raise ScorekitError("--summarizer: no summariser given")
     labels = [s.label for s in unique]
-    out = []
-    for s in unique:
-        if labels.count(s.label) > 1:
-            s = SummarizerSpec(s.text, s.name, s.params, s.text)
-        out.append(s)
-    return out
+    return [SummarizerSpec(s.text, s.name, s.params, s.text) if labels.count(s.label) > 1 else s
+            for s in unique]
 
 
 def make_summarizer(spec: str | SummarizerSpec, *, embed: EmbedFn | None = None, seed: int = 42,

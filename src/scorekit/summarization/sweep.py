@@ -1,52 +1,44 @@
 """The magic-n sweep (nword-summarization.md, Phase 1 "실험 설정": N_LIST, every document at every n).
 
-For every summariser and every ``n`` in ``N_LIST`` each document is summarised to ``n`` words
-and scored against its reference (ROUGE-1/2, BERTScore F1 and Efficiency when a BERTScorer is
-given, Density against the document itself). Each (summariser, n, metric) cell reports the mean
-over documents and its 95% percentile-bootstrap CI (:func:`scorekit.stats.bootstrap.bootstrap_mean_ci`).
+Every summariser (:func:`.summarizers.parse_summarizers`) summarises each document to every
+``n`` words; each (summariser, n, metric) cell is the mean over documents with its 95% bootstrap
+CI. An external system (:class:`SystemSummaries`, ``--system NAME=FILE``) joins as ``NAME``
+(cut to its first n words, as lead-n counts them) and ``NAME (full)`` (uncut, one value).
 
-Summarisers are written in the metric-name grammar (``lead``, ``textrank(encoder=DIR)``,
-``centroid(encoder=DIR)``, ``random``; :func:`scorekit.summarization.summarizers.parse_summarizers`)
-and every model folder is loaded once per sweep (:class:`~scorekit.summarization.encoders.EncoderPool`).
-External systems (:class:`SystemSummaries`, ``--system NAME=FILE``: one summary per document from
-any system — BART-XSum, an LLM) join the sweep as two entries: ``NAME``, the summary cut to its
-first ``n`` words at every ``n`` (the word counting of lead-n), and ``NAME (full)``, the whole
-summary, whose value is the same at every ``n`` (a flat line on the curves, one row in the table).
-
-Recommended n interval — the "gain band" rule (:func:`recommend_interval`): take the quality
-curve ``q(n)`` (mean BERTScore F1 when computed, else mean ROUGE-1 F) of the first TextRank
-summariser (else the first summariser that is neither ``random`` nor an external system), its
-running maximum ``c(n)``, and the share of
-the sweep's total gain each n has reached, ``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``.
-The interval is every n with ``0.5 <= g(n) <= 0.9``: below half the gain the summary is still
-losing meaning (의미 손실); past 90% more words add little but redundancy, and Efficiency
-(F1 per word) keeps falling. On news data the quality curve is concave in n and the band lands in
-the middle of N_LIST, as the spec's choice (7, 9, 11, 13) does; the bounds are parameters. A
-flat curve (no gain) recommends the shortest n; if no n falls inside the band (a jump), the first
-n past the lower bound is recommended.
+Recommended n interval, the "gain band" (:func:`recommend_interval`; docs/summarization.md): with
+q(n) the quality curve (mean BERTScore F1, else ROUGE-1 F) of the first TextRank summariser (else
+the first that is neither ``random`` nor external) and c(n) its running maximum,
+``g(n) = (c(n) - q(n_min)) / (c(n_max) - q(n_min))``; recommended is every n with
+``0.5 <= g(n) <= 0.9``. A flat curve recommends the shortest n; a jump over the band the first n
+past the lower bound.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scorekit.errors import ScorekitError
+from scorekit.engine.driver import plan
+from scorekit.engine.executors import executor_for
+from scorekit.errors import InputError, MissingDependencyError, ScorekitError
+from scorekit.metrics.registry import MetricSpec, split_specs
+from scorekit.neural.hangul import EnglishModelError, check_hangul
 from scorekit.progress import track
 from scorekit.signature import metric_fields
 from scorekit.stats.bootstrap import bootstrap_mean_ci
-from scorekit.summarization.metrics import (
-    DEFAULT_METRICS, SummaryBERTScore, follow_bertscore,
-    prepare_contexts, score_predictions,
-)
-from scorekit.summarization.summarizers import (
-    LeadSummarizer, check_n, make_summarizer, parse_summarizers,
-)
+from scorekit.summarization.data import load_corpus, read_pairs, read_texts
+from scorekit.summarization.encoders import EncoderPool
+from scorekit.summarization.metrics import (DEFAULT_METRICS, SummaryBERTScore,
+                                            follow_bertscore, prepare_contexts, score_predictions)
+from scorekit.summarization.summarizers import (LeadSummarizer, check_n, make_summarizer,
+                                                parse_summarizers)
 from scorekit.text.normalize import nfc
 
 N_LIST = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21)
@@ -69,11 +61,9 @@ class SystemSummaries:
 
     def __post_init__(self):
         self.summaries = {str(k): nfc(str(v)) for k, v in self.summaries.items()}
-        if not self.digest:
-            h = hashlib.sha256()
-            for k in sorted(self.summaries):
-                h.update(k.encode() + b"\0" + self.summaries[k].encode() + b"\0")
-            self.digest = h.hexdigest()[:16]
+        joined = b"".join(k.encode() + b"\0" + self.summaries[k].encode() + b"\0"
+                          for k in sorted(self.summaries))
+        self.digest = self.digest or hashlib.sha256(joined).hexdigest()[:16]
 
     def texts(self, ids: Sequence[str]) -> list[str]:
         missing = [i for i in ids if i not in self.summaries]
@@ -88,10 +78,8 @@ class SweepResult:
     ns: list[int]
     summarizers: list[str]
     ids: list[str]
-    # summariser -> metric -> (len(ns), n_docs) per-document values
-    values: dict[str, dict[str, np.ndarray]]
-    # summariser -> metric -> {"mean": [...], "low": [...], "high": [...]} over ns
-    series: dict[str, dict[str, dict[str, list[float]]]]
+    values: dict[str, dict[str, np.ndarray]]   # summariser -> metric -> (len(ns), n_docs) values
+    series: dict[str, dict[str, dict[str, list[float]]]]   # ... -> {"mean", "low", "high"} over ns
     short_documents: dict[int, int]      # n -> documents with fewer than n words
     recommendation: dict[str, Any]
     params: dict[str, Any] = field(default_factory=dict)
@@ -120,41 +108,21 @@ def recommend_interval(ns: Sequence[int], quality: Sequence[float], *, low: floa
         return [ns[0]]
     gain = (envelope - q[0]) / total
     chosen = [n for n, g in zip(ns, gain) if low - 1e-12 <= g <= high + 1e-12]
-    if not chosen:
-        chosen = [next(n for n, g in zip(ns, gain) if g >= low)]
-    return chosen
+    return chosen or [next(n for n, g in zip(ns, gain) if g >= low)]
 
 
 def full_labels(params: Mapping[str, Any]) -> list[str]:
     return [n + FULL for n in (params.get("systems") or {})]
 
 
-def _quality_source(series: dict, summarizers: Sequence[str], params: Mapping[str, Any]) -> tuple[str, str]:
-    base = {label: p.get("summarizer", label) for label, p in (params.get("summarizers") or {}).items()}
-    external = {*(params.get("systems") or {}), *full_labels(params)}
-    own = [s for s in summarizers if s not in external]
-    candidates = ([s for s in own if base.get(s, s) == "textrank"]
-                  + [s for s in own if base.get(s, s) != "random"])
-    summ = candidates[0] if candidates else (own or list(summarizers))[0]
-    metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
-    return summ, metric
-
-
 def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
                   allow_english_model: bool = False, device: str | None = None, texts: Sequence[str] = (),
                   warn=None) -> list:
-    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar
-    (``"rouge,bertscore(model=DIR,num_layers=9),efficiency,density,words"``, or
-    :class:`~scorekit.metrics.registry.MetricSpec`\\ s), each scored once and keyed by its plain
-    keys (``bertscore_f1``). None: :data:`DEFAULT_METRICS`, BERTScore and Efficiency only with a
-    ``bertscorer`` (an already loaded scorer they use). ``efficiency`` written bare follows the
-    ``bertscore(...)`` beside it; both share one scorer. A spec marked optional (the command's
-    default) is left out, saying so through ``warn``, when torch or the model is missing, or when
-    the model cannot read the Hangul of ``texts``."""
-    from scorekit.engine.driver import plan
-    from scorekit.errors import MissingDependencyError
-    from scorekit.metrics.registry import split_specs
-
+    """The sweep's metrics, built: ``metrics`` of the summary family in the name grammar (or
+    MetricSpecs), each scored once and keyed by its plain keys. None: :data:`DEFAULT_METRICS`,
+    BERTScore and Efficiency only with a ``bertscorer`` (a loaded scorer; a bare ``efficiency``
+    shares the ``bertscore(...)`` beside it). A spec marked optional is left out, saying so
+    through ``warn``, when torch or the model is missing or cannot read the Hangul of ``texts``."""
     if metrics is None:
         metrics = [m for m in DEFAULT_METRICS
                    if bertscorer is not None or m not in ("bertscore", "efficiency")]
@@ -181,8 +149,6 @@ def sweep_metrics(metrics: str | Sequence | None = None, *, bertscorer=None,
             say("BERTScore unavailable (torch/model missing); running ROUGE and Density only")
             bertscorer = None
         if bertscorer is not None and texts and all(p.optional for p in berts):
-            from scorekit.neural.hangul import EnglishModelError, check_hangul
-
             try:
                 check_hangul(bertscorer.tokenizer, texts, bertscorer.name, option="-m 'bertscore(model=DIR)'",
                              allow=berts[0].metric.allow_english_model)
@@ -216,16 +182,13 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
 
     ``summarizers``: names in the metric-name grammar (``textrank(encoder=DIR)``); ``embed``
     replaces the shipped MiniLM for TextRank/centroid without ``encoder=``. ``systems``: external
-    summaries (looked up by ``ids``). ``pool``: the
-    :class:`~scorekit.summarization.encoders.EncoderPool` (default: a new one, so each model
-    folder is loaded once per sweep and process).
+    summaries (looked up by ``ids``). ``pool``: the :class:`~.encoders.EncoderPool` (default: new).
 
-    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are
-    independent (every summariser, the random one included, is seeded per document), so shards
-    of documents are swept where the executor runs them (BERTScore on ``map_model``: one model per
-    worker; each worker loads an encoder folder once) and their per-document values concatenated;
-    the means, bootstrap CIs and the recommended interval are then computed once
-    (:func:`finish_sweep`) — the one-process numbers."""
+    ``engine``: None (this process), ``"fork"`` or a started RayEngine. Documents are independent
+    (every summariser is seeded per document), so shards of documents are swept where the
+    executor runs them (BERTScore: one model per worker) and their per-document values
+    concatenated; means, CIs and the recommendation are then computed once (:func:`finish_sweep`),
+    the one-process numbers."""
     ns = [check_n(n) for n in ns]
     if not ns:
         raise ScorekitError("no values of n to sweep")
@@ -254,23 +217,21 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
     kw = dict(ns=ns, specs=specs, embed=embed, lang=lang, stem=stem, seed=seed, keep_summaries=keep_summaries,
               systems=[(x.name, x.source, x.digest) for x in systems],
               pool_args=dict(texts=[*documents[:64]], allow_english_model=allow_english_model))
-    if _needs_pool(specs, embed):
+    pooled = [spec for spec in specs if _pooled(spec, embed)]
+    if pooled:
         # every encoder loaded (and Hangul-checked) before any summarising: a bad folder fails at
-        # once. A new pool per sweep (a folder's files may have changed since the last one); it is
-        # this process's pool for the sweep, so forked workers inherit the loaded models
+        # once. A new pool per sweep (files may have changed); forked workers inherit its models
         pool = _process_pool(kw["pool_args"], pool, fresh=True)
-        for spec in specs:
-            if _pooled(spec, embed):
-                pool.get(spec.encoder)
-    from scorekit.engine.executors import executor_for
-
+        for spec in pooled:
+            pool.get(spec.encoder)
     ex = executor_for(engine)
     step = docs_per_shard if engine is not None else len(documents)   # in process: one shard
     bounds = list(range(0, len(documents), step)) + [len(documents)]
     shards = [(list(documents[a:b]), list(references[a:b]), [list(t[a:b]) for t in system_texts])
               for a, b in zip(bounds, bounds[1:])]
     if bert is not None:   # one model per worker
-        outs = ex.map_model(_loaded, (scoring,), _sweep_with_model(kw), shards, desc="sweep shards")
+        outs = ex.map_model(_loaded, (scoring,), partial(_sweep_with_model, kw), shards,
+                            desc="sweep shards")
     else:
         outs = ex.map(_sweep_shard, shards, args=(kw, scoring), desc="sweep shards")
     values = {s: {m: np.concatenate([o[0][s][m] for o in outs], axis=1) for m in outs[0][0][s]}
@@ -290,13 +251,8 @@ def run_sweep(documents: Sequence[str], references: Sequence[str | Sequence[str]
 
 
 def _pooled(spec, embed) -> bool:
-    """Does this summariser embed with a pooled encoder (its ``encoder=`` folder, or the shipped
-    MiniLM when no ``embed`` replaces it)?"""
+    """Does it embed with a pooled encoder (its ``encoder=``, else MiniLM unless ``embed``)?"""
     return spec.name in ("textrank", "centroid") and (spec.encoder or embed is None)
-
-
-def _needs_pool(specs, embed) -> bool:
-    return any(_pooled(s, embed) for s in specs)
 
 
 _POOLS: dict[tuple, object] = {}   # this process's encoder pools (a worker sweeps many shards)
@@ -307,36 +263,27 @@ def _process_pool(args: dict[str, Any], pool=None, *, fresh: bool = False):
     inherited by forked workers), or a Ray worker's own, built on its first shard and kept."""
     key = (tuple(args["texts"]), args["allow_english_model"])
     if fresh or key not in _POOLS:
-        from scorekit.summarization.encoders import EncoderPool
-
         _POOLS.clear()
         _POOLS[key] = pool if pool is not None else EncoderPool(**args)
     return _POOLS[key]
 
 
 def _loaded(scoring: list) -> list:
-    """The sweep's metrics with their model loaded (once per worker; a metric pickled to a worker
-    loads it from its parameters)."""
+    """The sweep's metrics with their model loaded from their parameters (once per worker)."""
     for m, _ in scoring:
         if m.needs_model:
             m.use(m.scorer())
     return scoring
 
 
-class _sweep_with_model:
-    """``fn(scoring, shard)`` for :meth:`map_model` (a class, so Ray can pickle it)."""
-
-    def __init__(self, kw: dict[str, Any]):
-        self.kw = kw
-
-    def __call__(self, scoring, shard):
-        return _sweep_shard(shard, self.kw, scoring)
+def _sweep_with_model(kw: dict[str, Any], scoring, shard):
+    """``partial(_sweep_with_model, kw)`` is ``fn(scoring, shard)`` for :meth:`map_model`."""
+    return _sweep_shard(shard, kw, scoring)
 
 
 def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     """(values, short-document counts, summariser signature params, summaries) of one shard of
-    documents (and the external systems' summaries of those documents), scored with ``scoring``
-    (``[(metric, keys)]``)."""
+    documents and the external systems' summaries of them, scored with ``[(metric, keys)]``."""
     documents, references, system_texts = shard
     ns, specs, embed, lang, stem, seed = kw["ns"], kw["specs"], kw["embed"], kw["lang"], kw["stem"], kw["seed"]
     keep = kw["keep_summaries"]
@@ -347,7 +294,7 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
         per = score_predictions(preds, ctx, stem=stem, metrics=metrics)
         return {k: per[k] for k in keys}
 
-    pool = _process_pool(kw["pool_args"]) if _needs_pool(specs, embed) else None
+    pool = _process_pool(kw["pool_args"]) if any(_pooled(s, embed) for s in specs) else None
 
     values: dict[str, dict[str, np.ndarray]] = {}
     summaries: dict[str, list[list[str]]] = {}
@@ -355,11 +302,10 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
     short: dict[int, int] = {}
 
     def sweep_one(label: str, summ, texts: Sequence[str]) -> None:
-        nonlocal short
         prepared = summ.prepare(texts)
         sig_params[label] = summ.signature_params()
         if not short:
-            short = {n: int(sum(p.n_words < n for p in prepared)) for n in ns}
+            short.update({n: int(sum(p.n_words < n for p in prepared)) for n in ns})
         # one scoring call over every (n, document): BERTScore batches across all of them
         preds = [summ.summarize(p, n) for n in track(ns, f"{label}: summarising", len(ns)) for p in prepared]
         per = score(preds, list(contexts) * len(ns))
@@ -368,12 +314,8 @@ def _sweep_shard(shard, kw: dict[str, Any], scoring: list):
             summaries[label] = [preds[i * len(documents):(i + 1) * len(documents)] for i in range(len(ns))]
 
     for spec in specs:
-        args: dict[str, Any] = {}
-        if _pooled(spec, embed):
-            shared = pool.get(spec.encoder)
-            args = {"embed": shared, "model_name": shared.signature}
-        elif spec.name in ("textrank", "centroid"):
-            args = {"embed": embed}
+        shared = pool.get(spec.encoder) if _pooled(spec, embed) else None
+        args = {"embed": shared, "model_name": shared.signature} if shared else {"embed": embed}
         sweep_one(spec.label, make_summarizer(spec, seed=seed, lang=lang, **args), documents)
     for (name, source, digest), texts in zip(kw["systems"], system_texts):
         sweep_one(name, LeadSummarizer(), texts)
@@ -393,23 +335,27 @@ def finish_sweep(ns: Sequence[int], summarizers: Sequence[str], ids: Sequence[st
     """From per-document values ``(len(ns), n_docs)`` per summariser and metric: the mean and
     bootstrap CI per n, and the recommended n interval. Shards of documents merge by
     concatenating their values along the document axis before this step (``--engine ray``)."""
-    seed, n_resamples, confidence = params["seed"], params["bootstrap"], params["confidence"]
     band = tuple(params["band"])
-    series: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for name in summarizers:
-        series[name] = {}
-        for metric, arr in values[name].items():
-            cells = [bootstrap_mean_ci(row, n_resamples=n_resamples, confidence=confidence, seed=seed)
-                     for row in arr]
-            series[name][metric] = {"mean": [c[0] for c in cells], "low": [c[1] for c in cells],
-                                    "high": [c[2] for c in cells]}
-    summ, metric = _quality_source(series, summarizers, params)
+
+    def ci(arr: np.ndarray) -> dict[str, list[float]]:
+        cells = [bootstrap_mean_ci(row, n_resamples=params["bootstrap"],
+                                   confidence=params["confidence"], seed=params["seed"])
+                 for row in arr]
+        return {k: [c[i] for c in cells] for i, k in enumerate(("mean", "low", "high"))}
+
+    series = {name: {metric: ci(arr) for metric, arr in values[name].items()}
+              for name in summarizers}
+    # the quality curve (module docstring): the first TextRank, else non-random, own summariser
+    base = {label: p.get("summarizer", label) for label, p in params["summarizers"].items()}
+    own = [s for s in summarizers if s not in {*params["systems"], *full_labels(params)}]
+    candidates = ([s for s in own if base.get(s, s) == "textrank"]
+                  + [s for s in own if base.get(s, s) != "random"])
+    summ = candidates[0] if candidates else (own or list(summarizers))[0]
+    metric = "bertscore_f1" if "bertscore_f1" in series[summ] else "rouge1"
     interval = recommend_interval(ns, series[summ][metric]["mean"], low=band[0], high=band[1])
-    recommendation = {
-        "interval": interval, "summarizer": summ, "metric": metric,
-        "rule": f"gain band: n whose share of the total gain of running-max mean {metric} "
-                f"({summ}) over the sweep is in [{band[0]}, {band[1]}]",
-    }
+    rule = (f"gain band: n whose share of the total gain of running-max mean {metric} ({summ}) "
+            f"over the sweep is in [{band[0]}, {band[1]}]")
+    recommendation = {"interval": interval, "summarizer": summ, "metric": metric, "rule": rule}
     return SweepResult(list(ns), list(summarizers), list(ids), values, series, short, recommendation, params,
                        summaries)
 
@@ -456,21 +402,17 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
     summ = rec["summarizer"]
     idx = [sweep.ns.index(n) for n in rec["interval"]]
     span = f"n{min(rec['interval'])}-{max(rec['interval'])}" if rec["interval"] else "n"
-    metrics = {f"{m}@{span}":
-               float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
+    metrics = {f"{m}@{span}": float(np.mean([sweep.series[summ][m]["mean"][i] for i in idx]))
                for m in TABLE_METRICS if m in sweep.series[summ]}
     per_item = []
     full = set(full_labels(sweep.params))
     for d, doc_id in enumerate(sweep.ids):
         row: dict[str, Any] = {"id": doc_id}
         for s in sweep.summarizers:
-            for metric in ("rouge1", "rouge2", "bertscore_f1"):
-                if metric in sweep.values[s]:
-                    if s in full:
-                        row[f"{s}/{metric}"] = float(sweep.values[s][metric][0, d])
-                        continue
-                    for j, n in enumerate(sweep.ns):
-                        row[f"{s}/{metric}@{n}"] = float(sweep.values[s][metric][j, d])
+            for metric in [m for m in ("rouge1", "rouge2", "bertscore_f1") if m in sweep.values[s]]:
+                v = sweep.values[s][metric]
+                row.update({f"{s}/{metric}": float(v[0, d])} if s in full else
+                           {f"{s}/{metric}@{n}": float(v[j, d]) for j, n in enumerate(sweep.ns)})
         per_item.append(row)
     # every encoder as name@content-hash, every external system as name@digest of its summaries
     encoders = list(dict.fromkeys(p["encoder"] for p in sweep.params["summarizers"].values() if "encoder" in p))
@@ -482,13 +424,10 @@ def sweep_to_result(sweep: SweepResult, *, name: str | None = None, inputs: dict
         "summ": [s for s in sweep.summarizers if s not in full], "encoder": encoders or "none",
         **({"systems": systems} if systems else {})}, metrics=sweep.params["metrics"],
         semantics={k: sweep.params[k] for k in ("seed", "bootstrap", "band")})
-    extra = {
-        "sweep": {"n": sweep.ns, "series": sweep.series,
-                  **({"full_length": {s: sweep.series[s]["words"]["mean"][0] for s in full
-                                      if "words" in sweep.series[s]}} if full else {})},
-        "recommendation": rec,
-        "short_documents": {str(n): c for n, c in sweep.short_documents.items()},
-    }
+    lengths = {s: sweep.series[s]["words"]["mean"][0] for s in full if "words" in sweep.series[s]}
+    curves = {"n": sweep.ns, "series": sweep.series, **({"full_length": lengths} if full else {})}
+    extra = {"sweep": curves, "recommendation": rec,
+             "short_documents": {str(n): c for n, c in sweep.short_documents.items()}}
     return Result(task="sweep", metrics=metrics, signature=sig, per_item=per_item,
                   inputs={"n_documents": len(sweep.ids), **(inputs or {})}, extra=extra, name=name)
 
@@ -527,16 +466,12 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
     summary``: id + prediction/summary field) for exactly the swept ids. A missing id is an
     error; so is an id that is no document of the data (``known_ids``: the whole file's ids, so
     a ``limit`` may leave some out)."""
-    from scorekit.errors import InputError
-    from scorekit.summarization.data import read_texts
-
-    out = []
+    out, known = [], None if known_ids is None else set(known_ids)
     for name, path in files:
         sys_ids, texts, lines = read_texts(path, "prediction")
         if any(i is None for i in sys_ids):
-            line = lines[sys_ids.index(None)]
             raise InputError(f"--system {name}: a summary without an id (the sweep aligns by document id)",
-                             path, line)
+                             path, lines[sys_ids.index(None)])
         index = dict(zip(sys_ids, range(len(sys_ids))))
         if len(index) != len(sys_ids):
             dup = next(i for i in sys_ids if sys_ids.count(i) > 1)
@@ -545,12 +480,10 @@ def read_systems(files: Sequence[tuple[str, str | Path]], ids: Sequence[str], kn
         if missing:
             raise InputError(f"--system {name}: no summary for document id {missing[0]!r} "
                              f"({len(missing)} of {len(ids)} missing)", path)
-        if known_ids is not None:
-            known = set(known_ids)
-            extra = [i for i in sys_ids if i not in known]
-            if extra:
-                raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
-                                 f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
+        extra = [i for i in sys_ids if known is not None and i not in known]
+        if extra:
+            raise InputError(f"--system {name}: id {extra[0]!r} is no document of the data "
+                             f"({len(extra)} such ids)", path, lines[sys_ids.index(extra[0])])
         out.append(SystemSummaries(name, {i: texts[index[i]] for i in ids}, source=str(path)))
     return out
 
@@ -566,11 +499,6 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
     model is missing) and ``kw`` (lang, stem, seed, n_resamples, band, allow_english_model, device, warn)
     and return ``(sweep, result)``. ``engine``: an unstarted RayEngine is started for the sweep
     and stopped after."""
-    import contextlib
-
-    from scorekit.metrics.registry import MetricSpec
-    from scorekit.summarization.data import load_corpus, read_pairs
-
     if (data is None) == (dataset is None):
         raise ScorekitError("give exactly one of --data FILE or --dataset NAME")
     if data is not None:
@@ -588,6 +516,5 @@ def sweep_files(*, data: str | Path | None = None, dataset: str | None = None, d
     with engine if hasattr(engine, "__enter__") else contextlib.nullcontext():
         sweep = run_sweep(pairs.documents, pairs.references, ids=pairs.ids, metrics=metrics, ns=ns,
                           summarizers=specs, systems=external, engine=engine, **kw)
-    result = sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
-                             inputs={"data": pairs.source})
-    return sweep, result
+    return sweep, sweep_to_result(sweep, name=Path(pairs.source).stem if data else pairs.source,
+                                  inputs={"data": pairs.source})

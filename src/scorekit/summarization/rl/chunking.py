@@ -1,19 +1,8 @@
-"""Chunks (short phrases) that the chunk policy chooses from.
+"""Chunks (short phrases) that the chunk policy chooses from (docs/rl.md, "Compression").
 
-- English: with spaCy and its ``en_core_web_sm`` model installed, the sentence is cut into
-  phrases around spaCy's noun chunks: each noun chunk is one chunk and the words between two
-  noun chunks (verbs, prepositions, adverbs) are another, so verb phrases are candidates too.
-  Without spaCy, a rule-based chunker that needs no model cuts a sentence after punctuation and
-  before closed-class words that can never be inside a base noun phrase — prepositions,
-  conjunctions, subordinators, relative pronouns, auxiliaries and modals, infinitival "to".
-  A base noun phrase (determiner, adjectives, nouns) is therefore never split, and verb phrases
-  ("will include a children's wing") are chunks. There is no fixed-width window.
-- Korean: Kiwi morphs; an eojeol (space-separated word) closes a chunk when it ends in a
-  connective/final ending (EC, EF), a conjunctive particle (JC) or punctuation — so predicates
-  (verb phrases) and their arguments are both candidates.
-
-Chunk words are the whitespace words of the original text, so a summary of n chunk words has
-exactly n words by the spec's ``len(pred.split())`` count.
+English: spaCy's noun chunks and the stretches between them (with ``en_core_web_sm``), else a cut
+after punctuation and before closed-class words. Korean: an eojeol ending in EC, EF, JC or
+punctuation (Kiwi) closes a chunk. Chunk words are the text's whitespace words.
 """
 
 from __future__ import annotations
@@ -133,14 +122,8 @@ def chunk_korean(sentence: str, max_words: int = 5) -> list[list[str]]:
             j += 1
         last_tag[j] = t.tag
     closing = {j for j, tag in last_tag.items() if tag in ("EC", "EF", "JC") or korean.is_punct(tag)}
-    chunks, current = [], []
-    for j, w in enumerate(eojeols):
-        current.append(w)
-        if j in closing:
-            chunks.append(current)
-            current = []
-    if current:
-        chunks.append(current)
+    ends = sorted(closing | {len(eojeols) - 1})   # the last eojeol of each chunk
+    chunks = [eojeols[a:b + 1] for a, b in zip([0] + [e + 1 for e in ends[:-1]], ends)]
     return [piece for c in chunks for piece in _split_long(c, max_words)]
 
 
@@ -151,11 +134,9 @@ def chunk_sentences(sentences: list[str], lang: str = "en", use_spacy: bool = Tr
     for i, s in enumerate(sentences):
         if lang == "ko":
             pieces = chunk_korean(s)
+        elif use_spacy and (pieces := chunk_english_spacy(s)) is not None:
+            method = "spacy"
         else:
-            pieces = chunk_english_spacy(s) if use_spacy else None
-            if pieces is None:
-                pieces = chunk_english_rules(s)
-            else:
-                method = "spacy"
+            pieces = chunk_english_rules(s)
         out.extend(Chunk(tuple(p), i) for p in pieces if p)
     return out, method

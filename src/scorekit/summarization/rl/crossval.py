@@ -1,15 +1,9 @@
 """K-fold cross-validation of the RL summariser against lead-n, TextRank, random-n and the
-untrained policy — every number on articles the policy never saw in training.
+untrained policy, every number on articles the policy never saw in training (docs/rl.md).
 
-Articles are split into K folds by a seeded permutation. For each fold a fresh policy (same seed,
-so the same initial weights) is trained on the other K−1 folds and summarises the held-out fold
-greedily. The baselines need no training and are scored on every article once. Each article then
-has one BERTScore F1 per system and n; its overall score is the mean over n.
-
-Statistics (``scorekit.stats``): each system's mean with a 95% percentile-bootstrap CI, per n and
-overall; the policy against lead-n and TextRank with paired tests (Student's t and the paired
-bootstrap) and a bootstrap CI of the mean difference. The goal the issue sets — not significantly
-worse than lead-n, significantly better than TextRank — is checked at p < 0.05 (paired t).
+Per fold a fresh policy (same seed) trains on the other K−1 folds and summarises the held-out one
+greedily. Each system: mean and 95% bootstrap CI; the policy against lead-n and TextRank: paired t
+and bootstrap tests; goal: not worse than lead-n, better than TextRank at p < 0.05 (paired t).
 """
 
 from __future__ import annotations
@@ -26,6 +20,7 @@ from scorekit.stats.significance import paired_test
 from scorekit.summarization.rl.episode import PreparedArticle
 from scorekit.summarization.rl.policy import PolicyConfig
 from scorekit.summarization.rl.train import N_LIST, Policy, document_key, train
+from scorekit.summarization.summarizers import RandomSummarizer, compress_to_n_words, rank_order
 
 SYSTEMS = ("rl", "lead", "textrank", "random", "untrained")
 COMPARED = ("lead", "textrank")
@@ -43,8 +38,6 @@ def fold_indices(n_items: int, folds: int, seed: int = 42) -> list[np.ndarray]:
 
 
 def baseline_summary(system: str, article: PreparedArticle, n: int) -> str:
-    from scorekit.summarization.summarizers import RandomSummarizer, compress_to_n_words, rank_order
-
     if system == "lead":
         return " ".join(article.source.split()[:n])
     if system == "textrank":
@@ -95,13 +88,9 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
     fold_of = np.zeros(len(articles), dtype=int)
 
     def score_into(system: str, idx: Sequence[int], make: Callable[[PreparedArticle, int], str]) -> None:
-        preds, refs, where = [], [], []
-        for i in idx:
-            for j, n in enumerate(n_list):
-                preds.append(make(articles[i], n))
-                refs.append(articles[i].reference)
-                where.append((i, j))
-        values = reward_fn(preds, refs)
+        where = [(i, j) for i in idx for j in range(len(n_list))]
+        preds = [make(articles[i], n_list[j]) for i, j in where]
+        values = reward_fn(preds, [articles[i].reference for i, _ in where])
         for (i, j), p, v in zip(where, preds, values):
             scores[system][i, j] = float(v)
             texts[system][i][j] = p
@@ -111,10 +100,9 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
         if s in ("lead", "textrank", "random"):
             score_into(s, everyone, lambda a, n, s=s: baseline_summary(s, a, n))
     if "untrained" in systems:
-        untrained = Policy.create(config, seed=seed).eval()
-        score_into("untrained", everyone, untrained.summarize)
+        score_into("untrained", everyone, Policy.create(config, seed=seed).eval().summarize)
 
-    curves, first_pick, picks = [], 0, 0
+    curves, firsts = [], []   # per greedy decision: did it pick the first sentence?
     for f, test_idx in enumerate(parts):
         fold_of[test_idx] = f
         train_idx = np.setdiff1d(np.arange(len(articles)), test_idx)
@@ -127,21 +115,14 @@ def cross_validate(articles: Sequence[PreparedArticle], reward_fn: Callable[[lis
         curves.append(log.rewards)
 
         def make(a: PreparedArticle, n: int) -> str:
-            nonlocal first_pick, picks
             d = policy.decide(a, n)
-            first_pick += int(bool(d.sentences) and min(d.sentences) == 0)
-            picks += 1
+            firsts.append(bool(d.sentences) and min(d.sentences) == 0)
             return d.summary
         score_into("rl", test_idx, make)
 
-    return _result(articles, scores, texts, systems, n_list, fold_of, curves, len(articles) - len(parts[0]),
-                   first_pick / max(picks, 1), folds=folds, config=config, epochs=epochs, lr=lr, seed=seed,
-                   baseline=f"ema({baseline_momentum:g})" if baseline == "ema" else baseline,
-                   signature_params=signature_params or {}, scored_with=scored_with)
-
-
-def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_size, first_share, *, folds,
-            config, epochs, lr, seed, baseline, signature_params, scored_with=()) -> Result:
+    baseline = f"ema({baseline_momentum:g})" if baseline == "ema" else baseline   # as signed
+    train_size, first_share = len(articles) - len(parts[0]), sum(firsts) / max(len(firsts), 1)
+    signature_params = signature_params or {}
     overall = {s: scores[s].mean(axis=1) for s in systems}
     metrics: dict[str, float] = {}
     table, series = [], {}
@@ -153,47 +134,34 @@ def _result(articles, scores, texts, systems, n_list, fold_of, curves, train_siz
         series[s] = {"bertscore_f1": {k: [c[i] for c in cells]
                                       for i, k in enumerate(("mean", "low", "high"))}}
     comparisons = []
-    for other in COMPARED:
-        if other not in systems:
-            continue
-        for j, n in enumerate(n_list):
-            comparisons.append({"against": other, "n": n, **compare(scores["rl"][:, j], scores[other][:, j], seed)})
-        comparisons.append({"against": other, "n": "all", **compare(overall["rl"], overall[other], seed)})
+    for other in [s for s in COMPARED if s in systems]:
+        pairs = [(n, scores["rl"][:, j], scores[other][:, j]) for j, n in enumerate(n_list)]
+        comparisons += [{"against": other, "n": n, **compare(a, b, seed)}
+                        for n, a, b in [*pairs, ("all", overall["rl"], overall[other])]]
     final = {c["against"]: c for c in comparisons if c["n"] == "all"}
     verdict = {}
-    if "lead" in final:
-        lead = final["lead"]
+    lead, tr = final.get("lead"), final.get("textrank")
+    if lead:
         verdict["not_worse_than_lead"] = not (lead["diff"] < 0 and lead["p_t"] < ALPHA)
-    if "textrank" in final:
-        tr = final["textrank"]
+    if tr:
         verdict["better_than_textrank"] = bool(tr["diff"] > 0 and tr["p_t"] < ALPHA)
     if len(verdict) == 2:
         verdict["goal_reached"] = verdict["not_worse_than_lead"] and verdict["better_than_textrank"]
-    epochs_curve = []
-    for curve in curves:
-        per = max(len(curve) // max(epochs, 1), 1)
-        epochs_curve.append([float(np.mean(curve[e * per:(e + 1) * per])) for e in range(epochs)])
-    per_item = []
-    for i, a in enumerate(articles):
-        row = {"id": a.id, "fold": int(fold_of[i]) + 1, "reference": a.reference}
-        for s in systems:
-            row[f"{s}/bertscore_f1"] = float(overall[s][i])
-        for j, n in enumerate(n_list):
-            row[f"rl@{n}"] = texts["rl"][i][j]
-        per_item.append(row)
+    pers = [max(len(c) // max(epochs, 1), 1) for c in curves]
+    epochs_curve = [[float(np.mean(c[e * per:(e + 1) * per])) for e in range(epochs)]
+                    for c, per in zip(curves, pers)]
+    per_item = [{"id": a.id, "fold": int(fold_of[i]) + 1, "reference": a.reference,
+                 **{f"{s}/bertscore_f1": float(overall[s][i]) for s in systems},
+                 **{f"rl@{n}": texts["rl"][i][j] for j, n in enumerate(n_list)}}
+                for i, a in enumerate(articles)]
     sig = make_signature("summarize-rl-cv", {
         "folds": folds, "seed": seed, "epochs": epochs, "lr": lr, "baseline": baseline,
         "policy": config.signature(),
         **signature_params, "n": n_list}, metrics=scored_with)
-    extra = {
-        "table": table,
-        "comparisons": comparisons,
-        "goal": verdict,
-        "sweep": {"n": n_list, "series": series},
-        "reward_curve": {"episodes": [list(map(float, c)) for c in curves], "per_epoch": epochs_curve},
-        "rl_first_sentence_share": first_share,
-        "primary_metric": "rl/bertscore_f1",
-    }
+    curve = {"episodes": [list(map(float, c)) for c in curves], "per_epoch": epochs_curve}
+    extra = {"table": table, "comparisons": comparisons, "goal": verdict,
+             "sweep": {"n": n_list, "series": series}, "reward_curve": curve,
+             "rl_first_sentence_share": first_share, "primary_metric": "rl/bertscore_f1"}
     return Result("summarize-rl-cv", metrics, sig, per_item=per_item,
                   inputs={"n_articles": len(articles), "folds": folds, "min_train_articles_per_fold": train_size},
                   extra=extra)

@@ -8,12 +8,8 @@ import numpy as np
 import torch
 
 from scorekit.summarization.rl.chunking import Chunk
-from scorekit.summarization.rl.policy import (
-    ChunkPolicyModel,
-    SentencePolicyModel,
-    sample_until_budget,
-    sample_without_replacement,
-)
+from scorekit.summarization.rl.policy import (ChunkPolicyModel, SentencePolicyModel,
+                                              sample_until_budget, sample_without_replacement)
 
 
 @dataclass
@@ -60,10 +56,7 @@ class Decision:
 
 def assemble(article: PreparedArticle, chunk_ids: list[int], n: int) -> str:
     """Chosen chunks in document order, cut to exactly ``n`` words (fewer if there are fewer)."""
-    words: list[str] = []
-    for j in sorted(chunk_ids):
-        words.extend(article.chunks[j].words)
-    return " ".join(words[:n])
+    return " ".join([w for j in sorted(chunk_ids) for w in article.chunks[j].words][:n])
 
 
 def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> str:
@@ -73,12 +66,8 @@ def first_words(article: PreparedArticle, sentence_ids: list[int], n: int) -> st
     if not sentence_ids:
         return ""
     chosen = sorted(set(sentence_ids))
-    words: list[str] = []
-    for i in chosen + list(range(chosen[-1] + 1, len(article.sentences))):
-        if len(words) >= n:
-            break
-        words.extend(article.sentences[i].split())
-    return " ".join(words[:n])
+    order = chosen + list(range(chosen[-1] + 1, len(article.sentences)))
+    return " ".join([w for i in order for w in article.sentences[i].split()][:n])
 
 
 def decide(article: PreparedArticle, n: int, sentence_policy: SentencePolicyModel,
@@ -93,8 +82,7 @@ def decide(article: PreparedArticle, n: int, sentence_policy: SentencePolicyMode
                                                 adjust=sentence_policy.step_adjust(t["sent_emb"]))
     if config.compress == "first-words":
         return Decision(first_words(article, sent_ids, n), sent_ids, [], lp_s)
-    in_chosen = torch.isin(t["sent_of_chunk"], torch.as_tensor(sent_ids))
-    candidates = torch.nonzero(in_chosen).flatten()
+    candidates = torch.nonzero(torch.isin(t["sent_of_chunk"], torch.as_tensor(sent_ids))).flatten()
     if candidates.numel() == 0:
         return Decision("", sent_ids, [], lp_s)
     logits_c = chunk_policy(t["chunk_emb"][candidates], t["doc_sim"][candidates], t["sent_sim"][candidates])

@@ -1,27 +1,36 @@
 """The Phase-2 workflow end to end: data -> prepared articles -> training -> evaluation table.
 
-Defaults follow the spec: all-MiniLM-L6-v2 sentence embeddings, TextRank initial scores,
-BERTScore F1 reward, N_LIST = [7, 9, 11, 13], NUM_TRAIN = NUM_TEST = 200 (CNN/DailyMail when it
-is on disk, else the shipped sample). The spec computed its reward BERTScore with
-bert-base-uncased; that model cannot be downloaded here, so the default reward model is the
-shipped MiniLM (any local model directory can be passed in the metric grammar,
-``reward="bertscore(model=DIR,num_layers=9)"``) — the signature names the one used.
+Defaults follow the spec (MiniLM sentence embeddings, TextRank initial scores, BERTScore F1
+reward, N_LIST = [7, 9, 11, 13]) except the reward's model: the shipped MiniLM, not the spec's
+bert-base-uncased (any local folder: ``reward="bertscore(model=DIR,num_layers=9)"``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from scorekit.errors import ScorekitError
+from scorekit.errors import InputError, ScorekitError
+from scorekit.generation.model_metrics import load_bertscorer
+from scorekit.metrics.registry import get_metric
+from scorekit.neural.encoder import Encoder
 from scorekit.progress import track
 from scorekit.result import Result
 from scorekit.signature import make_signature
+from scorekit.summarization.metrics import (SummaryBERTScore, default_scoring, prepare_contexts,
+                                            score_predictions)
 from scorekit.summarization.rl.chunking import chunk_sentences
+from scorekit.summarization.rl.crossval import baseline_summary, cross_validate
 from scorekit.summarization.rl.episode import PreparedArticle
-from scorekit.summarization.rl.train import N_LIST, Policy
+from scorekit.summarization.rl.policy import PolicyConfig
+from scorekit.summarization.rl.train import N_LIST, Policy, document_key, train
+from scorekit.summarization.sentences import split_sentences
+from scorekit.summarization.summarizers import textrank_scores
 
 EVAL_METRICS = ("bertscore_f1", "rouge1", "rouge2", "efficiency", "density")
 REWARD = "bertscore"   # the reward: BERTScore F1 with the shipped MiniLM at bert_score's layer
@@ -33,9 +42,6 @@ def reward_metric(spec: str = REWARD):
     parameters, ranges and did-you-mean come from the summary family's ``bertscore`` declaration.
     ``idf=true`` is refused (its weights come from a batch's references; the reward scores each
     (summary, reference) pair alone, and caches it)."""
-    from scorekit.metrics.registry import get_metric
-    from scorekit.summarization.metrics import SummaryBERTScore
-
     metric = get_metric("summary", spec)
     if type(metric) is not SummaryBERTScore:
         raise ScorekitError(f"the reward is BERTScore F1: write bertscore(model=DIR,num_layers=N), got {spec!r}")
@@ -60,9 +66,6 @@ class Toolkit:
              allow_english_model: bool = False) -> "Toolkit":
         """The sentence encoder (a local folder; default the shipped MiniLM) and the reward's
         BERTScore (``reward``: :func:`reward_metric`'s spec)."""
-        from scorekit.neural.encoder import Encoder
-        from scorekit.generation.model_metrics import load_bertscorer
-
         v = reward_metric(reward).values
         enc = Encoder.load(encoder, device=device)
         scorer = load_bertscorer(model=v["model"], num_layers=v["num_layers"],
@@ -77,28 +80,21 @@ class Toolkit:
         # an empty summary gets reward 0 rather than whatever BERTScore makes of ""
         # scores are cached by (summary, reference): sampled summaries repeat a lot across
         # epochs and folds, and BERTScore of a pair does not depend on what it is batched with
-        out = np.zeros(len(summaries))
         todo = sorted({(s, r) for s, r in zip(summaries, references)
                        if s.strip() and (s, r) not in self.reward_cache})
         if todo:
             f1 = self.bertscorer.score([s for s, _ in todo], [r for _, r in todo]).f1
             self.reward_cache.update(zip(todo, np.asarray(f1, dtype=np.float64).tolist()))
-        for i, (s, r) in enumerate(zip(summaries, references)):
-            if s.strip():
-                out[i] = self.reward_cache[(s, r)]
-        return out
+        return np.array([self.reward_cache[(s, r)] if s.strip() else 0.0
+                         for s, r in zip(summaries, references)], dtype=np.float64)
 
     def prepare(self, pairs) -> tuple[list[PreparedArticle], str, int]:
         """``pairs`` as episodes see them, the chunker's name (for the signature) and the embedding
         width. All sentences and chunks of all articles are embedded in one batched call."""
-        from scorekit.summarization.sentences import split_sentences
-        from scorekit.summarization.summarizers import textrank_scores
-
         split_docs, chunk_lists, chunker = [], [], "rules"
         for doc in track(pairs.documents, "splitting", total=len(pairs.documents)):
-            sents = [s for s in split_sentences(doc, self.lang) if s.strip()]
-            chunks, chunker = chunk_sentences(sents, lang=self.lang)
-            split_docs.append(sents)
+            split_docs.append(split_sentences(doc, self.lang))
+            chunks, chunker = chunk_sentences(split_docs[-1], lang=self.lang)
             chunk_lists.append(chunks)
         texts = [t for sents, chunks in zip(split_docs, chunk_lists)
                  for t in (*sents, *(c.text for c in chunks))]
@@ -120,8 +116,6 @@ class Toolkit:
 def weights_hash(policy: Policy) -> str:
     """A hash of the policy's weights, for the signature: two policies of one config, seed and
     episode count trained otherwise (learning rate, baseline) write other summaries."""
-    import hashlib
-
     h = hashlib.sha256()
     for part in (policy.sentence, policy.chunk):
         for key, value in part.state_dict().items():
@@ -135,9 +129,6 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
                     name: str | None = None, chunker: str = "rules") -> Result:
     """The spec's comparison: RL policy vs TextRank vs lead-n on BERTScore F1, ROUGE-1/2,
     Efficiency and Density at each n. ``metrics`` holds ``<system>@<n>/<metric>`` means."""
-    from scorekit.summarization.metrics import default_scoring, prepare_contexts, score_predictions
-    from scorekit.summarization.rl.crossval import baseline_summary
-
     if not articles:
         raise ScorekitError("no articles to evaluate")
     contexts = prepare_contexts([a.reference for a in articles], [a.source for a in articles], lang=toolkit.lang)
@@ -150,11 +141,9 @@ def evaluate_policy(policy: Policy, articles: Sequence[PreparedArticle], toolkit
         for system, fn in systems.items():
             preds = [fn(a, n) for a in articles]
             scores = score_predictions(preds, contexts, metrics=scoring)
-            row = {"system": system, "n": n}
-            for m in EVAL_METRICS:
-                if m in scores:
-                    row[m] = float(np.mean(scores[m]))
-                    metrics[f"{system}@{n}/{m}"] = row[m]
+            row = {"system": system, "n": n,
+                   **{m: float(np.mean(scores[m])) for m in EVAL_METRICS if m in scores}}
+            metrics.update({f"{system}@{n}/{m}": row[m] for m in EVAL_METRICS if m in scores})
             rows.append(row)
             for item, p, f in zip(per_item, preds, scores.get("bertscore_f1", [None] * len(preds))):
                 item[f"{system}@{n}"] = p
@@ -173,18 +162,10 @@ def train_summarizer(pairs, *, n_list: Sequence[int] = N_LIST, epochs: int = 5, 
                      baseline: str = "greedy", baseline_momentum: float = 0.9, seed: int = 42,
                      folds: int | None = None, final: bool = True, say: Callable[[str], None] | None = None,
                      progress: Callable[[int, int, float], None] | None = None, **models):
-    """``scorekit train-summarizer`` as one call on ``pairs`` (:class:`~scorekit.summarization.data.Pairs`):
-    load the models (``models``: :meth:`Toolkit.load`'s encoder, reward, lang, allow_english_model) and
-    prepare the articles; with ``folds``, cross-validate (a Result; ``say`` hears its progress
-    lines); with ``final``, train one policy on every article (``progress(episode, total,
-    running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
-    import time
-
-    from scorekit.summarization.rl.crossval import cross_validate
-    from scorekit.summarization.metrics import SummaryBERTScore
-    from scorekit.summarization.rl.policy import PolicyConfig
-    from scorekit.summarization.rl.train import train
-
+    """``scorekit train-summarizer`` as one call on ``pairs``: load the models (``models``:
+    :meth:`Toolkit.load`'s arguments), prepare the articles, with ``folds`` cross-validate (``say``
+    hears its progress), with ``final`` train one policy on every article (``progress(episode,
+    total, running_reward)``). Returns ``(cv_result | None, policy | None, train_log | None)``."""
     toolkit = Toolkit.load(**models)
     t0 = time.perf_counter()
     articles, chunker, dim = toolkit.prepare(pairs)
@@ -215,12 +196,6 @@ def summarize_pairs(pairs, *, checkpoint=None, exclude_trained: bool = False, nu
     """``scorekit summarize`` as one call: the policy saved at ``checkpoint`` (None: an untrained
     one) against TextRank and lead-n on the first ``num_test`` of ``pairs`` it was not trained on
     (an article it was trained on is an error unless ``exclude_trained``); see :func:`evaluate_policy`."""
-    from pathlib import Path
-
-    from scorekit.errors import InputError
-    from scorekit.summarization.rl.policy import PolicyConfig
-    from scorekit.summarization.rl.train import document_key
-
     checkpoint = Path(checkpoint) if checkpoint else None
     policy = Policy.load(checkpoint) if checkpoint else None
     if policy is not None and policy.trained_on:

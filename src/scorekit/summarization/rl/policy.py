@@ -1,25 +1,16 @@
-"""Sentence and chunk policies (spec: nword-summarization.md, Phase 2 §4).
+"""Sentence and chunk policies (spec: nword-summarization.md, Phase 2 §4; docs/rl.md).
 
 Both map per-candidate feature rows to one logit each; selection is sequential sampling without
 replacement from the masked softmax (training) or the highest remaining logit (evaluation), and
-the log-probability of the chosen sequence is returned for REINFORCE.
-
-The sentence state is a set of named features (:data:`STATE_FEATURES`):
-
-- ``emb``: the sentence's SBERT embedding (spec);
-- ``textrank``: its TextRank score times the number of sentences (spec; mean 1 over an article);
-- ``position``: relative position i/S, "is the first sentence", 1/(i+1);
-- ``length``: words/25 and log(1 + words) / 4;
-- ``novelty``: 1 − max cosine similarity to the sentences already chosen (1 for the first pick),
-  recomputed after every pick and added to the logit with a learnt weight.
-
-``state="spec"`` is the spec's ``[SBERT ⊕ TextRank]``; ``state="rich"`` is all five.
+the log-probability of the chosen sequence is returned for REINFORCE. The sentence state is a set
+of named features (:data:`STATE_FEATURES`: emb, textrank × S, position, length, novelty);
+``state="spec"`` is the spec's ``[SBERT ⊕ TextRank]``, ``state="rich"`` all five.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -29,8 +20,6 @@ from scorekit.errors import ScorekitError
 STATE_FEATURES = ("emb", "textrank", "position", "length", "novelty")
 STATE_ALIASES = {"spec": ("emb", "textrank"), "rich": STATE_FEATURES}
 COMPRESS_MODES = ("first-words", "chunks")
-POSITION_DIM = 3
-LENGTH_DIM = 2
 
 
 def parse_state(state: str) -> tuple[str, ...]:
@@ -63,17 +52,14 @@ class PolicyConfig:
     def features(self) -> tuple[str, ...]:
         return parse_state(self.state)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
     def signature(self) -> str:
         return f"k{self.k_sentences}/h{self.hidden}/state={self.state}/{self.compress}"
 
 
 def static_width(config: PolicyConfig) -> int:
-    f = config.features
-    return ((config.embed_dim if "emb" in f else 0) + ("textrank" in f) + POSITION_DIM * ("position" in f)
-            + LENGTH_DIM * ("length" in f))
+    f = config.features   # position: 3 columns, length: 2 (sentence_features)
+    return ((config.embed_dim if "emb" in f else 0) + ("textrank" in f) + 3 * ("position" in f)
+            + 2 * ("length" in f))
 
 
 def sentence_features(config: PolicyConfig, embeddings: torch.Tensor, textrank: torch.Tensor,
@@ -127,10 +113,8 @@ class SentencePolicyModel(nn.Module):
         sims = embeddings @ embeddings.T
 
         def adjust(chosen: list[int]) -> torch.Tensor:
-            if not chosen:
-                return self.novelty_weight * torch.ones(embeddings.shape[0])
-            novelty = 1.0 - sims[:, chosen].max(dim=1).values
-            return self.novelty_weight * novelty
+            return self.novelty_weight * (1.0 - sims[:, chosen].max(dim=1).values if chosen
+                                          else torch.ones(embeddings.shape[0]))
         return adjust
 
 
@@ -164,41 +148,31 @@ def sample_without_replacement(logits: torch.Tensor, k: int, *, greedy: bool,
     Greedy picks the highest remaining logit each step (= top-k when there is no ``adjust``).
     ``adjust(chosen)`` returns a term added to the logits before each pick (e.g. novelty).
     """
-    available = torch.ones_like(logits, dtype=torch.bool)
-    k = min(k, len(logits))
-    chosen: list[int] = []
-    log_prob = logits.new_zeros(())
-    for _ in range(k):
-        step = logits if adjust is None else logits + adjust(chosen)
-        idx, logp = _pick(step, available, greedy, generator)
-        log_prob = log_prob + logp
-        chosen.append(idx)
-    return chosen, log_prob
-
-
-def _pick(logits: torch.Tensor, available: torch.Tensor, greedy: bool,
-          generator: torch.Generator | None) -> tuple[int, torch.Tensor]:
-    """One step: pick among ``available`` (marked unavailable afterwards); its log-probability."""
-    masked = logits.masked_fill(~available, float("-inf"))
-    logp = torch.log_softmax(masked, dim=-1)
-    if greedy:
-        idx = int(torch.argmax(masked))
-    else:
-        idx = int(torch.multinomial(logp.exp().detach(), 1, generator=generator))
-    available[idx] = False
-    return idx, logp[idx]
+    return _sample(logits, lambda chosen: len(chosen) < k, greedy, generator, adjust)
 
 
 def sample_until_budget(logits: torch.Tensor, lengths: list[int], budget: int, *, greedy: bool,
                         generator: torch.Generator | None = None) -> tuple[list[int], torch.Tensor]:
     """Pick chunks one at a time until their word lengths reach ``budget`` (or none is left)."""
+    return _sample(logits, lambda chosen: sum(lengths[i] for i in chosen) < budget, greedy,
+                   generator)
+
+
+def _sample(logits: torch.Tensor, more: Callable[[list[int]], bool], greedy: bool, generator,
+            adjust: Callable | None = None) -> tuple[list[int], torch.Tensor]:
+    """Pick among the not-yet-chosen while ``more(chosen)`` and any is left."""
     available = torch.ones_like(logits, dtype=torch.bool)
     chosen: list[int] = []
-    total = 0
     log_prob = logits.new_zeros(())
-    while total < budget and bool(available.any()):
-        idx, logp = _pick(logits, available, greedy, generator)
-        log_prob = log_prob + logp
+    while more(chosen) and bool(available.any()):
+        step = logits if adjust is None else logits + adjust(chosen)
+        masked = step.masked_fill(~available, float("-inf"))
+        logp = torch.log_softmax(masked, dim=-1)
+        if greedy:
+            idx = int(torch.argmax(masked))
+        else:
+            idx = int(torch.multinomial(logp.exp().detach(), 1, generator=generator))
+        available[idx] = False
+        log_prob = log_prob + logp[idx]
         chosen.append(idx)
-        total += lengths[idx]
     return chosen, log_prob

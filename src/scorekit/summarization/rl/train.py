@@ -1,23 +1,16 @@
-"""REINFORCE with a baseline (spec: nword-summarization.md, Phase 2 §4).
+"""REINFORCE with a baseline (spec: nword-summarization.md, Phase 2 §4; docs/rl.md).
 
-One article per episode (batch size 1, as the spec's code): for every n in ``n_list`` the
-policies sample a summary, the reward is ``reward_fn(summaries, references)`` (BERTScore F1 by
-default), and the loss is ``-Σ_n (R_n - b_n) · log π(choices_n)`` averaged over n. The baseline
-``b_n`` lowers variance without biasing the gradient; it is one of
-
-- ``"ema"``: an exponential moving average of past rewards at that n (momentum 0.9);
-- ``"greedy"``: the reward of the policy's own greedy choice for this article and n
-  (self-critical sequence training, Rennie et al. 2017);
-- ``"none"``: 0 (plain REINFORCE).
-
-Everything is seeded: parameter initialisation and sampling.
+One article per episode: for every n in ``n_list`` the policies sample a summary, the reward is
+``reward_fn(summaries, references)`` and the loss ``-Σ_n (R_n - b_n) · log π(choices_n)`` averaged
+over n. The baseline ``b_n`` is ``"ema"`` (moving average of past rewards at n), ``"greedy"`` (the
+reward of the policy's own greedy choice, self-critical) or ``"none"`` (0). Everything is seeded.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -69,17 +62,11 @@ class Policy:
     def summarize(self, article: PreparedArticle, n: int) -> str:
         return self.decide(article, n).summary
 
-    # -- checkpoints -------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        payload = {
-            "format": CHECKPOINT_FORMAT,
-            "scorekit_version": __version__,
-            "config": self.config.to_dict(),
-            "sentence": self.sentence.state_dict(),
-            "chunk": self.chunk.state_dict(),
-            "baselines": {str(k): v for k, v in self.baselines.items()},
-            "meta": self.meta,
-        }
+        payload = {"format": CHECKPOINT_FORMAT, "scorekit_version": __version__,
+                   "config": asdict(self.config), "sentence": self.sentence.state_dict(),
+                   "chunk": self.chunk.state_dict(),
+                   "baselines": {str(k): v for k, v in self.baselines.items()}, "meta": self.meta}
         with atomic_write(path, "wb") as fh:
             torch.save(payload, fh)
 
@@ -124,8 +111,7 @@ class TrainLog:
     rewards: list[float] = field(default_factory=list)  # mean reward over n, per episode
 
     def running(self, window: int = 20) -> float:
-        tail = self.rewards[-window:]
-        return float(np.mean(tail)) if tail else float("nan")
+        return float(np.mean(tail)) if (tail := self.rewards[-window:]) else float("nan")
 
 
 def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: RewardFn, *,
@@ -160,12 +146,9 @@ def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: Reward
             rewards = scores[:len(n_list)]
             loss = torch.zeros(())
             for j, (n, d, r) in enumerate(zip(n_list, decisions, rewards)):
-                if baseline == "greedy":
-                    b = float(scores[len(n_list) + j])
-                elif baseline == "ema":
-                    b = policy.baselines.get(n, float(r))  # first visit: zero advantage
-                else:
-                    b = 0.0
+                # ema: the first visit has zero advantage
+                b = (float(scores[len(n_list) + j]) if baseline == "greedy"
+                     else policy.baselines.get(n, float(r)) if baseline == "ema" else 0.0)
                 loss = loss - (float(r) - b) * d.log_prob
                 prev = policy.baselines.get(n, float(r))
                 policy.baselines[n] = baseline_momentum * prev + (1 - baseline_momentum) * float(r)
@@ -187,8 +170,6 @@ def train(policy: Policy, articles: Sequence[PreparedArticle], reward_fn: Reward
 
 def check_disjoint(train_articles: Sequence[PreparedArticle], heldout: Sequence[PreparedArticle]) -> None:
     """Refuse training data that overlaps the evaluation data (same id or same document text)."""
-    if not heldout:
-        return
     ids = {a.id for a in train_articles}
     keys = {document_key(a.source) for a in train_articles if a.source}
     clash = [a.id for a in heldout if a.id in ids or (a.source and document_key(a.source) in keys)]
