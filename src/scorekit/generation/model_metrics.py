@@ -162,6 +162,10 @@ class CLIPScore(CaptionMetric):
     key_info = {"refclipscore": {"doc": "RefCLIPScore: harmonic mean of CLIPScore and the max "
                                         "caption-reference CLIP cosine."}}
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._long: tuple[set[str], set[str]] = (set(), set())   # truncated candidates, references
+
     def item_stats(self, batch) -> Stats:
         b = self.batch(batch)
         if not b.media:
@@ -178,14 +182,33 @@ class CLIPScore(CaptionMetric):
         res = score(b.media, b.predictions, b.references)
         from scorekit.signature import parse_signature
 
-        fields = {k: v for k, v in parse_signature(res.signature).items() if k not in ("task", "version")}
-        self._signature = "/".join([fields.pop("model", "")] + [f"{k}={v}" for k, v in fields.items()])
+        fields = {k: v for k, v in parse_signature(res.signature).items()
+                  if k not in ("task", "version", "truncated")}
         cols = {"clipscore": b.zero_empty(res.clip_score)}
         if res.ref_clip_score is not None:
             cols["refclipscore"] = b.zero_empty(res.ref_clip_score)
-        return Stats(cols)
+        # per item, its texts cut to the model window (candidate; references): merged with the
+        # shards, score() counts them as one process does; the rest of the pin is the same on each
+        long_c, long_r = map(set, res.long_texts)
+        prefix = self._scorer.prefix or ""
+        cols["long"] = [(tuple({nfc(prefix + p)} & long_c), tuple({nfc(r) for r in refs} & long_r))
+                        for p, refs in zip(b.predictions, b.references)]
+        pin = "/".join([fields.pop("model", "")] + [f"{k}={v}" for k, v in fields.items()])
+        return Stats(cols, {"pin": pin})
+
+    def score(self, stats: Stats) -> dict[str, float]:
+        """The mean of each key; also takes the merged statistics' pin and long texts (see
+        :meth:`pins`)."""
+        if "pin" in stats.meta:
+            self._pin = stats.meta["pin"]
+            for kind, texts in zip(self._long, zip(*stats.columns["long"])):
+                kind.update(t for ts in texts for t in ts)
+        return super().score(stats)
 
     def pins(self) -> dict:
-        return {"model": getattr(self, "_signature", "none")}
+        """The scorer's pin, with ``/truncated=<n>``: the distinct candidates plus the distinct
+        references cut to the model window over the run, as CLIPScorer counts them."""
+        n = sum(map(len, self._long))
+        return {"model": getattr(self, "_pin", "none") + (f"/truncated={n}" if n else "")}
 
 __all__ = ["BERTScore", "CLIPScore", "load_bertscorer"]

@@ -42,6 +42,7 @@ class ClipScoreOutput:
     clip_score: np.ndarray
     ref_clip_score: np.ndarray | None
     signature: str
+    long_texts: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())   # truncated candidates, references
 
     def mean(self) -> dict[str, float]:
         scores = {"clip_score": self.clip_score, "ref_clip_score": self.ref_clip_score}
@@ -135,13 +136,14 @@ class CLIPScorer:
         return _normalise(torch.cat(rows) if rows else torch.zeros(0, self.model.config.projection_dim))
 
     def embed_texts(self, texts: Sequence[str]) -> tuple[np.ndarray, int]:
-        """L2-normalised text embeddings (n, d) as float64 and how many texts were truncated."""
+        """L2-normalised text embeddings (n, d) as float64 and the (distinct, NFC) texts that were
+        truncated to the model window."""
         torch = _hf.require_torch()
         texts = [nfc(str(t)) for t in texts]
         unique = list(dict.fromkeys(texts))
         tok = self.processor.tokenizer
         lengths = [len(x) for x in tok(unique, add_special_tokens=True)["input_ids"]] if unique else []
-        truncated = sum(n > self.max_length for n in lengths)
+        long = tuple(t for t, n in zip(unique, lengths) if n > self.max_length)
         order = sorted(range(len(unique)), key=lambda i: -lengths[i])
         feats = torch.zeros(len(unique), self.model.config.projection_dim)
         with torch.inference_mode():
@@ -154,10 +156,10 @@ class CLIPScorer:
                 feats[idx] = _features(out).float().cpu()
         table = _normalise(feats)
         where = {t: i for i, t in enumerate(unique)}
-        return table[[where[t] for t in texts]] if texts else table, truncated
+        return table[[where[t] for t in texts]] if texts else table, long
 
-    def _finish(self, clip, cand_emb, references, *, frames, truncated) -> ClipScoreOutput:
-        ref_clip = None
+    def _finish(self, clip, cand_emb, references, *, frames, long) -> ClipScoreOutput:
+        ref_clip, long_refs = None, ()
         if references is not None:
             if len(references) != len(clip):
                 raise ScorekitError(f"{len(clip)} candidates but {len(references)} reference sets")
@@ -165,8 +167,7 @@ class CLIPScorer:
             for i, g in enumerate(groups):
                 if not g:
                     raise ScorekitError(f"candidate {i} has no reference")
-            ref_emb, t2 = self.embed_texts([r for g in groups for r in g])
-            truncated += t2
+            ref_emb, long_refs = self.embed_texts([r for g in groups for r in g])
             ends = np.cumsum([len(g) for g in groups])
             best = [float((ref_emb[e - len(g) : e] @ cand_emb[i]).max())
                     for i, (g, e) in enumerate(zip(groups, ends))]
@@ -175,7 +176,8 @@ class CLIPScorer:
             with np.errstate(invalid="ignore", divide="ignore"):
                 ref_clip = np.where(denom > 0, 2 * clip * text_sim / denom, 0.0)
         return ClipScoreOutput(clip, ref_clip, self.signature(refs=references is not None, frames=frames,
-                                                               truncated=truncated))
+                                                               truncated=len(long) + len(long_refs)),
+                               (long, long_refs))
 
     def _candidates(self, candidates: Sequence[str], n: int, what: str) -> list[str]:
         if isinstance(candidates, str):
@@ -190,9 +192,9 @@ class CLIPScorer:
         images = list(images)
         cands = self._candidates(candidates, len(images), "images")
         img = self.embed_images(images)
-        txt, truncated = self.embed_texts(cands)
+        txt, long = self.embed_texts(cands)
         clip = self.w * np.maximum(np.einsum("nd,nd->n", img, txt), 0.0)
-        return self._finish(clip, txt, references, frames=None, truncated=truncated)
+        return self._finish(clip, txt, references, frames=None, long=long)
 
     def score_videos(self, videos: Sequence, candidates: Sequence[str], references=None,
                      num_frames: int = 8) -> ClipScoreOutput:
@@ -204,11 +206,11 @@ class CLIPScorer:
         cands = self._candidates(candidates, len(videos), "videos")
         frames = [frames_of(v, num_frames) for v in videos]
         img = self.embed_images([f for fs in frames for f in fs])
-        txt, truncated = self.embed_texts(cands)
+        txt, long = self.embed_texts(cands)
         ends = np.cumsum([len(fs) for fs in frames])
         clip = np.array([(self.w * np.maximum(img[e - len(fs) : e] @ txt[i], 0.0)).mean()
                          for i, (fs, e) in enumerate(zip(frames, ends))], dtype=np.float64)
-        return self._finish(clip, txt, references, frames=num_frames, truncated=truncated)
+        return self._finish(clip, txt, references, frames=num_frames, long=long)
 
 
 def _normalise(t) -> np.ndarray:
