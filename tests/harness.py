@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import pickle
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -178,9 +177,12 @@ class ShardingExecutor:
 
 
 def _sent(obj: Any) -> Any:
-    """``obj`` as a worker gets it (pickled, as Ray and forked parts send it): what a metric
-    learns while computing a shard stays in that copy, as it does in another process."""
-    return pickle.loads(pickle.dumps(obj))
+    """``obj`` as a Ray worker gets it (cloudpickled: retrieval's measure classes, made at run
+    time, travel by value): what a metric learns while computing a shard stays in that copy, as
+    it does in another process."""
+    import cloudpickle
+
+    return cloudpickle.loads(cloudpickle.dumps(obj))
 
 
 def check_shards(case: MetricCase, batch: Any) -> None:
