@@ -155,6 +155,9 @@ MEMO_TEXTS = 300_000
 _memo: tuple[str | None, dict[str, tuple[Morph, ...]]] = (None, {})
 
 
+LONG_TEXT = 10_000   # characters: Kiwi analyses a shorter text in well under a second
+
+
 def _interruptible(work):
     """``work()`` in a helper thread while the main thread waits in short, signal-aware steps.
 
@@ -194,7 +197,12 @@ def _analysed(texts: Sequence[str], lexicon=None) -> list[tuple[Morph, ...]]:
     if not missing:
         return [known[t] for t in texts]
     kiwi = get_kiwi_with(lex.entries(), lex.fingerprint, missing)
-    got = dict(zip(missing, _interruptible(lambda: list(map(_morphs, kiwi.tokenize(missing))))))
+    def analyse():
+        return list(map(_morphs, kiwi.tokenize(missing)))
+
+    # between two texts the main thread is back in Python and answers signals: only a long text
+    # needs the helper thread (which costs ~26 MB of peak memory: its own malloc arena)
+    got = dict(zip(missing, _interruptible(analyse) if max(map(len, missing)) > LONG_TEXT else analyse()))
     if len(known) + len(got) <= MEMO_TEXTS:
         known = {**known, **got} if known else got
     else:
